@@ -1,0 +1,169 @@
+"""The one error hierarchy of detente, with stable codes.
+
+Every error a caller can see is a :class:`DetenteError` carrying a stable ``code``.
+Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit code
+(``cli/render.py``). The tree::
+
+    DetenteError (code varies)
+    +-- ValidationError          validation_error      malformed input; ``field`` names it
+    +-- NotFoundError            not_found             unknown id
+    +-- ForbiddenError           forbidden             principal may not act on the record
+    +-- UnauthenticatedError     unauthenticated       auth enabled, credentials missing/invalid
+    +-- ConflictError            (409 family)
+    |   +-- RevisionConflict     revision_conflict     expected revision != actual; carries current
+    |   +-- StaleBase            stale_base            expected ref OID / base commit not current
+    |   +-- LeaseExpired         lease_expired         heartbeat/mutation after the deadline
+    |   +-- InvalidTransition    invalid_transition    state machine forbids from -> to
+    |   +-- OverlapBlocking      overlap_blocking      target contested by another live claim
+    |   +-- StaleFencingToken    stale_fencing_token   older token than the current holder's
+    |   +-- EvidenceRejected     evidence_rejected     evidence fails validation; lists failures
+    |   +-- BranchInUse          branch_in_use         a branch is checked out by another worktree
+    +-- VcsError                 vcs_error             git failed for a reason we do not model
+    +-- StoreError               store_unavailable     the storage backend failed
+
+Errors never wrap foreign exceptions in their public fields: adapters translate
+``sqlite3``/git errors into these at the boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+class DetenteError(Exception):
+    """Base of every detente error.
+
+    Attributes:
+        code: stable machine-readable code (see the module docstring).
+        detail: one human sentence.
+        extra: additional problem fields (camelCase keys), e.g. ``current``.
+    """
+
+    code = "error"
+
+    def __init__(self, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extra: dict[str, Any] = {k: v for k, v in extra.items() if v is not None}
+
+    def to_problem(self) -> dict[str, Any]:
+        """The error as the body fields of an RFC 9457 problem (without status/type)."""
+        body: dict[str, Any] = {"code": self.code, "detail": self.detail}
+        body.update(self.extra)
+        return body
+
+
+class ValidationError(DetenteError):
+    """Malformed input. ``field`` names the offending field (dotted path)."""
+
+    code = "validation_error"
+
+    def __init__(self, detail: str, *, field: str | None = None, **extra: Any) -> None:
+        super().__init__(detail, field=field, **extra)
+        self.field = field
+
+
+class NotFoundError(DetenteError):
+    code = "not_found"
+
+
+class ForbiddenError(DetenteError):
+    code = "forbidden"
+
+
+class UnauthenticatedError(DetenteError):
+    code = "unauthenticated"
+
+
+class ConflictError(DetenteError):
+    """A 409: the request is well-formed but current state refuses it."""
+
+    code = "conflict"
+
+
+class RevisionConflict(ConflictError):
+    """Expected revision does not match. Carries ``current``, ``expected``, ``actual``."""
+
+    code = "revision_conflict"
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        expected: int,
+        actual: int,
+        current: Mapping[str, Any] | None = None,
+        event_ids: Sequence[str] = (),
+    ) -> None:
+        super().__init__(
+            detail, expected=expected, actual=actual, current=current, eventIds=list(event_ids)
+        )
+        self.expected = expected
+        self.actual = actual
+
+
+class StaleBase(ConflictError):
+    """Expected ref OID / base commit is not current; ``actual`` is the current OID."""
+
+    code = "stale_base"
+
+
+class LeaseExpired(ConflictError):
+    code = "lease_expired"
+
+
+class InvalidTransition(ConflictError):
+    """The state machine forbids ``from_status -> to_status``."""
+
+    code = "invalid_transition"
+
+    def __init__(self, from_status: str, to_status: str, detail: str | None = None, **extra: Any):
+        super().__init__(
+            detail or f"a claim in status {from_status!r} cannot move to {to_status!r}",
+            **{"from": from_status, "to": to_status},
+            **extra,
+        )
+        self.from_status = from_status
+        self.to_status = to_status
+
+
+class OverlapBlocking(ConflictError):
+    code = "overlap_blocking"
+
+
+class StaleFencingToken(ConflictError):
+    code = "stale_fencing_token"
+
+
+class EvidenceRejected(ConflictError):
+    """Evidence failed validation; ``failures`` lists every reason."""
+
+    code = "evidence_rejected"
+
+    def __init__(self, failures: Sequence[str], **extra: Any) -> None:
+        super().__init__("evidence rejected: " + "; ".join(failures), failures=list(failures), **extra)
+        self.failures = list(failures)
+
+
+class BranchInUse(ConflictError):
+    """The branch is checked out in another worktree; ``holder`` is that worktree's path."""
+
+    code = "branch_in_use"
+
+
+class VcsError(DetenteError):
+    code = "vcs_error"
+
+
+class StoreError(DetenteError):
+    code = "store_unavailable"
+
+
+class ConcurrencyError(StoreError):
+    """Raised by a store when an append's expected stream revision lost a race.
+
+    Services retry or translate it to :class:`RevisionConflict`; it never reaches a client.
+    """
+
+    code = "store_concurrency"
