@@ -1,0 +1,50 @@
+"""The execution plane: git through one subprocess wrapper, and one worktree per claim.
+
+Every git failure surfaces as a :class:`~detente.errors.VcsError` (or a more specific
+detente error such as ``BranchInUse``, ``StaleBase`` or ``ValidationError``), never as a
+raw subprocess exception.
+"""
+
+from detente.vcs.git import Git, GitError, GitResult
+from detente.vcs.repo import (
+    RepoInfo,
+    current_oid,
+    default_store_path,
+    is_ancestor,
+    open_repo,
+    resolve_commit,
+)
+from detente.vcs.worktrees import (
+    DiffSummary,
+    Worktree,
+    WorktreeEntry,
+    changed_files,
+    claim_branch_name,
+    create_worktree,
+    diff_summary,
+    list_worktrees,
+    remove_worktree,
+    slugify,
+)
+
+__all__ = [
+    "DiffSummary",
+    "Git",
+    "GitError",
+    "GitResult",
+    "RepoInfo",
+    "Worktree",
+    "WorktreeEntry",
+    "changed_files",
+    "claim_branch_name",
+    "create_worktree",
+    "current_oid",
+    "default_store_path",
+    "diff_summary",
+    "is_ancestor",
+    "list_worktrees",
+    "open_repo",
+    "remove_worktree",
+    "resolve_commit",
+    "slugify",
+]

@@ -1,0 +1,65 @@
+"""Time, injected. The only module that reads the wall clock.
+
+The server's clock is the authority on lease expiry (DESIGN principle 3); every
+service receives a :class:`Clock` so tests can drive time with :class:`FakeClock`.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """A source of the current time (timezone-aware UTC)."""
+
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    """The machine's wall clock, in UTC."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class FakeClock:
+    """A clock that moves only when told to; thread-safe.
+
+    Args:
+        start: the initial time (UTC); defaults to 2026-01-01T00:00:00Z.
+    """
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 1, 1, tzinfo=UTC)
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            return self._now
+
+    def advance(self, seconds: float) -> datetime:
+        """Move time forward by ``seconds`` (>= 0) and return the new time."""
+        if seconds < 0:
+            raise ValueError("a FakeClock never goes backwards")
+        with self._lock:
+            self._now += timedelta(seconds=seconds)
+            return self._now
+
+    def set(self, when: datetime) -> None:
+        """Jump to ``when`` (must not be earlier than now)."""
+        with self._lock:
+            if when < self._now:
+                raise ValueError("a FakeClock never goes backwards")
+            self._now = when
+
+
+def format_time(when: datetime) -> str:
+    """RFC 3339 UTC with microseconds and a ``Z`` suffix, e.g. ``2026-01-01T00:00:00.000000Z``."""
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> datetime:
+    """Inverse of :func:`format_time`; accepts any RFC 3339 offset."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)

@@ -1,0 +1,197 @@
+"""Overlap analysis: which holding claims a set of targets meets, and why.
+
+Paths are compared as globs (exact automaton intersection with a witness path, found
+through :class:`PatternIndex`, never a scan of every claim); modules, symbols and
+contract areas by exact value; memory impacts by path intersection and section. Every
+overlap with a holding claim is ``blocking`` (DESIGN principle 5: symbolic overlap can
+block, semantic similarity only warns). One report entry per other claim, its targets
+listed inside, ordered by claim id for stable output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from detente.domain.model import (
+    Claim,
+    ClaimStatus,
+    MemoryImpact,
+    Overlap,
+    OverlapKind,
+    OverlapTarget,
+    Severity,
+)
+from detente.domain.overlap.globs import intersect
+from detente.domain.state import RepoState
+
+_KIND_ORDER = (
+    OverlapKind.PATH,
+    OverlapKind.MEMORY,
+    OverlapKind.MODULE,
+    OverlapKind.SYMBOL,
+    OverlapKind.CONTRACT,
+)
+
+
+@dataclass(frozen=True)
+class Targets:
+    """Everything a claim wants: path patterns, modules, symbols, contract areas, memory."""
+
+    paths: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
+    contracts: tuple[str, ...] = ()
+    memory: tuple[MemoryImpact, ...] = ()
+
+    @staticmethod
+    def of(claim: Claim) -> Targets:
+        return Targets(
+            paths=claim.paths + claim.pending_paths,
+            modules=claim.modules,
+            symbols=claim.symbols,
+            contracts=claim.expected_contract_changes,
+            memory=claim.memory_impacts,
+        )
+
+
+@dataclass
+class _Found:
+    kinds: list[OverlapKind] = field(default_factory=list)
+    targets: list[OverlapTarget] = field(default_factory=list)
+
+    def add(self, kind: OverlapKind, target: OverlapTarget) -> None:
+        if kind not in self.kinds:
+            self.kinds.append(kind)
+        if target not in self.targets:
+            self.targets.append(target)
+
+
+def find_overlaps(state: RepoState, targets: Targets, *, exclude: str | None = None) -> list[Overlap]:
+    """Overlaps of ``targets`` with every holding claim of ``state`` except ``exclude``.
+
+    Args:
+        state: the repository's current projection.
+        targets: normalised targets (see :func:`detente.domain.overlap.paths.normalize_pattern`).
+        exclude: a claim id to ignore (the claim being analysed).
+
+    Returns:
+        One :class:`Overlap` per other claim, sorted by claim id; empty when none.
+    """
+    found: dict[str, _Found] = {}
+
+    for mine in targets.paths:
+        for claim_id, theirs, witness in state.path_index.overlapping(mine, exclude=exclude):
+            found.setdefault(claim_id, _Found()).add(
+                OverlapKind.PATH, OverlapTarget(mine=mine, theirs=theirs, witness=witness)
+            )
+    for kind, mapping, values in (
+        (OverlapKind.MODULE, state.modules, targets.modules),
+        (OverlapKind.SYMBOL, state.symbols, targets.symbols),
+        (OverlapKind.CONTRACT, state.contracts, targets.contracts),
+    ):
+        for value in values:
+            for claim_id in sorted(mapping.get(value, ())):
+                if claim_id != exclude:
+                    found.setdefault(claim_id, _Found()).add(
+                        kind, OverlapTarget(mine=value, theirs=value, witness=value)
+                    )
+    _memory_overlaps(state, targets, exclude, found)
+
+    report: list[Overlap] = []
+    for claim_id in sorted(found):
+        other = state.claims[claim_id]
+        entry = found[claim_id]
+        kinds = tuple(k for k in _KIND_ORDER if k in entry.kinds)
+        report.append(
+            Overlap(
+                claim_id=claim_id,
+                agent=other.agent,
+                kind=kinds[0],
+                severity=Severity.BLOCKING,
+                targets=tuple(entry.targets),
+                reason=_reason(other, kinds, entry.targets),
+                kinds=kinds,
+                their_status=other.status,
+            )
+        )
+    return report
+
+
+def _memory_overlaps(
+    state: RepoState, targets: Targets, exclude: str | None, found: dict[str, _Found]
+) -> None:
+    """Memory impacts meet when their paths intersect and their sections do (empty = all)."""
+    for claim_id in sorted(state.memory_holders):
+        if claim_id == exclude:
+            continue
+        other = state.claims[claim_id]
+        for mine in targets.memory:
+            for theirs in other.memory_impacts:
+                witness = intersect(mine.path, theirs.path)
+                if witness is None:
+                    continue
+                shared = _shared_sections(mine.sections, theirs.sections)
+                if shared is None:
+                    continue
+                label = f"{witness}#{shared}" if shared else witness
+                found.setdefault(claim_id, _Found()).add(
+                    OverlapKind.MEMORY,
+                    OverlapTarget(mine=_memory_label(mine), theirs=_memory_label(theirs), witness=label),
+                )
+    # A memory impact also meets another claim's plain path pattern on the same file.
+    for mine in targets.memory:
+        for claim_id, theirs_path, witness in state.path_index.overlapping(mine.path, exclude=exclude):
+            found.setdefault(claim_id, _Found()).add(
+                OverlapKind.MEMORY,
+                OverlapTarget(mine=_memory_label(mine), theirs=theirs_path, witness=witness),
+            )
+    for claim_id in sorted(state.memory_holders):
+        if claim_id == exclude:
+            continue
+        for theirs in state.claims[claim_id].memory_impacts:
+            for mine_path in targets.paths:
+                witness = intersect(mine_path, theirs.path)
+                if witness is not None:
+                    found.setdefault(claim_id, _Found()).add(
+                        OverlapKind.MEMORY,
+                        OverlapTarget(mine=mine_path, theirs=_memory_label(theirs), witness=witness),
+                    )
+
+
+def _shared_sections(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
+    """'' when either side is the whole file, the first shared section, or None if disjoint."""
+    if not a or not b:
+        return ""
+    common = sorted(set(a) & set(b))
+    return common[0] if common else None
+
+
+def _memory_label(impact: MemoryImpact) -> str:
+    if impact.sections:
+        return f"{impact.path}#{','.join(impact.sections)}"
+    return impact.path
+
+
+def _reason(other: Claim, kinds: tuple[OverlapKind, ...], targets: list[OverlapTarget]) -> str:
+    first = targets[0]
+    kind = kinds[0]
+    if kind is OverlapKind.PATH:
+        text = (
+            f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}) "
+            f"both match {first.witness!r}"
+        )
+    elif kind is OverlapKind.MEMORY:
+        text = f"both change memory {first.witness!r} ({other.agent.name})"
+    else:
+        text = f"both change {kind.value} {first.mine!r} ({other.agent.name})"
+    more = len(targets) - 1
+    if more:
+        text += f" and {more} more target{'s' if more > 1 else ''}"
+    if other.status is ClaimStatus.EXPIRED:
+        text += (
+            f"; their lease expired, so the work is frozen, not released: take it over "
+            f"(detente claim takeover {other.id}) or wait for it to be abandoned"
+        )
+    elif other.status is not ClaimStatus.ACTIVE:
+        text += f"; their claim is {other.status.value}"
+    return text

@@ -1,0 +1,201 @@
+"""Records of the coordination plane: claims, leases, meetings, overlap reports.
+
+All records are frozen dataclasses; the state projection (``state.py``) replaces them
+wholesale on every event. Times are timezone-aware UTC ``datetime``s; durations are
+integer seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+
+class ClaimStatus(StrEnum):
+    """The twelve claim statuses of API.md."""
+
+    DRAFT = "draft"
+    ANNOUNCED = "announced"
+    NEGOTIATING = "negotiating"
+    ACTIVE = "active"
+    BLOCKED = "blocked"
+    SUSPENDED = "suspended"
+    READY_FOR_REVIEW = "ready_for_review"
+    INTEGRATED = "integrated"
+    COMPLETED = "completed"
+    ABANDONED = "abandoned"
+    EXPIRED = "expired"
+    TAKEN_OVER = "taken_over"
+
+
+#: Statuses whose lease is running: the holder must heartbeat or the claim expires.
+LEASED_STATUSES = frozenset(
+    {
+        ClaimStatus.ANNOUNCED,
+        ClaimStatus.NEGOTIATING,
+        ClaimStatus.ACTIVE,
+        ClaimStatus.BLOCKED,
+        ClaimStatus.SUSPENDED,
+        ClaimStatus.READY_FOR_REVIEW,
+    }
+)
+
+#: Statuses whose targets other claims must respect. An expired claim still holds its
+#: targets (authority frozen, work not handed to anyone silently): only a takeover or an
+#: abandonment releases them.
+HOLDING_STATUSES = LEASED_STATUSES | {ClaimStatus.EXPIRED}
+
+
+class OverlapKind(StrEnum):
+    PATH = "path"
+    MODULE = "module"
+    SYMBOL = "symbol"
+    CONTRACT = "contract"
+    MEMORY = "memory"
+    SEMANTIC = "semantic"
+
+
+class Severity(StrEnum):
+    BLOCKING = "blocking"
+    ADVISORY = "advisory"
+
+
+class MeetingStatus(StrEnum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    ESCALATED = "escalated"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """Who holds a claim: a stable agent id, a display name and the session."""
+
+    id: str
+    name: str
+    session_id: str | None = None
+
+
+@dataclass(frozen=True)
+class MemoryImpact:
+    """A memory file the claim will change; ``sections`` empty means the whole file."""
+
+    path: str
+    mode: str = "section"
+    sections: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Liveness proof of a claim. ``expires_at`` is an absolute, persisted deadline."""
+
+    id: str
+    revision: int
+    ttl_seconds: int
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class Abandonment:
+    """What an explicit release recorded so a successor can continue."""
+
+    head_commit: str | None
+    diff_summary: dict[str, object]
+    memory_state: dict[str, object]
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim record (API.md "Claims").
+
+    ``paths`` are the granted path patterns (normalised); ``pending_paths`` are patterns a
+    scope change asked for that wait on a negotiation. ``revision`` counts every event of
+    the claim's stream; ``fencing_token`` is fixed at grant time and monotonic per repo.
+    """
+
+    id: str
+    repo: str
+    objective: str
+    status: ClaimStatus
+    revision: int
+    agent: Agent
+    base_commit: str
+    branch: str | None
+    worktree: str | None
+    paths: tuple[str, ...]
+    modules: tuple[str, ...]
+    symbols: tuple[str, ...]
+    expected_contract_changes: tuple[str, ...]
+    test_responsibility: tuple[str, ...]
+    deployment_responsibility: str | None
+    memory_impacts: tuple[MemoryImpact, ...]
+    lease: Lease
+    fencing_token: int
+    created_at: datetime
+    updated_at: datetime
+    pending_paths: tuple[str, ...] = ()
+    meeting_ids: tuple[str, ...] = ()
+    status_reason: str | None = None
+    abandonment: Abandonment | None = None
+    last_event_id: str | None = None
+
+    @property
+    def holding(self) -> bool:
+        """True while other claims must respect this claim's targets."""
+        return self.status in HOLDING_STATUSES
+
+    @property
+    def leased(self) -> bool:
+        """True while the lease runs (the claim expires at ``lease.expires_at``)."""
+        return self.status in LEASED_STATUSES
+
+
+@dataclass(frozen=True)
+class OverlapTarget:
+    """One contested pair: my target, theirs, and an example both cover (``witness``)."""
+
+    mine: str
+    theirs: str
+    witness: str
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Overlap with one other claim; its contested targets listed inside."""
+
+    claim_id: str
+    agent: Agent
+    kind: OverlapKind
+    severity: Severity
+    targets: tuple[OverlapTarget, ...]
+    reason: str
+    kinds: tuple[OverlapKind, ...] = ()
+    their_status: ClaimStatus = ClaimStatus.ACTIVE
+
+
+@dataclass(frozen=True)
+class ContestedTarget:
+    target: str
+    claim_ids: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """A meeting room opened by a blocking overlap (negotiation rules: a later issue)."""
+
+    id: str
+    repo: str
+    status: MeetingStatus
+    revision: int
+    participants: tuple[str, ...]
+    contested_targets: tuple[ContestedTarget, ...]
+    deadline: datetime
+    created_at: datetime
+    updated_at: datetime
+    proposals: tuple[dict[str, object], ...] = ()
+    resolution: dict[str, object] | None = None
+    options: tuple[str, ...] = field(
+        default=("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
+    )

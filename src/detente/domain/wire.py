@@ -1,0 +1,121 @@
+"""Records to and from their camelCase JSON shape (API.md), with no IO.
+
+The same shape is stored in the projection tables, returned by the HTTP API and the
+CLI's ``--json``, and compared by ``audit verify`` against a full replay.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from detente.clock import format_time
+from detente.domain.model import (
+    Abandonment,
+    Agent,
+    Claim,
+    Meeting,
+    MemoryImpact,
+    Overlap,
+)
+
+
+def agent_to_wire(agent: Agent) -> dict[str, Any]:
+    return {"id": agent.id, "name": agent.name, "sessionId": agent.session_id}
+
+
+def agent_from_wire(data: dict[str, Any]) -> Agent:
+    return Agent(id=str(data["id"]), name=str(data["name"]), session_id=data.get("sessionId"))
+
+
+def memory_impact_to_wire(impact: MemoryImpact) -> dict[str, Any]:
+    return {"path": impact.path, "mode": impact.mode, "sections": list(impact.sections)}
+
+
+def memory_impact_from_wire(data: dict[str, Any]) -> MemoryImpact:
+    return MemoryImpact(
+        path=str(data["path"]),
+        mode=str(data.get("mode", "section")),
+        sections=tuple(str(s) for s in data.get("sections", ())),
+    )
+
+
+def abandonment_to_wire(a: Abandonment) -> dict[str, Any]:
+    return {
+        "headCommit": a.head_commit,
+        "diffSummary": a.diff_summary,
+        "memoryState": a.memory_state,
+        "reason": a.reason,
+    }
+
+
+def claim_to_wire(claim: Claim) -> dict[str, Any]:
+    """A claim as the API.md record: ``{id, repo, objective, status, revision, ...}``."""
+    return {
+        "id": claim.id,
+        "repo": claim.repo,
+        "objective": claim.objective,
+        "status": claim.status.value,
+        "revision": claim.revision,
+        "agent": agent_to_wire(claim.agent),
+        "baseCommit": claim.base_commit,
+        "branch": claim.branch,
+        "worktree": claim.worktree,
+        "paths": list(claim.paths),
+        "pendingPaths": list(claim.pending_paths),
+        "modules": list(claim.modules),
+        "symbols": list(claim.symbols),
+        "expectedContractChanges": list(claim.expected_contract_changes),
+        "testResponsibility": list(claim.test_responsibility),
+        "deploymentResponsibility": claim.deployment_responsibility,
+        "memoryImpacts": [memory_impact_to_wire(m) for m in claim.memory_impacts],
+        "lease": {
+            "id": claim.lease.id,
+            "revision": claim.lease.revision,
+            "ttlSeconds": claim.lease.ttl_seconds,
+            "expiresAt": format_time(claim.lease.expires_at),
+        },
+        "fencingToken": claim.fencing_token,
+        "meetingIds": list(claim.meeting_ids),
+        "statusReason": claim.status_reason,
+        "abandonment": abandonment_to_wire(claim.abandonment) if claim.abandonment else None,
+        "lastEventId": claim.last_event_id,
+        "createdAt": format_time(claim.created_at),
+        "updatedAt": format_time(claim.updated_at),
+    }
+
+
+def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
+    """A meeting as the API.md record."""
+    return {
+        "id": meeting.id,
+        "repo": meeting.repo,
+        "status": meeting.status.value,
+        "revision": meeting.revision,
+        "participants": list(meeting.participants),
+        "contestedTargets": [
+            {"target": t.target, "claimIds": list(t.claim_ids), "reason": t.reason}
+            for t in meeting.contested_targets
+        ],
+        "proposals": list(meeting.proposals),
+        "deadline": format_time(meeting.deadline),
+        "resolution": meeting.resolution,
+        "options": list(meeting.options),
+        "createdAt": format_time(meeting.created_at),
+        "updatedAt": format_time(meeting.updated_at),
+    }
+
+
+def overlap_to_wire(overlap: Overlap) -> dict[str, Any]:
+    """An overlap report entry: ``{claimId, agent, kind, severity, targets[], reason}``."""
+    return {
+        "claimId": overlap.claim_id,
+        "agent": agent_to_wire(overlap.agent),
+        "kind": overlap.kind.value,
+        "kinds": [k.value for k in overlap.kinds],
+        "severity": overlap.severity.value,
+        "theirStatus": overlap.their_status.value,
+        "targets": [
+            {"mine": t.mine, "theirs": t.theirs, "witness": t.witness} for t in overlap.targets
+        ],
+        "reason": overlap.reason,
+    }

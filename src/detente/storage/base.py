@@ -1,0 +1,100 @@
+"""The storage protocol every backend implements (memory, SQLite; PostgreSQL/etcd later).
+
+A backend stores two things:
+
+- the **event log**: append-only, one global sequence assigned in commit order, each
+  event hash-chained to the previous one, and a per-stream revision that is unique with
+  its subject (the storage constraint is what guarantees CAS; the domain check exists for
+  good messages);
+- the **projection rows**: the current record of every claim and meeting as JSON,
+  written in the same transaction as the events that produced them.
+
+Commands on one repository are serialized by :meth:`Store.transaction`, which is what
+makes overlap analysis atomic with the claim write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from detente.eventlog.envelope import StoredEvent
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event ready to append (no sequence or hash yet)."""
+
+    id: str
+    type: str
+    version: int
+    repo: str
+    subject: str
+    data: dict[str, Any]
+    at: str
+
+
+@dataclass(frozen=True)
+class RecordRow:
+    """A projection row: the current wire record of one claim or meeting."""
+
+    kind: str
+    id: str
+    repo: str
+    revision: int
+    status: str
+    body: dict[str, Any]
+
+
+class StoreTx(Protocol):
+    """One serialized unit of work on a repository."""
+
+    def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
+        """Events of ``repo`` with sequence > ``seq``, in order (to catch a cache up)."""
+        ...
+
+    def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
+        """Append ``events`` atomically.
+
+        Args:
+            events: in order; may touch several subjects.
+            expected: for every subject touched, its current stream revision (0 = new).
+
+        Raises:
+            ConcurrencyError: a subject's revision is not the expected one.
+        """
+        ...
+
+    def upsert_records(self, rows: Sequence[RecordRow]) -> None:
+        """Replace the projection rows (same transaction as the append)."""
+        ...
+
+
+class Store(Protocol):
+    """A storage backend, chosen by URL (see :mod:`detente.storage.factory`)."""
+
+    url: str
+
+    def transaction(self, repo: str) -> AbstractContextManager[StoreTx]:
+        """Exclusive unit of work on ``repo``; commits on normal exit, rolls back on error."""
+        ...
+
+    def read(self, *, since: int = 0, limit: int = 1000, repo: str | None = None) -> list[StoredEvent]:
+        """Events with sequence > ``since`` (optionally of one repo), at most ``limit``."""
+        ...
+
+    def iter_all(self, *, batch: int = 1000) -> Iterator[StoredEvent]:
+        """Every event in sequence order (for audit and rebuilds)."""
+        ...
+
+    def head(self) -> tuple[int, str]:
+        """``(last sequence, its hash)``; ``(0, GENESIS_HASH)`` when empty."""
+        ...
+
+    def records(self, kind: str, repo: str | None = None) -> list[RecordRow]:
+        """Projection rows of ``kind`` (``claim``, ``meeting``)."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,112 @@
+"""The in-memory reference backend (``memory://``): the contract every backend meets.
+
+One process-wide lock serializes transactions; appends are buffered and published only
+when the transaction commits, so a failed command leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+
+from detente.errors import ConcurrencyError
+from detente.eventlog.envelope import GENESIS_HASH, StoredEvent, seal
+from detente.storage.base import NewEvent, RecordRow
+
+
+class _MemoryTx:
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+        self.events: list[StoredEvent] = []
+        self.rows: dict[tuple[str, str], RecordRow] = {}
+        self.revisions: dict[str, int] = {}
+
+    def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
+        return [e for e in self._store._events[seq:] if e.repo == repo]
+
+    def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
+        for subject, want in expected.items():
+            have = self.revisions.get(subject, self._store._revisions.get(subject, 0))
+            if have != want:
+                raise ConcurrencyError(
+                    f"stream {subject} is at revision {have}, expected {want}",
+                    subject=subject,
+                    expected=want,
+                    actual=have,
+                )
+        out: list[StoredEvent] = []
+        last = self.events[-1] if self.events else None
+        seq = last.seq if last else len(self._store._events)
+        prev = last.hash if last else self._store.head()[1]
+        for event in events:
+            rev = self.revisions.get(event.subject, self._store._revisions.get(event.subject, 0)) + 1
+            seq += 1
+            stored = seal(
+                seq=seq,
+                prev_hash=prev,
+                id=event.id,
+                type=event.type,
+                version=event.version,
+                repo=event.repo,
+                subject=event.subject,
+                subject_revision=rev,
+                data=event.data,
+                at=event.at,
+            )
+            self.revisions[event.subject] = rev
+            prev = stored.hash
+            out.append(stored)
+        self.events.extend(out)
+        return out
+
+    def upsert_records(self, rows: Sequence[RecordRow]) -> None:
+        for row in rows:
+            self.rows[(row.kind, row.id)] = row
+
+
+class MemoryStore:
+    """Events and projection rows in process memory; lost when the process ends."""
+
+    def __init__(self, url: str = "memory://") -> None:
+        self.url = url
+        self._lock = threading.RLock()
+        self._events: list[StoredEvent] = []
+        self._revisions: dict[str, int] = {}
+        self._rows: dict[tuple[str, str], RecordRow] = {}
+
+    @contextmanager
+    def transaction(self, repo: str) -> Iterator[_MemoryTx]:
+        with self._lock:
+            tx = _MemoryTx(self)
+            yield tx
+            self._events.extend(tx.events)
+            self._revisions.update(tx.revisions)
+            self._rows.update(tx.rows)
+
+    def read(self, *, since: int = 0, limit: int = 1000, repo: str | None = None) -> list[StoredEvent]:
+        with self._lock:
+            tail = self._events[max(since, 0):]
+        if repo is not None:
+            tail = [e for e in tail if e.repo == repo]
+        return tail[: max(limit, 0)]
+
+    def iter_all(self, *, batch: int = 1000) -> Iterator[StoredEvent]:
+        with self._lock:
+            snapshot = list(self._events)
+        yield from snapshot
+
+    def head(self) -> tuple[int, str]:
+        with self._lock:
+            if not self._events:
+                return 0, GENESIS_HASH
+            last = self._events[-1]
+            return last.seq, last.hash
+
+    def records(self, kind: str, repo: str | None = None) -> list[RecordRow]:
+        with self._lock:
+            rows = [r for (k, _), r in self._rows.items() if k == kind]
+        return [r for r in rows if repo is None or r.repo == repo]
+
+    def close(self) -> None:
+        return None

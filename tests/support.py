@@ -1,0 +1,29 @@
+"""Helpers shared by tests (importable as ``support``; pytest adds tests/ to sys.path)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+from detente.domain.decide import OpenClaim
+from detente.domain.model import Agent
+
+BASE = "a" * 40
+
+
+def counting_ids() -> Callable[[str], str]:
+    counter = itertools.count(1)
+    return lambda prefix: f"{prefix}_{next(counter):06d}"
+
+
+def seed(*paths: str, agent: str = "alice", ttl: int = 60, repo: str = "demo", **kw: object) -> OpenClaim:
+    """A claim command on ``paths`` by ``agent``."""
+    return OpenClaim(
+        repo=repo,
+        objective=kw.pop("objective", f"{agent} works on {', '.join(paths)}"),  # type: ignore[arg-type]
+        base_commit=BASE,
+        agent=Agent(id=agent, name=agent),
+        lease_ttl_seconds=ttl,
+        paths=tuple(paths),
+        **kw,  # type: ignore[arg-type]
+    )
