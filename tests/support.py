@@ -27,3 +27,16 @@ def seed(*paths: str, agent: str = "alice", ttl: int = 60, repo: str = "demo", *
         paths=tuple(paths),
         **kw,  # type: ignore[arg-type]
     )
+
+
+def claim_body(*paths: str, agent: str = "alice", ttl: int = 60, **extra: object) -> dict[str, object]:
+    body: dict[str, object] = {
+        "repo": "demo",
+        "objective": f"{agent} edits {', '.join(paths)}",
+        "baseCommit": "a" * 40,
+        "paths": list(paths),
+        "leaseTtlSeconds": ttl,
+        "agent": {"id": agent, "name": agent},
+    }
+    body.update(extra)
+    return body

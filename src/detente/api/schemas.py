@@ -1,0 +1,143 @@
+"""Request bodies of the HTTP API (pydantic, camelCase on the wire, unknown fields refused)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from detente.domain import decide as d
+from detente.domain.model import Agent, ClaimStatus, MemoryImpact
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class AgentIn(Body):
+    id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200)
+    session_id: str | None = Field(default=None, max_length=200)
+
+
+class MemoryImpactIn(Body):
+    path: str = Field(min_length=1)
+    mode: str = "section"
+    sections: list[str] = []
+
+
+class ClaimIn(Body):
+    """``POST /v1/claims``: the seed fields of a claim."""
+
+    repo: str = Field(min_length=1)
+    objective: str = Field(min_length=1, max_length=4000)
+    base_commit: str = Field(min_length=4, max_length=64)
+    branch: str | None = None
+    worktree: str | None = None
+    paths: list[str] = []
+    modules: list[str] = []
+    symbols: list[str] = []
+    expected_contract_changes: list[str] = []
+    test_responsibility: list[str] = []
+    deployment_responsibility: str | None = None
+    lease_ttl_seconds: int = Field(default=300, strict=True)
+    memory_impacts: list[MemoryImpactIn] = []
+    agent: AgentIn | None = None
+    takeover_of: dict[str, Any] | None = None
+
+    def to_command(self) -> d.OpenClaim:
+        agent = self.agent or AgentIn(id="anonymous", name="anonymous")
+        return d.OpenClaim(
+            repo=self.repo,
+            objective=self.objective,
+            base_commit=self.base_commit,
+            agent=Agent(id=agent.id, name=agent.name, session_id=agent.session_id),
+            lease_ttl_seconds=self.lease_ttl_seconds,
+            paths=tuple(self.paths),
+            modules=tuple(self.modules),
+            symbols=tuple(self.symbols),
+            expected_contract_changes=tuple(self.expected_contract_changes),
+            test_responsibility=tuple(self.test_responsibility),
+            deployment_responsibility=self.deployment_responsibility,
+            memory_impacts=tuple(
+                MemoryImpact(path=m.path, mode=m.mode, sections=tuple(m.sections))
+                for m in self.memory_impacts
+            ),
+            branch=self.branch,
+            worktree=self.worktree,
+        )
+
+
+class RenewIn(Body):
+    expected_lease_revision: int = Field(strict=True)
+    expected_claim_revision: int = Field(strict=True)
+    ttl_seconds: int = Field(strict=True)
+
+    def to_command(self, claim_id: str) -> d.RenewLease:
+        return d.RenewLease(
+            claim_id=claim_id,
+            expected_lease_revision=self.expected_lease_revision,
+            expected_claim_revision=self.expected_claim_revision,
+            ttl_seconds=self.ttl_seconds,
+        )
+
+
+class ScopeChangeIn(Body):
+    expected_claim_revision: int = Field(strict=True)
+    add_paths: list[str] = []
+    remove_paths: list[str] = []
+    add_modules: list[str] = []
+    add_symbols: list[str] = []
+    add_expected_contract_changes: list[str] = []
+    reason: str | None = None
+
+    def to_command(self, claim_id: str) -> d.ChangeScope:
+        return d.ChangeScope(
+            claim_id=claim_id,
+            expected_claim_revision=self.expected_claim_revision,
+            add_paths=tuple(self.add_paths),
+            remove_paths=tuple(self.remove_paths),
+            add_modules=tuple(self.add_modules),
+            add_symbols=tuple(self.add_symbols),
+            add_expected_contract_changes=tuple(self.add_expected_contract_changes),
+            reason=self.reason,
+        )
+
+
+class StatusChangeIn(Body):
+    """``suspend`` / ``resume``."""
+
+    expected_claim_revision: int = Field(strict=True)
+    reason: str | None = None
+
+    def to_command(self, claim_id: str, to: ClaimStatus) -> d.SetStatus:
+        return d.SetStatus(
+            claim_id=claim_id, expected_claim_revision=self.expected_claim_revision, to=to, reason=self.reason
+        )
+
+
+class AbandonIn(Body):
+    expected_claim_revision: int = Field(strict=True)
+    head_commit: str | None = None
+    diff_summary: dict[str, Any] = {}
+    memory_state: dict[str, Any] = {}
+    reason: str | None = None
+
+    def to_command(self, claim_id: str) -> d.SetStatus:
+        return d.SetStatus(
+            claim_id=claim_id,
+            expected_claim_revision=self.expected_claim_revision,
+            to=ClaimStatus.ABANDONED,
+            reason=self.reason,
+            details={
+                "headCommit": self.head_commit,
+                "diffSummary": self.diff_summary,
+                "memoryState": self.memory_state,
+            },
+        )
+
+
+class CompleteIn(Body):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    expected_claim_revision: int = Field(strict=True)

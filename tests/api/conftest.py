@@ -1,0 +1,71 @@
+"""A real uvicorn server in a background thread, on a free loopback port."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from support import counting_ids
+
+from detente.api.app import create_app
+from detente.clock import FakeClock
+from detente.service import RepoConfig, Service
+from detente.storage.sqlite import SqliteStore
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class _Server(uvicorn.Server):
+    """A uvicorn server that signals when it accepts connections."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.ready.set()
+
+
+@contextmanager
+def running(service: Service) -> Iterator[str]:
+    """Serve ``service`` over HTTP until the block exits; yields the base URL."""
+    port = free_port()
+    config = uvicorn.Config(create_app(service), host="127.0.0.1", port=port, log_level="warning")
+    server = _Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    assert server.ready.wait(timeout=10), "server did not start within 10 s"
+    try:
+        yield base
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def sqlite_service(tmp_path: Path, clock: FakeClock) -> Service:
+    return Service(SqliteStore(tmp_path / "detente.db"), clock, [RepoConfig("demo")], ids=counting_ids())
+
+
+@pytest.fixture
+def live(sqlite_service: Service) -> Iterator[str]:
+    with running(sqlite_service) as base:
+        yield base
+
+
+@pytest.fixture
+def http(live: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live, timeout=10) as client:
+        yield client
