@@ -1,0 +1,51 @@
+"""The audit: a tampered event or projection row is found; an intact log verifies."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from support import seed
+
+from detente.clock import FakeClock
+from detente.eventlog.envelope import canonical_json
+from detente.service import RepoConfig, Service
+from detente.storage.sqlite import SqliteStore
+
+
+def _service(db: Path) -> Service:
+    return Service(SqliteStore(db), FakeClock(), [RepoConfig("demo")])
+
+
+def test_canonical_json_is_key_order_independent() -> None:
+    assert canonical_json({"b": 1, "a": [1, {"d": 2, "c": 3}]}) == canonical_json({"a": [1, {"c": 3, "d": 2}], "b": 1})
+
+
+def test_an_edited_event_breaks_the_chain_at_that_event(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    svc = _service(db)
+    for i in range(3):
+        svc.open_claim(seed(f"f{i}.py"))
+    assert svc.audit().ok
+    svc.store.close()
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("""UPDATE events SET data = replace(data, 'f1.py', 'evil.py') WHERE seq = 3""")
+    conn.commit()
+    conn.close()
+    report = _service(db).audit()
+    assert not report.ok and report.broken is not None and report.broken.seq == 3
+
+
+def test_a_projection_row_that_differs_from_replay_is_reported(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    svc = _service(db)
+    claim = svc.open_claim(seed("a.py")).claim
+    svc.store.close()
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE records SET body = replace(body, '\"active\"', '\"completed\"') WHERE id = ?", (claim.id,))
+    conn.commit()
+    conn.close()
+    report = _service(db).audit()
+    assert not report.ok
+    assert report.mismatches == [f"claim/{claim.id}: differs from replay in status"]
