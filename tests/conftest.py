@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import counting_ids
 
 from detente.clock import FakeClock
 from detente.service import RepoConfig, Service
@@ -14,6 +13,7 @@ from detente.storage.base import Store
 from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
 
+from support import counting_ids
 
 
 @pytest.fixture
@@ -26,7 +26,6 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     s: Store = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "detente.db")
     yield s
     s.close()
-
 
 
 @pytest.fixture

@@ -16,7 +16,9 @@ def counting_ids() -> Callable[[str], str]:
     return lambda prefix: f"{prefix}_{next(counter):06d}"
 
 
-def seed(*paths: str, agent: str = "alice", ttl: int = 60, repo: str = "demo", **kw: object) -> OpenClaim:
+def seed(
+    *paths: str, agent: str = "alice", ttl: int = 60, repo: str = "demo", **kw: object
+) -> OpenClaim:
     """A claim command on ``paths`` by ``agent``."""
     return OpenClaim(
         repo=repo,
@@ -29,7 +31,9 @@ def seed(*paths: str, agent: str = "alice", ttl: int = 60, repo: str = "demo", *
     )
 
 
-def claim_body(*paths: str, agent: str = "alice", ttl: int = 60, **extra: object) -> dict[str, object]:
+def claim_body(
+    *paths: str, agent: str = "alice", ttl: int = 60, **extra: object
+) -> dict[str, object]:
     body: dict[str, object] = {
         "repo": "demo",
         "objective": f"{agent} edits {', '.join(paths)}",

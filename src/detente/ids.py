@@ -1,4 +1,4 @@
-"""Opaque identifiers: a short type prefix and 96 random bits, e.g. ``clm_4f1b0c2e9a7d3b5c6e8f0a1b``."""
+"""Opaque identifiers: a type prefix and 96 random bits, e.g. ``clm_4f1b0c2e9a7d3b5c6e8f0a1b``."""
 
 from __future__ import annotations
 

@@ -28,7 +28,13 @@ from detente.domain.overlap.globs import intersect
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
-from detente.errors import ConcurrencyError, DetenteError, InvalidTransition, NotFoundError, ValidationError
+from detente.errors import (
+    ConcurrencyError,
+    DetenteError,
+    InvalidTransition,
+    NotFoundError,
+    ValidationError,
+)
 from detente.eventlog.envelope import StoredEvent
 from detente.eventlog.projections import AuditReport, apply_stored, rows_for, verify
 from detente.eventlog.subscription import Broadcaster
@@ -143,8 +149,8 @@ class Service:
             [NewEvent(e.id, e.type, e.version, state.repo, e.subject, e.data, at) for e in events],
             expected,
         )
-        for event in stored:
-            apply_stored(state, event)
+        for stored_event in stored:
+            apply_stored(state, stored_event)
         tx.upsert_records(rows_for(state, (e.subject for e in stored)))
         return stored
 
@@ -195,7 +201,9 @@ class Service:
         return self._state(repo)
 
     def _view(self, state: RepoState, claim: Claim) -> ClaimView:
-        overlaps = find_overlaps(state, Targets.of(claim), exclude=claim.id) if claim.holding else []
+        overlaps = (
+            find_overlaps(state, Targets.of(claim), exclude=claim.id) if claim.holding else []
+        )
         meetings = [state.meetings[m] for m in claim.meeting_ids if m in state.meetings]
         return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
 
@@ -223,7 +231,8 @@ class Service:
         seeded = replace(cmd, base_commit=base, claim_id=claim_id)
         with self._locks[repo.name]:
             state, _ = self._execute(
-                repo.name, lambda s: d.decide_open(s, seeded, self.clock.now(), self._ids, self.policy)
+                repo.name,
+                lambda s: d.decide_open(s, seeded, self.clock.now(), self._ids, self.policy),
             )
             return self._view(state, state.claims[claim_id])
 
@@ -281,7 +290,9 @@ class Service:
                     return name
         raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
 
-    def _claim_command(self, claim_id: str, decide_fn: Callable[[RepoState], list[Event]]) -> ClaimView:
+    def _claim_command(
+        self, claim_id: str, decide_fn: Callable[[RepoState], list[Event]]
+    ) -> ClaimView:
         repo = self._find_repo_of(claim_id)
         with self._locks[repo]:
             state, _ = self._execute(repo, decide_fn)
@@ -303,7 +314,8 @@ class Service:
     def set_status(self, cmd: d.SetStatus) -> ClaimView:
         """Suspend, resume or abandon. Raises ``invalid_transition`` naming from/to."""
         return self._claim_command(
-            cmd.claim_id, lambda s: d.decide_status(s, cmd, self.clock.now(), self._ids, self.policy)
+            cmd.claim_id,
+            lambda s: d.decide_status(s, cmd, self.clock.now(), self._ids, self.policy),
         )
 
     def complete(self, claim_id: str) -> ClaimView:
@@ -330,7 +342,9 @@ class Service:
         out: list[Meeting] = []
         for name in [repo] if repo else sorted(self.repos):
             state = self._fresh(name)
-            out.extend(m for m in state.meetings.values() if status is None or m.status.value == status)
+            out.extend(
+                m for m in state.meetings.values() if status is None or m.status.value == status
+            )
         return sorted(out, key=lambda m: (m.created_at, m.id))
 
     # ------------------------------------------------------------------ leases
@@ -353,7 +367,9 @@ class Service:
 
     # ------------------------------------------------------------------ events and audit
 
-    def events(self, *, since: int = 0, limit: int = 100, repo: str | None = None) -> tuple[list[StoredEvent], int]:
+    def events(
+        self, *, since: int = 0, limit: int = 100, repo: str | None = None
+    ) -> tuple[list[StoredEvent], int]:
         """Events after ``since`` (max ``limit``, 1..1000) and the ``nextSince`` cursor."""
         if repo is not None:
             self._repo(repo)

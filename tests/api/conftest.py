@@ -11,12 +11,13 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from support import counting_ids
 
 from detente.api.app import create_app
 from detente.clock import FakeClock
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
+
+from support import counting_ids
 
 
 def free_port() -> int:
@@ -56,7 +57,9 @@ def running(service: Service) -> Iterator[str]:
 
 @pytest.fixture
 def sqlite_service(tmp_path: Path, clock: FakeClock) -> Service:
-    return Service(SqliteStore(tmp_path / "detente.db"), clock, [RepoConfig("demo")], ids=counting_ids())
+    return Service(
+        SqliteStore(tmp_path / "detente.db"), clock, [RepoConfig("demo")], ids=counting_ids()
+    )
 
 
 @pytest.fixture

@@ -5,12 +5,15 @@ from __future__ import annotations
 import threading
 
 import httpx
-from support import claim_body
 
 from detente.clock import FakeClock
 
+from support import claim_body
 
-def test_opening_a_claim_returns_201_with_the_claim_overlaps_and_no_meeting(http: httpx.Client) -> None:
+
+def test_opening_a_claim_returns_201_with_the_claim_overlaps_and_no_meeting(
+    http: httpx.Client,
+) -> None:
     r = http.post("/v1/claims", json=claim_body("src/app.py"))
     assert r.status_code == 201
     body = r.json()
@@ -29,7 +32,9 @@ def test_an_overlapping_claim_negotiates_in_a_meeting_with_a_witness(http: httpx
     [overlap] = body["overlaps"]
     assert overlap["claimId"] == a["id"] and overlap["severity"] == "blocking"
     assert overlap["kind"] == "path"
-    assert overlap["targets"] == [{"mine": "src/app.rs", "theirs": "src/**", "witness": "src/app.rs"}]
+    assert overlap["targets"] == [
+        {"mine": "src/app.rs", "theirs": "src/**", "witness": "src/app.rs"}
+    ]
     assert body["meeting"]["status"] == "open"
     assert set(body["meeting"]["participants"]) == {a["id"], body["claim"]["id"]}
 
@@ -47,11 +52,17 @@ def test_errors_are_problem_json_with_stable_codes(http: httpx.Client) -> None:
     assert http.get("/v1/claims").json()["claims"] == []
 
 
-def test_a_stale_revision_is_409_with_current_expected_actual_and_event_ids(http: httpx.Client) -> None:
+def test_a_stale_revision_is_409_with_current_expected_actual_and_event_ids(
+    http: httpx.Client,
+) -> None:
     claim = http.post("/v1/claims", json=claim_body("a.py")).json()["claim"]
     r = http.post(
         f"/v1/claims/{claim['id']}/renew",
-        json={"expectedLeaseRevision": 1, "expectedClaimRevision": claim["revision"] + 5, "ttlSeconds": 60},
+        json={
+            "expectedLeaseRevision": 1,
+            "expectedClaimRevision": claim["revision"] + 5,
+            "ttlSeconds": 60,
+        },
     )
     assert r.status_code == 409
     problem = r.json()
@@ -67,7 +78,11 @@ def test_renew_after_the_deadline_is_lease_expired_and_the_claim_is_expired(
     clock.advance(10)
     r = http.post(
         f"/v1/claims/{claim['id']}/renew",
-        json={"expectedLeaseRevision": 1, "expectedClaimRevision": claim["revision"], "ttlSeconds": 60},
+        json={
+            "expectedLeaseRevision": 1,
+            "expectedClaimRevision": claim["revision"],
+            "ttlSeconds": 60,
+        },
     )
     assert r.status_code == 409 and r.json()["code"] == "lease_expired"
     assert http.get(f"/v1/claims/{claim['id']}").json()["claim"]["status"] == "expired"
@@ -75,16 +90,27 @@ def test_renew_after_the_deadline_is_lease_expired_and_the_claim_is_expired(
 
 def test_scope_change_suspend_resume_and_abandon_round_trip(http: httpx.Client) -> None:
     c = http.post("/v1/claims", json=claim_body("a.py")).json()["claim"]
-    r = http.post(f"/v1/claims/{c['id']}/scope-change", json={"expectedClaimRevision": c["revision"], "addPaths": ["b/**"]})
+    r = http.post(
+        f"/v1/claims/{c['id']}/scope-change",
+        json={"expectedClaimRevision": c["revision"], "addPaths": ["b/**"]},
+    )
     c = r.json()["claim"]
     assert r.status_code == 200 and c["paths"] == ["a.py", "b/**"]
-    c = http.post(f"/v1/claims/{c['id']}/suspend", json={"expectedClaimRevision": c["revision"]}).json()["claim"]
+    c = http.post(
+        f"/v1/claims/{c['id']}/suspend", json={"expectedClaimRevision": c["revision"]}
+    ).json()["claim"]
     assert c["status"] == "suspended"
-    c = http.post(f"/v1/claims/{c['id']}/resume", json={"expectedClaimRevision": c["revision"]}).json()["claim"]
+    c = http.post(
+        f"/v1/claims/{c['id']}/resume", json={"expectedClaimRevision": c["revision"]}
+    ).json()["claim"]
     assert c["status"] == "active"
     r = http.post(
         f"/v1/claims/{c['id']}/abandon",
-        json={"expectedClaimRevision": c["revision"], "headCommit": "b" * 40, "diffSummary": {"files": ["a.py"], "insertions": 3, "deletions": 1}},
+        json={
+            "expectedClaimRevision": c["revision"],
+            "headCommit": "b" * 40,
+            "diffSummary": {"files": ["a.py"], "insertions": 3, "deletions": 1},
+        },
     )
     assert r.json()["claim"]["status"] == "abandoned"
     assert r.json()["claim"]["abandonment"]["diffSummary"]["insertions"] == 3
@@ -99,22 +125,34 @@ def test_complete_is_an_invalid_transition_in_this_version(http: httpx.Client) -
 def test_claims_are_filtered_by_status_path_and_agent(http: httpx.Client) -> None:
     http.post("/v1/claims", json=claim_body("lib/**", agent="alice"))
     http.post("/v1/claims", json=claim_body("docs/x.md", agent="bob"))
-    assert [c["agent"]["id"] for c in http.get("/v1/claims", params={"path": "lib/a/b.py"}).json()["claims"]] == ["alice"]
-    assert [c["paths"] for c in http.get("/v1/claims", params={"agent": "bob"}).json()["claims"]] == [["docs/x.md"]]
+    assert [
+        c["agent"]["id"]
+        for c in http.get("/v1/claims", params={"path": "lib/a/b.py"}).json()["claims"]
+    ] == ["alice"]
+    assert [
+        c["paths"] for c in http.get("/v1/claims", params={"agent": "bob"}).json()["claims"]
+    ] == [["docs/x.md"]]
     assert http.get("/v1/claims", params={"status": "bogus"}).json()["code"] == "validation_error"
 
 
-def test_two_clients_racing_for_one_file_200_times_leave_exactly_one_active_each_time(live: str) -> None:
+def test_two_clients_racing_for_one_file_200_times_leave_exactly_one_active_each_time(
+    live: str,
+) -> None:
     clients = [httpx.Client(base_url=live, timeout=30) for _ in range(2)]
     try:
         for round_no in range(200):
             barrier = threading.Barrier(2)
             statuses: list[str] = []
 
-            def race(i: int, n: int = round_no, b: threading.Barrier = barrier) -> None:
+            def race(
+                i: int,
+                n: int = round_no,
+                b: threading.Barrier = barrier,
+                out: list[str] = statuses,
+            ) -> None:
                 b.wait(timeout=10)
                 r = clients[i].post("/v1/claims", json=claim_body(f"hot/{n}.py", agent=f"agent{i}"))
-                statuses.append(r.json()["claim"]["status"])
+                out.append(r.json()["claim"]["status"])
 
             threads = [threading.Thread(target=race, args=(i,)) for i in range(2)]
             for t in threads:

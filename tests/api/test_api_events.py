@@ -7,9 +7,10 @@ import threading
 from collections.abc import Iterator
 
 import httpx
-from support import claim_body
 
 from detente.service import Service
+
+from support import claim_body
 
 
 def _sse(lines: Iterator[str]) -> Iterator[dict[str, str]]:
@@ -40,15 +41,21 @@ def test_events_page_by_since_and_limit_in_sequence_order(http: httpx.Client) ->
     page = http.get("/v1/events", params={"since": 3, "limit": 4}).json()
     assert [e["seq"] for e in page["events"]] == [4, 5, 6, 7]
     assert page["nextSince"] == 7
-    assert page["events"][0]["prevHash"] == http.get("/v1/events", params={"since": 2, "limit": 1}).json()["events"][0]["hash"]
+    assert (
+        page["events"][0]["prevHash"]
+        == http.get("/v1/events", params={"since": 2, "limit": 1}).json()["events"][0]["hash"]
+    )
     assert http.get("/v1/events", params={"limit": 0}).json()["code"] == "validation_error"
 
 
-def test_reconnecting_with_last_event_id_41_delivers_42_to_60_once_in_order(http: httpx.Client, live: str) -> None:
+def test_reconnecting_with_last_event_id_41_delivers_42_to_60_once_in_order(
+    http: httpx.Client, live: str
+) -> None:
     _fill(http, 60)
-    with httpx.Client(base_url=live, timeout=10) as sse, sse.stream(
-        "GET", "/v1/events/stream", headers={"Last-Event-ID": "41"}
-    ) as r:
+    with (
+        httpx.Client(base_url=live, timeout=10) as sse,
+        sse.stream("GET", "/v1/events/stream", headers={"Last-Event-ID": "41"}) as r,
+    ):
         assert r.headers["content-type"].startswith("text/event-stream")
         seen: list[int] = []
         for message in _sse(r.iter_lines()):
@@ -60,15 +67,18 @@ def test_reconnecting_with_last_event_id_41_delivers_42_to_60_once_in_order(http
     assert seen == list(range(42, head + 1))[: len(seen)] and seen[0] == 42 and seen[-1] == 60
 
 
-def test_live_events_arrive_on_the_stream_after_they_are_committed(http: httpx.Client, live: str) -> None:
+def test_live_events_arrive_on_the_stream_after_they_are_committed(
+    http: httpx.Client, live: str
+) -> None:
     head = http.get("/healthz").json()["head"]
     got: list[dict[str, str]] = []
     connected = threading.Event()
 
     def watch() -> None:
-        with httpx.Client(base_url=live, timeout=10) as sse, sse.stream(
-            "GET", "/v1/events/stream", params={"since": head}
-        ) as r:
+        with (
+            httpx.Client(base_url=live, timeout=10) as sse,
+            sse.stream("GET", "/v1/events/stream", params={"since": head}) as r,
+        ):
             connected.set()
             for message in _sse(r.iter_lines()):
                 got.append(message)
@@ -87,9 +97,10 @@ def test_live_events_arrive_on_the_stream_after_they_are_committed(http: httpx.C
 def test_a_position_beyond_the_head_gets_an_explicit_resync(http: httpx.Client, live: str) -> None:
     _fill(http, 4)
     head = http.get("/healthz").json()["head"]
-    with httpx.Client(base_url=live, timeout=10) as sse, sse.stream(
-        "GET", "/v1/events/stream", headers={"Last-Event-ID": str(head + 100)}
-    ) as r:
+    with (
+        httpx.Client(base_url=live, timeout=10) as sse,
+        sse.stream("GET", "/v1/events/stream", headers={"Last-Event-ID": str(head + 100)}) as r,
+    ):
         first = next(_sse(r.iter_lines()))
     assert first["event"] == "resync"
     assert json.loads(first["data"])["position"] == head

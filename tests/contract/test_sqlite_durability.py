@@ -17,7 +17,9 @@ from detente.storage.sqlite import SqliteStore
 def test_the_events_table_refuses_updates_and_deletes(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "d.db")
     with store.transaction("demo") as tx:
-        tx.append([NewEvent("e1", "claim.announced", 1, "demo", "claim/c", {}, "t")], {"claim/c": 0})
+        tx.append(
+            [NewEvent("e1", "claim.announced", 1, "demo", "claim/c", {}, "t")], {"claim/c": 0}
+        )
     store.close()
     conn = sqlite3.connect(tmp_path / "d.db")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):

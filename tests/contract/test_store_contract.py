@@ -10,7 +10,9 @@ from detente.storage.base import NewEvent, RecordRow, Store
 
 
 def _event(i: int, subject: str = "claim/c1", repo: str = "demo") -> NewEvent:
-    return NewEvent(f"evt_{i}", "claim.announced", 1, repo, subject, {"n": i}, "2026-01-01T00:00:00.000000Z")
+    return NewEvent(
+        f"evt_{i}", "claim.announced", 1, repo, subject, {"n": i}, "2026-01-01T00:00:00.000000Z"
+    )
 
 
 def test_an_empty_store_has_head_zero_and_the_genesis_hash(store: Store) -> None:
@@ -62,8 +64,10 @@ def test_projection_rows_are_replaced_and_filtered_by_kind_and_repo(store: Store
 
 def test_reads_filter_by_repo_and_page_by_since(store: Store) -> None:
     with store.transaction("demo") as tx:
-        tx.append([_event(1, "claim/a"), _event(2, "claim/b", repo="other"), _event(3, "claim/c")],
-                  {"claim/a": 0, "claim/b": 0, "claim/c": 0})
+        tx.append(
+            [_event(1, "claim/a"), _event(2, "claim/b", repo="other"), _event(3, "claim/c")],
+            {"claim/a": 0, "claim/b": 0, "claim/c": 0},
+        )
     assert [e.seq for e in store.read(repo="demo")] == [1, 3]
     assert [e.seq for e in store.read(since=1, limit=1)] == [2]
     assert [e.seq for e in store.iter_all(batch=1)] == [1, 2, 3]

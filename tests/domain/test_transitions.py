@@ -16,7 +16,7 @@ def test_the_table_covers_all_twelve_statuses() -> None:
 
 
 def test_completed_and_taken_over_are_the_only_terminal_statuses() -> None:
-    assert TERMINAL == {S.COMPLETED, S.TAKEN_OVER}
+    assert {S.COMPLETED, S.TAKEN_OVER} == TERMINAL
 
 
 def test_an_expired_claim_can_never_become_live_again() -> None:

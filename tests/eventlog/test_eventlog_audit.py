@@ -5,12 +5,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from support import seed
-
 from detente.clock import FakeClock
 from detente.eventlog.envelope import canonical_json
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
+
+from support import seed
 
 
 def _service(db: Path) -> Service:
@@ -18,7 +18,9 @@ def _service(db: Path) -> Service:
 
 
 def test_canonical_json_is_key_order_independent() -> None:
-    assert canonical_json({"b": 1, "a": [1, {"d": 2, "c": 3}]}) == canonical_json({"a": [1, {"c": 3, "d": 2}], "b": 1})
+    assert canonical_json({"b": 1, "a": [1, {"d": 2, "c": 3}]}) == canonical_json(
+        {"a": [1, {"c": 3, "d": 2}], "b": 1}
+    )
 
 
 def test_an_edited_event_breaks_the_chain_at_that_event(tmp_path: Path) -> None:
@@ -43,7 +45,10 @@ def test_a_projection_row_that_differs_from_replay_is_reported(tmp_path: Path) -
     claim = svc.open_claim(seed("a.py")).claim
     svc.store.close()
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE records SET body = replace(body, '\"active\"', '\"completed\"') WHERE id = ?", (claim.id,))
+    conn.execute(
+        "UPDATE records SET body = replace(body, '\"active\"', '\"completed\"') WHERE id = ?",
+        (claim.id,),
+    )
     conn.commit()
     conn.close()
     report = _service(db).audit()

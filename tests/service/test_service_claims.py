@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import counting_ids, seed
 
 from detente.clock import FakeClock
 from detente.domain.decide import ChangeScope, RenewLease, SetStatus
@@ -20,8 +19,12 @@ from detente.errors import (
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 
+from support import counting_ids, seed
 
-def test_a_claim_without_overlap_is_active_with_a_lease_and_a_fencing_token(service: Service) -> None:
+
+def test_a_claim_without_overlap_is_active_with_a_lease_and_a_fencing_token(
+    service: Service,
+) -> None:
     view = service.open_claim(seed("src/app.py"))
     assert view.claim.status is ClaimStatus.ACTIVE
     assert view.claim.fencing_token == 1
@@ -87,7 +90,9 @@ def test_case_insensitive_repositories_fold_case(clock: FakeClock) -> None:
 
 
 def test_module_and_contract_areas_overlap_by_name(service: Service) -> None:
-    a = service.open_claim(seed("a.py", agent="alice", modules=("billing",), expected_contract_changes=("api/v1",)))
+    a = service.open_claim(
+        seed("a.py", agent="alice", modules=("billing",), expected_contract_changes=("api/v1",))
+    )
     b = service.open_claim(seed("b.py", agent="bob", expected_contract_changes=("api/v1",)))
     assert b.claim.status is ClaimStatus.NEGOTIATING
     assert b.overlaps[0].kind.value == "contract"
@@ -105,12 +110,16 @@ def test_a_bad_path_is_a_validation_error_and_changes_nothing(service: Service, 
     assert service.list_claims() == []
 
 
-def test_renewal_extends_only_the_lease_and_checks_both_revisions(service: Service, clock: FakeClock) -> None:
+def test_renewal_extends_only_the_lease_and_checks_both_revisions(
+    service: Service, clock: FakeClock
+) -> None:
     claim = service.open_claim(seed("a.py", ttl=10)).claim
     clock.advance(5)
     renewed = service.renew(RenewLease(claim.id, 1, claim.revision, 30)).claim
     assert renewed.lease.revision == 2
-    assert renewed.lease.expires_at == clock.now().replace() + (renewed.lease.expires_at - clock.now())
+    assert renewed.lease.expires_at == clock.now().replace() + (
+        renewed.lease.expires_at - clock.now()
+    )
     assert (renewed.lease.expires_at - clock.now()).total_seconds() == 30
     assert renewed.paths == claim.paths and renewed.fencing_token == claim.fencing_token
     with pytest.raises(RevisionConflict) as info:
@@ -243,7 +252,11 @@ def test_commands_on_one_repo_are_serialized_so_only_one_racer_is_active(tmp_pat
 
     def racer(svc: Service, i: int) -> None:
         barrier.wait(timeout=10)
-        results.append(svc.open_claim(seed("hot.py", agent=f"agent{i}", claim_id=f"clm_r{i}")).claim.status.value)
+        results.append(
+            svc.open_claim(
+                seed("hot.py", agent=f"agent{i}", claim_id=f"clm_r{i}")
+            ).claim.status.value
+        )
 
     threads = [threading.Thread(target=racer, args=(s, i)) for i, s in enumerate(services)]
     for t in threads:

@@ -95,9 +95,7 @@ def create_app(service: Service, *, sweep_interval: float | None = None) -> Fast
     @app.post("/v1/claims", status_code=201)
     def open_claim(body: ClaimIn) -> dict[str, Any]:
         if body.takeover_of is not None:
-            raise ValidationError(
-                "takeover is not available in this version", field="takeoverOf"
-            )
+            raise ValidationError("takeover is not available in this version", field="takeoverOf")
         return service.open_claim(body.to_command()).to_wire()
 
     @app.post("/v1/claims/{claim_id}/takeover", status_code=201)
@@ -149,7 +147,11 @@ def create_app(service: Service, *, sweep_interval: float | None = None) -> Fast
 
     @app.get("/v1/meetings")
     def list_meetings(repo: str | None = None, status: str | None = None) -> dict[str, Any]:
-        return {"meetings": [meeting_to_wire(m) for m in service.list_meetings(repo=repo, status=status)]}
+        return {
+            "meetings": [
+                meeting_to_wire(m) for m in service.list_meetings(repo=repo, status=status)
+            ]
+        }
 
     @app.get("/v1/meetings/{meeting_id}")
     def get_meeting(meeting_id: str) -> dict[str, Any]:
@@ -171,7 +173,9 @@ def create_app(service: Service, *, sweep_interval: float | None = None) -> Fast
         since: Annotated[int | None, Query(ge=0)] = None,
         last_event_id: Annotated[str | None, Header()] = None,
     ) -> Any:
-        return await event_stream(request, service, repo=repo, since=since, last_event_id=last_event_id)
+        return await event_stream(
+            request, service, repo=repo, since=since, last_event_id=last_event_id
+        )
 
     @app.get("/v1/audit/verify")
     def audit_verify() -> dict[str, Any]:

@@ -74,5 +74,7 @@ async def validation_error_handler(request: Request, exc: Exception) -> JSONResp
         "validation_error",
         detail,
         field=field,
-        errors=[{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg"))} for e in errors],
+        errors=[
+            {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg"))} for e in errors
+        ],
     )

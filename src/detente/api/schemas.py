@@ -113,7 +113,10 @@ class StatusChangeIn(Body):
 
     def to_command(self, claim_id: str, to: ClaimStatus) -> d.SetStatus:
         return d.SetStatus(
-            claim_id=claim_id, expected_claim_revision=self.expected_claim_revision, to=to, reason=self.reason
+            claim_id=claim_id,
+            expected_claim_revision=self.expected_claim_revision,
+            to=to,
+            reason=self.reason,
         )
 
 

@@ -13,6 +13,7 @@ pings every 15 s keep proxies from closing an idle stream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -26,7 +27,9 @@ _BATCH = 500
 _POLL_SECONDS = 1.0
 
 
-def _start_position(head: int, since: int | None, last_event_id: str | None) -> tuple[int, str | None]:
+def _start_position(
+    head: int, since: int | None, last_event_id: str | None
+) -> tuple[int, str | None]:
     """Where to start, and the reason for a resync (None when the position is served)."""
     if last_event_id is not None and last_event_id.strip():
         try:
@@ -62,7 +65,11 @@ async def event_stream(
         nonlocal position
         loop = asyncio.get_running_loop()
         wake = asyncio.Event()
-        unlisten = service.broadcaster.listen(lambda _seq: loop.call_soon_threadsafe(wake.set))
+
+        def wake_up(_seq: int) -> None:
+            loop.call_soon_threadsafe(wake.set)
+
+        unlisten = service.broadcaster.listen(wake_up)
         try:
             if resync_reason is not None:
                 yield {
@@ -86,10 +93,8 @@ async def event_stream(
                     continue
                 if await request.is_disconnected():
                     return
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(wake.wait(), timeout=_POLL_SECONDS)
-                except TimeoutError:
-                    pass
         finally:
             unlisten()
 

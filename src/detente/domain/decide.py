@@ -14,229 +14,51 @@ record the change. Order of checks, for good messages and safe races:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.analysis import Targets, find_overlaps
-from detente.domain.model import (
-    Agent,
-    Claim,
-    ClaimStatus,
-    MeetingStatus,
-    MemoryImpact,
-    Overlap,
-    Severity,
+from detente.domain.commands import (
+    DEFAULT_POLICY,
+    OID_PATTERN,
+    ChangeScope,
+    IdSource,
+    OpenClaim,
+    Policy,
+    RenewLease,
+    SetStatus,
+    check_alive,
+    check_claim_revision,
+    get_claim,
+    name_list,
+    pattern_list,
+    text_field,
+    ttl_field,
 )
+from detente.domain.meetings import blocking_only, meeting_events_for
+from detente.domain.model import ClaimStatus, MemoryImpact
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.transitions import require
 from detente.domain.wire import agent_to_wire, claim_to_wire, memory_impact_to_wire
-from detente.errors import (
-    InvalidTransition,
-    LeaseExpired,
-    NotFoundError,
-    RevisionConflict,
-    ValidationError,
-)
+from detente.errors import InvalidTransition, RevisionConflict, ValidationError
 
-IdSource = Callable[[str], str]
-"""Returns a fresh id for a prefix (``evt``, ``clm``, ``mtg``, ``lse``)."""
-
-_OID = re.compile(r"^[0-9a-f]{4,64}$")
-
-
-@dataclass(frozen=True)
-class Policy:
-    """Tunable limits. Durations in seconds."""
-
-    min_ttl_seconds: int = 1
-    max_ttl_seconds: int = 7 * 24 * 3600
-    meeting_deadline_seconds: int = 15 * 60
-    max_targets: int = 1000
-    max_text: int = 4000
-
-
-DEFAULT_POLICY = Policy()
-
-
-@dataclass(frozen=True)
-class OpenClaim:
-    """Seed of a new claim (API.md ``POST /v1/claims``)."""
-
-    repo: str
-    objective: str
-    base_commit: str
-    agent: Agent
-    lease_ttl_seconds: int
-    paths: tuple[str, ...] = ()
-    modules: tuple[str, ...] = ()
-    symbols: tuple[str, ...] = ()
-    expected_contract_changes: tuple[str, ...] = ()
-    test_responsibility: tuple[str, ...] = ()
-    deployment_responsibility: str | None = None
-    memory_impacts: tuple[MemoryImpact, ...] = ()
-    branch: str | None = None
-    worktree: str | None = None
-    claim_id: str | None = None
-
-
-@dataclass(frozen=True)
-class RenewLease:
-    claim_id: str
-    expected_lease_revision: int
-    expected_claim_revision: int
-    ttl_seconds: int
-
-
-@dataclass(frozen=True)
-class ChangeScope:
-    claim_id: str
-    expected_claim_revision: int
-    add_paths: tuple[str, ...] = ()
-    remove_paths: tuple[str, ...] = ()
-    add_modules: tuple[str, ...] = ()
-    add_symbols: tuple[str, ...] = ()
-    add_expected_contract_changes: tuple[str, ...] = ()
-    reason: str | None = None
-
-
-@dataclass(frozen=True)
-class SetStatus:
-    """Suspend, resume or abandon. ``details`` carries the abandonment record."""
-
-    claim_id: str
-    expected_claim_revision: int
-    to: ClaimStatus
-    reason: str | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-# ---------------------------------------------------------------------------- helpers
-
-
-def get_claim(state: RepoState, claim_id: str) -> Claim:
-    """The claim, or ``not_found``."""
-    claim = state.claims.get(claim_id)
-    if claim is None:
-        raise NotFoundError(f"no claim {claim_id!r} in repository {state.repo!r}", claimId=claim_id)
-    return claim
-
-
-def check_claim_revision(claim: Claim, expected: int) -> None:
-    """``revision_conflict`` (with the current record) unless ``expected`` is current."""
-    if expected != claim.revision:
-        raise RevisionConflict(
-            f"claim {claim.id} is at revision {claim.revision}, not {expected}: "
-            "re-read it and decide again",
-            expected=expected,
-            actual=claim.revision,
-            current=claim_to_wire(claim),
-            event_ids=[claim.last_event_id] if claim.last_event_id else [],
-        )
-
-
-def check_alive(claim: Claim, now: datetime) -> None:
-    """``lease_expired`` when the claim's lease has run out (or it is already expired)."""
-    if claim.status is ClaimStatus.EXPIRED or (claim.leased and now >= claim.lease.expires_at):
-        raise LeaseExpired(
-            f"the lease of claim {claim.id} expired at {format_time(claim.lease.expires_at)}; "
-            "its authority is frozen (take it over to continue the work)",
-            current=claim_to_wire(claim),
-            expiredAt=format_time(claim.lease.expires_at),
-        )
-
-
-def _text(value: str, fld: str, policy: Policy, *, required: bool = True) -> str:
-    value = value.strip()
-    if required and not value:
-        raise ValidationError(f"{fld} must not be empty", field=fld)
-    if len(value) > policy.max_text:
-        raise ValidationError(f"{fld} is longer than {policy.max_text} characters", field=fld)
-    return value
-
-
-def _ttl(ttl: int, fld: str, policy: Policy) -> int:
-    if isinstance(ttl, bool) or not isinstance(ttl, int):
-        raise ValidationError(f"{fld} must be an integer number of seconds", field=fld)
-    if not policy.min_ttl_seconds <= ttl <= policy.max_ttl_seconds:
-        raise ValidationError(
-            f"{fld} must be between {policy.min_ttl_seconds} and {policy.max_ttl_seconds} "
-            f"seconds, got {ttl}",
-            field=fld,
-        )
-    return ttl
-
-
-def _patterns(state: RepoState, raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
-    if len(raw) > policy.max_targets:
-        raise ValidationError(f"{fld} lists more than {policy.max_targets} targets", field=fld)
-    out: list[str] = []
-    for i, item in enumerate(raw):
-        pattern = normalize_pattern(item, case_insensitive=state.case_insensitive, field=f"{fld}[{i}]")
-        if pattern not in out:
-            out.append(pattern)
-    return tuple(out)
-
-
-def _names(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
-    out: list[str] = []
-    for i, item in enumerate(raw):
-        value = _text(item, f"{fld}[{i}]", policy)
-        if value not in out:
-            out.append(value)
-    return tuple(out)
-
-
-def _blocking(overlaps: Sequence[Overlap]) -> list[Overlap]:
-    return [o for o in overlaps if o.severity is Severity.BLOCKING]
-
-
-def _meeting_events(
-    state: RepoState,
-    claim_id: str,
-    blocking: Sequence[Overlap],
-    now: datetime,
-    ids: IdSource,
-    policy: Policy,
-) -> tuple[str, list[ev.Event]]:
-    """Join an open meeting of one of the holders, or open a new one. Returns its id."""
-    contested = [
-        {
-            "target": t.witness,
-            "claimIds": sorted({claim_id, o.claim_id}),
-            "reason": f"{o.kind.value} overlap: {t.mine!r} vs {t.theirs!r}",
-        }
-        for o in blocking
-        for t in o.targets
-    ]
-    holders = {o.claim_id for o in blocking}
-    for meeting in sorted(state.meetings.values(), key=lambda m: m.created_at):
-        if meeting.status is MeetingStatus.OPEN and holders & set(meeting.participants):
-            joined = ev.Event(
-                id=ids("evt"),
-                type=ev.MEETING_JOINED,
-                subject=ev.meeting_subject(meeting.id),
-                data={"meetingId": meeting.id, "claimId": claim_id, "contestedTargets": contested},
-            )
-            return meeting.id, [joined]
-    meeting_id = ids("mtg")
-    opened = ev.Event(
-        id=ids("evt"),
-        type=ev.MEETING_OPENED,
-        subject=ev.meeting_subject(meeting_id),
-        data={
-            "meetingId": meeting_id,
-            "participants": sorted(holders) + [claim_id],
-            "contestedTargets": contested,
-            "deadline": format_time(now + timedelta(seconds=policy.meeting_deadline_seconds)),
-        },
-    )
-    return meeting_id, [opened]
+__all__ = [
+    "DEFAULT_POLICY",
+    "ChangeScope",
+    "IdSource",
+    "OpenClaim",
+    "Policy",
+    "RenewLease",
+    "SetStatus",
+    "decide_expiry",
+    "decide_open",
+    "decide_renew",
+    "decide_scope_change",
+    "decide_status",
+]
 
 
 # ---------------------------------------------------------------------------- decide
@@ -253,15 +75,15 @@ def decide_open(
     Raises:
         ValidationError: ``validation_error`` naming the field.
     """
-    objective = _text(cmd.objective, "objective", policy)
+    objective = text_field(cmd.objective, "objective", policy)
     base = cmd.base_commit.strip().lower()
-    if not _OID.match(base):
+    if not OID_PATTERN.match(base):
         raise ValidationError("baseCommit must be a commit object id (hex)", field="baseCommit")
-    ttl = _ttl(cmd.lease_ttl_seconds, "leaseTtlSeconds", policy)
-    paths = _patterns(state, cmd.paths, "paths", policy)
-    modules = _names(cmd.modules, "modules", policy)
-    symbols = _names(cmd.symbols, "symbols", policy)
-    contracts = _names(cmd.expected_contract_changes, "expectedContractChanges", policy)
+    ttl = ttl_field(cmd.lease_ttl_seconds, "leaseTtlSeconds", policy)
+    paths = pattern_list(state, cmd.paths, "paths", policy)
+    modules = name_list(cmd.modules, "modules", policy)
+    symbols = name_list(cmd.symbols, "symbols", policy)
+    contracts = name_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
     memory = tuple(
         MemoryImpact(
             path=normalize_pattern(
@@ -280,8 +102,8 @@ def decide_open(
         )
     if cmd.claim_id is not None and cmd.claim_id in state.claims:
         raise ValidationError(f"claim id {cmd.claim_id!r} is already used", field="id")
-    _text(cmd.agent.id, "agent.id", policy)
-    _text(cmd.agent.name, "agent.name", policy)
+    text_field(cmd.agent.id, "agent.id", policy)
+    text_field(cmd.agent.name, "agent.name", policy)
 
     claim_id = cmd.claim_id or ids("clm")
     token = state.last_fencing_token + 1
@@ -301,7 +123,9 @@ def decide_open(
             "modules": list(modules),
             "symbols": list(symbols),
             "expectedContractChanges": list(contracts),
-            "testResponsibility": list(_names(cmd.test_responsibility, "testResponsibility", policy)),
+            "testResponsibility": list(
+                name_list(cmd.test_responsibility, "testResponsibility", policy)
+            ),
             "deploymentResponsibility": cmd.deployment_responsibility,
             "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
             "lease": {
@@ -313,8 +137,10 @@ def decide_open(
             "fencingToken": token,
         },
     )
-    targets = Targets(paths=paths, modules=modules, symbols=symbols, contracts=contracts, memory=memory)
-    blocking = _blocking(find_overlaps(state, targets))
+    targets = Targets(
+        paths=paths, modules=modules, symbols=symbols, contracts=contracts, memory=memory
+    )
+    blocking = blocking_only(find_overlaps(state, targets))
     if not blocking:
         activated = ev.Event(
             id=ids("evt"),
@@ -323,7 +149,7 @@ def decide_open(
             data={"claimId": claim_id, "status": ClaimStatus.ACTIVE.value, "reason": "no overlap"},
         )
         return [announced, activated]
-    meeting_id, meeting_events = _meeting_events(state, claim_id, blocking, now, ids, policy)
+    meeting_id, meeting_events = meeting_events_for(state, claim_id, blocking, now, ids, policy)
     negotiating = ev.Event(
         id=ids("evt"),
         type=ev.CLAIM_NEGOTIATING,
@@ -365,7 +191,7 @@ def decide_renew(
             claim.status.value,
             f"claim {claim.id} is {claim.status.value}: it has no running lease to renew",
         )
-    ttl = _ttl(cmd.ttl_seconds, "ttlSeconds", policy)
+    ttl = ttl_field(cmd.ttl_seconds, "ttlSeconds", policy)
     return [
         ev.Event(
             id=ids("evt"),
@@ -410,7 +236,11 @@ _SCOPE_STATUSES = frozenset(
 
 
 def decide_scope_change(
-    state: RepoState, cmd: ChangeScope, now: datetime, ids: IdSource, policy: Policy = DEFAULT_POLICY
+    state: RepoState,
+    cmd: ChangeScope,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy = DEFAULT_POLICY,
 ) -> list[ev.Event]:
     """Add or remove targets. Additions re-run overlap analysis: a blocking overlap parks
     the new targets in ``pendingPaths`` and moves the claim to ``negotiating`` (targets
@@ -428,31 +258,46 @@ def decide_scope_change(
             ClaimStatus.NEGOTIATING.value,
             f"the scope of claim {claim.id} cannot change while it is {claim.status.value}",
         )
-    add = _patterns(state, cmd.add_paths, "addPaths", policy)
-    remove = _patterns(state, cmd.remove_paths, "removePaths", policy)
+    add = pattern_list(state, cmd.add_paths, "addPaths", policy)
+    remove = pattern_list(state, cmd.remove_paths, "removePaths", policy)
     held = claim.paths + claim.pending_paths
     for i, pattern in enumerate(remove):
         if pattern not in held:
             raise ValidationError(
-                f"removePaths[{i}] {pattern!r} is not one of the claim's paths", field=f"removePaths[{i}]"
+                f"removePaths[{i}] {pattern!r} is not one of the claim's paths",
+                field=f"removePaths[{i}]",
             )
     new_paths = tuple(p for p in add if p not in held)
-    modules = tuple(m for m in _names(cmd.add_modules, "addModules", policy) if m not in claim.modules)
-    symbols = tuple(s for s in _names(cmd.add_symbols, "addSymbols", policy) if s not in claim.symbols)
+    modules = tuple(
+        m for m in name_list(cmd.add_modules, "addModules", policy) if m not in claim.modules
+    )
+    symbols = tuple(
+        s for s in name_list(cmd.add_symbols, "addSymbols", policy) if s not in claim.symbols
+    )
     contracts = tuple(
         c
-        for c in _names(cmd.add_expected_contract_changes, "addExpectedContractChanges", policy)
+        for c in name_list(cmd.add_expected_contract_changes, "addExpectedContractChanges", policy)
         if c not in claim.expected_contract_changes
     )
     kept = tuple(p for p in claim.paths if p not in remove)
     pending = tuple(p for p in claim.pending_paths if p not in remove)
-    if not (kept or pending or new_paths or claim.modules or modules or claim.symbols or symbols
-            or claim.expected_contract_changes or contracts or claim.memory_impacts):
+    if not (
+        kept
+        or pending
+        or new_paths
+        or claim.modules
+        or modules
+        or claim.symbols
+        or symbols
+        or claim.expected_contract_changes
+        or contracts
+        or claim.memory_impacts
+    ):
         raise ValidationError("a scope change must leave at least one target", field="removePaths")
     if not (new_paths or modules or symbols or contracts or remove):
         raise ValidationError("the scope change adds or removes nothing", field="addPaths")
 
-    blocking = _blocking(
+    blocking = blocking_only(
         find_overlaps(
             state,
             Targets(paths=new_paths, modules=modules, symbols=symbols, contracts=contracts),
@@ -468,7 +313,7 @@ def decide_scope_change(
         status = ClaimStatus.NEGOTIATING
     else:
         kept = kept + new_paths
-    reason = _text(cmd.reason or "", "reason", policy, required=False) or None
+    reason = text_field(cmd.reason or "", "reason", policy, required=False) or None
     out.append(
         ev.Event(
             id=ids("evt"),
@@ -488,7 +333,7 @@ def decide_scope_change(
         )
     )
     if blocking:
-        meeting_id, meeting_events = _meeting_events(state, claim.id, blocking, now, ids, policy)
+        meeting_id, meeting_events = meeting_events_for(state, claim.id, blocking, now, ids, policy)
         out.extend(meeting_events)
         out.append(
             ev.Event(
@@ -531,14 +376,20 @@ def decide_status(
         check_alive(claim, now)
     check_claim_revision(claim, cmd.expected_claim_revision)
     target = cmd.to
-    if target is ClaimStatus.ACTIVE and claim.status is ClaimStatus.SUSPENDED and claim.pending_paths:
+    if (
+        target is ClaimStatus.ACTIVE
+        and claim.status is ClaimStatus.SUSPENDED
+        and claim.pending_paths
+    ):
         target = ClaimStatus.NEGOTIATING
     if target is ClaimStatus.ACTIVE and claim.status is not ClaimStatus.SUSPENDED:
         raise InvalidTransition(
-            claim.status.value, "active", f"only a suspended claim can resume (it is {claim.status.value})"
+            claim.status.value,
+            "active",
+            f"only a suspended claim can resume (it is {claim.status.value})",
         )
     require(claim.status, target, claim_id=claim.id)
-    reason = _text(cmd.reason or "", "reason", policy, required=False) or None
+    reason = text_field(cmd.reason or "", "reason", policy, required=False) or None
     data: dict[str, Any] = {
         "claimId": claim.id,
         "status": target.value,
@@ -551,4 +402,8 @@ def decide_status(
             diffSummary=cmd.details.get("diffSummary") or {},
             memoryState=cmd.details.get("memoryState") or {},
         )
-    return [ev.Event(id=ids("evt"), type=_STATUS_EVENT[cmd.to], subject=ev.claim_subject(claim.id), data=data)]
+    return [
+        ev.Event(
+            id=ids("evt"), type=_STATUS_EVENT[cmd.to], subject=ev.claim_subject(claim.id), data=data
+        )
+    ]

@@ -48,7 +48,7 @@ class StoredEvent:
     hash: str
 
     def to_wire(self) -> dict[str, Any]:
-        """``{seq, id, type, version, repo, subject, subjectRevision, data, at, prevHash, hash}``."""
+        """The API.md event shape (camelCase), plus ``subjectRevision``."""
         return {
             "seq": self.seq,
             "id": self.id,
@@ -149,7 +149,9 @@ class ChainBreak:
     reason: str
 
 
-def verify_link(event: StoredEvent, expected_prev_hash: str, expected_seq: int) -> ChainBreak | None:
+def verify_link(
+    event: StoredEvent, expected_prev_hash: str, expected_seq: int
+) -> ChainBreak | None:
     """Check one event against its predecessor; ``None`` when the link holds."""
     if event.seq != expected_seq:
         return ChainBreak(event.seq, f"sequence gap: expected {expected_seq}, found {event.seq}")

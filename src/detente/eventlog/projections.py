@@ -25,7 +25,9 @@ def rows_for(state: RepoState, subjects: Iterable[str]) -> list[RecordRow]:
         kind, _, record_id = subject.partition("/")
         if kind == "claim" and record_id in state.claims:
             c = state.claims[record_id]
-            rows.append(RecordRow("claim", c.id, c.repo, c.revision, c.status.value, claim_to_wire(c)))
+            rows.append(
+                RecordRow("claim", c.id, c.repo, c.revision, c.status.value, claim_to_wire(c))
+            )
         elif kind == "meeting" and record_id in state.meetings:
             m = state.meetings[record_id]
             rows.append(
@@ -100,6 +102,12 @@ def verify(store: Store, case_insensitive: dict[str, bool] | None = None) -> Aud
             elif want is None:
                 mismatches.append(f"{kind}/{record_id}: in the projection but not in the log")
             elif have.body != want.body or have.revision != want.revision:
-                diff = sorted(k for k in set(have.body) | set(want.body) if have.body.get(k) != want.body.get(k))
-                mismatches.append(f"{kind}/{record_id}: differs from replay in {', '.join(diff) or 'revision'}")
+                diff = sorted(
+                    k
+                    for k in set(have.body) | set(want.body)
+                    if have.body.get(k) != want.body.get(k)
+                )
+                mismatches.append(
+                    f"{kind}/{record_id}: differs from replay in {', '.join(diff) or 'revision'}"
+                )
     return AuditReport(ok=not mismatches, events=count, head_hash=prev, mismatches=mismatches)

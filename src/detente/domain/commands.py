@@ -1,0 +1,170 @@
+"""Commands, limits and the checks every decision starts with (pure, no IO).
+
+The checks raise the stable errors of :mod:`detente.errors`: ``not_found``,
+``lease_expired``, ``revision_conflict`` (with the current record and related event
+ids) and ``validation_error`` (naming the field).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from detente.clock import format_time
+from detente.domain.model import Agent, Claim, ClaimStatus, MemoryImpact
+from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.state import RepoState
+from detente.domain.wire import claim_to_wire
+from detente.errors import LeaseExpired, NotFoundError, RevisionConflict, ValidationError
+
+IdSource = Callable[[str], str]
+"""Returns a fresh id for a prefix (``evt``, ``clm``, ``mtg``, ``lse``)."""
+
+OID_PATTERN = re.compile(r"^[0-9a-f]{4,64}$")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Tunable limits. Durations in seconds."""
+
+    min_ttl_seconds: int = 1
+    max_ttl_seconds: int = 7 * 24 * 3600
+    meeting_deadline_seconds: int = 15 * 60
+    max_targets: int = 1000
+    max_text: int = 4000
+
+
+DEFAULT_POLICY = Policy()
+
+
+@dataclass(frozen=True)
+class OpenClaim:
+    """Seed of a new claim (API.md ``POST /v1/claims``)."""
+
+    repo: str
+    objective: str
+    base_commit: str
+    agent: Agent
+    lease_ttl_seconds: int
+    paths: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
+    expected_contract_changes: tuple[str, ...] = ()
+    test_responsibility: tuple[str, ...] = ()
+    deployment_responsibility: str | None = None
+    memory_impacts: tuple[MemoryImpact, ...] = ()
+    branch: str | None = None
+    worktree: str | None = None
+    claim_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RenewLease:
+    claim_id: str
+    expected_lease_revision: int
+    expected_claim_revision: int
+    ttl_seconds: int
+
+
+@dataclass(frozen=True)
+class ChangeScope:
+    claim_id: str
+    expected_claim_revision: int
+    add_paths: tuple[str, ...] = ()
+    remove_paths: tuple[str, ...] = ()
+    add_modules: tuple[str, ...] = ()
+    add_symbols: tuple[str, ...] = ()
+    add_expected_contract_changes: tuple[str, ...] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SetStatus:
+    """Suspend, resume or abandon. ``details`` carries the abandonment record."""
+
+    claim_id: str
+    expected_claim_revision: int
+    to: ClaimStatus
+    reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def get_claim(state: RepoState, claim_id: str) -> Claim:
+    """The claim, or ``not_found``."""
+    claim = state.claims.get(claim_id)
+    if claim is None:
+        raise NotFoundError(f"no claim {claim_id!r} in repository {state.repo!r}", claimId=claim_id)
+    return claim
+
+
+def check_claim_revision(claim: Claim, expected: int) -> None:
+    """``revision_conflict`` (with the current record) unless ``expected`` is current."""
+    if expected != claim.revision:
+        raise RevisionConflict(
+            f"claim {claim.id} is at revision {claim.revision}, not {expected}: "
+            "re-read it and decide again",
+            expected=expected,
+            actual=claim.revision,
+            current=claim_to_wire(claim),
+            event_ids=[claim.last_event_id] if claim.last_event_id else [],
+        )
+
+
+def check_alive(claim: Claim, now: datetime) -> None:
+    """``lease_expired`` when the claim's lease has run out (or it is already expired)."""
+    if claim.status is ClaimStatus.EXPIRED or (claim.leased and now >= claim.lease.expires_at):
+        raise LeaseExpired(
+            f"the lease of claim {claim.id} expired at {format_time(claim.lease.expires_at)}; "
+            "its authority is frozen (take it over to continue the work)",
+            current=claim_to_wire(claim),
+            expiredAt=format_time(claim.lease.expires_at),
+        )
+
+
+def text_field(value: str, fld: str, policy: Policy, *, required: bool = True) -> str:
+    value = value.strip()
+    if required and not value:
+        raise ValidationError(f"{fld} must not be empty", field=fld)
+    if len(value) > policy.max_text:
+        raise ValidationError(f"{fld} is longer than {policy.max_text} characters", field=fld)
+    return value
+
+
+def ttl_field(ttl: int, fld: str, policy: Policy) -> int:
+    if isinstance(ttl, bool) or not isinstance(ttl, int):
+        raise ValidationError(f"{fld} must be an integer number of seconds", field=fld)
+    if not policy.min_ttl_seconds <= ttl <= policy.max_ttl_seconds:
+        raise ValidationError(
+            f"{fld} must be between {policy.min_ttl_seconds} and {policy.max_ttl_seconds} "
+            f"seconds, got {ttl}",
+            field=fld,
+        )
+    return ttl
+
+
+def pattern_list(state: RepoState, raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
+    if len(raw) > policy.max_targets:
+        raise ValidationError(f"{fld} lists more than {policy.max_targets} targets", field=fld)
+    out: list[str] = []
+    for i, item in enumerate(raw):
+        pattern = normalize_pattern(
+            item, case_insensitive=state.case_insensitive, field=f"{fld}[{i}]"
+        )
+        if pattern not in out:
+            out.append(pattern)
+    return tuple(out)
+
+
+def name_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
+    out: list[str] = []
+    for i, item in enumerate(raw):
+        value = text_field(item, f"{fld}[{i}]", policy)
+        if value not in out:
+            out.append(value)
+    return tuple(out)
