@@ -142,7 +142,9 @@ class EvidenceRejected(ConflictError):
     code = "evidence_rejected"
 
     def __init__(self, failures: Sequence[str], **extra: Any) -> None:
-        super().__init__("evidence rejected: " + "; ".join(failures), failures=list(failures), **extra)
+        super().__init__(
+            "evidence rejected: " + "; ".join(failures), failures=list(failures), **extra
+        )
         self.failures = list(failures)
 
 

@@ -66,7 +66,9 @@ class _Found:
             self.targets.append(target)
 
 
-def find_overlaps(state: RepoState, targets: Targets, *, exclude: str | None = None) -> list[Overlap]:
+def find_overlaps(
+    state: RepoState, targets: Targets, *, exclude: str | None = None
+) -> list[Overlap]:
     """Overlaps of ``targets`` with every holding claim of ``state`` except ``exclude``.
 
     Args:
@@ -136,11 +138,15 @@ def _memory_overlaps(
                 label = f"{witness}#{shared}" if shared else witness
                 found.setdefault(claim_id, _Found()).add(
                     OverlapKind.MEMORY,
-                    OverlapTarget(mine=_memory_label(mine), theirs=_memory_label(theirs), witness=label),
+                    OverlapTarget(
+                        mine=_memory_label(mine), theirs=_memory_label(theirs), witness=label
+                    ),
                 )
     # A memory impact also meets another claim's plain path pattern on the same file.
     for mine in targets.memory:
-        for claim_id, theirs_path, witness in state.path_index.overlapping(mine.path, exclude=exclude):
+        for claim_id, theirs_path, witness in state.path_index.overlapping(
+            mine.path, exclude=exclude
+        ):
             found.setdefault(claim_id, _Found()).add(
                 OverlapKind.MEMORY,
                 OverlapTarget(mine=_memory_label(mine), theirs=theirs_path, witness=witness),
@@ -154,7 +160,9 @@ def _memory_overlaps(
                 if witness is not None:
                     found.setdefault(claim_id, _Found()).add(
                         OverlapKind.MEMORY,
-                        OverlapTarget(mine=mine_path, theirs=_memory_label(theirs), witness=witness),
+                        OverlapTarget(
+                            mine=mine_path, theirs=_memory_label(theirs), witness=witness
+                        ),
                     )
 
 

@@ -100,8 +100,9 @@ class RepoState:
 
     # ------------------------------------------------------------------ evolve
 
-    def apply(self, event_type: str, data: dict[str, Any], *, at: datetime, event_id: str,
-              seq: int = 0) -> None:
+    def apply(
+        self, event_type: str, data: dict[str, Any], *, at: datetime, event_id: str, seq: int = 0
+    ) -> None:
         """Fold one event into the state.
 
         Args:
@@ -157,7 +158,9 @@ class RepoState:
             return
         if event_type == ev.MEETING_JOINED:
             claim_id = str(data["claimId"])
-            participants = old.participants + ((claim_id,) if claim_id not in old.participants else ())
+            participants = old.participants + (
+                (claim_id,) if claim_id not in old.participants else ()
+            )
             self.meetings[meeting_id] = replace(
                 old,
                 participants=participants,
@@ -169,13 +172,17 @@ class RepoState:
     def _store_claim(self, old: Claim | None, new: Claim) -> None:
         self.claims[new.id] = new
         old_holding = old is not None and old.holding
-        if old_holding and old is not None and (
-            not new.holding
-            or old.paths != new.paths
-            or old.pending_paths != new.pending_paths
-            or old.modules != new.modules
-            or old.symbols != new.symbols
-            or old.expected_contract_changes != new.expected_contract_changes
+        if (
+            old_holding
+            and old is not None
+            and (
+                not new.holding
+                or old.paths != new.paths
+                or old.pending_paths != new.pending_paths
+                or old.modules != new.modules
+                or old.symbols != new.symbols
+                or old.expected_contract_changes != new.expected_contract_changes
+            )
         ):
             self._unindex(old)
             old_holding = False
@@ -261,7 +268,9 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
         return replace(claim, lease=lease)
     if event_type == ev.CLAIM_NEGOTIATING:
         meeting_id = str(data["meetingId"])
-        meetings = claim.meeting_ids + ((meeting_id,) if meeting_id not in claim.meeting_ids else ())
+        meetings = claim.meeting_ids + (
+            (meeting_id,) if meeting_id not in claim.meeting_ids else ()
+        )
         return replace(claim, status=status, status_reason=reason, meeting_ids=meetings)
     if event_type == ev.CLAIM_SCOPE_CHANGED:
         return replace(

@@ -81,7 +81,9 @@ class Store(Protocol):
         """Exclusive unit of work on ``repo``; commits on normal exit, rolls back on error."""
         ...
 
-    def read(self, *, since: int = 0, limit: int = 1000, repo: str | None = None) -> list[StoredEvent]:
+    def read(
+        self, *, since: int = 0, limit: int = 1000, repo: str | None = None
+    ) -> list[StoredEvent]:
         """Events with sequence > ``since`` (optionally of one repo), at most ``limit``."""
         ...
 

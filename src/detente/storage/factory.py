@@ -28,9 +28,11 @@ def open_store(url: str) -> Store:
     if url.startswith("sqlite:///"):
         from detente.storage.sqlite import SqliteStore
 
-        path = url[len("sqlite:///"):]
+        path = url[len("sqlite:///") :]
         if not path:
-            raise ValidationError("sqlite URL needs a file path: sqlite:///path/to/detente.db", field="store")
+            raise ValidationError(
+                "sqlite URL needs a file path: sqlite:///path/to/detente.db", field="store"
+            )
         return SqliteStore(Path(path))
     if url.startswith(("postgresql://", "postgres://", "etcd://")):
         raise ValidationError(

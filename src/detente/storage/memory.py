@@ -40,7 +40,9 @@ class _MemoryTx:
         seq = last.seq if last else len(self._store._events)
         prev = last.hash if last else self._store.head()[1]
         for event in events:
-            rev = self.revisions.get(event.subject, self._store._revisions.get(event.subject, 0)) + 1
+            rev = (
+                self.revisions.get(event.subject, self._store._revisions.get(event.subject, 0)) + 1
+            )
             seq += 1
             stored = seal(
                 seq=seq,
@@ -84,9 +86,11 @@ class MemoryStore:
             self._revisions.update(tx.revisions)
             self._rows.update(tx.rows)
 
-    def read(self, *, since: int = 0, limit: int = 1000, repo: str | None = None) -> list[StoredEvent]:
+    def read(
+        self, *, since: int = 0, limit: int = 1000, repo: str | None = None
+    ) -> list[StoredEvent]:
         with self._lock:
-            tail = self._events[max(since, 0):]
+            tail = self._events[max(since, 0) :]
         if repo is not None:
             tail = [e for e in tail if e.repo == repo]
         return tail[: max(limit, 0)]

@@ -90,7 +90,8 @@ class _SqliteTx:
     def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
         for subject, want in expected.items():
             (have,) = self._conn.execute(
-                "SELECT COALESCE(MAX(subject_revision), 0) FROM events WHERE subject = ?", (subject,)
+                "SELECT COALESCE(MAX(subject_revision), 0) FROM events WHERE subject = ?",
+                (subject,),
             ).fetchone()
             if have != want:
                 raise ConcurrencyError(
@@ -99,7 +100,9 @@ class _SqliteTx:
                     expected=want,
                     actual=have,
                 )
-        last = self._conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        last = self._conn.execute(
+            "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
         seq, prev = (int(last[0]), str(last[1])) if last else (0, GENESIS_HASH)
         revisions: dict[str, int] = {}
         out: list[StoredEvent] = []
@@ -211,7 +214,9 @@ class SqliteStore:
                 self._conn.execute("ROLLBACK")
                 raise StoreError(f"commit failed: {exc}") from exc
 
-    def read(self, *, since: int = 0, limit: int = 1000, repo: str | None = None) -> list[StoredEvent]:
+    def read(
+        self, *, since: int = 0, limit: int = 1000, repo: str | None = None
+    ) -> list[StoredEvent]:
         query = f"SELECT {_COLUMNS} FROM events WHERE seq > ?"
         params: list[Any] = [since]
         if repo is not None:
@@ -233,7 +238,9 @@ class SqliteStore:
 
     def head(self) -> tuple[int, str]:
         with self._lock:
-            row = self._conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+            row = self._conn.execute(
+                "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
         return (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
 
     def records(self, kind: str, repo: str | None = None) -> list[RecordRow]:
@@ -245,7 +252,14 @@ class SqliteStore:
         with self._lock:
             rows = self._conn.execute(query + " ORDER BY id", params).fetchall()
         return [
-            RecordRow(kind=r[0], id=r[1], repo=r[2], revision=int(r[3]), status=r[4], body=json.loads(r[5]))
+            RecordRow(
+                kind=r[0],
+                id=r[1],
+                repo=r[2],
+                revision=int(r[3]),
+                status=r[4],
+                body=json.loads(r[5]),
+            )
             for r in rows
         ]
 
