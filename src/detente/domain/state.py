@@ -57,6 +57,7 @@ class RepoState:
         self.symbols: dict[str, set[str]] = {}
         self.contracts: dict[str, set[str]] = {}
         self.memory_holders: set[str] = set()
+        self.stream_revisions: dict[str, int] = {}
         self._deadlines: list[tuple[datetime, str, int]] = []
 
     # ------------------------------------------------------------------ queries
@@ -100,8 +101,19 @@ class RepoState:
 
     # ------------------------------------------------------------------ evolve
 
+    def revision_of(self, subject: str) -> int:
+        """Events applied so far on ``subject`` (0 for a stream that does not exist yet)."""
+        return self.stream_revisions.get(subject, 0)
+
     def apply(
-        self, event_type: str, data: dict[str, Any], *, at: datetime, event_id: str, seq: int = 0
+        self,
+        event_type: str,
+        data: dict[str, Any],
+        *,
+        at: datetime,
+        event_id: str,
+        seq: int = 0,
+        subject: str | None = None,
     ) -> None:
         """Fold one event into the state.
 
@@ -112,9 +124,12 @@ class RepoState:
             at: when the event was recorded (UTC).
             event_id: the event's id (kept as the record's ``lastEventId``).
             seq: its global sequence number, if stored.
+            subject: its stream; counted in :attr:`stream_revisions`.
         """
         if seq:
             self.last_seq = max(self.last_seq, seq)
+        if subject is not None:
+            self.stream_revisions[subject] = self.stream_revisions.get(subject, 0) + 1
         if event_type.startswith("meeting."):
             self._apply_meeting(event_type, data, at)
             return

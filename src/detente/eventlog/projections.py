@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from detente.clock import parse_time
+from detente.domain.model import Claim, Meeting
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire, meeting_to_wire
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
@@ -15,24 +16,43 @@ from detente.storage.base import RecordRow, Store
 
 def apply_stored(state: RepoState, event: StoredEvent) -> None:
     """Fold a stored event into ``state``."""
-    state.apply(event.type, event.data, at=parse_time(event.at), event_id=event.id, seq=event.seq)
+    state.apply(
+        event.type,
+        event.data,
+        at=parse_time(event.at),
+        event_id=event.id,
+        seq=event.seq,
+        subject=event.subject,
+    )
+
+
+def _claim_row(c: Claim) -> RecordRow:
+    return RecordRow("claim", c.id, c.repo, c.revision, c.status.value, claim_to_wire(c))
+
+
+def _meeting_row(m: Meeting) -> RecordRow:
+    return RecordRow("meeting", m.id, m.repo, m.revision, m.status.value, meeting_to_wire(m))
+
+
+#: Record kinds projected into rows: ``kind -> (records of a state, row of one record)``.
+#: The subject of a record's stream is ``<kind>/<id>``. Add a kind here to project it.
+KINDS: dict[str, tuple[Callable[[RepoState], Mapping[str, Any]], Callable[[Any], RecordRow]]] = {
+    "claim": (lambda s: s.claims, _claim_row),
+    "meeting": (lambda s: s.meetings, _meeting_row),
+}
 
 
 def rows_for(state: RepoState, subjects: Iterable[str]) -> list[RecordRow]:
-    """The projection rows of the given subjects (``claim/<id>``, ``meeting/<id>``)."""
+    """The projection rows of the given subjects (``<kind>/<id>``); unknown kinds skipped."""
     rows: list[RecordRow] = []
     for subject in dict.fromkeys(subjects):
         kind, _, record_id = subject.partition("/")
-        if kind == "claim" and record_id in state.claims:
-            c = state.claims[record_id]
-            rows.append(
-                RecordRow("claim", c.id, c.repo, c.revision, c.status.value, claim_to_wire(c))
-            )
-        elif kind == "meeting" and record_id in state.meetings:
-            m = state.meetings[record_id]
-            rows.append(
-                RecordRow("meeting", m.id, m.repo, m.revision, m.status.value, meeting_to_wire(m))
-            )
+        if kind not in KINDS:
+            continue
+        records, to_row = KINDS[kind]
+        record = records(state).get(record_id)
+        if record is not None:
+            rows.append(to_row(record))
     return rows
 
 
@@ -88,12 +108,12 @@ def verify(store: Store, case_insensitive: dict[str, bool] | None = None) -> Aud
         prev, expected_seq, count = event.hash, event.seq + 1, count + 1
 
     mismatches: list[str] = []
-    for kind in ("claim", "meeting"):
+    for kind, (records, to_row) in KINDS.items():
         stored = {r.id: r for r in store.records(kind)}
         replayed: dict[str, RecordRow] = {}
         for state in states.values():
-            records = state.claims if kind == "claim" else state.meetings
-            for row in rows_for(state, (f"{kind}/{i}" for i in records)):
+            for record in records(state).values():
+                row = to_row(record)
                 replayed[row.id] = row
         for record_id in sorted(set(stored) | set(replayed)):
             have, want = stored.get(record_id), replayed.get(record_id)

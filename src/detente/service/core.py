@@ -15,24 +15,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from detente.clock import Clock, format_time
 from detente.domain import decide as d
-from detente.domain.analysis import Targets, find_overlaps
 from detente.domain.events import Event
-from detente.domain.model import Claim, ClaimStatus, Meeting, Overlap
-from detente.domain.overlap.globs import intersect
-from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
-from detente.domain.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
 from detente.errors import (
     ConcurrencyError,
     DetenteError,
-    InvalidTransition,
-    NotFoundError,
     ValidationError,
 )
 from detente.eventlog.envelope import StoredEvent
@@ -52,27 +44,8 @@ class RepoConfig:
     case_insensitive: bool = False
 
 
-@dataclass(frozen=True)
-class ClaimView:
-    """A claim with its live overlap report and its meetings."""
-
-    claim: Claim
-    overlaps: list[Overlap]
-    meetings: list[Meeting] = field(default_factory=list)
-
-    def to_wire(self) -> dict[str, Any]:
-        """``{claim, overlaps[], meeting, meetings[]}`` (``meeting``: the newest open one)."""
-        open_meetings = [m for m in self.meetings if m.status.value == "open"]
-        return {
-            "claim": claim_to_wire(self.claim),
-            "overlaps": [overlap_to_wire(o) for o in self.overlaps],
-            "meeting": meeting_to_wire(open_meetings[-1]) if open_meetings else None,
-            "meetings": [meeting_to_wire(m) for m in self.meetings],
-        }
-
-
-class Service:
-    """The coordination plane's use cases over one store.
+class ServiceCore:
+    """Plumbing shared by every use case: repos, cached projections, the command path.
 
     Args:
         store: the storage backend.
@@ -136,15 +109,7 @@ class Service:
         if not events:
             return []
         at = format_time(self.clock.now())
-        expected: dict[str, int] = {}
-        for event in events:
-            if event.subject in expected:
-                continue
-            kind, _, record_id = event.subject.partition("/")
-            record: Claim | Meeting | None = (
-                state.claims.get(record_id) if kind == "claim" else state.meetings.get(record_id)
-            )
-            expected[event.subject] = record.revision if record is not None else 0
+        expected = {e.subject: state.revision_of(e.subject) for e in events}
         stored = tx.append(
             [NewEvent(e.id, e.type, e.version, state.repo, e.subject, e.data, at) for e in events],
             expected,
@@ -200,152 +165,10 @@ class Service:
             self._execute(repo, lambda s: [])
         return self._state(repo)
 
-    def _view(self, state: RepoState, claim: Claim) -> ClaimView:
-        overlaps = (
-            find_overlaps(state, Targets.of(claim), exclude=claim.id) if claim.holding else []
-        )
-        meetings = [state.meetings[m] for m in claim.meeting_ids if m in state.meetings]
-        return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
-
     # ------------------------------------------------------------------ repositories
 
     def list_repos(self) -> list[RepoConfig]:
         return sorted(self.repos.values(), key=lambda r: r.name)
-
-    # ------------------------------------------------------------------ claims
-
-    def open_claim(self, cmd: d.OpenClaim) -> ClaimView:
-        """Announce a claim (API ``POST /v1/claims``).
-
-        Returns:
-            The claim (``active``, or ``negotiating`` with its meeting) and its overlaps.
-
-        Raises:
-            ValidationError: bad field (``field`` names it), unknown repo or base commit.
-        """
-        repo = self._repo(cmd.repo)
-        base = cmd.base_commit
-        if repo.path is not None and self._resolve_commit is not None:
-            base = self._resolve_commit(repo.path, cmd.base_commit)
-        claim_id = cmd.claim_id or self._ids("clm")
-        seeded = replace(cmd, base_commit=base, claim_id=claim_id)
-        with self._locks[repo.name]:
-            state, _ = self._execute(
-                repo.name,
-                lambda s: d.decide_open(s, seeded, self.clock.now(), self._ids, self.policy),
-            )
-            return self._view(state, state.claims[claim_id])
-
-    def get_claim(self, claim_id: str, repo: str | None = None) -> ClaimView:
-        """A claim with overlaps recomputed now. Raises ``not_found``."""
-        for name in [repo] if repo else sorted(self.repos):
-            state = self._fresh(name)
-            with self._locks[name]:
-                claim = state.claims.get(claim_id)
-                if claim is not None:
-                    return self._view(state, claim)
-        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
-
-    def list_claims(
-        self,
-        *,
-        repo: str | None = None,
-        status: str | None = None,
-        path: str | None = None,
-        agent: str | None = None,
-    ) -> list[Claim]:
-        """Claims filtered by repo, status, a path they cover, and agent id or name."""
-        if status is not None:
-            try:
-                ClaimStatus(status)
-            except ValueError:
-                raise ValidationError(f"unknown status {status!r}", field="status") from None
-        out: list[Claim] = []
-        for name in [repo] if repo else sorted(self.repos):
-            state = self._fresh(name)
-            probe = (
-                normalize_pattern(path, case_insensitive=state.case_insensitive, field="path")
-                if path
-                else None
-            )
-            with self._locks[name]:
-                for claim in state.claims.values():
-                    if status is not None and claim.status.value != status:
-                        continue
-                    if agent is not None and agent not in (claim.agent.id, claim.agent.name):
-                        continue
-                    if probe is not None and not any(
-                        intersect(p, probe) is not None for p in claim.paths + claim.pending_paths
-                    ):
-                        continue
-                    out.append(claim)
-        return sorted(out, key=lambda c: (c.created_at, c.id))
-
-    def _find_repo_of(self, claim_id: str) -> str:
-        for name in sorted(self.repos):
-            with self._locks[name]:
-                state = self._state(name)
-                self._catch_up_read(state)
-                if claim_id in state.claims:
-                    return name
-        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
-
-    def _claim_command(
-        self, claim_id: str, decide_fn: Callable[[RepoState], list[Event]]
-    ) -> ClaimView:
-        repo = self._find_repo_of(claim_id)
-        with self._locks[repo]:
-            state, _ = self._execute(repo, decide_fn)
-            return self._view(state, state.claims[claim_id])
-
-    def renew(self, cmd: d.RenewLease) -> ClaimView:
-        """Extend the lease only. Raises ``lease_expired``, ``revision_conflict``, ``not_found``."""
-        return self._claim_command(
-            cmd.claim_id, lambda s: d.decide_renew(s, cmd, self.clock.now(), self._ids, self.policy)
-        )
-
-    def change_scope(self, cmd: d.ChangeScope) -> ClaimView:
-        """Add/remove targets; re-runs overlap analysis (may move to ``negotiating``)."""
-        return self._claim_command(
-            cmd.claim_id,
-            lambda s: d.decide_scope_change(s, cmd, self.clock.now(), self._ids, self.policy),
-        )
-
-    def set_status(self, cmd: d.SetStatus) -> ClaimView:
-        """Suspend, resume or abandon. Raises ``invalid_transition`` naming from/to."""
-        return self._claim_command(
-            cmd.claim_id,
-            lambda s: d.decide_status(s, cmd, self.clock.now(), self._ids, self.policy),
-        )
-
-    def complete(self, claim_id: str) -> ClaimView:
-        """Evidence-gated completion is not available yet: always ``invalid_transition``
-        (after ``not_found`` for an unknown claim)."""
-        view = self.get_claim(claim_id)
-        raise InvalidTransition(
-            view.claim.status.value,
-            ClaimStatus.INTEGRATED.value,
-            "evidence-gated completion and integration are not available in this version; "
-            "abandon the claim with its head commit, or integrate by hand",
-        )
-
-    # ------------------------------------------------------------------ meetings
-
-    def get_meeting(self, meeting_id: str) -> Meeting:
-        for name in sorted(self.repos):
-            state = self._fresh(name)
-            if meeting_id in state.meetings:
-                return state.meetings[meeting_id]
-        raise NotFoundError(f"no meeting {meeting_id!r}", meetingId=meeting_id)
-
-    def list_meetings(self, *, repo: str | None = None, status: str | None = None) -> list[Meeting]:
-        out: list[Meeting] = []
-        for name in [repo] if repo else sorted(self.repos):
-            state = self._fresh(name)
-            out.extend(
-                m for m in state.meetings.values() if status is None or m.status.value == status
-            )
-        return sorted(out, key=lambda m: (m.created_at, m.id))
 
     # ------------------------------------------------------------------ leases
 

@@ -1,0 +1,79 @@
+"""Claim routes (API.md "Claims")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from detente.api.schemas import (
+    AbandonIn,
+    ClaimIn,
+    CompleteIn,
+    RenewIn,
+    ScopeChangeIn,
+    StatusChangeIn,
+)
+from detente.domain.model import ClaimStatus
+from detente.domain.wire import claim_to_wire
+from detente.errors import ValidationError
+from detente.service import Service
+
+
+def router(service: Service) -> APIRouter:
+    r = APIRouter()
+
+    @r.post("/v1/claims", status_code=201)
+    def open_claim(body: ClaimIn) -> dict[str, Any]:
+        if body.takeover_of is not None:
+            raise ValidationError("takeover is not available in this version", field="takeoverOf")
+        return service.open_claim(body.to_command()).to_wire()
+
+    @r.post("/v1/claims/{claim_id}/takeover", status_code=201)
+    def takeover(claim_id: str, body: ClaimIn) -> dict[str, Any]:
+        raise ValidationError("takeover is not available in this version", field="takeoverOf")
+
+    @r.get("/v1/claims")
+    def list_claims(
+        repo: str | None = None,
+        status: str | None = None,
+        path: str | None = None,
+        agent: str | None = None,
+    ) -> dict[str, Any]:
+        claims = service.list_claims(repo=repo, status=status, path=path, agent=agent)
+        return {"claims": [claim_to_wire(c) for c in claims]}
+
+    @r.get("/v1/claims/{claim_id}")
+    def get_claim(claim_id: str) -> dict[str, Any]:
+        return service.get_claim(claim_id).to_wire()
+
+    @r.post("/v1/claims/{claim_id}/renew")
+    def renew(claim_id: str, body: RenewIn) -> dict[str, Any]:
+        view = service.renew(body.to_command(claim_id))
+        return {"claim": claim_to_wire(view.claim)}
+
+    @r.post("/v1/claims/{claim_id}/scope-change")
+    def scope_change(claim_id: str, body: ScopeChangeIn) -> dict[str, Any]:
+        return service.change_scope(body.to_command(claim_id)).to_wire()
+
+    @r.post("/v1/claims/{claim_id}/suspend")
+    def suspend(claim_id: str, body: StatusChangeIn) -> dict[str, Any]:
+        view = service.set_status(body.to_command(claim_id, ClaimStatus.SUSPENDED))
+        return {"claim": claim_to_wire(view.claim)}
+
+    @r.post("/v1/claims/{claim_id}/resume")
+    def resume(claim_id: str, body: StatusChangeIn) -> dict[str, Any]:
+        view = service.set_status(body.to_command(claim_id, ClaimStatus.ACTIVE))
+        return {"claim": claim_to_wire(view.claim)}
+
+    @r.post("/v1/claims/{claim_id}/abandon")
+    def abandon(claim_id: str, body: AbandonIn) -> dict[str, Any]:
+        view = service.set_status(body.to_command(claim_id))
+        return {"claim": claim_to_wire(view.claim)}
+
+    @r.post("/v1/claims/{claim_id}/complete")
+    def complete(claim_id: str, body: CompleteIn) -> dict[str, Any]:
+        view = service.complete(claim_id)
+        return {"claim": claim_to_wire(view.claim)}
+
+    return r

@@ -1,0 +1,17 @@
+"""Use cases shared by every adapter (HTTP API, CLI local mode, MCP, hooks).
+
+:class:`Service` composes one class per area over :class:`ServiceCore` (the command
+path: serialize per repo, catch up, expire, decide, append with CAS, project, notify).
+"""
+
+from __future__ import annotations
+
+from detente.service.claims import ClaimsService, ClaimView
+from detente.service.core import RepoConfig, ServiceCore
+from detente.service.meetings import MeetingsService
+
+__all__ = ["ClaimView", "RepoConfig", "Service", "ServiceCore"]
+
+
+class Service(ClaimsService, MeetingsService):
+    """The coordination plane's use cases over one store (see :class:`ServiceCore`)."""
