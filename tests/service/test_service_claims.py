@@ -264,3 +264,16 @@ def test_commands_on_one_repo_are_serialized_so_only_one_racer_is_active(tmp_pat
     for t in threads:
         t.join(timeout=30)
     assert sorted(results) == ["active", "negotiating"]
+
+
+def test_advisory_claims_warn_instead_of_blocking_and_expiry_releases_them(
+    service: Service, clock: FakeClock
+) -> None:
+    a = service.open_claim(seed("docs/foo.md", ttl=5, advisory=True)).claim
+    b = service.open_claim(seed("docs/**", agent="bob"))
+    assert b.claim.status is ClaimStatus.ACTIVE
+    assert [(o.claim_id, o.severity.value) for o in b.overlaps] == [(a.id, "advisory")]
+    clock.advance(5)
+    service.sweep()
+    assert service.get_claim(a.id).claim.status is ClaimStatus.EXPIRED
+    assert service.get_claim(b.claim.id).overlaps == []

@@ -45,6 +45,7 @@ class ClaimIn(Body):
     memory_impacts: list[MemoryImpactIn] = []
     agent: AgentIn | None = None
     takeover_of: dict[str, Any] | None = None
+    advisory: bool = False
 
     def to_command(self) -> d.OpenClaim:
         agent = self.agent or AgentIn(id="anonymous", name="anonymous")
@@ -66,6 +67,7 @@ class ClaimIn(Body):
             ),
             branch=self.branch,
             worktree=self.worktree,
+            advisory=self.advisory,
         )
 
 

@@ -4,7 +4,8 @@ Paths are compared as globs (exact automaton intersection with a witness path, f
 through :class:`PatternIndex`, never a scan of every claim); modules, symbols and
 contract areas by exact value; memory impacts by path intersection and section. Every
 overlap with a holding claim is ``blocking`` (DESIGN principle 5: symbolic overlap can
-block, semantic similarity only warns). One report entry per other claim, its targets
+block, semantic similarity only warns), except
+where either side is an advisory claim (an MCP file lease): those inform, never block. One report entry per other claim, its targets
 listed inside, ordered by claim id for stable output.
 """
 
@@ -42,6 +43,7 @@ class Targets:
     symbols: tuple[str, ...] = ()
     contracts: tuple[str, ...] = ()
     memory: tuple[MemoryImpact, ...] = ()
+    advisory: bool = False
 
     @staticmethod
     def of(claim: Claim) -> Targets:
@@ -51,6 +53,7 @@ class Targets:
             symbols=claim.symbols,
             contracts=claim.expected_contract_changes,
             memory=claim.memory_impacts,
+            advisory=claim.advisory,
         )
 
 
@@ -109,7 +112,9 @@ def find_overlaps(
                 claim_id=claim_id,
                 agent=other.agent,
                 kind=kinds[0],
-                severity=Severity.BLOCKING,
+                severity=(
+                    Severity.ADVISORY if targets.advisory or other.advisory else Severity.BLOCKING
+                ),
                 targets=tuple(entry.targets),
                 reason=_reason(other, kinds, entry.targets),
                 kinds=kinds,

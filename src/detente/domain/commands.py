@@ -59,6 +59,7 @@ class OpenClaim:
     branch: str | None = None
     worktree: str | None = None
     claim_id: str | None = None
+    advisory: bool = False
 
 
 @dataclass(frozen=True)

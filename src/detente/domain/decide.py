@@ -135,10 +135,16 @@ def decide_open(
                 "expiresAt": format_time(now + timedelta(seconds=ttl)),
             },
             "fencingToken": token,
+            "advisory": cmd.advisory,
         },
     )
     targets = Targets(
-        paths=paths, modules=modules, symbols=symbols, contracts=contracts, memory=memory
+        advisory=cmd.advisory,
+        paths=paths,
+        modules=modules,
+        symbols=symbols,
+        contracts=contracts,
+        memory=memory,
     )
     blocking = blocking_only(find_overlaps(state, targets))
     if not blocking:

@@ -139,10 +139,17 @@ class Claim:
     status_reason: str | None = None
     abandonment: Abandonment | None = None
     last_event_id: str | None = None
+    advisory: bool = False
 
     @property
     def holding(self) -> bool:
-        """True while other claims must respect this claim's targets."""
+        """True while other claims must respect this claim's targets.
+
+        An advisory claim (an MCP file lease) is released by expiry; a protocol claim keeps
+        holding while expired, until taken over or abandoned.
+        """
+        if self.advisory and self.status is ClaimStatus.EXPIRED:
+            return False
         return self.status in HOLDING_STATUSES
 
     @property

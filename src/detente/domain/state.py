@@ -267,6 +267,7 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         created_at=at,
         updated_at=at,
         last_event_id=event_id,
+        advisory=bool(data.get("advisory", False)),
     )
 
 

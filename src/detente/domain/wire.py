@@ -79,6 +79,7 @@ def claim_to_wire(claim: Claim) -> dict[str, Any]:
         "statusReason": claim.status_reason,
         "abandonment": abandonment_to_wire(claim.abandonment) if claim.abandonment else None,
         "lastEventId": claim.last_event_id,
+        "advisory": claim.advisory,
         "createdAt": format_time(claim.created_at),
         "updatedAt": format_time(claim.updated_at),
     }
