@@ -4,9 +4,9 @@ Paths are compared as globs (exact automaton intersection with a witness path, f
 through :class:`PatternIndex`, never a scan of every claim); modules, symbols and
 contract areas by exact value; memory impacts by path intersection and section. Every
 overlap with a holding claim is ``blocking`` (DESIGN principle 5: symbolic overlap can
-block, semantic similarity only warns), except
-where either side is an advisory claim (an MCP file lease): those inform, never block. One report entry per other claim, its targets
-listed inside, ordered by claim id for stable output.
+block, semantic similarity only warns), except where either side is an advisory claim
+(an MCP file lease): those inform, never block. One report entry per other claim, its
+targets listed inside, ordered by claim id for stable output.
 """
 
 from __future__ import annotations
