@@ -1,0 +1,222 @@
+"""An index of claimed path patterns that finds overlaps without scanning every claim.
+
+Entries are ``(key, pattern)`` pairs; a key (a claim id) may hold many patterns. Each
+pattern sits in a trie of literal path segments at the node of its leading literal
+segments (``lib/ansible/modules/*.py`` at ``lib/ansible/modules``, ``**/*.yml`` at the
+root, an exact path at its own node). Every path a pattern matches starts with the
+pattern's leading literal segments, so two patterns can only meet when one's node is an
+ancestor of (or the same as) the other's: a query looks at the entries *on* the nodes
+along its own literal path, plus every entry in the subtree under its node.
+
+A second filter is the literal extension: when every path a pattern matches ends with
+``".py"`` it cannot meet a pattern whose paths all end with ``".yml"``. Entries are
+bucketed by extension (``None`` when unknown) both on their own node and in each
+ancestor's subtree view, so ``**/*.yml`` never even looks at ``x/a.py``.
+
+Candidates are then verified with the exact automaton intersection, which also gives
+the witness path. The index is pure: no IO, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from detente.domain.overlap.globs import CompiledPattern, compile_pattern, intersect_compiled
+
+__all__ = ["PatternIndex"]
+
+_Entry = tuple[str, str]
+_Buckets = dict[str | None, set[_Entry]]
+
+
+class _Node:
+    __slots__ = ("children", "own", "subtree")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Node] = {}
+        self.own: _Buckets = {}
+        self.subtree: _Buckets = {}
+
+
+class PatternIndex:
+    """Path patterns of live claims, indexed for overlap queries.
+
+    Patterns are stored in their canonical form (``normalize_pattern`` without case
+    folding: fold before adding when the repository is case-insensitive), and the
+    ``their_pattern`` of every result is that canonical form.
+    """
+
+    def __init__(self) -> None:
+        self._root = _Node()
+        self._by_key: dict[str, set[str]] = {}
+        self._compiled: dict[str, CompiledPattern] = {}
+        self._users: dict[str, int] = {}
+        self._size = 0
+
+    def __len__(self) -> int:
+        """The number of ``(key, pattern)`` entries."""
+        return self._size
+
+    def patterns(self, key: str) -> frozenset[str]:
+        """The canonical patterns held by ``key`` (empty when it holds none)."""
+        return frozenset(self._by_key.get(key, ()))
+
+    def add(self, key: str, pattern: str) -> None:
+        """Index one pattern of a key; adding an entry already present does nothing.
+
+        Args:
+            key: the holder, e.g. a claim id.
+            pattern: a path pattern (normalised on the way in).
+
+        Raises:
+            ValidationError: code ``validation_error`` when the pattern is invalid.
+        """
+        compiled = compile_pattern(pattern)
+        canonical = compiled.pattern
+        held = self._by_key.setdefault(key, set())
+        if canonical in held:
+            return
+        held.add(canonical)
+        self._users[canonical] = self._users.get(canonical, 0) + 1
+        self._compiled[canonical] = compiled
+        entry = (key, canonical)
+        bucket = compiled.extension
+        node = self._root
+        node.subtree.setdefault(bucket, set()).add(entry)
+        for segment in compiled.literal_segments:
+            node = node.children.setdefault(segment, _Node())
+            node.subtree.setdefault(bucket, set()).add(entry)
+        node.own.setdefault(bucket, set()).add(entry)
+        self._size += 1
+
+    def remove(self, key: str, pattern: str) -> None:
+        """Remove one entry.
+
+        Args:
+            key: the holder.
+            pattern: the pattern as added (any spelling with the same canonical form).
+
+        Raises:
+            KeyError: the entry is not in the index.
+            ValidationError: code ``validation_error`` when the pattern is invalid.
+        """
+        compiled = compile_pattern(pattern)
+        canonical = compiled.pattern
+        held = self._by_key.get(key)
+        if held is None or canonical not in held:
+            raise KeyError((key, pattern))
+        held.discard(canonical)
+        if not held:
+            del self._by_key[key]
+        self._users[canonical] -= 1
+        if not self._users[canonical]:
+            del self._users[canonical]
+            del self._compiled[canonical]
+        entry = (key, canonical)
+        bucket = compiled.extension
+        path = [self._root]
+        for segment in compiled.literal_segments:
+            path.append(path[-1].children[segment])
+        _discard(path[-1].own, bucket, entry)
+        for node in path:
+            _discard(node.subtree, bucket, entry)
+        for depth in range(len(path) - 1, 0, -1):
+            if path[depth].subtree:
+                break
+            del path[depth - 1].children[compiled.literal_segments[depth - 1]]
+        self._size -= 1
+
+    def remove_key(self, key: str) -> int:
+        """Remove every entry of a key.
+
+        Args:
+            key: the holder.
+
+        Returns:
+            How many entries were removed (0 when the key held none).
+        """
+        held = sorted(self._by_key.get(key, ()))
+        for pattern in held:
+            self.remove(key, pattern)
+        return len(held)
+
+    def candidates(self, pattern: str) -> set[str]:
+        """Keys that may hold a pattern overlapping ``pattern`` (a superset, cheap).
+
+        Args:
+            pattern: a path pattern (normalised on the way in).
+
+        Returns:
+            The keys of every entry the trie and extension filters could not rule out.
+
+        Raises:
+            ValidationError: code ``validation_error`` when the pattern is invalid.
+        """
+        return {key for key, _ in self._candidate_entries(compile_pattern(pattern))}
+
+    def overlapping(
+        self, pattern: str, *, exclude: str | None = None
+    ) -> list[tuple[str, str, str]]:
+        """Every entry whose pattern truly overlaps ``pattern``, with a witness path.
+
+        Args:
+            pattern: a path pattern (normalised on the way in).
+            exclude: a key to leave out, typically the querying claim's own id.
+
+        Returns:
+            ``(key, their_pattern, witness)`` tuples sorted by key then pattern, where
+            ``witness`` is a path both patterns match (see ``intersect``).
+
+        Raises:
+            ValidationError: code ``validation_error`` when the pattern is invalid.
+        """
+        query = compile_pattern(pattern)
+        # Many claims hold the same pattern (``lib/**``): decide each distinct one once.
+        witnesses: dict[str, str | None] = {}
+        found: list[tuple[str, str, str]] = []
+        for key, theirs in self._candidate_entries(query):
+            if key == exclude:
+                continue
+            if theirs in witnesses:
+                witness = witnesses[theirs]
+            else:
+                witness = witnesses[theirs] = intersect_compiled(query, self._compiled[theirs])
+            if witness is not None:
+                found.append((key, theirs, witness))
+        found.sort()
+        return found
+
+    def _candidate_entries(self, query: CompiledPattern) -> set[_Entry]:
+        extension = query.extension
+        found: set[_Entry] = set()
+        node = self._root
+        for segment in query.literal_segments:
+            found.update(*_compatible(node.own, extension))
+            child = node.children.get(segment)
+            if child is None:
+                return found
+            node = child
+        found.update(*_compatible(node.subtree, extension))
+        return found
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        """Every ``(key, pattern)`` entry, sorted."""
+        return iter(sorted((key, p) for key, held in self._by_key.items() for p in held))
+
+
+def _compatible(buckets: _Buckets, extension: str | None) -> Iterable[set[_Entry]]:
+    """The buckets whose patterns may share a path with a query of this extension.
+
+    Paths ending with ``".a"`` and with ``".b"`` (``a``, ``b`` without ``.``) exist only
+    when ``a == b``, so a known extension rules out every other known extension.
+    """
+    if extension is None:
+        return list(buckets.values())
+    return [bucket for name in (extension, None) if (bucket := buckets.get(name)) is not None]
+
+
+def _discard(buckets: _Buckets, name: str | None, entry: _Entry) -> None:
+    bucket = buckets[name]
+    bucket.discard(entry)
+    if not bucket:
+        del buckets[name]
