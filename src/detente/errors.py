@@ -17,6 +17,7 @@ Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit c
     |   +-- OverlapBlocking      overlap_blocking      target contested by another live claim
     |   +-- StaleFencingToken    stale_fencing_token   older token than the current holder's
     |   +-- EvidenceRejected     evidence_rejected     evidence fails validation; lists failures
+    |   +-- OutOfScope           out_of_scope          a write outside the claim's granted targets
     |   +-- BranchInUse          branch_in_use         a branch is checked out by another worktree
     +-- VcsError                 vcs_error             git failed for a reason we do not model
     +-- StoreError               store_unavailable     the storage backend failed
@@ -130,6 +131,12 @@ class InvalidTransition(ConflictError):
 
 class OverlapBlocking(ConflictError):
     code = "overlap_blocking"
+
+
+class OutOfScope(ConflictError):
+    """A write outside the writing claim's granted targets (and no other claim holds it)."""
+
+    code = "out_of_scope"
 
 
 class StaleFencingToken(ConflictError):

@@ -24,6 +24,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "stale_fencing_token": 409,
     "evidence_rejected": 409,
     "branch_in_use": 409,
+    "out_of_scope": 409,
     "conflict": 409,
     "vcs_error": 500,
     "store_unavailable": 503,

@@ -146,3 +146,32 @@ class AbandonIn(Body):
 class CompleteIn(Body):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
     expected_claim_revision: int = Field(strict=True)
+
+
+class ProposalIn(Body):
+    """``POST /v1/meetings/{id}/proposals``."""
+
+    expected_meeting_revision: int = Field(strict=True)
+    claim_id: str = Field(min_length=1)
+    resolution: dict[str, Any]
+
+
+class AcceptIn(Body):
+    """``POST /v1/meetings/{id}/proposals/{proposalId}/accept`` and ``.../handoff/accept``."""
+
+    expected_meeting_revision: int = Field(strict=True)
+    claim_id: str = Field(min_length=1)
+
+
+class ResolveIn(Body):
+    """``POST /v1/meetings/{id}/resolve``: a human principal decides."""
+
+    expected_meeting_revision: int = Field(strict=True)
+    resolution: dict[str, Any]
+    resolved_by: str = Field(default="human", min_length=1, max_length=200)
+
+
+class WriteCheckIn(Body):
+    """``POST /v1/claims/{id}/writes/check``: concrete repo-relative paths."""
+
+    paths: list[str] = Field(min_length=1)

@@ -34,6 +34,11 @@ _KIND_ORDER = (
 )
 
 
+#: Resolutions under which two claims may keep overlapping targets: the overlap stays in
+#: reports as advisory; who may write is decided by :mod:`detente.domain.authority`.
+_SHARING_RESOLUTIONS = frozenset({"joint", "serialize", "handoff"})
+
+
 @dataclass(frozen=True)
 class Targets:
     """Everything a claim wants: path patterns, modules, symbols, contract areas, memory."""
@@ -107,16 +112,20 @@ def find_overlaps(
         other = state.claims[claim_id]
         entry = found[claim_id]
         kinds = tuple(k for k in _KIND_ORDER if k in entry.kinds)
+        reason = _reason(other, kinds, entry.targets)
+        advisory = targets.advisory or other.advisory
+        resolved = state.resolved_pairs.get(frozenset({exclude, claim_id})) if exclude else None
+        if resolved is not None and resolved["type"] in _SHARING_RESOLUTIONS:
+            advisory = True
+            reason += f"; settled by meeting {resolved['meetingId']} ({resolved['type']})"
         report.append(
             Overlap(
                 claim_id=claim_id,
                 agent=other.agent,
                 kind=kinds[0],
-                severity=(
-                    Severity.ADVISORY if targets.advisory or other.advisory else Severity.BLOCKING
-                ),
+                severity=Severity.ADVISORY if advisory else Severity.BLOCKING,
                 targets=tuple(entry.targets),
-                reason=_reason(other, kinds, entry.targets),
+                reason=reason,
                 kinds=kinds,
                 their_status=other.status,
             )

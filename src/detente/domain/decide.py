@@ -43,7 +43,7 @@ from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.transitions import require
 from detente.domain.wire import agent_to_wire, claim_to_wire, memory_impact_to_wire
-from detente.errors import InvalidTransition, RevisionConflict, ValidationError
+from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -310,6 +310,16 @@ def decide_scope_change(
             exclude=claim.id,
         )
     )
+    for overlap in blocking:
+        settled = state.resolved_pairs.get(frozenset({claim.id, overlap.claim_id}))
+        if settled is not None:
+            raise OverlapBlocking(
+                f"meeting {settled['meetingId']} already settled these targets "
+                f"({settled['type']}): {overlap.reason}",
+                claimId=claim.id,
+                meetingId=settled["meetingId"],
+                blockers=[overlap.claim_id],
+            )
     status = claim.status
     out: list[ev.Event] = []
     if blocking:

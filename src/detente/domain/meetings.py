@@ -1,20 +1,34 @@
 """Meeting rooms: where claims with a blocking overlap negotiate.
 
-This version opens a room when a claim (or a scope change) meets a blocking overlap and
-lets later claims contesting the same holders join it; proposals and typed resolutions
-build on these records.
+A room opens when a claim (or a scope change) meets a blocking overlap; later claims
+contesting the same holders join it rather than spawning pairs. Participants propose
+typed resolutions (:mod:`detente.domain.resolutions`); a proposal takes effect when every
+affected participant has accepted it, or when a human resolves. An open meeting past its
+deadline escalates to human arbitration (arbitrators from CODEOWNERS); it never resolves
+itself. Every call names ``expectedMeetingRevision``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.commands import IdSource, Policy
-from detente.domain.model import MeetingStatus, Overlap, Severity
+from detente.domain.commands import IdSource, Policy, check_alive, get_claim
+from detente.domain.model import Meeting, MeetingStatus, Overlap, Severity
+from detente.domain.resolutions import OwnersOf, apply_events, validate
 from detente.domain.state import RepoState
+from detente.domain.wire import meeting_to_wire
+from detente.errors import (
+    ForbiddenError,
+    InvalidTransition,
+    NotFoundError,
+    RevisionConflict,
+    ValidationError,
+)
 
 
 def blocking_only(overlaps: Sequence[Overlap]) -> list[Overlap]:
@@ -62,3 +76,315 @@ def meeting_events_for(
         },
     )
     return meeting_id, [opened]
+
+
+# ---------------------------------------------------------------------------- negotiation
+
+
+@dataclass(frozen=True)
+class Propose:
+    """A participant proposes a typed resolution (it accepts its own proposal)."""
+
+    meeting_id: str
+    expected_meeting_revision: int
+    claim_id: str
+    resolution: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Accept:
+    """An affected participant accepts a proposal (``proposal_id``)."""
+
+    meeting_id: str
+    expected_meeting_revision: int
+    claim_id: str
+    proposal_id: str
+
+
+@dataclass(frozen=True)
+class Resolve:
+    """A human principal resolves (directly, or after an escalation as its arbitrator)."""
+
+    meeting_id: str
+    expected_meeting_revision: int
+    resolution: dict[str, Any]
+    resolved_by: str
+
+
+@dataclass(frozen=True)
+class AcceptHandoff:
+    """The recipient of a handoff resolved by a human accepts the transfer."""
+
+    meeting_id: str
+    expected_meeting_revision: int
+    claim_id: str
+
+
+def get_meeting(state: RepoState, meeting_id: str) -> Meeting:
+    """The meeting, or ``not_found``."""
+    meeting = state.meetings.get(meeting_id)
+    if meeting is None:
+        raise NotFoundError(f"no meeting {meeting_id!r}", meetingId=meeting_id)
+    return meeting
+
+
+def check_meeting_revision(meeting: Meeting, expected: int) -> None:
+    """``revision_conflict`` (with the current meeting) unless ``expected`` is current."""
+    if expected != meeting.revision:
+        raise RevisionConflict(
+            f"meeting {meeting.id} is at revision {meeting.revision}, not {expected}: "
+            "re-read it and decide again",
+            expected=expected,
+            actual=meeting.revision,
+            current=meeting_to_wire(meeting),
+            event_ids=[meeting.last_event_id] if meeting.last_event_id else [],
+        )
+
+
+def _require_status(meeting: Meeting, allowed_statuses: set[MeetingStatus], action: str) -> None:
+    if meeting.status not in allowed_statuses:
+        raise InvalidTransition(
+            meeting.status.value,
+            action,
+            f"meeting {meeting.id} is {meeting.status.value}: cannot {action}",
+            meetingId=meeting.id,
+        )
+
+
+def _meeting_event(ids: IdSource, meeting: Meeting, event_type: str, **data: Any) -> ev.Event:
+    return ev.Event(
+        id=ids("evt"),
+        type=event_type,
+        subject=ev.meeting_subject(meeting.id),
+        data={"meetingId": meeting.id, **data},
+    )
+
+
+def _live_participant(state: RepoState, meeting: Meeting, claim_id: str, now: datetime) -> None:
+    if claim_id not in meeting.participants:
+        raise ForbiddenError(
+            f"claim {claim_id} is not a participant of meeting {meeting.id}",
+            meetingId=meeting.id,
+            claimId=claim_id,
+        )
+    check_alive(get_claim(state, claim_id), now)
+
+
+def _resolution_events(
+    state: RepoState,
+    meeting: Meeting,
+    resolution: dict[str, Any],
+    ids: IdSource,
+    owners_of: OwnersOf,
+    *,
+    resolved_by: str,
+    proposal_id: str | None = None,
+) -> list[ev.Event]:
+    if resolution["type"] == "human_arbitration":
+        return escalation_events(state, meeting, ids, owners_of, reason=f"asked by {resolved_by}")
+    data: dict[str, Any] = {"resolution": {**resolution, "resolvedBy": resolved_by}}
+    if proposal_id is not None:
+        data["proposalId"] = proposal_id
+    resolved = _meeting_event(ids, meeting, ev.MEETING_RESOLVED, **data)
+    return [resolved, *apply_events(state, meeting, resolution, ids)]
+
+
+def escalation_events(
+    state: RepoState, meeting: Meeting, ids: IdSource, owners_of: OwnersOf, *, reason: str
+) -> list[ev.Event]:
+    """``meeting.escalated`` naming CODEOWNERS arbitrators, and ``claim.blocked`` for all."""
+    paths = [t.target.partition("#")[0] for t in meeting.contested_targets]
+    owners, invalid = owners_of(paths)
+    escalated = _meeting_event(
+        ids,
+        meeting,
+        ev.MEETING_ESCALATED,
+        reason=reason,
+        arbitrators=owners,
+        contestedPaths=paths,
+        invalidCodeownersLines=invalid,
+    )
+    blocked = apply_events(state, meeting, {"type": "human_arbitration"}, ids)
+    return [escalated, *blocked]
+
+
+def decide_propose(
+    state: RepoState, cmd: Propose, now: datetime, ids: IdSource, owners_of: OwnersOf
+) -> list[ev.Event]:
+    """Record a proposal; apply it at once when the proposer is the only affected claim.
+
+    Raises:
+        NotFoundError, RevisionConflict, InvalidTransition (meeting not open),
+        ForbiddenError (not a participant), LeaseExpired, ValidationError.
+    """
+    meeting = get_meeting(state, cmd.meeting_id)
+    check_meeting_revision(meeting, cmd.expected_meeting_revision)
+    _require_status(meeting, {MeetingStatus.OPEN}, "propose")
+    _live_participant(state, meeting, cmd.claim_id, now)
+    resolution = validate(state, meeting, cmd.resolution)
+    proposal_id = ids("prp")
+    added = _meeting_event(
+        ids,
+        meeting,
+        ev.MEETING_PROPOSAL_ADDED,
+        proposalId=proposal_id,
+        claimId=cmd.claim_id,
+        resolution=resolution,
+        affected=resolution["affected"],
+        acceptedBy=[cmd.claim_id],
+    )
+    if set(resolution["affected"]) <= {cmd.claim_id} or resolution["type"] == "human_arbitration":
+        applied = _resolution_events(
+            state,
+            meeting,
+            _accepted(resolution),
+            ids,
+            owners_of,
+            resolved_by=cmd.claim_id,
+            proposal_id=proposal_id,
+        )
+        return [added, *applied]
+    return [added]
+
+
+def _accepted(resolution: dict[str, Any]) -> dict[str, Any]:
+    """Acceptance by every affected claim includes the handoff recipient's."""
+    return {**resolution, "accepted": True} if resolution["type"] == "handoff" else resolution
+
+
+def decide_accept(
+    state: RepoState, cmd: Accept, now: datetime, ids: IdSource, owners_of: OwnersOf
+) -> list[ev.Event]:
+    """Accept a proposal; the last affected acceptance applies it atomically.
+
+    Raises:
+        NotFoundError (meeting or proposal), RevisionConflict, InvalidTransition,
+        ForbiddenError (not affected), LeaseExpired, ValidationError (already accepted).
+    """
+    meeting = get_meeting(state, cmd.meeting_id)
+    check_meeting_revision(meeting, cmd.expected_meeting_revision)
+    _require_status(meeting, {MeetingStatus.OPEN}, "accept")
+    _live_participant(state, meeting, cmd.claim_id, now)
+    proposal = next((p for p in meeting.proposals if p["id"] == cmd.proposal_id), None)
+    if proposal is None or proposal["status"] != "open":
+        raise NotFoundError(
+            f"no open proposal {cmd.proposal_id!r} in meeting {meeting.id}",
+            proposalId=cmd.proposal_id,
+        )
+    affected = [str(c) for c in proposal["affected"]]  # type: ignore[attr-defined]
+    accepted_by = [str(c) for c in proposal["acceptedBy"]]  # type: ignore[attr-defined]
+    if cmd.claim_id not in affected:
+        raise ForbiddenError(
+            f"claim {cmd.claim_id} is not affected by proposal {cmd.proposal_id}",
+            proposalId=cmd.proposal_id,
+        )
+    if cmd.claim_id in accepted_by:
+        raise ValidationError(
+            f"claim {cmd.claim_id} already accepted proposal {cmd.proposal_id}", field="claimId"
+        )
+    out = [
+        _meeting_event(
+            ids,
+            meeting,
+            ev.MEETING_PROPOSAL_ACCEPTED,
+            proposalId=cmd.proposal_id,
+            claimId=cmd.claim_id,
+        )
+    ]
+    if set(affected) <= {*accepted_by, cmd.claim_id}:
+        resolution = validate(state, meeting, proposal["resolution"])
+        out += _resolution_events(
+            state,
+            meeting,
+            _accepted(resolution),
+            ids,
+            owners_of,
+            resolved_by="participants",
+            proposal_id=cmd.proposal_id,
+        )
+    return out
+
+
+def decide_resolve(
+    state: RepoState, cmd: Resolve, now: datetime, ids: IdSource, owners_of: OwnersOf
+) -> list[ev.Event]:
+    """A human resolves an open or escalated meeting.
+
+    After an escalation with named arbitrators, only one of them may resolve.
+
+    Raises:
+        NotFoundError, RevisionConflict, InvalidTransition (already resolved),
+        ForbiddenError (not an arbitrator), ValidationError.
+    """
+    meeting = get_meeting(state, cmd.meeting_id)
+    check_meeting_revision(meeting, cmd.expected_meeting_revision)
+    _require_status(meeting, {MeetingStatus.OPEN, MeetingStatus.ESCALATED}, "resolve")
+    who = cmd.resolved_by.strip()
+    if not who:
+        raise ValidationError("resolvedBy must name the human principal", field="resolvedBy")
+    if (
+        meeting.status is MeetingStatus.ESCALATED
+        and meeting.arbitrators
+        and who not in meeting.arbitrators
+    ):
+        raise ForbiddenError(
+            f"meeting {meeting.id} is escalated to {', '.join(meeting.arbitrators)}; "
+            f"{who} is not one of its arbitrators",
+            meetingId=meeting.id,
+        )
+    resolution = validate(state, meeting, cmd.resolution)
+    if resolution["type"] == "human_arbitration" and meeting.status is MeetingStatus.ESCALATED:
+        raise InvalidTransition(
+            "escalated", "escalated", f"meeting {meeting.id} is already escalated"
+        )
+    return _resolution_events(state, meeting, resolution, ids, owners_of, resolved_by=who)
+
+
+def decide_accept_handoff(
+    state: RepoState, cmd: AcceptHandoff, now: datetime, ids: IdSource
+) -> list[ev.Event]:
+    """The recipient accepts a handoff; ownership moves to it now.
+
+    Raises:
+        NotFoundError, RevisionConflict, InvalidTransition (no pending handoff),
+        ForbiddenError (not the recipient), LeaseExpired.
+    """
+    meeting = get_meeting(state, cmd.meeting_id)
+    check_meeting_revision(meeting, cmd.expected_meeting_revision)
+    resolution = meeting.resolution or {}
+    if resolution.get("type") != "handoff" or resolution.get("accepted"):
+        raise InvalidTransition(
+            meeting.status.value, "handoff_accepted", f"meeting {meeting.id} has no pending handoff"
+        )
+    if cmd.claim_id != resolution.get("toClaimId"):
+        raise ForbiddenError(
+            f"only the recipient {resolution.get('toClaimId')} can accept this handoff",
+            meetingId=meeting.id,
+        )
+    check_alive(get_claim(state, cmd.claim_id), now)
+    accepted = _meeting_event(ids, meeting, ev.MEETING_HANDOFF_ACCEPTED, claimId=cmd.claim_id)
+    return [accepted, *apply_events(state, meeting, {**resolution, "accepted": True}, ids)]
+
+
+def decide_deadlines(
+    state: RepoState, now: datetime, ids: IdSource, owners_of: OwnersOf
+) -> list[ev.Event]:
+    """Escalate every open meeting past its deadline (never resolve it by itself)."""
+    out: list[ev.Event] = []
+    for meeting in sorted(state.meetings.values(), key=lambda m: (m.deadline, m.id)):
+        if meeting.status is MeetingStatus.OPEN and meeting.deadline <= now:
+            out += escalation_events(
+                state,
+                meeting,
+                ids,
+                owners_of,
+                reason=f"deadline {format_time(meeting.deadline)} passed",
+            )
+    return out
+
+
+def due_meetings(state: RepoState, now: datetime) -> bool:
+    """True when an open meeting is past its deadline."""
+    return any(
+        m.status is MeetingStatus.OPEN and m.deadline <= now for m in state.meetings.values()
+    )

@@ -188,9 +188,18 @@ class ContestedTarget:
     reason: str
 
 
+RESOLUTION_TYPES = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
+
+
 @dataclass(frozen=True)
 class Meeting:
-    """A meeting room opened by a blocking overlap (negotiation rules: a later issue)."""
+    """A meeting room opened by a blocking overlap.
+
+    ``proposals`` are dicts ``{id, claimId, resolution, affected[], acceptedBy[], status}``;
+    ``resolution`` is the applied resolution ``{type, ..., meetingId, resolvedBy}``;
+    ``arbitrators`` are the CODEOWNERS owners asked to decide after an escalation;
+    ``notices`` are notifications to participants (e.g. a serialized first expired).
+    """
 
     id: str
     repo: str
@@ -203,6 +212,8 @@ class Meeting:
     updated_at: datetime
     proposals: tuple[dict[str, object], ...] = ()
     resolution: dict[str, object] | None = None
-    options: tuple[str, ...] = field(
-        default=("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
-    )
+    options: tuple[str, ...] = field(default=RESOLUTION_TYPES)
+    arbitrators: tuple[str, ...] = ()
+    escalation: dict[str, object] | None = None
+    notices: tuple[dict[str, object], ...] = ()
+    last_event_id: str | None = None

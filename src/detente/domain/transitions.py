@@ -7,17 +7,18 @@ forbidden move raises ``invalid_transition`` naming from and to. The table::
     announced        -> active, negotiating, abandoned, expired
     negotiating      -> active, blocked, suspended, abandoned, expired
     active           -> negotiating, suspended, blocked, ready_for_review, abandoned, expired
-    blocked          -> active, negotiating, abandoned, expired
-    suspended        -> active, negotiating, abandoned, expired
+    blocked          -> active, negotiating, suspended, abandoned, expired
+    suspended        -> active, negotiating, blocked, abandoned, expired
     ready_for_review -> active, integrated, abandoned, expired
     integrated       -> completed
     expired          -> abandoned, taken_over
     abandoned        -> taken_over
     completed, taken_over: terminal
 
-``ready_for_review -> active`` is the stale-base return: the integration CAS lost and the
-evidence must be re-collected. An expired claim never becomes live again (a renewal never
-resurrects it); its successor takes it over.
+``blocked`` waits for a human arbitrator; ``suspended`` waits for a serialized
+predecessor (or its holder's resume). ``ready_for_review -> active`` is the stale-base
+return: the integration CAS lost and the evidence must be re-collected. An expired claim
+never becomes live again (a renewal never resurrects it); its successor takes it over.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ TRANSITIONS: dict[S, frozenset[S]] = {
     S.ACTIVE: frozenset(
         {S.NEGOTIATING, S.SUSPENDED, S.BLOCKED, S.READY_FOR_REVIEW, S.ABANDONED, S.EXPIRED}
     ),
-    S.BLOCKED: frozenset({S.ACTIVE, S.NEGOTIATING, S.ABANDONED, S.EXPIRED}),
-    S.SUSPENDED: frozenset({S.ACTIVE, S.NEGOTIATING, S.ABANDONED, S.EXPIRED}),
+    S.BLOCKED: frozenset({S.ACTIVE, S.NEGOTIATING, S.SUSPENDED, S.ABANDONED, S.EXPIRED}),
+    S.SUSPENDED: frozenset({S.ACTIVE, S.NEGOTIATING, S.BLOCKED, S.ABANDONED, S.EXPIRED}),
     S.READY_FOR_REVIEW: frozenset({S.ACTIVE, S.INTEGRATED, S.ABANDONED, S.EXPIRED}),
     S.INTEGRATED: frozenset({S.COMPLETED}),
     S.EXPIRED: frozenset({S.ABANDONED, S.TAKEN_OVER}),

@@ -8,6 +8,7 @@ from typing import Any
 
 from detente.domain import decide as d
 from detente.domain.analysis import Targets, find_overlaps
+from detente.domain.authority import check_write
 from detente.domain.events import Event
 from detente.domain.model import Claim, ClaimStatus, Meeting, Overlap
 from detente.domain.overlap.globs import intersect
@@ -163,3 +164,15 @@ class ClaimsService(ServiceCore):
             "evidence-gated completion and integration are not available in this version; "
             "abandon the claim with its head commit, or integrate by hand",
         )
+
+    def check_write(self, claim_id: str, paths: list[str]) -> list[str]:
+        """May ``claim_id`` write ``paths`` now? Returns the normalised paths if so.
+
+        Raises:
+            ``overlap_blocking`` (another claim holds a path, or this claim negotiates),
+            ``out_of_scope``, ``lease_expired``, ``invalid_transition``, ``not_found``.
+        """
+        repo = self._find_repo_of(claim_id)
+        state = self._fresh(repo)
+        with self._locks[repo]:
+            return check_write(state, claim_id, paths, self.clock.now())

@@ -16,22 +16,30 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from detente.clock import Clock, format_time
 from detente.domain import decide as d
 from detente.domain.events import Event
+from detente.domain.meetings import decide_deadlines, due_meetings
+from detente.domain.reactions import react
+from detente.domain.resolutions import OwnersOf
 from detente.domain.state import RepoState
 from detente.errors import (
     ConcurrencyError,
     DetenteError,
+    StoreError,
     ValidationError,
 )
 from detente.eventlog.envelope import StoredEvent
 from detente.eventlog.projections import AuditReport, apply_stored, rows_for, verify
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
+from detente.security import codeowners
 from detente.storage.base import NewEvent, Store, StoreTx
+
+_MAX_REACTION_ROUNDS = 16
 
 
 @dataclass(frozen=True)
@@ -106,18 +114,47 @@ class ServiceCore:
                 apply_stored(state, event)
 
     def _commit(self, tx: StoreTx, state: RepoState, events: Sequence[Event]) -> list[StoredEvent]:
-        if not events:
-            return []
+        """Append ``events`` and the reactions they trigger (bounded), projecting each batch."""
         at = format_time(self.clock.now())
-        expected = {e.subject: state.revision_of(e.subject) for e in events}
-        stored = tx.append(
-            [NewEvent(e.id, e.type, e.version, state.repo, e.subject, e.data, at) for e in events],
-            expected,
-        )
-        for stored_event in stored:
-            apply_stored(state, stored_event)
-        tx.upsert_records(rows_for(state, (e.subject for e in stored)))
-        return stored
+        out: list[StoredEvent] = []
+        batch = list(events)
+        for _ in range(_MAX_REACTION_ROUNDS):
+            if not batch:
+                return out
+            expected = {e.subject: state.revision_of(e.subject) for e in batch}
+            stored = tx.append(
+                [
+                    NewEvent(e.id, e.type, e.version, state.repo, e.subject, e.data, at)
+                    for e in batch
+                ],
+                expected,
+            )
+            for stored_event in stored:
+                apply_stored(state, stored_event)
+            tx.upsert_records(rows_for(state, (e.subject for e in stored)))
+            out += stored
+            batch = react(state, [(e.type, e.data) for e in stored], self._ids)
+        raise StoreError("reactions did not settle; refusing to loop (a bug: please report it)")
+
+    def owners_of(self, repo: str) -> OwnersOf:
+        """CODEOWNERS lookup for ``repo`` (read from its working tree when needed)."""
+        path = self.repos[repo].path
+
+        def lookup(paths: Sequence[str]) -> tuple[list[str], list[str]]:
+            return codeowners.load(path).owners_of(paths)
+
+        return lookup
+
+    def _timeouts(self, state: RepoState, now: datetime) -> list[Event]:
+        """Leases past their deadline expire; open meetings past theirs escalate."""
+        expired = d.decide_expiry(state, now, self._ids)
+        if not due_meetings(state, now):
+            return expired
+        return expired + decide_deadlines(state, now, self._ids, self.owners_of(state.repo))
+
+    def _due(self, state: RepoState) -> bool:
+        now = self.clock.now()
+        return bool(state.due_for_expiry(now)) or due_meetings(state, now)
 
     def _execute(
         self, repo: str, decide_fn: Callable[[RepoState], list[Event]]
@@ -132,7 +169,7 @@ class ServiceCore:
                     with self.store.transaction(repo) as tx:
                         self._catch_up_tx(tx, state)
                         now = self.clock.now()
-                        stored = self._commit(tx, state, d.decide_expiry(state, now, self._ids))
+                        stored = self._commit(tx, state, self._timeouts(state, now))
                         try:
                             events = decide_fn(state)
                         except DetenteError as exc:
@@ -160,7 +197,7 @@ class ServiceCore:
         with self._locks[repo]:
             state = self._state(repo)
             self._catch_up_read(state)
-            due = state.due_for_expiry(self.clock.now())
+            due = self._due(state)
         if due:
             self._execute(repo, lambda s: [])
         return self._state(repo)
@@ -173,7 +210,10 @@ class ServiceCore:
     # ------------------------------------------------------------------ leases
 
     def sweep(self) -> int:
-        """Expire every lease past its deadline, in every repo. Returns how many expired.
+        """Expire leases and escalate meetings past their deadline, in every repo.
+
+        Returns:
+            How many claims expired.
 
         Safe to run from any thread at any time (idempotent; serialized per repo).
         """
@@ -182,7 +222,7 @@ class ServiceCore:
             with self._locks[name]:
                 state = self._state(name)
                 self._catch_up_read(state)
-                if not state.due_for_expiry(self.clock.now()):
+                if not self._due(state):
                     continue
                 _, stored = self._execute(name, lambda s: [])
                 expired += sum(1 for e in stored if e.type == "claim.expired")

@@ -1,18 +1,58 @@
-"""Meeting use cases (API.md "Meetings")."""
+"""Meeting use cases (API.md "Meetings"): read, propose, accept, resolve, hand off."""
 
 from __future__ import annotations
 
-from detente.domain.model import Meeting
-from detente.errors import NotFoundError
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from detente.domain import meetings as m
+from detente.domain.events import Event
+from detente.domain.model import Claim, Meeting, MeetingStatus
+from detente.domain.state import RepoState
+from detente.domain.wire import claim_to_wire, meeting_to_wire
+from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 
 
-class MeetingsService(ServiceCore):
-    """Reading meeting rooms."""
+@dataclass(frozen=True)
+class MeetingView:
+    """A meeting and the current records of its participants."""
 
-    # ------------------------------------------------------------------ meetings
+    meeting: Meeting
+    claims: list[Claim]
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{meeting, claims[]}``."""
+        return {
+            "meeting": meeting_to_wire(self.meeting),
+            "claims": [claim_to_wire(c) for c in self.claims],
+        }
+
+
+class MeetingsService(ServiceCore):
+    """Meeting rooms: read them, and negotiate typed resolutions in them."""
+
+    def _repo_of_meeting(self, meeting_id: str) -> str:
+        for name in sorted(self.repos):
+            with self._locks[name]:
+                state = self._state(name)
+                self._catch_up_read(state)
+                if meeting_id in state.meetings:
+                    return name
+        raise NotFoundError(f"no meeting {meeting_id!r}", meetingId=meeting_id)
+
+    def _meeting_command(
+        self, meeting_id: str, decide_fn: Callable[[RepoState], list[Event]]
+    ) -> MeetingView:
+        repo = self._repo_of_meeting(meeting_id)
+        with self._locks[repo]:
+            state, _ = self._execute(repo, decide_fn)
+            meeting = state.meetings[meeting_id]
+            return MeetingView(meeting, [state.claims[c] for c in meeting.participants])
 
     def get_meeting(self, meeting_id: str) -> Meeting:
+        """A meeting (deadline escalation applied first). Raises ``not_found``."""
         for name in sorted(self.repos):
             state = self._fresh(name)
             if meeting_id in state.meetings:
@@ -20,10 +60,45 @@ class MeetingsService(ServiceCore):
         raise NotFoundError(f"no meeting {meeting_id!r}", meetingId=meeting_id)
 
     def list_meetings(self, *, repo: str | None = None, status: str | None = None) -> list[Meeting]:
+        """Meetings, optionally of one repo and one status (``open|resolved|escalated``)."""
+        if status is not None and status not in {s.value for s in MeetingStatus}:
+            raise ValidationError(f"unknown meeting status {status!r}", field="status")
         out: list[Meeting] = []
         for name in [repo] if repo else sorted(self.repos):
             state = self._fresh(name)
             out.extend(
-                m for m in state.meetings.values() if status is None or m.status.value == status
+                x for x in state.meetings.values() if status is None or x.status.value == status
             )
-        return sorted(out, key=lambda m: (m.created_at, m.id))
+        return sorted(out, key=lambda x: (x.created_at, x.id))
+
+    def propose(self, cmd: m.Propose) -> MeetingView:
+        """Add a proposal (applied at once when nobody else is affected).
+
+        Raises:
+            ``not_found``, ``revision_conflict``, ``invalid_transition``, ``forbidden``,
+            ``lease_expired``, ``validation_error``.
+        """
+        return self._meeting_command(
+            cmd.meeting_id,
+            lambda s: m.decide_propose(s, cmd, self.clock.now(), self._ids, self.owners_of(s.repo)),
+        )
+
+    def accept(self, cmd: m.Accept) -> MeetingView:
+        """Accept a proposal; the last affected acceptance applies it atomically."""
+        return self._meeting_command(
+            cmd.meeting_id,
+            lambda s: m.decide_accept(s, cmd, self.clock.now(), self._ids, self.owners_of(s.repo)),
+        )
+
+    def resolve(self, cmd: m.Resolve) -> MeetingView:
+        """A human resolves (``forbidden`` unless an arbitrator once escalated)."""
+        return self._meeting_command(
+            cmd.meeting_id,
+            lambda s: m.decide_resolve(s, cmd, self.clock.now(), self._ids, self.owners_of(s.repo)),
+        )
+
+    def accept_handoff(self, cmd: m.AcceptHandoff) -> MeetingView:
+        """The handoff recipient accepts; the sender's targets move to it."""
+        return self._meeting_command(
+            cmd.meeting_id, lambda s: m.decide_accept_handoff(s, cmd, self.clock.now(), self._ids)
+        )

@@ -13,6 +13,7 @@ from detente.api.schemas import (
     RenewIn,
     ScopeChangeIn,
     StatusChangeIn,
+    WriteCheckIn,
 )
 from detente.domain.model import ClaimStatus
 from detente.domain.wire import claim_to_wire
@@ -75,5 +76,10 @@ def router(service: Service) -> APIRouter:
     def complete(claim_id: str, body: CompleteIn) -> dict[str, Any]:
         view = service.complete(claim_id)
         return {"claim": claim_to_wire(view.claim)}
+
+    @r.post("/v1/claims/{claim_id}/writes/check")
+    def check_write(claim_id: str, body: WriteCheckIn) -> dict[str, Any]:
+        """May this claim write these paths now? 409 overlap_blocking / out_of_scope if not."""
+        return {"ok": True, "claimId": claim_id, "paths": service.check_write(claim_id, body.paths)}
 
     return r

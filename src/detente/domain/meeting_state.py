@@ -1,0 +1,135 @@
+"""Folding meeting events into :class:`~detente.domain.state.RepoState`.
+
+Besides the meeting records this maintains two derived indexes the domain consults:
+
+- ``state.serialized``: ``first claim id -> claim ids waiting behind it`` (serialize);
+- ``state.resolved_pairs``: ``frozenset({a, b}) -> resolution`` for every pair of claims a
+  meeting resolution covers, so overlap reports and write checks honour the outcome.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from detente.clock import format_time, parse_time
+from detente.domain import events as ev
+from detente.domain.model import ContestedTarget, Meeting, MeetingStatus
+
+if TYPE_CHECKING:
+    from detente.domain.state import RepoState
+
+
+def _targets(data: dict[str, Any]) -> tuple[ContestedTarget, ...]:
+    return tuple(
+        ContestedTarget(
+            target=str(t["target"]),
+            claim_ids=tuple(str(c) for c in t["claimIds"]),
+            reason=str(t["reason"]),
+        )
+        for t in data.get("contestedTargets", ())
+    )
+
+
+def apply_meeting_event(
+    state: RepoState, event_type: str, data: dict[str, Any], at: datetime, event_id: str
+) -> None:
+    """Fold one ``meeting.*`` event (see :mod:`detente.domain.events`)."""
+    meeting_id = str(data["meetingId"])
+    if event_type == ev.MEETING_OPENED:
+        state.meetings[meeting_id] = Meeting(
+            id=meeting_id,
+            repo=state.repo,
+            status=MeetingStatus.OPEN,
+            revision=1,
+            participants=tuple(str(p) for p in data["participants"]),
+            contested_targets=_targets(data),
+            deadline=parse_time(str(data["deadline"])),
+            created_at=at,
+            updated_at=at,
+            last_event_id=event_id,
+        )
+        return
+    old = state.meetings.get(meeting_id)
+    if old is None:
+        return
+    new = _evolve(state, old, event_type, data, at)
+    state.meetings[meeting_id] = replace(
+        new, revision=old.revision + 1, updated_at=at, last_event_id=event_id
+    )
+
+
+def _evolve(
+    state: RepoState, old: Meeting, event_type: str, data: dict[str, Any], at: datetime
+) -> Meeting:
+    if event_type == ev.MEETING_JOINED:
+        claim_id = str(data["claimId"])
+        joined = (claim_id,) if claim_id not in old.participants else ()
+        return replace(
+            old,
+            participants=old.participants + joined,
+            contested_targets=old.contested_targets + _targets(data),
+        )
+    if event_type == ev.MEETING_PROPOSAL_ADDED:
+        proposal = {
+            "id": str(data["proposalId"]),
+            "claimId": str(data["claimId"]),
+            "resolution": data["resolution"],
+            "affected": list(data["affected"]),
+            "acceptedBy": list(data["acceptedBy"]),
+            "status": "open",
+            "at": format_time(at),
+        }
+        return replace(old, proposals=(*old.proposals, proposal))
+    if event_type == ev.MEETING_PROPOSAL_ACCEPTED:
+        return replace(
+            old,
+            proposals=tuple(
+                {**p, "acceptedBy": [*list(p["acceptedBy"]), data["claimId"]]}  # type: ignore[call-overload]
+                if p["id"] == data["proposalId"]
+                else p
+                for p in old.proposals
+            ),
+        )
+    if event_type == ev.MEETING_RESOLVED:
+        resolution = dict(data["resolution"])
+        _index_resolution(state, old.id, resolution)
+        proposals = tuple(
+            {**p, "status": "accepted" if p["id"] == data.get("proposalId") else "superseded"}
+            if p["status"] == "open"
+            else p
+            for p in old.proposals
+        )
+        return replace(
+            old, status=MeetingStatus.RESOLVED, resolution=resolution, proposals=proposals
+        )
+    if event_type == ev.MEETING_ESCALATED:
+        return replace(
+            old,
+            status=MeetingStatus.ESCALATED,
+            arbitrators=tuple(str(a) for a in data.get("arbitrators", ())),
+            escalation={k: v for k, v in data.items() if k != "meetingId"},
+        )
+    if event_type == ev.MEETING_HANDOFF_ACCEPTED and old.resolution is not None:
+        resolution = {**old.resolution, "accepted": True}
+        _index_resolution(state, old.id, resolution)
+        return replace(old, resolution=resolution)
+    if event_type == ev.MEETING_NOTICE:
+        notice = {
+            "claimId": data.get("claimId"),
+            "reason": data.get("reason"),
+            "at": format_time(at),
+        }
+        return replace(old, notices=(*old.notices, notice))
+    return old
+
+
+def _index_resolution(state: RepoState, meeting_id: str, resolution: dict[str, Any]) -> None:
+    kind = resolution.get("type")
+    affected = [str(c) for c in resolution.get("affected", ())]
+    for a, b in combinations(sorted(set(affected)), 2):
+        state.resolved_pairs[frozenset({a, b})] = {**resolution, "meetingId": meeting_id}
+    if kind == "serialize":
+        state.serialized.setdefault(str(resolution["first"]), set()).add(str(resolution["then"]))

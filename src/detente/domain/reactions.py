@@ -1,0 +1,98 @@
+"""Follow-up decisions that events trigger in the same transaction (a process manager).
+
+After a command's events are folded in, :func:`react` looks at them and returns the
+events they imply:
+
+- ``meeting.resolved`` / ``meeting.handoff_accepted``: activate the claims the resolution
+  unblocked (checked against the state *after* the resolution's scope changes);
+- a serialized ``first`` claim integrated, completed, abandoned or taken over: each
+  ``then`` claim waiting behind it resumes (``active``, or ``negotiating`` if something
+  else now blocks it), with a notice on the meeting;
+- a serialized ``first`` claim expired: each waiting ``then`` gets a notice and stays
+  ``suspended`` (expiry freezes work; it does not hand it over silently).
+
+The service calls :func:`react` repeatedly until it returns nothing (bounded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from detente.domain import events as ev
+from detente.domain.commands import IdSource
+from detente.domain.model import ClaimStatus, MeetingStatus
+from detente.domain.resolutions import activation_events, still_blocked
+from detente.domain.state import RepoState
+
+_RELEASED = frozenset(
+    {ClaimStatus.INTEGRATED, ClaimStatus.COMPLETED, ClaimStatus.ABANDONED, ClaimStatus.TAKEN_OVER}
+)
+
+
+def react(
+    state: RepoState, batch: Sequence[tuple[str, dict[str, Any]]], ids: IdSource
+) -> list[ev.Event]:
+    """Events implied by ``batch`` (``(type, data)`` pairs already folded into ``state``)."""
+    out: list[ev.Event] = []
+    for event_type, data in batch:
+        if event_type in (ev.MEETING_RESOLVED, ev.MEETING_HANDOFF_ACCEPTED):
+            meeting = state.meetings[str(data["meetingId"])]
+            if meeting.resolution is not None and meeting.status is MeetingStatus.RESOLVED:
+                out += activation_events(state, meeting, dict(meeting.resolution), ids)
+            continue
+        if not event_type.startswith("claim.") or "status" not in data:
+            continue
+        first = str(data["claimId"])
+        status = ClaimStatus(data["status"])
+        for then_id in sorted(state.serialized.get(first, ())):
+            then = state.claims.get(then_id)
+            if then is None or then.status is not ClaimStatus.SUSPENDED:
+                continue
+            meeting_id = _serialize_meeting(state, first, then_id)
+            if status in _RELEASED:
+                blocked = still_blocked(state, then)
+                to = ClaimStatus.NEGOTIATING if blocked else ClaimStatus.ACTIVE
+                reason = f"{first} is {status.value}: serialized turn of {then_id} begins"
+                out.append(
+                    ev.Event(
+                        id=ids("evt"),
+                        type=ev.CLAIM_RESUMED,
+                        subject=ev.claim_subject(then_id),
+                        data={
+                            "claimId": then_id,
+                            "status": to.value,
+                            "from": then.status.value,
+                            "reason": reason,
+                            "releasedBy": first,
+                            "meetingId": meeting_id,
+                        },
+                    )
+                )
+                if meeting_id is not None:
+                    out.append(_notice(ids, meeting_id, then_id, reason))
+            elif status is ClaimStatus.EXPIRED and meeting_id is not None:
+                out.append(
+                    _notice(
+                        ids,
+                        meeting_id,
+                        then_id,
+                        f"{first} (serialized first) expired; {then_id} stays suspended: "
+                        f"take {first} over or ask for arbitration",
+                    )
+                )
+    return out
+
+
+def _serialize_meeting(state: RepoState, first: str, then: str) -> str | None:
+    resolution = state.resolved_pairs.get(frozenset({first, then}))
+    return str(resolution["meetingId"]) if resolution else None
+
+
+def _notice(ids: IdSource, meeting_id: str, claim_id: str, reason: str) -> ev.Event:
+    return ev.Event(
+        id=ids("evt"),
+        type=ev.MEETING_NOTICE,
+        subject=ev.meeting_subject(meeting_id),
+        data={"meetingId": meeting_id, "claimId": claim_id, "reason": reason},
+    )

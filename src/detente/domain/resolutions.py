@@ -1,0 +1,332 @@
+"""Typed meeting resolutions: validation and the claim events each one implies.
+
+A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
+
+- ``split_ownership {assignments[{claimId, targets[]}]}``: each listed claim's paths become
+  exactly its assigned targets (``path#section`` targets become memory impacts on that
+  section). Assigned targets must come from what the claim asked for and be pairwise
+  disjoint; the claims go ``active`` unless another, unrelated claim still blocks them.
+- ``serialize {first, then}``: ``then`` is ``suspended`` until ``first`` is integrated,
+  completed or abandoned (see :mod:`detente.domain.reactions`); ``first`` goes ``active``.
+- ``handoff {fromClaimId, toClaimId}``: the sender's patterns that overlap the recipient's
+  move to the recipient once the recipient accepts; until then the sender keeps them and
+  the recipient waits (``negotiating``).
+- ``joint {claimIds[]}``: one coupled group sharing the contested targets; all ``active``.
+- ``human_arbitration {}``: the meeting escalates; participants are ``blocked`` until an
+  arbitrator (from CODEOWNERS) resolves with one of the types above.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from detente.domain import events as ev
+from detente.domain.analysis import Targets, find_overlaps
+from detente.domain.commands import IdSource
+from detente.domain.model import Claim, ClaimStatus, Meeting, MemoryImpact, Severity
+from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.state import RepoState
+from detente.domain.transitions import allowed
+from detente.domain.wire import memory_impact_to_wire
+from detente.errors import ValidationError
+
+OwnersOf = Callable[[Sequence[str]], tuple[list[str], list[str]]]
+"""``paths -> (owners, invalid CODEOWNERS lines)`` for choosing arbitrators."""
+
+TYPES = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
+
+
+def _participant(meeting: Meeting, value: Any, fld: str) -> str:
+    if not isinstance(value, str) or value not in meeting.participants:
+        raise ValidationError(
+            f"{fld} must be a participant of meeting {meeting.id} "
+            f"({', '.join(meeting.participants)}), got {value!r}",
+            field=fld,
+        )
+    return value
+
+
+def validate(state: RepoState, meeting: Meeting, raw: Any) -> dict[str, Any]:
+    """Check a resolution against the meeting; returns it normalised with ``affected``.
+
+    Raises:
+        ValidationError: ``validation_error`` with ``field`` = ``resolution.<field>``.
+    """
+    if not isinstance(raw, dict) or raw.get("type") not in TYPES:
+        raise ValidationError(
+            f"resolution.type must be one of {', '.join(TYPES)}", field="resolution.type"
+        )
+    kind = raw["type"]
+    if kind == "split_ownership":
+        return _validate_split(state, meeting, raw)
+    if kind == "serialize":
+        first = _participant(meeting, raw.get("first"), "resolution.first")
+        then = _participant(meeting, raw.get("then"), "resolution.then")
+        if first == then:
+            raise ValidationError("serialize needs two different claims", field="resolution.then")
+        return {"type": kind, "first": first, "then": then, "affected": [first, then]}
+    if kind == "handoff":
+        src = _participant(meeting, raw.get("fromClaimId"), "resolution.fromClaimId")
+        dst = _participant(meeting, raw.get("toClaimId"), "resolution.toClaimId")
+        if src == dst:
+            raise ValidationError(
+                "handoff needs two different claims", field="resolution.toClaimId"
+            )
+        moved = _handed_targets(state.claims[src], state.claims[dst])
+        return {
+            "type": kind,
+            "fromClaimId": src,
+            "toClaimId": dst,
+            "targets": moved,
+            "accepted": False,
+            "affected": [src, dst],
+        }
+    if kind == "joint":
+        members = raw.get("claimIds")
+        if not isinstance(members, list) or len(set(members)) < 2:
+            raise ValidationError("joint needs at least two claimIds", field="resolution.claimIds")
+        ids = [_participant(meeting, c, f"resolution.claimIds[{i}]") for i, c in enumerate(members)]
+        return {"type": kind, "claimIds": sorted(set(ids)), "affected": sorted(set(ids))}
+    return {"type": kind, "affected": list(meeting.participants)}
+
+
+def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> dict[str, Any]:
+    assignments = raw.get("assignments")
+    if not isinstance(assignments, list) or not assignments:
+        raise ValidationError(
+            "split_ownership needs assignments[{claimId, targets[]}]",
+            field="resolution.assignments",
+        )
+    out: list[dict[str, Any]] = []
+    for i, item in enumerate(assignments):
+        fld = f"resolution.assignments[{i}]"
+        if not isinstance(item, dict):
+            raise ValidationError(f"{fld} must be an object", field=fld)
+        claim_id = _participant(meeting, item.get("claimId"), f"{fld}.claimId")
+        targets = item.get("targets")
+        if (
+            not isinstance(targets, list)
+            or not targets
+            or not all(isinstance(t, str) for t in targets)
+        ):
+            raise ValidationError(f"{fld}.targets must be a non-empty list", field=f"{fld}.targets")
+        claim = state.claims[claim_id]
+        normalised: list[str] = []
+        for j, target in enumerate(targets):
+            path, _, section = target.partition("#")
+            norm = normalize_pattern(
+                path, case_insensitive=state.case_insensitive, field=f"{fld}.targets[{j}]"
+            )
+            asked = claim.paths + claim.pending_paths + tuple(m.path for m in claim.memory_impacts)
+            if not any(intersect(norm, mine) is not None for mine in asked):
+                raise ValidationError(
+                    f"{fld}.targets[{j}] {target!r} is not part of what claim {claim_id} asked for "
+                    "(a split narrows scopes, it never grants new territory)",
+                    field=f"{fld}.targets[{j}]",
+                )
+            normalised.append(f"{norm}#{section}" if section else norm)
+        out.append({"claimId": claim_id, "targets": normalised})
+    seen = [a["claimId"] for a in out]
+    if len(set(seen)) != len(seen):
+        raise ValidationError(
+            "each claim may appear in one assignment", field="resolution.assignments"
+        )
+    for a in range(len(out)):
+        for b in range(a + 1, len(out)):
+            for ta in out[a]["targets"]:
+                for tb in out[b]["targets"]:
+                    clash = _targets_meet(ta, tb)
+                    if clash is not None:
+                        raise ValidationError(
+                            f"assigned targets still overlap: {ta!r} ({out[a]['claimId']}) and "
+                            f"{tb!r} ({out[b]['claimId']}) both cover {clash!r}",
+                            field="resolution.assignments",
+                        )
+    return {"type": "split_ownership", "assignments": out, "affected": seen}
+
+
+def _targets_meet(a: str, b: str) -> str | None:
+    pa, _, sa = a.partition("#")
+    pb, _, sb = b.partition("#")
+    witness = intersect(pa, pb)
+    if witness is None or (sa and sb and sa != sb):
+        return None
+    return f"{witness}#{sa or sb}" if (sa or sb) else witness
+
+
+def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
+    wanted = recipient.paths + recipient.pending_paths
+    return [p for p in sender.paths if any(intersect(p, w) is not None for w in wanted)]
+
+
+# ---------------------------------------------------------------------------- events
+
+
+def _claim_event(ids: IdSource, claim_id: str, event_type: str, **data: Any) -> ev.Event:
+    return ev.Event(
+        id=ids("evt"),
+        type=event_type,
+        subject=ev.claim_subject(claim_id),
+        data={"claimId": claim_id, **data},
+    )
+
+
+def still_blocked(state: RepoState, claim: Claim, ignore: Sequence[str] = ()) -> list[str]:
+    """Claims other than ``ignore`` that still block ``claim`` (resolved pairs excluded)."""
+    return [
+        o.claim_id
+        for o in find_overlaps(state, Targets.of(claim), exclude=claim.id)
+        if o.severity is Severity.BLOCKING and o.claim_id not in ignore
+    ]
+
+
+def _set_status(
+    ids: IdSource, claim: Claim, to: ClaimStatus, event_type: str, reason: str, **extra: Any
+) -> list[ev.Event]:
+    if claim.status is to or not allowed(claim.status, to):
+        return []
+    return [
+        _claim_event(
+            ids,
+            claim.id,
+            event_type,
+            status=to.value,
+            reason=reason,
+            **{"from": claim.status.value},
+            **extra,
+        )
+    ]
+
+
+def _activate(
+    ids: IdSource, state: RepoState, claim: Claim, meeting: Meeting, reason: str
+) -> list[ev.Event]:
+    if claim.status not in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
+        return []
+    if still_blocked(state, claim):
+        return []
+    return _set_status(
+        ids, claim, ClaimStatus.ACTIVE, ev.CLAIM_ACTIVATED, reason, meetingId=meeting.id
+    )
+
+
+def _scope(
+    claim: Claim, paths: Sequence[str], memory: Sequence[MemoryImpact], reason: str
+) -> dict[str, Any]:
+    return {
+        "paths": list(paths),
+        "pendingPaths": [],
+        "addPaths": [p for p in paths if p not in claim.paths],
+        "removePaths": [p for p in claim.paths + claim.pending_paths if p not in paths],
+        "modules": list(claim.modules),
+        "symbols": list(claim.symbols),
+        "expectedContractChanges": list(claim.expected_contract_changes),
+        "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
+        "reason": reason,
+    }
+
+
+def apply_events(
+    state: RepoState, meeting: Meeting, resolution: dict[str, Any], ids: IdSource
+) -> list[ev.Event]:
+    """Claim events implied by a validated resolution (not the ``meeting.resolved`` itself).
+
+    Events are computed against ``state`` before the resolution is folded in, so the
+    caller folds ``meeting.resolved`` first (making the pair resolved) and then calls this
+    with the updated state when it needs the activation checks to see the resolution.
+    """
+    kind = resolution["type"]
+    out: list[ev.Event] = []
+    why = f"meeting {meeting.id} resolved: {kind}"
+    if kind == "split_ownership":
+        for assignment in resolution["assignments"]:
+            claim = state.claims[assignment["claimId"]]
+            paths = [t for t in assignment["targets"] if "#" not in t]
+            memory = [
+                MemoryImpact(
+                    path=t.partition("#")[0], mode="section", sections=(t.partition("#")[2],)
+                )
+                for t in assignment["targets"]
+                if "#" in t
+            ]
+            out.append(
+                _claim_event(
+                    ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **_scope(claim, paths, memory, why)
+                )
+            )
+    elif kind == "serialize":
+        then = state.claims[resolution["then"]]
+        out += _set_status(
+            ids,
+            then,
+            ClaimStatus.SUSPENDED,
+            ev.CLAIM_SUSPENDED,
+            f"serialized behind {resolution['first']} (meeting {meeting.id})",
+            meetingId=meeting.id,
+        )
+    elif kind == "handoff" and resolution.get("accepted"):
+        sender = state.claims[resolution["fromClaimId"]]
+        recipient = state.claims[resolution["toClaimId"]]
+        moved = list(resolution["targets"])
+        kept = [p for p in sender.paths if p not in moved]
+        # The sender may be left with no path at all: its whole scope moved on.
+        out.append(
+            _claim_event(
+                ids,
+                sender.id,
+                ev.CLAIM_SCOPE_CHANGED,
+                **_scope(sender, kept, sender.memory_impacts, f"handed off to {recipient.id}"),
+            )
+        )
+        gained = [
+            *recipient.paths,
+            *recipient.pending_paths,
+            *(p for p in moved if p not in recipient.paths),
+        ]
+        out.append(
+            _claim_event(
+                ids,
+                recipient.id,
+                ev.CLAIM_SCOPE_CHANGED,
+                **_scope(
+                    recipient,
+                    list(dict.fromkeys(gained)),
+                    recipient.memory_impacts,
+                    f"handoff from {sender.id}",
+                ),
+            )
+        )
+    elif kind == "human_arbitration":
+        for claim_id in meeting.participants:
+            claim = state.claims[claim_id]
+            out += _set_status(
+                ids,
+                claim,
+                ClaimStatus.BLOCKED,
+                ev.CLAIM_BLOCKED,
+                f"meeting {meeting.id} escalated to human arbitration",
+                meetingId=meeting.id,
+            )
+    return out
+
+
+def activation_events(
+    state: RepoState, meeting: Meeting, resolution: dict[str, Any], ids: IdSource
+) -> list[ev.Event]:
+    """After a resolution is folded in: activate the claims it unblocked."""
+    kind = resolution["type"]
+    why = f"meeting {meeting.id} resolved: {kind}"
+    waiting: set[str] = set()
+    if kind == "serialize":
+        waiting.add(resolution["then"])
+    if kind == "handoff" and not resolution.get("accepted"):
+        waiting.add(resolution["toClaimId"])
+    if kind == "human_arbitration":
+        return []
+    out: list[ev.Event] = []
+    for claim_id in resolution["affected"]:
+        if claim_id not in waiting:
+            out += _activate(ids, state, state.claims[claim_id], meeting, why)
+    return out

@@ -1,0 +1,1 @@
+"""Security-related adapters: CODEOWNERS (and, later, tokens and signatures)."""
