@@ -1,4 +1,8 @@
-"""Fixtures shared by every test package: a fake clock, services on each store."""
+"""Fixtures shared by every test package: a fake clock, services on each store.
+
+The ``store`` fixture runs every contract and service test on memory, SQLite, PostgreSQL and
+etcd; the two servers start once per session (``tests/storage/servers.py``).
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,10 @@ from detente.clock import FakeClock
 from detente.service import RepoConfig, Service
 from detente.storage.base import Store
 from detente.storage.memory import MemoryStore
+from detente.storage.factory import open_store
 from detente.storage.sqlite import SqliteStore
 
+from storage.servers import etcd_cluster, postgres_server  # noqa: F401  (session fixtures)
 from support import counting_ids
 
 
@@ -21,9 +27,17 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres", "etcd"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    s: Store = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "detente.db")
+    s: Store
+    if request.param == "memory":
+        s = MemoryStore()
+    elif request.param == "sqlite":
+        s = SqliteStore(tmp_path / "detente.db")
+    elif request.param == "postgres":  # a fresh database on the session's server
+        s = open_store(request.getfixturevalue("postgres_server").new_database())
+    else:  # a fresh key prefix on the session's 3-member cluster
+        s = open_store(request.getfixturevalue("etcd_cluster").url())
     yield s
     s.close()
 

@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 
 from detente import __version__
 from detente.api.problems import detente_error_handler, validation_error_handler
-from detente.api.routes import claims, events, meetings, system
+from detente.api.routes import agents, claims, events, meetings, system
 from detente.errors import DetenteError
 from detente.service import Service
 
@@ -61,6 +61,6 @@ def create_app(service: Service, *, sweep_interval: float | None = None) -> Fast
     app.add_exception_handler(DetenteError, detente_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
 
-    for area in (system, claims, meetings, events):
+    for area in (system, claims, meetings, events, agents):
         app.include_router(area.router(service))
     return app

@@ -13,6 +13,15 @@ Event types (all version 1; subject in brackets)::
     lease.renewed        [claim/<id>]    the lease's new revision and absolute deadline
     meeting.opened       [meeting/<id>]  participants and contested targets
     meeting.joined       [meeting/<id>]  another claim joins an open meeting
+    meeting.proposal_added    [meeting/<id>]  a participant proposes a typed resolution
+    meeting.proposal_accepted [meeting/<id>]  an affected participant accepts a proposal
+    meeting.resolved     [meeting/<id>]  a resolution took effect (with the claim events it implies)
+    meeting.escalated    [meeting/<id>]  human arbitration (asked or deadline); arbitrators named
+    meeting.handoff_accepted  [meeting/<id>]  the recipient of a handoff accepted it
+    meeting.notice       [meeting/<id>]  a notification to a participant (e.g. first expired)
+    claim.blocked        [claim/<id>]    waits for a human arbitrator
+    agent.registered     [agent/<sessionId>]  a session's name, intent, branch, worktree, TTL and
+                         absolute ``expiresAt``; registering again renews (advisory registry)
 
 The stored envelope (sequence, hash chain) is added by :mod:`detente.eventlog`.
 """
@@ -33,6 +42,14 @@ CLAIM_EXPIRED = "claim.expired"
 LEASE_RENEWED = "lease.renewed"
 MEETING_OPENED = "meeting.opened"
 MEETING_JOINED = "meeting.joined"
+MEETING_PROPOSAL_ADDED = "meeting.proposal_added"
+MEETING_PROPOSAL_ACCEPTED = "meeting.proposal_accepted"
+MEETING_RESOLVED = "meeting.resolved"
+MEETING_ESCALATED = "meeting.escalated"
+MEETING_HANDOFF_ACCEPTED = "meeting.handoff_accepted"
+MEETING_NOTICE = "meeting.notice"
+CLAIM_BLOCKED = "claim.blocked"
+AGENT_REGISTERED = "agent.registered"
 
 EVENT_TYPES = frozenset(
     {
@@ -47,6 +64,14 @@ EVENT_TYPES = frozenset(
         LEASE_RENEWED,
         MEETING_OPENED,
         MEETING_JOINED,
+        MEETING_PROPOSAL_ADDED,
+        MEETING_PROPOSAL_ACCEPTED,
+        MEETING_RESOLVED,
+        MEETING_ESCALATED,
+        MEETING_HANDOFF_ACCEPTED,
+        MEETING_NOTICE,
+        CLAIM_BLOCKED,
+        AGENT_REGISTERED,
     }
 )
 

@@ -21,14 +21,14 @@ from typing import Any
 
 from detente.clock import parse_time
 from detente.domain import events as ev
+from detente.domain.agents import AgentSession, apply_agent_event
+from detente.domain.meeting_state import apply_meeting_event
 from detente.domain.model import (
     Abandonment,
     Claim,
     ClaimStatus,
-    ContestedTarget,
     Lease,
     Meeting,
-    MeetingStatus,
 )
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.wire import agent_from_wire, memory_impact_from_wire
@@ -41,6 +41,7 @@ class RepoState:
         repo: repository name.
         case_insensitive: whether paths are compared case-folded (``core.ignorecase``).
         claims / meetings: records by id.
+        agents: agent sessions by session id (:mod:`detente.domain.agents`).
         last_fencing_token: the highest fencing token granted so far (0 before any).
         last_seq: global sequence of the last event applied.
     """
@@ -50,6 +51,7 @@ class RepoState:
         self.case_insensitive = case_insensitive
         self.claims: dict[str, Claim] = {}
         self.meetings: dict[str, Meeting] = {}
+        self.agents: dict[str, AgentSession] = {}
         self.last_fencing_token = 0
         self.last_seq = 0
         self.path_index = PatternIndex()
@@ -58,6 +60,8 @@ class RepoState:
         self.contracts: dict[str, set[str]] = {}
         self.memory_holders: set[str] = set()
         self.stream_revisions: dict[str, int] = {}
+        self.serialized: dict[str, set[str]] = {}
+        self.resolved_pairs: dict[frozenset[str], dict[str, Any]] = {}
         self._deadlines: list[tuple[datetime, str, int]] = []
 
     # ------------------------------------------------------------------ queries
@@ -131,7 +135,10 @@ class RepoState:
         if subject is not None:
             self.stream_revisions[subject] = self.stream_revisions.get(subject, 0) + 1
         if event_type.startswith("meeting."):
-            self._apply_meeting(event_type, data, at)
+            apply_meeting_event(self, event_type, data, at, event_id)
+            return
+        if event_type.startswith("agent."):
+            apply_agent_event(self.agents, self.repo, event_type, data, at=at, event_id=event_id)
             return
         if event_type == ev.CLAIM_ANNOUNCED:
             claim = _claim_from_announcement(self.repo, data, at, event_id)
@@ -144,45 +151,6 @@ class RepoState:
         new = _evolve_claim(old, event_type, data, at)
         new = replace(new, revision=old.revision + 1, updated_at=at, last_event_id=event_id)
         self._store_claim(old, new)
-
-    def _apply_meeting(self, event_type: str, data: dict[str, Any], at: datetime) -> None:
-        meeting_id = str(data["meetingId"])
-        targets = tuple(
-            ContestedTarget(
-                target=str(t["target"]),
-                claim_ids=tuple(str(c) for c in t["claimIds"]),
-                reason=str(t["reason"]),
-            )
-            for t in data.get("contestedTargets", ())
-        )
-        if event_type == ev.MEETING_OPENED:
-            self.meetings[meeting_id] = Meeting(
-                id=meeting_id,
-                repo=self.repo,
-                status=MeetingStatus.OPEN,
-                revision=1,
-                participants=tuple(str(p) for p in data["participants"]),
-                contested_targets=targets,
-                deadline=parse_time(str(data["deadline"])),
-                created_at=at,
-                updated_at=at,
-            )
-            return
-        old = self.meetings.get(meeting_id)
-        if old is None:
-            return
-        if event_type == ev.MEETING_JOINED:
-            claim_id = str(data["claimId"])
-            participants = old.participants + (
-                (claim_id,) if claim_id not in old.participants else ()
-            )
-            self.meetings[meeting_id] = replace(
-                old,
-                participants=participants,
-                contested_targets=old.contested_targets + targets,
-                revision=old.revision + 1,
-                updated_at=at,
-            )
 
     def _store_claim(self, old: Claim | None, new: Claim) -> None:
         self.claims[new.id] = new
@@ -298,6 +266,11 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
             modules=tuple(data["modules"]),
             symbols=tuple(data["symbols"]),
             expected_contract_changes=tuple(data["expectedContractChanges"]),
+            memory_impacts=(
+                tuple(memory_impact_from_wire(m) for m in data["memoryImpacts"])
+                if "memoryImpacts" in data
+                else claim.memory_impacts
+            ),
         )
     if event_type == ev.CLAIM_ABANDONED:
         return replace(

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.clock import parse_time
+from detente.domain.agents import agent_to_wire
 from detente.domain.model import Claim, Meeting
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire, meeting_to_wire
@@ -39,6 +40,13 @@ def _meeting_row(m: Meeting) -> RecordRow:
 KINDS: dict[str, tuple[Callable[[RepoState], Mapping[str, Any]], Callable[[Any], RecordRow]]] = {
     "claim": (lambda s: s.claims, _claim_row),
     "meeting": (lambda s: s.meetings, _meeting_row),
+    # Agent sessions: ``status`` (active/departed) depends on the clock, so it is not stored.
+    "agent": (
+        lambda s: s.agents,
+        lambda a: RecordRow(
+            "agent", a.session_id, a.repo, a.revision, "registered", agent_to_wire(a)
+        ),
+    ),
 }
 
 

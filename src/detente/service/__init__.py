@@ -6,6 +6,7 @@ path: serialize per repo, catch up, expire, decide, append with CAS, project, no
 
 from __future__ import annotations
 
+from detente.service.agents import AgentsService
 from detente.service.claims import ClaimsService, ClaimView
 from detente.service.core import RepoConfig, ServiceCore
 from detente.service.meetings import MeetingsService
@@ -13,5 +14,5 @@ from detente.service.meetings import MeetingsService
 __all__ = ["ClaimView", "RepoConfig", "Service", "ServiceCore"]
 
 
-class Service(ClaimsService, MeetingsService):
+class Service(ClaimsService, MeetingsService, AgentsService):
     """The coordination plane's use cases over one store (see :class:`ServiceCore`)."""

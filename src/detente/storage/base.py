@@ -15,10 +15,11 @@ makes overlap analysis atomic with the claim write.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
 
 from detente.eventlog.envelope import StoredEvent
 
@@ -100,3 +101,40 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+# Optional capabilities: a backend implements them when it can; callers check with
+# ``isinstance(store, TimedStore)`` (the protocols are runtime-checkable).
+
+
+@runtime_checkable
+class TimedStore(Protocol):
+    """A store with a clock shared by every server on it (the lease-time authority)."""
+
+    def now(self) -> datetime:
+        """The store's current time, timezone-aware UTC.
+
+        Raises:
+            StoreError: ``store_unavailable`` when the store cannot be reached.
+        """
+        ...
+
+
+@runtime_checkable
+class NotifyingStore(Protocol):
+    """A store that wakes watchers on every server when anyone commits."""
+
+    def listen(self, fn: Callable[[int], None]) -> Callable[[], None]:
+        """Call ``fn(seq)`` (a hint: "the log may now reach ``seq``"; 0 = unknown) after
+        commits by any process; returns the function that unsubscribes. ``fn`` runs on a
+        background thread and must not block."""
+        ...
+
+
+@runtime_checkable
+class RetainingStore(Protocol):
+    """A store that no longer serves the oldest part of its log (retention, archiving)."""
+
+    def first_seq(self) -> int:
+        """The lowest sequence still readable (1 when nothing was trimmed)."""
+        ...

@@ -1,16 +1,19 @@
-"""Choose a storage backend by URL: ``memory://`` or ``sqlite:///path``.
+"""Choose a storage backend by URL.
 
-``sqlite:///rel/path.db`` is relative to the working directory, ``sqlite:////abs/path.db``
-absolute (the SQLAlchemy convention).
-
-``postgresql://`` and ``etcd://`` are reserved for the multi-node backends.
+- ``memory://``: the in-process reference store (tests, demos);
+- ``sqlite:///path``: the embedded default; ``sqlite:///rel/path.db`` is relative to the
+  working directory, ``sqlite:////abs/path.db`` absolute (the SQLAlchemy convention);
+- ``postgresql://user:password@host:port/dbname`` (or ``postgres://``): several servers
+  on one database (needs the ``postgres`` extra: psycopg 3);
+- ``etcd://host1:port1,host2:port2,host3:port3[/prefix]``: several servers on an etcd
+  cluster, keys under ``/<prefix>/`` (default ``detente``; needs the ``etcd`` extra).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from detente.errors import ValidationError
+from detente.errors import StoreError, ValidationError
 from detente.storage.base import Store
 
 
@@ -34,11 +37,23 @@ def open_store(url: str) -> Store:
                 "sqlite URL needs a file path: sqlite:///path/to/detente.db", field="store"
             )
         return SqliteStore(Path(path))
-    if url.startswith(("postgresql://", "postgres://", "etcd://")):
-        raise ValidationError(
-            f"store {url.split(':', 1)[0]!r} is not available in this version; use sqlite:/// or memory://",
-            field="store",
-        )
+    if url.startswith(("postgresql://", "postgres://")):
+        try:
+            from detente.storage.postgres import PostgresStore
+        except ImportError as exc:
+            raise StoreError(
+                "the PostgreSQL store needs psycopg: pip install 'detente[postgres]'"
+            ) from exc
+        return PostgresStore(url)
+    if url.startswith("etcd://"):
+        try:
+            from detente.storage.etcd import EtcdStore, parse_etcd_url
+        except ImportError as exc:
+            raise StoreError("the etcd store needs aetcd: pip install 'detente[etcd]'") from exc
+        endpoints, prefix = parse_etcd_url(url)
+        return EtcdStore(endpoints, prefix=prefix, url=url)
     raise ValidationError(
-        f"unknown store URL {url!r}: use sqlite:///path/to/detente.db or memory://", field="store"
+        f"unknown store URL {url!r}: use sqlite:///path/to/detente.db, memory://, "
+        "postgresql://user@host:port/db or etcd://host:port,host:port",
+        field="store",
     )

@@ -1,0 +1,169 @@
+"""``detente claim open``: resolve the base, post the claim, create its worktree.
+
+See ``workspace.py`` for the order of those steps and what happens when the worktree
+cannot be created after the claim was accepted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from detente.cli.context import JsonFlag, Session, run
+from detente.cli.render import EXIT_OVERLAP
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from detente.cli.workspace import OpenResult
+
+__all__ = ["open_app"]
+
+open_app = typer.Typer()
+
+
+@open_app.command("open")
+def open_(
+    ctx: typer.Context,
+    objective: Annotated[str, typer.Option("--objective", "-o", help="What the claim is for.")],
+    path: Annotated[
+        list[str] | None,
+        typer.Option("--path", "-p", help="Path pattern to claim (repeatable): src/x/**, a.py"),
+    ] = None,
+    module: Annotated[list[str] | None, typer.Option("--module", help="Module name.")] = None,
+    symbol: Annotated[list[str] | None, typer.Option("--symbol", help="Symbol name.")] = None,
+    contract: Annotated[
+        list[str] | None, typer.Option("--contract", help="Expected contract/API change.")
+    ] = None,
+    test: Annotated[
+        list[str] | None, typer.Option("--test", help="Test this claim is responsible for.")
+    ] = None,
+    deploy: Annotated[
+        str | None, typer.Option("--deploy", help="Deployment responsibility.")
+    ] = None,
+    memory: Annotated[
+        list[str] | None, typer.Option("--memory", help="Memory file it changes: PATH[#section].")
+    ] = None,
+    ttl: Annotated[int, typer.Option("--ttl", help="Lease TTL in seconds.")] = 300,
+    base: Annotated[
+        str, typer.Option("--base", help="Base revision, resolved now to a commit OID.")
+    ] = "HEAD",
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="Agent name [default: $DETENTE_AGENT or $USER].")
+    ] = None,
+    session_id: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
+    no_worktree: Annotated[
+        bool, typer.Option("--no-worktree", help="Do not create a worktree and branch.")
+    ] = False,
+    worktree_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--worktree-dir",
+            help="Worktree directory [default: <repo>/../<repo>.worktrees/<slug>-<rand>].",
+        ),
+    ] = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Open a claim: resolve the base, post the claim, create its worktree and branch.
+
+    Exits 6 when the claim overlaps another live claim and is negotiating (not active);
+    the overlaps (with a witness path) and the resolution options are printed.
+    """
+
+    def body(session: Session) -> int:
+        from detente.cli import workspace
+        from detente.vcs import resolve_commit
+
+        repo = session.settings.repo
+        base_oid = resolve_commit(repo, base)
+        seed = workspace.claim_body(
+            repo=session.repo_name,
+            objective=objective,
+            base_commit=base_oid,
+            agent=agent or workspace.default_agent(),
+            session=session_id,
+            paths=path or (),
+            modules=module or (),
+            symbols=symbol or (),
+            contracts=contract or (),
+            tests=test or (),
+            deploy=deploy,
+            memory=memory or (),
+            ttl=ttl,
+        )
+        placement = None if no_worktree else workspace.plan_placement(repo, objective, worktree_dir)
+        result = workspace.open_claim(session.client, seed, repo=repo, placement=placement)
+        return _report_open(session, result)
+
+    run(ctx, json_flag, body)
+
+
+def _report_open(session: Session, result: OpenResult) -> int:
+    from detente.cli.views import negotiation_options
+
+    response = result.response
+    claim = response["claim"]
+    meeting = response.get("meeting")
+    options = (
+        negotiation_options(claim, response.get("overlaps", []), meeting)
+        if claim["status"] == "negotiating" and meeting
+        else []
+    )
+    worktree = (
+        {
+            "path": str(result.worktree.path),
+            "branch": result.worktree.branch,
+            "headOid": result.worktree.head_oid,
+        }
+        if result.worktree
+        else None
+    )
+    if result.failure is not None:
+        context: dict[str, Any] = {
+            "claim": result.abandoned or claim,
+            "abandoned": result.abandoned is not None,
+        }
+        if result.abandon_error is not None:
+            context["abandonError"] = result.abandon_error.to_problem()
+        if not session.out.json_mode:
+            _report_worktree_failure(session, result)
+        return session.out.error(result.failure, context=context)
+
+    def text(console: Console) -> None:
+        from detente.cli import views
+
+        views.claim_view(console, claim, session.now())
+        if worktree:
+            console.print(
+                f"  [green]worktree created[/] at base {worktree['headOid'][:12]} "
+                f"on branch {worktree['branch']}"
+            )
+        views.overlaps_view(console, response.get("overlaps", []))
+        if meeting:
+            views.meeting_view(console, meeting)
+        if options:
+            console.print(
+                "[yellow]not active[/]: a blocking overlap must be resolved first. Options:"
+            )
+            for option in options:
+                console.print(f"  {option['label']:<10} {option['command']}", markup=False)
+
+    session.emit({**response, "worktree": worktree, "options": options}, text)
+    return EXIT_OVERLAP if claim["status"] == "negotiating" else 0
+
+
+def _report_worktree_failure(session: Session, result: OpenResult) -> None:
+    claim = result.response["claim"]
+    err = session.out.err
+    err.print(f"claim {claim['id']} was accepted, but its worktree could not be created.")
+    if result.abandoned is not None:
+        err.print(f"claim {claim['id']} was abandoned ({result.abandoned['statusReason']}).")
+    elif result.abandon_error is not None:
+        err.print(
+            f"abandoning claim {claim['id']} failed too: [{result.abandon_error.code}] "
+            f"{result.abandon_error.detail}; abandon it by hand: "
+            f"detente claim abandon {claim['id']}",
+            markup=False,
+        )

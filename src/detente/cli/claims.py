@@ -1,0 +1,360 @@
+"""``detente claim ...``: renew, scope, status, list, suspend, resume, abandon, complete.
+
+``claim open`` lives in ``claim_open.py`` and is merged into this group.
+
+Writes name the revision they expect: the command reads the claim first and sends its
+current ``revision`` (and lease revision) unless ``--expect-revision`` /
+``--expect-lease-revision`` pin them, so a concurrent change is a ``revision_conflict``
+(exit 4), never a silent overwrite.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from detente.cli.claim_open import open_app
+from detente.cli.context import JsonFlag, Session, run
+from detente.cli.render import EXIT_OVERLAP
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+claim_app = typer.Typer(
+    help="Claim paths before editing; keep the lease alive; release with evidence.",
+    no_args_is_help=True,
+)
+scope_app = typer.Typer(help="Change a claim's scope (re-runs overlap analysis).")
+claim_app.add_typer(open_app)
+claim_app.add_typer(scope_app, name="scope")
+
+ClaimId = Annotated[str, typer.Argument(help="The claim id (clm_...).")]
+Reason = Annotated[str | None, typer.Option("--reason", help="Why (recorded in the log).")]
+ExpectRevision = Annotated[
+    int | None,
+    typer.Option("--expect-revision", help="Claim revision to expect (default: read it now)."),
+]
+
+
+def _read(session: Session, claim_id: str) -> dict[str, Any]:
+    claim: dict[str, Any] = session.client.get_claim(claim_id)["claim"]
+    return claim
+
+
+# ---------------------------------------------------------------------------- lease
+
+
+@claim_app.command("renew")
+def renew(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    ttl: Annotated[
+        int | None, typer.Option("--ttl", help="New TTL in seconds [default: the current one].")
+    ] = None,
+    expect_revision: ExpectRevision = None,
+    expect_lease_revision: Annotated[
+        int | None,
+        typer.Option("--expect-lease-revision", help="Lease revision to expect."),
+    ] = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Heartbeat: extend the lease to now + TTL (exit 5 once it has expired)."""
+
+    def body(session: Session) -> None:
+        current = _read(session, claim_id)
+        lease = current["lease"]
+        response = session.client.renew(
+            claim_id,
+            expected_lease_revision=(
+                expect_lease_revision if expect_lease_revision is not None else lease["revision"]
+            ),
+            expected_claim_revision=(
+                expect_revision if expect_revision is not None else current["revision"]
+            ),
+            ttl_seconds=ttl if ttl is not None else int(lease["ttlSeconds"]),
+        )
+        claim = response["claim"]
+
+        def text(console: Console) -> None:
+            from detente.cli.render import lease_timer
+
+            console.print(
+                f"renewed {claim['id']}: lease revision {claim['lease']['revision']}, "
+                f"{lease_timer(claim['lease']['expiresAt'], session.now())}"
+            )
+
+        session.emit(response, text)
+
+    run(ctx, json_flag, body)
+
+
+# ---------------------------------------------------------------------------- scope
+
+
+def _scope_change(
+    ctx: typer.Context, json_flag: bool, claim_id: str, expect: int | None, **changes: Any
+) -> None:
+    def body(session: Session) -> int:
+        from detente.cli.views import negotiation_options
+
+        revision = expect if expect is not None else _read(session, claim_id)["revision"]
+        response = session.client.scope_change(
+            claim_id, expected_claim_revision=revision, **changes
+        )
+        claim = response["claim"]
+        meeting = response.get("meeting")
+        negotiating = claim["status"] == "negotiating" and bool(claim.get("pendingPaths"))
+        options = (
+            negotiation_options(claim, response.get("overlaps", []), meeting) if meeting else []
+        )
+
+        def text(console: Console) -> None:
+            from detente.cli import views
+
+            views.claim_view(console, claim, session.now())
+            views.overlaps_view(console, response.get("overlaps", []))
+            if meeting:
+                views.meeting_view(console, meeting)
+            for option in options if negotiating else []:
+                console.print(f"  {option['label']:<10} {option['command']}", markup=False)
+
+        session.emit({**response, "options": options}, text)
+        return EXIT_OVERLAP if negotiating else 0
+
+    run(ctx, json_flag, body)
+
+
+PathOpt = Annotated[list[str] | None, typer.Option("--path", "-p", help="Path pattern.")]
+
+
+@scope_app.command("add")
+def scope_add(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    path: PathOpt = None,
+    module: Annotated[list[str] | None, typer.Option("--module", help="Module.")] = None,
+    symbol: Annotated[list[str] | None, typer.Option("--symbol", help="Symbol.")] = None,
+    contract: Annotated[
+        list[str] | None, typer.Option("--contract", help="Expected contract change.")
+    ] = None,
+    reason: Reason = None,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Widen a claim. Contested additions wait in pendingPaths while negotiating (exit 6)."""
+    _scope_change(
+        ctx,
+        json_flag,
+        claim_id,
+        expect_revision,
+        add_paths=path or (),
+        add_modules=module or (),
+        add_symbols=symbol or (),
+        add_expected_contract_changes=contract or (),
+        reason=reason,
+    )
+
+
+@scope_app.command("remove")
+def scope_remove(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    path: PathOpt = None,
+    reason: Reason = None,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Narrow a claim (never negotiates)."""
+    _scope_change(ctx, json_flag, claim_id, expect_revision, remove_paths=path or (), reason=reason)
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+@claim_app.command("status")
+def status(ctx: typer.Context, claim_id: ClaimId, json_flag: JsonFlag = False) -> None:
+    """A claim now: live overlaps, lease timer, meeting, and the evidence completion needs."""
+
+    def body(session: Session) -> None:
+        from detente.cli.render import lease_timer
+        from detente.cli.workspace import evidence
+
+        response = session.client.get_claim(claim_id)
+        claim = response["claim"]
+        proof = evidence(claim)
+        now = session.now()
+        lease = {**claim["lease"], "timer": lease_timer(claim["lease"]["expiresAt"], now)}
+
+        def text(console: Console) -> None:
+            from detente.cli import views
+
+            views.claim_view(console, claim, now)
+            views.overlaps_view(console, response.get("overlaps", []))
+            for meeting in response.get("meetings", []):
+                views.meeting_view(console, meeting)
+            console.print("evidence completion will require:")
+            console.print(f"  head commit    {proof['headCommit'] or '-'}")
+            files = proof["changedFiles"]
+            console.print(f"  changed files  {len(files)}: {', '.join(files[:10])}", markup=False)
+            tests = ", ".join(t["name"] for t in proof["tests"]) or "-"
+            console.print(f"  tests          {tests}", markup=False)
+            if proof["apiChanges"]:
+                console.print(f"  api changes    {', '.join(proof['apiChanges'])}", markup=False)
+            for item in proof["missing"]:
+                console.print(f"  [yellow]missing[/]: {item}")
+
+        session.emit({**response, "lease": lease, "evidence": proof}, text)
+
+    run(ctx, json_flag, body)
+
+
+@claim_app.command("list")
+def list_(
+    ctx: typer.Context,
+    status_filter: Annotated[str | None, typer.Option("--status", help="Only this status.")] = None,
+    path: Annotated[str | None, typer.Option("--path", help="Only claims covering it.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="Agent id or name.")] = None,
+    repo: Annotated[
+        str | None, typer.Option("--repo", help="Repository name [default: all served].")
+    ] = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """List claims (newest last)."""
+
+    def body(session: Session) -> None:
+        response = session.client.list_claims(
+            repo=repo, status=status_filter, path=path, agent=agent
+        )
+
+        def text(console: Console) -> None:
+            from detente.cli.views import claims_table
+
+            claims_table(console, response["claims"], session.now())
+
+        session.emit(response, text)
+
+    run(ctx, json_flag, body)
+
+
+# ---------------------------------------------------------------------------- status moves
+
+
+def _status_move(
+    ctx: typer.Context,
+    json_flag: bool,
+    claim_id: str,
+    action: str,
+    expect: int | None,
+    reason: str | None,
+) -> None:
+    def body(session: Session) -> None:
+        revision = expect if expect is not None else _read(session, claim_id)["revision"]
+        method = session.client.suspend if action == "suspend" else session.client.resume
+        response = method(claim_id, expected_claim_revision=revision, reason=reason)
+        claim = response["claim"]
+        session.emit(
+            response,
+            lambda console: console.print(
+                f"{claim['id']}: {claim['status']} (revision {claim['revision']})"
+            ),
+        )
+
+    run(ctx, json_flag, body)
+
+
+@claim_app.command("suspend")
+def suspend(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    reason: Reason = None,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Pause a claim (its lease keeps running: keep renewing)."""
+    _status_move(ctx, json_flag, claim_id, "suspend", expect_revision, reason)
+
+
+@claim_app.command("resume")
+def resume(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    reason: Reason = None,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Resume a suspended claim."""
+    _status_move(ctx, json_flag, claim_id, "resume", expect_revision, reason)
+
+
+@claim_app.command("abandon")
+def abandon(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    reason: Reason = None,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Release a claim, recording its head commit and diff summary from its worktree.
+
+    The worktree and branch are kept (they hold the work); remove them with git when done.
+    """
+
+    def body(session: Session) -> None:
+        from detente.cli.workspace import release_record
+
+        current = _read(session, claim_id)
+        head, summary = release_record(current)
+        response = session.client.abandon(
+            claim_id,
+            expected_claim_revision=(
+                expect_revision if expect_revision is not None else current["revision"]
+            ),
+            head_commit=head,
+            diff_summary=summary,
+            reason=reason,
+        )
+        claim = response["claim"]
+
+        def text(console: Console) -> None:
+            console.print(f"{claim['id']}: {claim['status']} (revision {claim['revision']})")
+            if summary:
+                console.print(
+                    f"  recorded head {str(head)[:12]}, {len(summary['files'])} files changed, "
+                    f"+{summary['insertions']} -{summary['deletions']}"
+                )
+            if claim.get("worktree"):
+                console.print(f"  worktree kept: {claim['worktree']}", markup=False)
+
+        session.emit(response, text)
+
+    run(ctx, json_flag, body)
+
+
+@claim_app.command("complete")
+def complete(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Complete with evidence (not available in this version: the server says exit 7)."""
+
+    def body(session: Session) -> None:
+        from detente.cli.workspace import evidence
+
+        current = _read(session, claim_id)
+        proof = evidence(current)
+        proof.pop("worktreePresent")
+        proof.pop("missing")
+        response = session.client.complete(
+            claim_id,
+            expected_claim_revision=(
+                expect_revision if expect_revision is not None else current["revision"]
+            ),
+            evidence=proof,
+        )
+        claim = response["claim"]
+        session.emit(response, lambda console: console.print(f"{claim['id']}: {claim['status']}"))
+
+    run(ctx, json_flag, body)

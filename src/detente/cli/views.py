@@ -1,0 +1,234 @@
+"""Readable (rich) views of claims, overlaps, meetings, events and audits.
+
+Everything shown that came from a user or a repository (objectives, path patterns such as
+``src/[ab].py``) is escaped: rich markup must never eat a glob class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from detente.cli.render import lease_timer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = [
+    "audit_view",
+    "claim_view",
+    "claims_table",
+    "event_line",
+    "meeting_view",
+    "negotiation_options",
+    "overlaps_view",
+]
+
+_STATUS_STYLE = {
+    "active": "green",
+    "negotiating": "yellow",
+    "blocked": "red",
+    "suspended": "magenta",
+    "expired": "red",
+    "abandoned": "dim",
+}
+
+
+def _e(value: object) -> str:
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
+def _status(status: str) -> str:
+    style = _STATUS_STYLE.get(status, "bold")
+    return f"[{style}]{_e(status)}[/]"
+
+
+def _short(oid: object) -> str:
+    return str(oid)[:12] if oid else "-"
+
+
+def claim_view(console: Console, claim: Mapping[str, Any], now: datetime) -> None:
+    """The claim's identity, scope, execution place and lease."""
+    console.print(f"claim [bold]{_e(claim['id'])}[/]  {_status(claim['status'])}")
+    rows: list[tuple[str, str]] = [
+        ("objective", _e(claim["objective"])),
+        ("agent", _e(claim["agent"]["name"])),
+        ("repo", f"{_e(claim['repo'])}  base {_short(claim['baseCommit'])}"),
+    ]
+    for label, key in (
+        ("paths", "paths"),
+        ("pending", "pendingPaths"),
+        ("modules", "modules"),
+        ("symbols", "symbols"),
+        ("contracts", "expectedContractChanges"),
+        ("tests", "testResponsibility"),
+    ):
+        if claim.get(key):
+            rows.append((label, ", ".join(_e(v) for v in claim[key])))
+    if claim.get("memoryImpacts"):
+        rows.append(("memory", ", ".join(_e(m["path"]) for m in claim["memoryImpacts"])))
+    if claim.get("branch"):
+        rows.append(("branch", _e(claim["branch"])))
+    if claim.get("worktree"):
+        rows.append(("worktree", _e(claim["worktree"])))
+    lease = claim["lease"]
+    timer = lease_timer(lease["expiresAt"], now)
+    if claim["status"] in ("abandoned", "completed", "integrated", "taken_over", "expired"):
+        timer = f"not running (deadline was {lease['expiresAt']})"
+    rows.append(("lease", f"{timer}  revision {lease['revision']}, ttl {lease['ttlSeconds']}s"))
+    rows.append(("revision", f"{claim['revision']}  fencing token {claim['fencingToken']}"))
+    if claim.get("statusReason"):
+        rows.append(("reason", _e(claim["statusReason"])))
+    for label, value in rows:
+        console.print(f"  {label:<10} {value}")
+
+
+def overlaps_view(console: Console, overlaps: Sequence[Mapping[str, Any]]) -> None:
+    """Each overlap: the other claim, its agent, the contested targets with a witness."""
+    for overlap in overlaps:
+        console.print(
+            f"  [yellow]overlap[/] with {_e(overlap['claimId'])} "
+            f"({_e(overlap['agent']['name'])}, {_e(overlap.get('theirStatus', '?'))}): "
+            f"{_e(overlap['kind'])}, {_e(overlap['severity'])}"
+        )
+        for target in overlap["targets"]:
+            console.print(
+                f"    mine {_e(target['mine'])}  theirs {_e(target['theirs'])}  "
+                f"witness [bold]{_e(target['witness'])}[/]"
+            )
+        console.print(f"    reason: {_e(overlap['reason'])}")
+
+
+def meeting_view(console: Console, meeting: Mapping[str, Any]) -> None:
+    """The meeting's status, deadline and contested targets."""
+    console.print(
+        f"  meeting {_e(meeting['id'])}  {_e(meeting['status'])}, "
+        f"deadline {_e(meeting['deadline'])}, participants {', '.join(meeting['participants'])}"
+    )
+    for target in meeting.get("contestedTargets", []):
+        console.print(f"    contested {_e(target['target'])}: {_e(target['reason'])}")
+
+
+_OPTION_LABELS = {
+    "split_ownership": "split",
+    "serialize": "serialize",
+    "handoff": "handoff",
+    "joint": "join",
+    "human_arbitration": "escalate",
+}
+
+
+def negotiation_options(
+    claim: Mapping[str, Any], overlaps: Sequence[Mapping[str, Any]], meeting: Mapping[str, Any]
+) -> list[dict[str, str]]:
+    """The meeting's resolution options as ready-to-run commands.
+
+    Returns:
+        ``[{type, label, command}]``, one per option the meeting offers, plus
+        ``withdraw`` (abandon this claim).
+    """
+    mine, mtg = str(claim["id"]), str(meeting["id"])
+    other = str(overlaps[0]["claimId"]) if overlaps else "OTHER_CLAIM"
+    my_targets = sorted({t["mine"] for o in overlaps for t in o["targets"]}) or ["PATHS"]
+    their_targets = sorted(
+        {t["theirs"] for o in overlaps if o["claimId"] == other for t in o["targets"]}
+    ) or ["PATHS"]
+    commands = {
+        "split_ownership": (
+            f"detente meeting resolve {mtg} --split {mine}={_q(','.join(my_targets))} "
+            f"--split {other}={_q(','.join(their_targets))}"
+        ),
+        "serialize": f"detente meeting resolve {mtg} --serialize --first {other} --then {mine}",
+        "handoff": f"detente meeting resolve {mtg} --handoff --from {other} --to {mine}",
+        "joint": f"detente meeting resolve {mtg} --join {other},{mine}",
+        "human_arbitration": f"detente meeting resolve {mtg} --escalate",
+    }
+    options = [
+        {"type": kind, "label": _OPTION_LABELS.get(kind, kind), "command": commands[kind]}
+        for kind in meeting.get("options", [])
+        if kind in commands
+    ]
+    options.append(
+        {
+            "type": "withdraw",
+            "label": "withdraw",
+            "command": f"detente claim abandon {mine} --reason 'overlap with {other}'",
+        }
+    )
+    return options
+
+
+def _q(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def claims_table(console: Console, claims: Sequence[Mapping[str, Any]], now: datetime) -> None:
+    """One row per claim: id, status, agent, paths, lease timer, branch."""
+    from rich.table import Table
+
+    if not claims:
+        console.print("no claims")
+        return
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("id", "status", "agent", "lease"):
+        table.add_column(column, no_wrap=True)
+    for column in ("paths", "branch"):
+        table.add_column(column, overflow="fold")
+    for claim in claims:
+        lease = claim["lease"]
+        timer = (
+            lease_timer(lease["expiresAt"], now).split(" (")[0]
+            if claim["status"] not in ("abandoned", "completed", "integrated", "expired")
+            else "-"
+        )
+        table.add_row(
+            _e(claim["id"]),
+            _status(claim["status"]),
+            _e(claim["agent"]["name"]),
+            timer,
+            _e(", ".join(claim["paths"] + claim.get("pendingPaths", []))),
+            _e(claim.get("branch") or "-"),
+        )
+    console.print(table)
+
+
+def event_line(event: Mapping[str, Any]) -> str:
+    """One plain line for an event envelope: ``#seq at type subject summary``."""
+    data = event.get("data") or {}
+    parts: list[str] = []
+    if "status" in data:
+        parts.append(str(data["status"]))
+    agent = data.get("agent")
+    if isinstance(agent, Mapping):
+        parts.append(f"agent={agent.get('name')}")
+    if data.get("paths"):
+        parts.append("paths=" + ",".join(str(p) for p in data["paths"]))
+    if "leaseRevision" in data:
+        parts.append(f"lease r{data['leaseRevision']} until {data.get('expiresAt')}")
+    if data.get("reason"):
+        parts.append(f"({data['reason']})")
+    return (
+        f"#{event.get('seq')} {event.get('at')} {event.get('type')} "
+        f"{event.get('subject')} {' '.join(parts)}"
+    ).rstrip()
+
+
+def audit_view(console: Console, report: Mapping[str, Any]) -> None:
+    """``audit ok: N events, head <hash>`` or the first broken link and mismatches."""
+    if report.get("ok"):
+        console.print(
+            f"[green]audit ok[/]: {report['events']} events, hash chain intact, projections "
+            f"equal a full replay; head {str(report['headHash'])[:16]}"
+        )
+        return
+    console.print(f"[bold red]audit FAILED[/] after {report.get('events')} events")
+    broken = report.get("brokenAt")
+    if broken:
+        console.print(f"  first broken link at seq {broken['seq']}: {_e(broken['reason'])}")
+    for mismatch in report.get("projectionMismatches", []):
+        console.print(f"  projection mismatch: {_e(mismatch)}")

@@ -1,0 +1,276 @@
+"""The execution plane as the CLI drives it: claim branches, worktrees and local evidence.
+
+A claim is opened in this order, so that a refused claim leaves nothing behind and an
+accepted one gets exactly its base commit:
+
+1. the base revision is resolved to an OID *now* (later commits cannot leak in);
+2. a free branch ``claim/<slug>-<rand>`` and a free worktree directory are chosen;
+3. the claim is posted with that branch and worktree;
+4. the worktree is created at exactly the base OID on that branch. If that fails, the
+   claim is abandoned with the reason, and both facts are reported.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from detente.cli.client import Client
+from detente.errors import DetenteError, ValidationError
+from detente.vcs import (
+    Worktree,
+    changed_files,
+    claim_branch_name,
+    create_worktree,
+    current_oid,
+    diff_summary,
+    list_worktrees,
+    slugify,
+)
+
+__all__ = [
+    "OpenResult",
+    "Placement",
+    "claim_body",
+    "default_agent",
+    "evidence",
+    "local_worktree",
+    "open_claim",
+    "plan_placement",
+    "release_record",
+]
+
+AGENT_ENV = "DETENTE_AGENT"
+_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a claim's work will live: its topic branch and worktree directory."""
+
+    branch: str
+    path: Path
+
+
+@dataclass
+class OpenResult:
+    """What ``open_claim`` did.
+
+    Attributes:
+        response: the server's ``{claim, overlaps[], meeting, meetings[]}``.
+        worktree: the created worktree, or None (``--no-worktree``, or creation failed).
+        failure: why the worktree could not be created (the claim was then abandoned).
+        abandoned: the abandoned claim record after a failure, if abandoning worked.
+        abandon_error: why abandoning failed, if it did.
+    """
+
+    response: dict[str, Any]
+    worktree: Worktree | None = None
+    failure: DetenteError | None = None
+    abandoned: dict[str, Any] | None = None
+    abandon_error: DetenteError | None = None
+
+
+def default_agent() -> str:
+    """The agent name when ``--agent`` is not given: ``$DETENTE_AGENT``, else the user."""
+    name = os.environ.get(AGENT_ENV) or os.environ.get("USER")
+    if not name:
+        try:
+            name = getpass.getuser()
+        except (KeyError, OSError):
+            name = "anonymous"
+    return name
+
+
+def plan_placement(repo: Path, objective: str, worktree_dir: Path | None = None) -> Placement:
+    """Choose a branch that does not exist yet and a worktree directory that is free.
+
+    Args:
+        repo: a directory inside any working tree of the repository.
+        objective: the claim's objective (slugged into the branch name).
+        worktree_dir: the worktree directory to use; default
+            ``<main worktree>/../<repo name>.worktrees/<slug>-<rand>``.
+
+    Returns:
+        The :class:`Placement`.
+
+    Raises:
+        ValidationError: ``validation_error`` (field ``worktree``) when ``worktree_dir``
+            exists and is not an empty directory.
+    """
+    main = list_worktrees(repo)[0].path
+    slug = slugify(objective)
+    for _ in range(_ATTEMPTS):
+        branch = claim_branch_name(slug, secrets.token_hex(4))
+        if current_oid(repo, f"refs/heads/{branch}") is not None:
+            continue
+        tail = branch.removeprefix("claim/")
+        path = worktree_dir or main.parent / f"{main.name}.worktrees" / tail
+        path = path.absolute()
+        if _occupied(path):
+            if worktree_dir is not None:
+                raise ValidationError(
+                    f"worktree directory {path} already exists and is not empty",
+                    field="worktree",
+                )
+            continue
+        return Placement(branch=branch, path=path)
+    raise ValidationError("could not find a free claim branch name; try again", field="branch")
+
+
+def _occupied(path: Path) -> bool:
+    return path.exists() and (not path.is_dir() or any(path.iterdir()))
+
+
+def claim_body(
+    *,
+    repo: str,
+    objective: str,
+    base_commit: str,
+    agent: str,
+    session: str | None = None,
+    paths: Sequence[str] = (),
+    modules: Sequence[str] = (),
+    symbols: Sequence[str] = (),
+    contracts: Sequence[str] = (),
+    tests: Sequence[str] = (),
+    deploy: str | None = None,
+    memory: Sequence[str] = (),
+    ttl: int = 300,
+) -> dict[str, Any]:
+    """The ``POST /v1/claims`` seed (camelCase), without branch and worktree.
+
+    ``memory`` entries are ``PATH`` (the whole file) or ``PATH#section``; entries naming
+    the same path are merged into one impact.
+    """
+    impacts: dict[str, list[str]] = {}
+    for entry in memory:
+        path, _, section = entry.partition("#")
+        sections = impacts.setdefault(path, [])
+        if section and section not in sections:
+            sections.append(section)
+    return {
+        "repo": repo,
+        "objective": objective,
+        "baseCommit": base_commit,
+        "paths": list(paths),
+        "modules": list(modules),
+        "symbols": list(symbols),
+        "expectedContractChanges": list(contracts),
+        "testResponsibility": list(tests),
+        "deploymentResponsibility": deploy,
+        "memoryImpacts": [{"path": p, "sections": s} for p, s in impacts.items()],
+        "leaseTtlSeconds": ttl,
+        "agent": {"id": agent, "name": agent, "sessionId": session},
+    }
+
+
+def open_claim(
+    client: Client,
+    body: Mapping[str, Any],
+    *,
+    repo: Path,
+    placement: Placement | None,
+) -> OpenResult:
+    """Post the claim, then create its worktree (see the module docstring).
+
+    Args:
+        client: the API client.
+        body: the seed from :func:`claim_body`; ``baseCommit`` must be a full OID.
+        repo: a directory inside the repository (where the worktree is added).
+        placement: branch and directory from :func:`plan_placement`; None for no worktree.
+
+    Returns:
+        The :class:`OpenResult`; ``failure`` is set when the worktree could not be made.
+
+    Raises:
+        DetenteError: the server refused the claim (nothing was created).
+    """
+    seed = dict(body)
+    if placement is not None:
+        seed["branch"] = placement.branch
+        seed["worktree"] = str(placement.path)
+    response = client.open_claim(seed)
+    result = OpenResult(response=response)
+    if placement is None:
+        return result
+    claim = response["claim"]
+    try:
+        result.worktree = create_worktree(
+            repo, placement.path, placement.branch, str(claim["baseCommit"])
+        )
+    except DetenteError as exc:
+        result.failure = exc
+        reason = f"worktree creation failed: {exc.detail}"
+        try:
+            record = client.abandon(
+                claim["id"], expected_claim_revision=int(claim["revision"]), reason=reason
+            )
+            result.abandoned = record["claim"]
+        except DetenteError as abandon_exc:
+            result.abandon_error = abandon_exc
+    return result
+
+
+def local_worktree(claim: Mapping[str, Any]) -> Path | None:
+    """The claim's worktree directory if it exists on this machine, else None."""
+    worktree = claim.get("worktree")
+    if not worktree:
+        return None
+    path = Path(str(worktree))
+    return path if path.is_dir() else None
+
+
+def release_record(claim: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]]:
+    """Head commit and ``{files, insertions, deletions}`` of the claim's local worktree.
+
+    Returns:
+        ``(None, {})`` when the worktree is not on this machine.
+    """
+    worktree = local_worktree(claim)
+    if worktree is None:
+        return None, {}
+    head = current_oid(worktree, "HEAD")
+    summary = diff_summary(worktree, str(claim["baseCommit"]))
+    return head, {
+        "files": summary.files,
+        "insertions": summary.insertions,
+        "deletions": summary.deletions,
+    }
+
+
+def evidence(claim: Mapping[str, Any]) -> dict[str, Any]:
+    """The evidence completion will require, as far as it can be gathered locally now.
+
+    Returns:
+        ``{headCommit, changedFiles, tests[{name, status}], apiChanges, migrations,
+        deployment, unresolvedRisks, memoryUpdates, worktreePresent, missing[]}``;
+        ``missing`` names what is not there yet (no commit since base, tests not run).
+    """
+    worktree = local_worktree(claim)
+    head = current_oid(worktree, "HEAD") if worktree else None
+    changed = changed_files(worktree, str(claim["baseCommit"])) if worktree else []
+    tests = [{"name": t, "status": "not_run"} for t in claim.get("testResponsibility", [])]
+    missing: list[str] = []
+    if worktree is None:
+        missing.append("the claim's worktree is not on this machine")
+    elif head == claim.get("baseCommit"):
+        missing.append("no commit since the base commit")
+    missing.extend(f"test result for {t['name']}" for t in tests)
+    return {
+        "headCommit": head,
+        "changedFiles": changed,
+        "tests": tests,
+        "apiChanges": list(claim.get("expectedContractChanges", [])),
+        "migrations": [],
+        "deployment": claim.get("deploymentResponsibility"),
+        "unresolvedRisks": [],
+        "memoryUpdates": [m["path"] for m in claim.get("memoryImpacts", [])],
+        "worktreePresent": worktree is not None,
+        "missing": missing,
+    }

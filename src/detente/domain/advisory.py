@@ -1,0 +1,309 @@
+"""Decisions of the advisory primitives: register a session, assess readiness, reconcile.
+
+Advisory means evidence, never enforcement (DESIGN principle 6): readiness says ``ready``
+or ``caution`` and never refuses on overlap grounds; only malformed input is refused
+(``validation_error``). Pure functions over :class:`~detente.domain.state.RepoState`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from detente.clock import format_time
+from detente.domain import events as ev
+from detente.domain.agents import agent_subject
+from detente.domain.analysis import Targets, find_overlaps
+from detente.domain.commands import (
+    DEFAULT_POLICY,
+    IdSource,
+    Policy,
+    name_list,
+    pattern_list,
+    text_field,
+    ttl_field,
+)
+from detente.domain.model import Claim, ClaimStatus
+from detente.domain.overlap.index import PatternIndex
+from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.state import RepoState
+from detente.errors import ValidationError
+
+__all__ = [
+    "SESSION_ID_PATTERN",
+    "Intent",
+    "OverlappingClaim",
+    "Readiness",
+    "RegisterAgent",
+    "SharedTarget",
+    "assess_readiness",
+    "check_session_id",
+    "decide_register",
+    "reconcile",
+    "session_claims",
+]
+
+#: What a session id may look like: it names a stream (``agent/<sessionId>``).
+SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$")
+
+
+@dataclass(frozen=True)
+class RegisterAgent:
+    """Register (or renew) a session (API.md ``POST /v1/agents``). ``ttl_seconds`` > 0."""
+
+    repo: str
+    session_id: str
+    agent_name: str
+    ttl_seconds: int
+    intent: str = ""
+    branch: str | None = None
+    worktree: str | None = None
+
+
+def check_session_id(session_id: str, fld: str = "sessionId") -> str:
+    """The session id, or ``validation_error`` naming ``fld``."""
+    if not isinstance(session_id, str) or not SESSION_ID_PATTERN.match(session_id):
+        raise ValidationError(
+            f"{fld} must be 1-128 characters of letters, digits and . _ : @ + - "
+            "(starting with a letter or digit)",
+            field=fld,
+        )
+    return session_id
+
+
+def _optional_text(value: str | None, fld: str, policy: Policy) -> str | None:
+    if value is None:
+        return None
+    return text_field(value, fld, policy, required=False) or None
+
+
+def decide_register(
+    state: RepoState,
+    cmd: RegisterAgent,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy = DEFAULT_POLICY,
+) -> list[ev.Event]:
+    """One ``agent.registered`` event: the whole record with ``expiresAt = now + ttl``.
+
+    Registering an existing session renews it (and replaces its name, intent, branch and
+    worktree); a departed session comes back ``active``.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``sessionId``, ``agentName``,
+            ``intent``, ``branch``, ``worktree`` or ``ttlSeconds``.
+    """
+    session_id = check_session_id(cmd.session_id)
+    name = text_field(cmd.agent_name, "agentName", policy)
+    if len(name) > 200:
+        raise ValidationError("agentName is longer than 200 characters", field="agentName")
+    ttl = ttl_field(cmd.ttl_seconds, "ttlSeconds", policy)
+    return [
+        ev.Event(
+            id=ids("evt"),
+            type=ev.AGENT_REGISTERED,
+            subject=agent_subject(session_id),
+            data={
+                "sessionId": session_id,
+                "agentName": name,
+                "intent": text_field(cmd.intent, "intent", policy, required=False),
+                "branch": _optional_text(cmd.branch, "branch", policy),
+                "worktree": _optional_text(cmd.worktree, "worktree", policy),
+                "ttlSeconds": ttl,
+                "expiresAt": format_time(now + timedelta(seconds=ttl)),
+            },
+        )
+    ]
+
+
+def session_claims(state: RepoState, session_id: str) -> list[Claim]:
+    """Claims of ``session_id`` that still hold their targets, oldest first."""
+    found = [c for c in state.claims.values() if c.agent.session_id == session_id and c.holding]
+    return sorted(found, key=lambda c: (c.created_at, c.id))
+
+
+# ---------------------------------------------------------------------------- readiness
+
+
+@dataclass(frozen=True)
+class OverlappingClaim:
+    """Another session's holding claim that covers some of the asked paths.
+
+    Attributes:
+        claim_id: the claim.
+        session_id: its session (None for a claim opened without one, e.g. by the CLI).
+        agent_name: its holder's display name.
+        paths: the holder's patterns that meet the asked paths.
+        witness: one path both sides match.
+        status: the claim's status (``active``, ``negotiating``, ``expired``...).
+        reason: why they hold it (the claim's objective).
+    """
+
+    claim_id: str
+    session_id: str | None
+    agent_name: str
+    paths: tuple[str, ...]
+    witness: str
+    status: ClaimStatus
+    reason: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "claimId": self.claim_id,
+            "sessionId": self.session_id,
+            "agentName": self.agent_name,
+            "paths": list(self.paths),
+            "witness": self.witness,
+            "status": self.status.value,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """``ready`` when no other session's claim covers the paths, else ``caution``."""
+
+    readiness: Literal["ready", "caution"]
+    overlapping: tuple[OverlappingClaim, ...] = ()
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{readiness, overlappingClaims[{claimId, sessionId, agentName, paths, ...}]}``."""
+        return {
+            "readiness": self.readiness,
+            "overlappingClaims": [o.to_wire() for o in self.overlapping],
+        }
+
+
+def assess_readiness(
+    state: RepoState,
+    session_id: str,
+    paths: Sequence[str],
+    policy: Policy = DEFAULT_POLICY,
+) -> Readiness:
+    """Whether ``session_id`` may edit ``paths`` without meeting another session's claim.
+
+    Every holding claim counts (advisory file leases and protocol claims, an expired
+    protocol claim too: its work is frozen, not released); the session's own claims do not.
+
+    Args:
+        state: the repository's projection, expiry applied.
+        session_id: the asking session (need not be registered).
+        paths: repo-relative paths or globs (at least one).
+        policy: limits (number of targets).
+
+    Returns:
+        The assessment; never refuses because of an overlap.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``sessionId`` or ``paths[i]``.
+    """
+    check_session_id(session_id)
+    asked = pattern_list(state, paths, "paths", policy)
+    if not asked:
+        raise ValidationError("paths must name at least one path or glob", field="paths")
+    entries: list[OverlappingClaim] = []
+    for overlap in find_overlaps(state, Targets(paths=asked, advisory=True)):
+        other = state.claims[overlap.claim_id]
+        if other.agent.session_id == session_id:
+            continue
+        theirs = tuple(dict.fromkeys(t.theirs for t in overlap.targets))
+        entries.append(
+            OverlappingClaim(
+                claim_id=other.id,
+                session_id=other.agent.session_id,
+                agent_name=other.agent.name,
+                paths=theirs,
+                witness=overlap.targets[0].witness,
+                status=other.status,
+                reason=other.objective,
+            )
+        )
+    return Readiness("caution" if entries else "ready", tuple(entries))
+
+
+# ---------------------------------------------------------------------------- reconcile
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What one side means to change: path patterns, symbols and a change kind.
+
+    Attributes:
+        label: how the report names this side (a session id, or ``a``/``b``).
+        paths: normalised path patterns.
+        symbols: symbol names (compared exactly until the symbol index exists).
+        change_kind: free text such as ``edit``, ``rename``, ``delete``, ``api``.
+    """
+
+    label: str
+    paths: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
+    change_kind: str | None = None
+
+    @staticmethod
+    def of(
+        label: str,
+        *,
+        paths: Sequence[str] = (),
+        symbols: Sequence[str] = (),
+        change_kind: str | None = None,
+        case_insensitive: bool = False,
+        fld: str = "a",
+        policy: Policy = DEFAULT_POLICY,
+    ) -> Intent:
+        """An intent with validated, normalised targets.
+
+        Raises:
+            ValidationError: ``validation_error`` naming ``<fld>.paths[i]`` or
+                ``<fld>.symbols[i]``.
+        """
+        if len(paths) > policy.max_targets:
+            raise ValidationError(
+                f"{fld}.paths lists more than {policy.max_targets} targets", field=f"{fld}.paths"
+            )
+        normalised = tuple(
+            dict.fromkeys(
+                normalize_pattern(p, case_insensitive=case_insensitive, field=f"{fld}.paths[{i}]")
+                for i, p in enumerate(paths)
+            )
+        )
+        return Intent(
+            label=label,
+            paths=normalised,
+            symbols=name_list(symbols, f"{fld}.symbols", policy),
+            change_kind=change_kind,
+        )
+
+
+@dataclass(frozen=True)
+class SharedTarget:
+    """A target both intents would touch: ``a``'s and ``b``'s spelling and a witness."""
+
+    kind: Literal["path", "symbol"]
+    a: str
+    b: str
+    witness: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": self.kind, "a": self.a, "b": self.b, "witness": self.witness}
+
+
+def reconcile(a: Intent, b: Intent) -> list[SharedTarget]:
+    """Where two intents meet: every pair of overlapping path patterns (with a witness
+    path both match) and every symbol both name, ``a``'s order first.
+
+    Path-level only (plus exact symbol names) until the symbol index exists.
+    """
+    index = PatternIndex()
+    for pattern in b.paths:
+        index.add("b", pattern)
+    shared: list[SharedTarget] = []
+    for mine in a.paths:
+        for _, theirs, witness in index.overlapping(mine):
+            shared.append(SharedTarget("path", mine, theirs, witness))
+    theirs_symbols = set(b.symbols)
+    shared.extend(SharedTarget("symbol", s, s, s) for s in a.symbols if s in theirs_symbols)
+    return shared

@@ -1,0 +1,156 @@
+"""Agent sessions: the advisory registry of who works where, with what intent.
+
+An agent session is a record of the stream ``agent/<sessionId>``, created and renewed by
+``agent.registered`` v1 (each registration carries the whole record: name, intent,
+branch, worktree, TTL and the absolute deadline ``expiresAt``). Whether a session is
+``active`` or ``departed`` is never stored: it is computed from the server's clock at
+read time (``departed`` once ``expiresAt`` has passed), so a restart renews nothing and
+the projection stays a pure function of the log.
+
+This module holds the record, its fold (called by :meth:`RepoState.apply`) and its wire
+shape; it imports nothing from the state or decision modules so that ``state.py`` can
+depend on it. Decisions live in :mod:`detente.domain.advisory`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from detente.clock import format_time, parse_time
+from detente.domain.events import AGENT_REGISTERED
+
+__all__ = [
+    "AGENT_KIND",
+    "AgentSession",
+    "AgentStatus",
+    "agent_from_event",
+    "agent_status",
+    "agent_subject",
+    "agent_to_wire",
+    "apply_agent_event",
+]
+
+#: The record kind (projection rows, stream prefix).
+AGENT_KIND = "agent"
+
+AgentStatus = Literal["active", "departed"]
+
+
+@dataclass(frozen=True)
+class AgentSession:
+    """One registered agent session (API.md "Agents and readiness").
+
+    Attributes:
+        session_id: the client-chosen session id (the record id).
+        repo: repository the session works in.
+        agent_name: display name (``claude-code``, ``codex``, a person).
+        intent: what the session says it is doing (free text, may be empty).
+        branch / worktree: where it works, if it said so.
+        ttl_seconds: the TTL of the last registration, in seconds.
+        expires_at: absolute deadline (UTC); the session is ``departed`` from then on.
+        revision: events applied to the session's stream.
+        registered_at / updated_at: first and last registration (UTC).
+        last_event_id: id of the last ``agent.registered`` event.
+    """
+
+    session_id: str
+    repo: str
+    agent_name: str
+    intent: str
+    branch: str | None
+    worktree: str | None
+    ttl_seconds: int
+    expires_at: datetime
+    revision: int
+    registered_at: datetime
+    updated_at: datetime
+    last_event_id: str | None = None
+
+
+def agent_subject(session_id: str) -> str:
+    """The stream of a session: ``agent/<sessionId>``."""
+    return f"{AGENT_KIND}/{session_id}"
+
+
+def agent_status(session: AgentSession, now: datetime) -> AgentStatus:
+    """``active`` until the deadline, ``departed`` at and after it (server clock)."""
+    return "active" if now < session.expires_at else "departed"
+
+
+def agent_from_event(
+    repo: str, data: dict[str, Any], at: datetime, event_id: str, old: AgentSession | None
+) -> AgentSession:
+    """The session after one ``agent.registered`` event (``old`` is the previous record)."""
+    return AgentSession(
+        session_id=str(data["sessionId"]),
+        repo=repo,
+        agent_name=str(data["agentName"]),
+        intent=str(data.get("intent") or ""),
+        branch=data.get("branch"),
+        worktree=data.get("worktree"),
+        ttl_seconds=int(data["ttlSeconds"]),
+        expires_at=parse_time(str(data["expiresAt"])),
+        revision=old.revision + 1 if old is not None else 1,
+        registered_at=old.registered_at if old is not None else at,
+        updated_at=at,
+        last_event_id=event_id,
+    )
+
+
+def apply_agent_event(
+    agents: dict[str, AgentSession],
+    repo: str,
+    event_type: str,
+    data: dict[str, Any],
+    *,
+    at: datetime,
+    event_id: str,
+) -> None:
+    """Fold one ``agent.*`` event into ``agents`` (unknown ``agent.*`` types are ignored).
+
+    Args:
+        agents: the repository's sessions by id, updated in place.
+        repo: the repository name.
+        event_type: ``agent.registered`` (others are ignored: forward compatibility).
+        data: the event payload (camelCase).
+        at: when the event was recorded (UTC).
+        event_id: the event's id.
+    """
+    if event_type != AGENT_REGISTERED:
+        return
+    session_id = str(data["sessionId"])
+    agents[session_id] = agent_from_event(repo, data, at, event_id, agents.get(session_id))
+
+
+def agent_to_wire(session: AgentSession, now: datetime | None = None) -> dict[str, Any]:
+    """The session's camelCase record.
+
+    Args:
+        session: the record.
+        now: the server's time; when given, ``status`` (``active``/``departed``) is added.
+            The stored projection row is written without it (it depends on the clock).
+
+    Returns:
+        ``{sessionId, agentName, status?, intent, branch, worktree, ttlSeconds, expiresAt,
+        repo, revision, registeredAt, updatedAt, lastEventId}``.
+    """
+    body: dict[str, Any] = {"sessionId": session.session_id, "agentName": session.agent_name}
+    if now is not None:
+        body["status"] = agent_status(session, now)
+    body.update(
+        {
+            "intent": session.intent,
+            "branch": session.branch,
+            "worktree": session.worktree,
+            "ttlSeconds": session.ttl_seconds,
+            "expiresAt": format_time(session.expires_at),
+            "repo": session.repo,
+            "revision": session.revision,
+            "registeredAt": format_time(session.registered_at),
+            "updatedAt": format_time(session.updated_at),
+            "lastEventId": session.last_event_id,
+        }
+    )
+    return body

@@ -1,0 +1,410 @@
+"""The advisory tools: evidence for agents, never enforcement (DESIGN principle 6).
+
+``register_agent_work``, ``list_active_agents``, ``claim_files``, ``release_files``,
+``verify_change_readiness``, ``reconcile_diff_intent``. None of them refuses an edit: a
+contested path gives ``caution`` with the evidence (who, which paths, why); only
+malformed input is an error (``validation_error``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from detente.domain.advisory import Intent, reconcile
+from detente.domain.overlap.globs import matches
+from detente.domain.overlap.paths import has_wildcard, normalize_pattern
+from detente.errors import DetenteError, ValidationError
+from detente.ids import new_id
+from detente.mcp_server.shapes import agent_brief, holding, prune
+from detente.mcp_server.toolkit import ToolContext
+
+__all__ = ["register"]
+
+SessionId = Annotated[
+    str,
+    Field(
+        description="Your session id from register_agent_work; reuse the same one on every call."
+    ),
+]
+Paths = Annotated[
+    list[str],
+    Field(
+        description="Repo-relative paths or globs with '/' separators: 'src/app.py', "
+        "'docs/*.md', 'src/api/**' ('dir/' means everything under dir)."
+    ),
+]
+TtlSecs = Annotated[int, Field(ge=1, le=604800, description="Lease length in seconds.")]
+
+_READY_NEXT = "edit; call release_files when done (the claim also lapses at expiresAt)"
+_CAUTION_NEXT = (
+    "another session holds some of these paths (see overlappingClaims: who, which paths, "
+    "why): coordinate with it or choose other files before editing; nothing is locked"
+)
+
+
+class IntentIn(BaseModel):
+    """One side of ``reconcile_diff_intent``."""
+
+    session_id: str | None = Field(
+        default=None, description="A registered session: its live claims' paths and symbols."
+    )
+    paths: list[str] | None = Field(default=None, description="Paths or globs it would touch.")
+    symbols: list[str] | None = Field(
+        default=None, description="Symbols it would change, e.g. 'pkg.mod.func'."
+    )
+    change_kind: str | None = Field(
+        default=None, description="edit, rename, delete, api, schema, ..."
+    )
+
+
+def _others(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [prune(e) for e in entries]
+
+
+def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
+    """Add the advisory tools to ``mcp``."""
+
+    @mcp.tool(annotations=ToolAnnotations(idempotent_hint=True))
+    def register_agent_work(
+        agent_name: Annotated[
+            str, Field(description="Who you are: 'claude-code', 'codex', 'cursor', a name.")
+        ],
+        intent: Annotated[
+            str, Field(description="One sentence: what you are about to do, and where.")
+        ],
+        session_id: Annotated[
+            str | None,
+            Field(
+                description="Your session id. Omit on the first call to get one; pass it "
+                "again to renew (heartbeat) or to update intent/branch."
+            ),
+        ] = None,
+        branch: Annotated[str | None, Field(description="Your git branch.")] = None,
+        worktree: Annotated[str | None, Field(description="Your worktree directory.")] = None,
+        ttl_secs: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=604800,
+                description="Seconds you count as active; re-register before expiresAt.",
+            ),
+        ] = 3600,
+        repo: Annotated[
+            str | None,
+            Field(description="Repository name; only when the server coordinates several."),
+        ] = None,
+    ) -> CallToolResult:
+        """Announce yourself to the other agents in this repository. Call it once at the
+        start of a task (before reading or editing files) and again to renew before
+        expiresAt or when your intent changes. Returns your sessionId (pass it to every
+        other detente tool) and the other active sessions with their intent, so you can
+        avoid their areas. After expiresAt you are listed as departed."""
+        sid = session_id or new_id("ses")
+
+        def call() -> dict[str, Any]:
+            body = {
+                "sessionId": sid,
+                "agentName": agent_name,
+                "intent": intent,
+                "branch": branch,
+                "worktree": worktree,
+                "ttlSeconds": ttl_secs,
+                "repo": repo or ctx.backend.default_repo,
+            }
+            agent = ctx.backend.register_agent(prune(body))["agent"]
+            others = [
+                agent_brief(a)
+                for a in ctx.agents(agent.get("repo"))
+                if a.get("sessionId") != sid and a.get("status") == "active"
+            ]
+            return prune(
+                {
+                    "sessionId": sid,
+                    "status": agent.get("status"),
+                    "expiresAt": agent.get("expiresAt"),
+                    "next": "before editing, verify_change_readiness then claim_files",
+                    "activeAgents": others,
+                }
+            )
+
+        return ctx.run("register_agent_work", sid, [], call)
+
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def list_active_agents() -> CallToolResult:
+        """Who else works in this repository now: every active session with its stated
+        intent, branch, worktree, lease deadline and claim ids, plus departed sessions
+        (no heartbeat before their deadline) whose claims still hold files. Call it before
+        starting work in an area, or when verify_change_readiness says caution."""
+
+        def call() -> dict[str, Any]:
+            shown = [
+                agent_brief(a)
+                for a in ctx.agents(ctx.backend.default_repo)
+                if a.get("status") == "active" or a.get("claimIds")
+            ]
+            return {"agents": shown}
+
+        return ctx.run("list_active_agents", None, [], call)
+
+    @mcp.tool()
+    def claim_files(
+        session_id: SessionId,
+        paths: Paths,
+        reason: Annotated[
+            str, Field(description="Why you will edit them; other agents read this.")
+        ],
+        ttl_secs: TtlSecs = 900,
+        agent_name: Annotated[
+            str | None,
+            Field(description="Your name, if you did not register_agent_work."),
+        ] = None,
+    ) -> CallToolResult:
+        """Tell other agents you are about to edit these files (an advisory lease, backed
+        by a real claim; globs allowed). Call it right before editing. It never refuses:
+        readiness is 'caution' when another session already holds some of the paths, with
+        who and why; then coordinate or pick other files. Claiming the same paths again
+        renews them (the older claim is replaced). The lease lapses by itself at
+        expiresAt; release_files ends it earlier."""
+
+        def call() -> dict[str, Any]:
+            repo = ctx.repo_for(session_id)
+            registered = ctx.session(session_id)
+            name = agent_name or (registered or {}).get("agentName") or "agent"
+            opened = ctx.backend.open_claim(
+                {
+                    "repo": repo,
+                    "objective": reason,
+                    "baseCommit": "HEAD",
+                    "paths": paths,
+                    "leaseTtlSeconds": ttl_secs,
+                    "agent": {"id": name, "name": name, "sessionId": session_id},
+                    "advisory": True,
+                }
+            )
+            claim = opened["claim"]
+            replaced = _replace_older(ctx, repo, session_id, claim)
+            ready = ctx.backend.readiness({"sessionId": session_id, "paths": paths, "repo": repo})
+            caution = ready["readiness"] == "caution"
+            return prune(
+                {
+                    "claimId": claim["id"],
+                    "readiness": ready["readiness"],
+                    "expiresAt": claim["lease"]["expiresAt"],
+                    "paths": claim["paths"],
+                    "next": _CAUTION_NEXT if caution else _READY_NEXT,
+                    "overlappingClaims": _others(ready["overlappingClaims"]),
+                    "replaced": replaced,
+                }
+            )
+
+        return ctx.run("claim_files", session_id, paths, call)
+
+    @mcp.tool()
+    def release_files(
+        session_id: SessionId,
+        paths: Annotated[
+            list[str] | None,
+            Field(
+                description="What to release, as claimed ('docs/foo.md') or a glob covering "
+                "claimed files ('docs/*.md'); omit to release everything you claimed."
+            ),
+        ] = None,
+    ) -> CallToolResult:
+        """Release files you claimed with claim_files, as soon as you are done with them,
+        so other agents get 'ready' again at once. Claims whose every path is released are
+        abandoned; others are narrowed. Only your own advisory claims are touched."""
+
+        def call() -> dict[str, Any]:
+            return _release(ctx, session_id, paths)
+
+        return ctx.run("release_files", session_id, paths or [], call)
+
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def verify_change_readiness(session_id: SessionId, paths: Paths) -> CallToolResult:
+        """Before editing, ask whether these paths are free: 'ready' means no other
+        session holds them; 'caution' lists each other session's claim that covers them
+        (claimId, sessionId, agentName, their paths, a witness path, status, their
+        reason). Advice only: it never blocks. On caution, read their reason and
+        coordinate, wait, or choose other files; on ready, claim_files then edit."""
+
+        def call() -> dict[str, Any]:
+            repo = ctx.repo_for(session_id)
+            ready = ctx.backend.readiness({"sessionId": session_id, "paths": paths, "repo": repo})
+            caution = ready["readiness"] == "caution"
+            return prune(
+                {
+                    "readiness": ready["readiness"],
+                    "next": _CAUTION_NEXT if caution else "claim_files, then edit",
+                    "overlappingClaims": _others(ready["overlappingClaims"]),
+                }
+            )
+
+        return ctx.run("verify_change_readiness", session_id, paths, call)
+
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def reconcile_diff_intent(a: IntentIn, b: IntentIn) -> CallToolResult:
+        """Compare two change intents and report where they meet: every pair of path
+        patterns both would touch (with a witness path both match) and every symbol both
+        name. Each side is a registered session (its live claims' paths and symbols)
+        and/or explicit paths/symbols. Use it before splitting work with another agent,
+        or when readiness says caution, to see exactly which files collide. Path-level
+        (symbols compared by exact name)."""
+
+        def call() -> dict[str, Any]:
+            repo = ctx.repo_for(a.session_id or b.session_id)
+            side_a = _intent(ctx, repo, a, "a")
+            side_b = _intent(ctx, repo, b, "b")
+            shared = [s.to_wire() for s in reconcile(side_a, side_b)]
+            return prune(
+                {
+                    "overlap": bool(shared),
+                    "next": (
+                        "split the shared targets between you, or serialize the work"
+                        if shared
+                        else "no shared targets: both can proceed"
+                    ),
+                    "shared": shared,
+                    "a": _side(side_a),
+                    "b": _side(side_b),
+                }
+            )
+
+        scope = [*(a.paths or []), *(b.paths or [])]
+        return ctx.run("reconcile_diff_intent", a.session_id, scope, call)
+
+
+def _intent(ctx: ToolContext, repo: str, side: IntentIn, label: str) -> Intent:
+    paths = list(side.paths or [])
+    symbols = list(side.symbols or [])
+    name = label
+    if side.session_id:
+        name = side.session_id
+        for claim in ctx.backend.list_claims(repo=repo)["claims"]:
+            if (claim.get("agent") or {}).get("sessionId") == side.session_id and holding(claim):
+                paths += claim.get("paths", []) + claim.get("pendingPaths", [])
+                symbols += claim.get("symbols", [])
+    if not paths and not symbols:
+        raise ValidationError(
+            f"{label} names no targets: give paths or symbols, or a session_id that holds claims",
+            field=label,
+        )
+    return Intent.of(
+        name,
+        paths=paths,
+        symbols=symbols,
+        change_kind=side.change_kind,
+        case_insensitive=ctx.case_insensitive(repo),
+        fld=label,
+    )
+
+
+def _side(intent: Intent) -> dict[str, Any]:
+    return prune(
+        {
+            "label": intent.label,
+            "changeKind": intent.change_kind,
+            "paths": len(intent.paths),
+            "symbols": len(intent.symbols),
+        }
+    )
+
+
+def _mine(ctx: ToolContext, repo: str, session_id: str) -> list[dict[str, Any]]:
+    """This session's advisory claims that still hold files."""
+    return [
+        c
+        for c in ctx.backend.list_claims(repo=repo)["claims"]
+        if c.get("advisory")
+        and (c.get("agent") or {}).get("sessionId") == session_id
+        and holding(c)
+    ]
+
+
+def _replace_older(ctx: ToolContext, repo: str, session_id: str, new: dict[str, Any]) -> list[str]:
+    """Abandon the session's older advisory claims whose paths the new one all covers."""
+    covered = set(new["paths"])
+    replaced: list[str] = []
+    for claim in _mine(ctx, repo, session_id):
+        if claim["id"] == new["id"] or not set(claim["paths"]) <= covered:
+            continue
+        try:
+            ctx.backend.abandon(
+                claim["id"],
+                {"expectedClaimRevision": claim["revision"], "reason": f"replaced by {new['id']}"},
+            )
+        except DetenteError:
+            continue  # it lapsed or changed meanwhile: it no longer needs replacing
+        replaced.append(claim["id"])
+    return replaced
+
+
+def _released_by(claimed: str, asked: list[str]) -> bool:
+    """Whether a claimed pattern is released by one of the asked patterns."""
+    for pattern in asked:
+        if claimed == pattern:
+            return True
+        if not has_wildcard(claimed) and has_wildcard(pattern) and matches(pattern, claimed):
+            return True
+    return False
+
+
+def _release(ctx: ToolContext, session_id: str, paths: list[str] | None) -> dict[str, Any]:
+    repo = ctx.repo_for(session_id)
+    folded = ctx.case_insensitive(repo)
+    asked = (
+        None
+        if paths is None
+        else [
+            normalize_pattern(p, case_insensitive=folded, field=f"paths[{i}]")
+            for i, p in enumerate(paths)
+        ]
+    )
+    released: list[str] = []
+    narrowed: list[str] = []
+    still: list[str] = []
+    for claim in _mine(ctx, repo, session_id):
+        held = list(claim["paths"]) + list(claim.get("pendingPaths", []))
+        drop = held if asked is None else [p for p in held if _released_by(p, asked)]
+        if not drop:
+            still += held
+            continue
+        if len(drop) == len(held):
+            _settle(ctx, claim, None)
+            released.append(claim["id"])
+        else:
+            _settle(ctx, claim, drop)
+            narrowed.append(claim["id"])
+            still += [p for p in held if p not in drop]
+    return prune(
+        {
+            "released": released,
+            "narrowed": narrowed,
+            "stillHeld": sorted(set(still)),
+            "next": "done" if released or narrowed else "nothing of yours matched these paths",
+        }
+    )
+
+
+def _settle(ctx: ToolContext, claim: dict[str, Any], drop: list[str] | None) -> None:
+    """Abandon ``claim`` (``drop`` None) or remove ``drop`` from it; after a race (its
+    revision moved, its lease lapsed) re-read it once and retry if it still holds."""
+    for attempt in (1, 2):
+        revision = claim["revision"]
+        try:
+            if drop is None:
+                body = {"expectedClaimRevision": revision, "reason": "released by release_files"}
+                ctx.backend.abandon(claim["id"], body)
+            else:
+                body = {"expectedClaimRevision": revision, "removePaths": drop}
+                ctx.backend.scope_change(claim["id"], {**body, "reason": "release_files"})
+            return
+        except DetenteError:
+            if attempt == 2:
+                raise
+            claim = ctx.backend.get_claim(claim["id"])["claim"]
+            if not holding(claim):
+                return

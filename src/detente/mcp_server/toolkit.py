@@ -1,0 +1,100 @@
+"""What every tool shares: the backend, the activity log, and the one way a call runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.types import CallToolResult
+
+from detente.clock import Clock
+from detente.errors import DetenteError, ValidationError
+from detente.mcp_server.activity import Activity
+from detente.mcp_server.backend import Backend
+from detente.mcp_server.results import failure, success
+
+__all__ = ["ToolContext"]
+
+
+@dataclass
+class ToolContext:
+    """The tools' shared dependencies.
+
+    Attributes:
+        backend: where calls go (in-process service or HTTP).
+        clock: timestamps of the activity log (the service's clock in-process).
+        activity: recent calls per session (``detente://activity/current``).
+    """
+
+    backend: Backend
+    clock: Clock
+    activity: Activity = field(default_factory=Activity)
+    _case_insensitive: dict[str, bool] = field(default_factory=dict)
+
+    def run(
+        self,
+        tool: str,
+        session_id: str | None,
+        scope: Sequence[str],
+        call: Callable[[], Mapping[str, Any]],
+    ) -> CallToolResult:
+        """Run one tool body: a result, or a tool error carrying the detente ``code``.
+
+        The call is recorded in the activity log under ``session_id`` (or the
+        ``sessionId`` of its result) with outcome ``ok``, ``caution`` or the error code.
+        Exceptions other than :class:`DetenteError` propagate (the SDK reports them as
+        an unexpected tool error).
+        """
+        try:
+            data = call()
+        except DetenteError as exc:
+            self._record(session_id, tool, scope, exc.code)
+            return failure(exc)
+        outcome = "caution" if data.get("readiness") == "caution" else "ok"
+        self._record(session_id or data.get("sessionId"), tool, scope, outcome)
+        return success(data)
+
+    def _record(self, session_id: object, tool: str, scope: Sequence[str], outcome: str) -> None:
+        if isinstance(session_id, str) and session_id:
+            self.activity.record(session_id, tool, scope, outcome, self.clock.now())
+
+    # ------------------------------------------------------------------ lookups
+
+    def agents(self, repo: str | None = None) -> list[dict[str, Any]]:
+        """Registered sessions (API records, with ``status`` and ``claimIds``)."""
+        agents: list[dict[str, Any]] = self.backend.list_agents(repo=repo)["agents"]
+        return agents
+
+    def session(self, session_id: str) -> dict[str, Any] | None:
+        """The registry record of ``session_id``, or None when it never registered."""
+        for agent in self.agents():
+            if agent.get("sessionId") == session_id:
+                return agent
+        return None
+
+    def repo_for(self, session_id: str | None, repo: str | None = None) -> str:
+        """The repository a call is about: ``repo``, the default, or the session's.
+
+        Raises:
+            ValidationError: ``validation_error`` (field ``repo``) when none can be told.
+        """
+        if repo:
+            return repo
+        if self.backend.default_repo:
+            return self.backend.default_repo
+        found = self.session(session_id) if session_id else None
+        if found is not None and found.get("repo"):
+            return str(found["repo"])
+        raise ValidationError(
+            "this detente server coordinates several repositories: pass repo "
+            "(or register_agent_work with repo first)",
+            field="repo",
+        )
+
+    def case_insensitive(self, repo: str) -> bool:
+        """Whether ``repo`` compares paths case-folded (cached after the first lookup)."""
+        if repo not in self._case_insensitive:
+            for served in self.backend.repos()["repos"]:
+                self._case_insensitive[str(served["name"])] = bool(served.get("caseInsensitive"))
+        return self._case_insensitive.get(repo, False)

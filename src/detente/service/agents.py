@@ -1,0 +1,161 @@
+"""Agent registry and readiness use cases (API.md "Agents and readiness").
+
+These are the advisory primitives behind the MCP tools: a session registers (and
+renews) itself with its intent; anyone can list the sessions with their computed
+status; readiness says ``ready`` or ``caution`` for a set of paths and never refuses on
+overlap grounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from detente.domain import advisory as adv
+from detente.domain.agents import AgentSession, AgentStatus, agent_status, agent_to_wire
+from detente.errors import NotFoundError, ValidationError
+from detente.service.core import ServiceCore
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """A session with its status at read time and the ids of its holding claims."""
+
+    session: AgentSession
+    status: AgentStatus
+    claim_ids: list[str]
+    now: datetime
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{sessionId, agentName, status, intent, branch, worktree, ..., claimIds}``."""
+        return {**agent_to_wire(self.session, self.now), "claimIds": list(self.claim_ids)}
+
+
+class AgentsService(ServiceCore):
+    """The advisory registry of agent sessions, and readiness checks."""
+
+    def _agent_view(self, repo: str, session: AgentSession) -> AgentView:
+        state = self._state(repo)
+        now = self.clock.now()
+        claims = [c.id for c in adv.session_claims(state, session.session_id)]
+        return AgentView(session, agent_status(session, now), claims, now)
+
+    def _session_repo(self, session_id: str) -> str | None:
+        """The repository ``session_id`` is registered in, if any."""
+        for name in sorted(self.repos):
+            state = self._fresh(name)
+            with self._locks[name]:
+                if session_id in state.agents:
+                    return name
+        return None
+
+    def resolve_repo(self, repo: str | None, session_id: str | None = None) -> str:
+        """The repository a request is about.
+
+        Args:
+            repo: the name the client gave, or None.
+            session_id: the session the request is for, if any.
+
+        Returns:
+            ``repo`` when given; else the repository ``session_id`` is registered in; else
+            the only repository served.
+
+        Raises:
+            ValidationError: ``validation_error`` (field ``repo``) for an unknown name, or
+                when the server coordinates several repositories and none can be inferred.
+        """
+        if repo:
+            return self._repo(repo).name
+        if session_id:
+            found = self._session_repo(session_id)
+            if found is not None:
+                return found
+        if len(self.repos) == 1:
+            return next(iter(self.repos))
+        known = ", ".join(sorted(self.repos))
+        raise ValidationError(
+            f"this server coordinates several repositories ({known}): name one in repo",
+            field="repo",
+        )
+
+    def register_agent(self, cmd: adv.RegisterAgent) -> AgentView:
+        """Register a session, or renew it (``expiresAt = now + ttlSeconds``).
+
+        Args:
+            cmd: the registration; ``cmd.repo`` may be empty when one repository is served
+                or the session is already registered.
+
+        Returns:
+            The session, ``active``.
+
+        Raises:
+            ValidationError: a bad field (``field`` names it), an unknown repository, or a
+                session id already registered in another repository.
+        """
+        adv.check_session_id(cmd.session_id)
+        repo = self.resolve_repo(cmd.repo or None, cmd.session_id)
+        elsewhere = self._session_repo(cmd.session_id)
+        if elsewhere is not None and elsewhere != repo:
+            raise ValidationError(
+                f"session {cmd.session_id!r} is registered in repository {elsewhere!r}; "
+                "use another session id for this repository",
+                field="sessionId",
+            )
+        seeded = replace(cmd, repo=repo)
+        with self._locks[repo]:
+            state, _ = self._execute(
+                repo,
+                lambda s: adv.decide_register(s, seeded, self.clock.now(), self._ids, self.policy),
+            )
+            return self._agent_view(repo, state.agents[cmd.session_id])
+
+    def get_agent(self, session_id: str) -> AgentView:
+        """One session with its status now. Raises ``not_found``."""
+        for name in sorted(self.repos):
+            state = self._fresh(name)
+            with self._locks[name]:
+                session = state.agents.get(session_id)
+                if session is not None:
+                    return self._agent_view(name, session)
+        raise NotFoundError(f"no agent session {session_id!r}", sessionId=session_id)
+
+    def list_agents(self, *, repo: str | None = None, status: str | None = None) -> list[AgentView]:
+        """Sessions (optionally of one repository and one status), oldest registration first.
+
+        Raises:
+            ValidationError: unknown repository, or ``status`` not ``active``/``departed``.
+        """
+        if status is not None and status not in ("active", "departed"):
+            raise ValidationError(f"unknown agent status {status!r}", field="status")
+        out: list[AgentView] = []
+        for name in [self._repo(repo).name] if repo else sorted(self.repos):
+            state = self._fresh(name)
+            with self._locks[name]:
+                views = [self._agent_view(name, s) for s in state.agents.values()]
+            out.extend(v for v in views if status is None or v.status == status)
+        return sorted(out, key=lambda v: (v.session.registered_at, v.session.session_id))
+
+    def readiness(
+        self, session_id: str, paths: Sequence[str], *, repo: str | None = None
+    ) -> adv.Readiness:
+        """``ready``, or ``caution`` with every other session's claim covering the paths.
+
+        Args:
+            session_id: the asking session (registered or not).
+            paths: repo-relative paths or globs, at least one.
+            repo: the repository; inferred from the session or the only one served.
+
+        Returns:
+            The assessment (expired leases are released first); never refuses on overlap.
+
+        Raises:
+            ValidationError: ``validation_error`` naming ``sessionId``, ``paths[i]`` or
+                ``repo``.
+        """
+        adv.check_session_id(session_id)
+        name = self.resolve_repo(repo, session_id)
+        state = self._fresh(name)
+        with self._locks[name]:
+            return adv.assess_readiness(state, session_id, paths, self.policy)

@@ -1,0 +1,66 @@
+"""CLI tests: ``typer.testing.CliRunner`` in local mode against real git repos in tmp_path.
+
+Local mode is forced (``DETENTE_LOCAL=1``) so no test ever talks to a stray server on
+port 7420; each invocation builds the service on the repo's own SQLite file.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_harness import Cli, Git
+
+
+@pytest.fixture(autouse=True)
+def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No user git config, no parent repos, no detente settings from the environment."""
+    empty = tmp_path / "empty-gitconfig"
+    empty.write_text("")
+    for key in list(os.environ):
+        if key.startswith(("GIT_", "DETENTE_")):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    monkeypatch.setenv("DETENTE_LOCAL", "1")
+    monkeypatch.setenv("COLUMNS", "250")
+
+
+@pytest.fixture
+def git() -> Git:
+    """``git(cwd, *args)`` through plain subprocess: an oracle independent of detente."""
+
+    def run(cwd: Path, *args: str) -> str:
+        proc = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+        return proc.stdout.rstrip("\n")
+
+    return run
+
+
+@pytest.fixture
+def repo(tmp_path: Path, git: Git) -> Path:
+    """A repository on ``main`` with two commits: src/pkg/{a,b}.py, README.md, docs/."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Test User")
+    git(root, "config", "user.email", "test@example.com")
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "a.py").write_text("a = 1\n")
+    (root / "src" / "pkg" / "b.py").write_text("b = 2\n")
+    (root / "docs").mkdir()
+    (root / "docs" / "guide.md").write_text("guide\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    (root / "README.md").write_text("# repo\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "readme")
+    return root
+
+
+@pytest.fixture
+def cli(repo: Path) -> Cli:
+    return Cli(repo)

@@ -1,0 +1,250 @@
+"""Throwaway PostgreSQL and etcd servers on 127.0.0.1 for tests and benchmarks.
+
+Both start from the Debian binaries with their data in a temporary directory and stop
+(with their directory removed) when closed. Tests reach them through the session
+fixtures ``postgres_server`` and ``etcd_cluster``: a missing binary skips the tests that
+need it on a developer machine, and fails them in CI (``CI=true``), where ``.ci/run``
+installs both.
+
+initdb refuses to run as root, so as root the cluster is created and run as the
+``postgres`` system user (``runuser``); as anyone else, as that user.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+#: Seconds a server gets to accept connections before the fixture gives up.
+START_TIMEOUT = 30.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode} during start-up")
+        with socket.socket() as s:
+            s.settimeout(0.2)
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)  # polling a port that has no readiness signal of its own
+    raise RuntimeError(f"{what} did not listen on port {port} within {START_TIMEOUT} s")
+
+
+def require_binary(name: str, path: str | None) -> str:
+    """The binary's path; skip (developer machine) or fail (CI) when it is missing."""
+    if path is not None:
+        return path
+    reason = f"{name} is not installed (run .ci/run or apt-get install it)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def postgres_bindir() -> str | None:
+    """The directory holding ``initdb`` and ``postgres`` (newest Debian version first)."""
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), reverse=True)
+    which = shutil.which("initdb")
+    if which:
+        candidates.append(which)
+    return str(Path(candidates[0]).parent) if candidates else None
+
+
+def _as_postgres_user(argv: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
+
+
+@dataclass
+class PostgresServer:
+    """A PostgreSQL cluster of its own; ``url(db)`` names a database on it."""
+
+    bindir: str
+    durable: bool = False
+    port: int = field(default_factory=free_port)
+    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="detente-pg-")))
+    proc: subprocess.Popen[bytes] | None = None
+    _next_db: int = 0
+
+    def start(self) -> PostgresServer:
+        data = self.root / "data"
+        if os.geteuid() == 0:
+            shutil.chown(self.root, "postgres")
+        subprocess.run(
+            _as_postgres_user(
+                [f"{self.bindir}/initdb", "-D", str(data), "-U", "postgres"]
+                + ["--auth=trust", "-E", "UTF8", "--no-sync"]
+            ),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        # Tests never crash PostgreSQL itself, so its own fsyncs only cost time there;
+        # benchmarks run it durable (fsync and synchronous commit on, the defaults).
+        fast = [] if self.durable else ["-c", "fsync=off", "-c", "synchronous_commit=off"]
+        self.proc = subprocess.Popen(
+            _as_postgres_user(
+                [f"{self.bindir}/postgres", "-D", str(data), "-p", str(self.port)]
+                + ["-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.root}"]
+                + ["-c", "max_connections=300", *fast]
+            ),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        _wait_for_port(self.port, self.proc, "postgres")
+        self._ready()
+        return self
+
+    def _ready(self) -> None:
+        import psycopg
+
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                psycopg.connect(self.url("postgres"), connect_timeout=2).close()
+                return
+            except psycopg.OperationalError:  # "the database system is starting up"
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def url(self, db: str) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{db}"
+
+    def new_database(self) -> str:
+        """Create an empty database; returns its URL."""
+        import psycopg
+
+        self._next_db += 1
+        name = f"t{os.getpid()}_{self._next_db}"
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)  # smart shutdown of its own group
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@dataclass
+class EtcdMember:
+    name: str
+    client_port: int
+    peer_port: int
+    proc: subprocess.Popen[bytes] | None = None
+
+
+@dataclass
+class EtcdCluster:
+    """A 3-member etcd cluster on loopback ports; members can be killed and restarted."""
+
+    binary: str
+    size: int = 3
+    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="detente-etcd-")))
+    members: list[EtcdMember] = field(default_factory=list)
+    _next_prefix: int = 0
+
+    def start(self) -> EtcdCluster:
+        self.members = [EtcdMember(f"m{i}", free_port(), free_port()) for i in range(self.size)]
+        for member in self.members:
+            self._spawn(member, "new")
+        for member in self.members:
+            assert member.proc is not None
+            _wait_for_port(member.client_port, member.proc, f"etcd {member.name}")
+        return self
+
+    def _spawn(self, member: EtcdMember, state: str) -> None:
+        initial = ",".join(f"{m.name}=http://127.0.0.1:{m.peer_port}" for m in self.members)
+        client = f"http://127.0.0.1:{member.client_port}"
+        peer = f"http://127.0.0.1:{member.peer_port}"
+        member.proc = subprocess.Popen(
+            [self.binary, "--name", member.name, "--data-dir", str(self.root / member.name)]
+            + ["--listen-client-urls", client, "--advertise-client-urls", client]
+            + ["--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer]
+            + ["--initial-cluster", initial, "--initial-cluster-state", state]
+            + ["--initial-cluster-token", self.root.name]
+            + ["--heartbeat-interval", "50", "--election-timeout", "500"]
+            + ["--log-level", "error", "--logger", "zap"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    @property
+    def endpoints(self) -> str:
+        return ",".join(f"127.0.0.1:{m.client_port}" for m in self.members)
+
+    def url(self, prefix: str | None = None) -> str:
+        """An ``etcd://`` URL on every member; ``prefix`` isolates one test's keys."""
+        if prefix is None:
+            self._next_prefix += 1
+            prefix = f"t{os.getpid()}_{self._next_prefix}"
+        return f"etcd://{self.endpoints}/{prefix}"
+
+    def kill(self, index: int) -> None:
+        """kill -9 one member (its data directory stays)."""
+        proc = self.members[index].proc
+        assert proc is not None
+        proc.kill()
+        proc.wait(timeout=10)
+
+    def restart(self, index: int) -> None:
+        member = self.members[index]
+        self._spawn(member, "existing")
+        assert member.proc is not None
+        _wait_for_port(member.client_port, member.proc, f"etcd {member.name}")
+
+    def close(self) -> None:
+        for member in self.members:
+            if member.proc is not None and member.proc.poll() is None:
+                member.proc.kill()
+                member.proc.wait(timeout=10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    bindir = require_binary("PostgreSQL (initdb)", postgres_bindir())
+    require_binary("psycopg", "psycopg" if _importable("psycopg") else None)
+    server = PostgresServer(bindir).start()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def etcd_cluster() -> Iterator[EtcdCluster]:
+    binary = require_binary("etcd (Debian etcd-server)", shutil.which("etcd"))
+    require_binary("aetcd", "aetcd" if _importable("aetcd") else None)
+    cluster = EtcdCluster(binary).start()
+    yield cluster
+    cluster.close()
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
