@@ -14,11 +14,11 @@ import pytest
 from detente.clock import FakeClock
 from detente.service import RepoConfig, Service
 from detente.storage.base import Store
-from detente.storage.memory import MemoryStore
 from detente.storage.factory import open_store
+from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
-
 from storage.servers import etcd_cluster, postgres_server  # noqa: F401  (session fixtures)
+
 from support import counting_ids
 
 

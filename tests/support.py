@@ -44,3 +44,20 @@ def claim_body(
     }
     body.update(extra)
     return body
+
+
+def wait_until(predicate: Callable[[], bool], *, timeout: float, interval: float = 0.05) -> bool:
+    """Poll ``predicate`` until it holds or ``timeout`` seconds pass; True if it held.
+
+    For waiting on a real process or server (never a substitute for the fake clock).
+    """
+    import threading
+    import time
+
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        pause.wait(interval)
+    return predicate()

@@ -25,9 +25,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detente.clock import Clock, SystemClock
+from detente.clock import Clock
 from detente.errors import ValidationError
 from detente.service import RepoConfig, Service
+from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
 from detente.vcs import default_store_path, open_repo, resolve_commit
 
@@ -112,7 +113,9 @@ def build_service(
             )
         configs.append(RepoConfig(info.name, info.path, info.default_branch, info.case_insensitive))
     store = open_store(resolve_store_url(Path(repo_paths[0]), store_url))
-    return Service(store, clock or SystemClock(), configs, resolve_commit=resolve_commit)
+    # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with
+    # skewed machine clocks then agree on every deadline (detente.storage.clock).
+    return Service(store, clock or default_clock(store), configs, resolve_commit=resolve_commit)
 
 
 def make_server(

@@ -27,9 +27,15 @@ def test_claim_open_creates_a_worktree_at_the_base_commit_and_prints_the_claim(
 
 
 def test_claim_open_json_reports_an_active_claim_with_its_worktree(cli: Cli, git: Git) -> None:
-    code, body = cli.json("claim", "open", "-o", "docs", "-p", "docs/**", "--agent", "codex")
+    code, body = cli.json(
+        "claim", "open", "-o", "docs", "-p", "docs/**", "--agent", "codex",
+        "--memory", "AGENTS.md#build", "--memory", "AGENTS.md#test", "--test", "docs-build",
+    )  # fmt: skip
 
     assert code == 0
+    assert body["claim"]["memoryImpacts"][0]["path"] == "AGENTS.md"
+    assert body["claim"]["memoryImpacts"][0]["sections"] == ["build", "test"]
+    assert body["claim"]["testResponsibility"] == ["docs-build"]
     assert body["claim"]["status"] == "active"
     assert body["claim"]["agent"]["name"] == "codex"
     assert body["mode"] == "local"

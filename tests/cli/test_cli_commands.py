@@ -97,7 +97,8 @@ def test_renewing_after_the_deadline_exits_5_and_the_claim_is_expired(
     cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clock = FakeClock()
-    monkeypatch.setattr(runtime, "SystemClock", lambda: clock)
+    # The composition root's clock, replaced by a fake one the test moves.
+    monkeypatch.setattr(runtime, "default_clock", lambda _store: clock)
     claim = cli.open("src/**", ttl="30")["claim"]
     clock.advance(31)
 

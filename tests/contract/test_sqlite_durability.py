@@ -59,4 +59,5 @@ def test_every_acknowledged_claim_survives_a_kill_9_of_the_writer(tmp_path: Path
     svc = Service(SqliteStore(db), SystemClock(), [RepoConfig("demo")])
     ids = {c.id for c in svc.list_claims()}
     assert set(acknowledged) <= ids
-    assert svc.audit().ok
+    report = svc.audit()
+    assert report.ok, report.to_wire()

@@ -89,8 +89,11 @@ class PostgresServer:
             shutil.chown(self.root, "postgres")
         subprocess.run(
             _as_postgres_user(
-                [f"{self.bindir}/initdb", "-D", str(data), "-U", "postgres"]
-                + ["--auth=trust", "-E", "UTF8", "--no-sync"]
+                [
+                    f"{self.bindir}/initdb",
+                    *("-D", str(data), "-U", "postgres", "--auth=trust"),
+                    *("-E", "UTF8", "--no-sync"),
+                ]
             ),
             check=True,
             stdout=subprocess.DEVNULL,
@@ -101,9 +104,13 @@ class PostgresServer:
         fast = [] if self.durable else ["-c", "fsync=off", "-c", "synchronous_commit=off"]
         self.proc = subprocess.Popen(
             _as_postgres_user(
-                [f"{self.bindir}/postgres", "-D", str(data), "-p", str(self.port)]
-                + ["-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.root}"]
-                + ["-c", "max_connections=300", *fast]
+                [
+                    f"{self.bindir}/postgres",
+                    *("-D", str(data), "-p", str(self.port)),
+                    *("-c", "listen_addresses=127.0.0.1"),
+                    *("-c", f"unix_socket_directories={self.root}"),
+                    *("-c", "max_connections=300", *fast),
+                ]
             ),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -175,20 +182,47 @@ class EtcdCluster:
         for member in self.members:
             assert member.proc is not None
             _wait_for_port(member.client_port, member.proc, f"etcd {member.name}")
+        self._wait_for_leader()
         return self
+
+    def _wait_for_leader(self) -> None:
+        """A linearizable read succeeds only once the members elected a leader."""
+        import asyncio
+
+        import aetcd
+
+        async def probe() -> None:
+            deadline = time.monotonic() + START_TIMEOUT
+            for member in self.members:
+                while True:
+                    client = aetcd.Client(host="127.0.0.1", port=member.client_port, timeout=2)
+                    try:
+                        await client.get(b"/leader-probe")
+                        break
+                    except aetcd.ClientError:
+                        if time.monotonic() > deadline:
+                            raise
+                        await asyncio.sleep(0.05)
+                    finally:
+                        await client.close()
+
+        asyncio.run(probe())
 
     def _spawn(self, member: EtcdMember, state: str) -> None:
         initial = ",".join(f"{m.name}=http://127.0.0.1:{m.peer_port}" for m in self.members)
         client = f"http://127.0.0.1:{member.client_port}"
         peer = f"http://127.0.0.1:{member.peer_port}"
         member.proc = subprocess.Popen(
-            [self.binary, "--name", member.name, "--data-dir", str(self.root / member.name)]
-            + ["--listen-client-urls", client, "--advertise-client-urls", client]
-            + ["--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer]
-            + ["--initial-cluster", initial, "--initial-cluster-state", state]
-            + ["--initial-cluster-token", self.root.name]
-            + ["--heartbeat-interval", "50", "--election-timeout", "500"]
-            + ["--log-level", "error", "--logger", "zap"],
+            [
+                self.binary,
+                *("--name", member.name, "--data-dir", str(self.root / member.name)),
+                *("--listen-client-urls", client, "--advertise-client-urls", client),
+                *("--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer),
+                *("--initial-cluster", initial, "--initial-cluster-state", state),
+                *("--initial-cluster-token", self.root.name),
+                *("--heartbeat-interval", "50", "--election-timeout", "500"),
+                *("--max-txn-ops", "1024", "--log-level", "error", "--logger", "zap"),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
@@ -217,6 +251,7 @@ class EtcdCluster:
         self._spawn(member, "existing")
         assert member.proc is not None
         _wait_for_port(member.client_port, member.proc, f"etcd {member.name}")
+        self._wait_for_leader()
 
     def close(self) -> None:
         for member in self.members:

@@ -13,7 +13,6 @@ from detente.eventlog.envelope import GENESIS_HASH, verify_link
 from detente.storage.base import NewEvent
 from detente.storage.etcd import EtcdStore, parse_etcd_url
 from detente.storage.factory import open_store
-
 from storage.servers import EtcdCluster
 
 

@@ -9,7 +9,6 @@ from detente.errors import StoreError
 from detente.storage.base import NewEvent
 from detente.storage.factory import open_store
 from detente.storage.postgres import APPEND_LOCK
-
 from storage.servers import PostgresServer, free_port
 
 
@@ -19,7 +18,9 @@ def test_the_events_table_refuses_update_delete_and_truncate(
     url = postgres_server.new_database()
     store = open_store(url)
     with store.transaction("demo") as tx:
-        tx.append([NewEvent("e1", "claim.announced", 1, "demo", "claim/c", {}, "t")], {"claim/c": 0})
+        tx.append(
+            [NewEvent("e1", "claim.announced", 1, "demo", "claim/c", {}, "t")], {"claim/c": 0}
+        )
     store.close()
     with psycopg.connect(url, autocommit=True) as conn:
         for statement in ("UPDATE events SET data = '{}'", "DELETE FROM events", "TRUNCATE events"):

@@ -9,6 +9,8 @@ from pydantic.alias_generators import to_camel
 
 from detente.domain import decide as d
 from detente.domain.model import Agent, ClaimStatus, MemoryImpact
+from detente.domain.takeover import TakeoverRequest
+from detente.errors import ValidationError
 
 
 class Body(BaseModel):
@@ -27,12 +29,41 @@ class MemoryImpactIn(Body):
     sections: list[str] = []
 
 
+class PieceIn(Body):
+    target: str = Field(min_length=1)
+    decision: str = "continue"
+
+
+class TakeoverOfIn(Body):
+    """``takeoverOf``: which claim to take over, at which revision, and what to do with
+    each of its targets (``continue`` | ``supersede`` | ``discard``; unlisted continue)."""
+
+    claim_id: str = Field(min_length=1)
+    expected_claim_revision: int = Field(strict=True)
+    pieces: list[PieceIn] = []
+
+    def to_request(self) -> TakeoverRequest:
+        return TakeoverRequest(
+            claim_id=self.claim_id,
+            expected_claim_revision=self.expected_claim_revision,
+            pieces=tuple((p.target, p.decision) for p in self.pieces),
+        )
+
+
+class ApproveTakeoverIn(Body):
+    """``POST /v1/claims/{id}/takeover/approve``: a human or a CODEOWNERS owner approves."""
+
+    expected_claim_revision: int = Field(strict=True)
+    approver: str = Field(min_length=1, max_length=200)
+    kind: str = "human"
+
+
 class ClaimIn(Body):
     """``POST /v1/claims``: the seed fields of a claim."""
 
     repo: str = Field(min_length=1)
     objective: str = Field(min_length=1, max_length=4000)
-    base_commit: str = Field(min_length=4, max_length=64)
+    base_commit: str | None = Field(default=None, min_length=4, max_length=64)
     branch: str | None = None
     worktree: str | None = None
     paths: list[str] = []
@@ -44,15 +75,18 @@ class ClaimIn(Body):
     lease_ttl_seconds: int = Field(default=300, strict=True)
     memory_impacts: list[MemoryImpactIn] = []
     agent: AgentIn | None = None
-    takeover_of: dict[str, Any] | None = None
+    takeover_of: TakeoverOfIn | None = None
     advisory: bool = False
 
     def to_command(self) -> d.OpenClaim:
+        """The seed as a domain command (``baseCommit`` required unless taking over)."""
+        if self.base_commit is None and self.takeover_of is None:
+            raise ValidationError("baseCommit is required", field="baseCommit")
         agent = self.agent or AgentIn(id="anonymous", name="anonymous")
         return d.OpenClaim(
             repo=self.repo,
             objective=self.objective,
-            base_commit=self.base_commit,
+            base_commit=self.base_commit or "",
             agent=Agent(id=agent.id, name=agent.name, session_id=agent.session_id),
             lease_ttl_seconds=self.lease_ttl_seconds,
             paths=tuple(self.paths),
@@ -175,3 +209,4 @@ class WriteCheckIn(Body):
     """``POST /v1/claims/{id}/writes/check``: concrete repo-relative paths."""
 
     paths: list[str] = Field(min_length=1)
+    fencing_token: int | None = Field(default=None, strict=True)

@@ -148,9 +148,12 @@ class StreamFilter:
             for t in self.types
         ):
             return False
-        if self.claim is not None and event.subject != f"claim/{self.claim}":
-            if self.claim not in set(_strings(event.data)):
-                return False
+        if (
+            self.claim is not None
+            and event.subject != f"claim/{self.claim}"
+            and self.claim not in set(_strings(event.data))
+        ):
+            return False
         if self.path is not None:
             patterns = set(_path_patterns(event.data)) | set(scopes.get(event.subject, ()))
             if not any(_pattern_touches(p, self.path) for p in patterns):

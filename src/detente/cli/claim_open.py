@@ -19,12 +19,16 @@ if TYPE_CHECKING:
 
     from detente.cli.workspace import OpenResult
 
-__all__ = ["open_app"]
+__all__ = ["claim_app"]
 
-open_app = typer.Typer()
+#: The ``detente claim`` group; ``claims.py`` adds the other commands to it.
+claim_app = typer.Typer(
+    help="Claim paths before editing; keep the lease alive; release with evidence.",
+    no_args_is_help=True,
+)
 
 
-@open_app.command("open")
+@claim_app.command("open")
 def open_(
     ctx: typer.Context,
     objective: Annotated[str, typer.Option("--objective", "-o", help="What the claim is for.")],
@@ -69,7 +73,9 @@ def open_(
     """Open a claim: resolve the base, post the claim, create its worktree and branch.
 
     Exits 6 when the claim overlaps another live claim and is negotiating (not active);
-    the overlaps (with a witness path) and the resolution options are printed.
+    the overlaps (with a witness path) and the resolution options are printed. The
+    worktree is created either way (the claim holds its lease); edit contested paths only
+    once the negotiation is resolved.
     """
 
     def body(session: Session) -> int:

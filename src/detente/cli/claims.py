@@ -1,6 +1,6 @@
 """``detente claim ...``: renew, scope, status, list, suspend, resume, abandon, complete.
 
-``claim open`` lives in ``claim_open.py`` and is merged into this group.
+The group and ``claim open`` live in ``claim_open.py``; this module adds the rest.
 
 Writes name the revision they expect: the command reads the claim first and sends its
 current ``revision`` (and lease revision) unless ``--expect-revision`` /
@@ -14,19 +14,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from detente.cli.claim_open import open_app
+from detente.cli.claim_open import claim_app
 from detente.cli.context import JsonFlag, Session, run
 from detente.cli.render import EXIT_OVERLAP
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-claim_app = typer.Typer(
-    help="Claim paths before editing; keep the lease alive; release with evidence.",
-    no_args_is_help=True,
-)
+__all__ = ["claim_app"]
+
 scope_app = typer.Typer(help="Change a claim's scope (re-runs overlap analysis).")
-claim_app.add_typer(open_app)
 claim_app.add_typer(scope_app, name="scope")
 
 ClaimId = Annotated[str, typer.Argument(help="The claim id (clm_...).")]

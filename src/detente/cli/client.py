@@ -472,21 +472,19 @@ def _probe(url: str, timeout: float) -> httpx.Client | None:
 
 
 def _name_on_server(client: Client, info: RepoInfo | None, *, explicit: bool) -> str | None:
-    """The name the server gives the repository ``info``, matched by git common dir."""
+    """The name the server gives the repository ``info`` (matched by git common dir).
+
+    Unmatched, an explicitly named server gets the local name (the server then answers
+    ``validation_error`` naming the repositories it serves) and a probed one gets None.
+    Without a local repository, a server of exactly one repository names that one.
+    """
     served = client.repos()["repos"]
-    if info is not None:
-        for repo in served:
-            if repo.get("path") and _same_repository(Path(repo["path"]), info):
-                return str(repo["name"])
-        if not explicit:
-            return None
-        for repo in served:
-            if repo.get("name") == info.name:
-                return info.name
-        return info.name
-    if len(served) == 1:
-        return str(served[0]["name"])
-    return None
+    if info is None:
+        return str(served[0]["name"]) if len(served) == 1 else None
+    for repo in served:
+        if repo.get("path") and _same_repository(Path(repo["path"]), info):
+            return str(repo["name"])
+    return info.name if explicit else None
 
 
 def _same_repository(path: Path, info: RepoInfo) -> bool:

@@ -160,7 +160,8 @@ def _pick_targets(clone: Path) -> tuple[str, str, str]:
     directory = dirs[0]
     inside = sorted(by_dir[directory], key=lambda f: (-f.count("/"), f))[0]
     outside = sorted(
-        (f for f in files if not f.startswith(directory + "/")), key=lambda f: (f.count("/"), f)
+        (f for f in files if not f.startswith(directory + "/")),
+        key=lambda f: (f.startswith("."), f.count("/"), f),
     )
     if not outside:
         raise DemoFailed(f"the demo needs a tracked file outside {directory}/")

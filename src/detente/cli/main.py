@@ -27,6 +27,8 @@ import typer
 
 from detente.cli.claims import claim_app
 from detente.cli.context import JsonFlag, Session, Settings, run
+from detente.cli.mcp import mcp_command
+from detente.cli.memory import memory_app
 from detente.cli.render import EXIT_CODES_HELP
 
 if TYPE_CHECKING:
@@ -49,6 +51,8 @@ audit_app = typer.Typer(help="Verify the hash chain and the projections.", no_ar
 app.add_typer(claim_app, name="claim")
 app.add_typer(events_app, name="events")
 app.add_typer(audit_app, name="audit")
+app.add_typer(memory_app, name="memory")
+app.command("mcp")(mcp_command)
 
 
 @app.callback()

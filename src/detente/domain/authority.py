@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from detente.domain.commands import check_alive, get_claim
+from detente.domain.commands import check_alive, check_fencing, get_claim
 from detente.domain.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import normalize_pattern
@@ -42,17 +42,25 @@ def _may_share(state: RepoState, claim: Claim, other: Claim) -> bool:
     return False
 
 
-def check_write(state: RepoState, claim_id: str, paths: Sequence[str], now: datetime) -> list[str]:
+def check_write(
+    state: RepoState,
+    claim_id: str,
+    paths: Sequence[str],
+    now: datetime,
+    fencing_token: int | None = None,
+) -> list[str]:
     """Authorize ``claim_id`` to write ``paths`` (concrete repo-relative file paths).
 
     Returns:
         The normalised paths, all authorized.
 
     Raises:
-        NotFoundError, LeaseExpired, InvalidTransition, OverlapBlocking (``blockers`` lists
+        NotFoundError, StaleFencingToken (taken over, or an older token), LeaseExpired,
+        InvalidTransition, OverlapBlocking (``blockers`` lists
         ``{path, claimId, agent}``), OutOfScope (``paths`` lists them), ValidationError.
     """
     claim = get_claim(state, claim_id)
+    check_fencing(state, claim, fencing_token)
     check_alive(claim, now)
     if claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
         raise OverlapBlocking(

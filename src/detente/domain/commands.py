@@ -18,7 +18,13 @@ from detente.domain.model import Agent, Claim, ClaimStatus, MemoryImpact
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire
-from detente.errors import LeaseExpired, NotFoundError, RevisionConflict, ValidationError
+from detente.errors import (
+    LeaseExpired,
+    NotFoundError,
+    RevisionConflict,
+    StaleFencingToken,
+    ValidationError,
+)
 
 IdSource = Callable[[str], str]
 """Returns a fresh id for a prefix (``evt``, ``clm``, ``mtg``, ``lse``)."""
@@ -35,6 +41,9 @@ class Policy:
     meeting_deadline_seconds: int = 15 * 60
     max_targets: int = 1000
     max_text: int = 4000
+    takeover_grace_seconds: int = 30
+    takeover_quorum: int = 1
+    migration_patterns: tuple[str, ...] = ("**/migrations/**", "**/*.sql")
 
 
 DEFAULT_POLICY = Policy()
@@ -125,6 +134,33 @@ def check_alive(claim: Claim, now: datetime) -> None:
             "its authority is frozen (take it over to continue the work)",
             current=claim_to_wire(claim),
             expiredAt=format_time(claim.lease.expires_at),
+        )
+
+
+def check_fencing(state: RepoState, claim: Claim, token: int | None) -> None:
+    """Refuse a write that presents an older fencing token than the current holder's.
+
+    A claim that was taken over is fenced off entirely: its successor holds a newer token.
+
+    Raises:
+        StaleFencingToken: ``stale_fencing_token`` with ``expected`` (the current holder's
+            token) and ``actual`` (the one presented).
+    """
+    if claim.successor_id is not None:
+        successor = state.claims.get(claim.successor_id)
+        current = successor.fencing_token if successor else claim.fencing_token + 1
+        raise StaleFencingToken(
+            f"claim {claim.id} was taken over by {claim.successor_id} (fencing token {current}); "
+            f"writes with token {token if token is not None else claim.fencing_token} are refused",
+            expected=current,
+            actual=token if token is not None else claim.fencing_token,
+            successorId=claim.successor_id,
+        )
+    if token is not None and token != claim.fencing_token:
+        raise StaleFencingToken(
+            f"claim {claim.id} holds fencing token {claim.fencing_token}, not {token}",
+            expected=claim.fencing_token,
+            actual=token,
         )
 
 

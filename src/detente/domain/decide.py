@@ -53,6 +53,8 @@ __all__ = [
     "Policy",
     "RenewLease",
     "SetStatus",
+    "activate_or_negotiate",
+    "announce",
     "decide_expiry",
     "decide_open",
     "decide_renew",
@@ -71,6 +73,26 @@ def decide_open(
 
     A multi-target claim is atomic: either every target is granted (``active``) or none is
     (``negotiating`` with a meeting listing each contested target and its holders once).
+
+    Raises:
+        ValidationError: ``validation_error`` naming the field.
+    """
+    claim_id, announced, targets = announce(state, cmd, now, ids, policy)
+    return [announced, *activate_or_negotiate(state, claim_id, targets, now, ids, policy)]
+
+
+def announce(
+    state: RepoState,
+    cmd: OpenClaim,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy,
+    extra: dict[str, Any] | None = None,
+) -> tuple[str, ev.Event, Targets]:
+    """Validate a seed and build its ``claim.announced`` event (lease and fencing token).
+
+    Returns:
+        ``(claim id, the event, the normalised targets)``.
 
     Raises:
         ValidationError: ``validation_error`` naming the field.
@@ -136,6 +158,7 @@ def decide_open(
             },
             "fencingToken": token,
             "advisory": cmd.advisory,
+            **(extra or {}),
         },
     )
     targets = Targets(
@@ -146,7 +169,26 @@ def decide_open(
         contracts=contracts,
         memory=memory,
     )
-    blocking = blocking_only(find_overlaps(state, targets))
+    return claim_id, announced, targets
+
+
+def activate_or_negotiate(
+    state: RepoState,
+    claim_id: str,
+    targets: Targets,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy,
+    *,
+    ignore: frozenset[str] = frozenset(),
+) -> list[ev.Event]:
+    """``claim.activated`` when nothing blocks ``targets`` (claims in ``ignore`` aside),
+    else ``claim.negotiating`` in a meeting with the holders."""
+    blocking = [
+        o
+        for o in blocking_only(find_overlaps(state, targets, exclude=claim_id))
+        if o.claim_id not in ignore
+    ]
     if not blocking:
         activated = ev.Event(
             id=ids("evt"),
@@ -154,7 +196,7 @@ def decide_open(
             subject=ev.claim_subject(claim_id),
             data={"claimId": claim_id, "status": ClaimStatus.ACTIVE.value, "reason": "no overlap"},
         )
-        return [announced, activated]
+        return [activated]
     meeting_id, meeting_events = meeting_events_for(state, claim_id, blocking, now, ids, policy)
     negotiating = ev.Event(
         id=ids("evt"),
@@ -167,7 +209,7 @@ def decide_open(
             "reason": "blocking overlap with " + ", ".join(o.claim_id for o in blocking),
         },
     )
-    return [announced, *meeting_events, negotiating]
+    return [*meeting_events, negotiating]
 
 
 def decide_renew(

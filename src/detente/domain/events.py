@@ -19,9 +19,27 @@ Event types (all version 1; subject in brackets)::
     meeting.escalated    [meeting/<id>]  human arbitration (asked or deadline); arbitrators named
     meeting.handoff_accepted  [meeting/<id>]  the recipient of a handoff accepted it
     meeting.notice       [meeting/<id>]  a notification to a participant (e.g. first expired)
-    claim.blocked        [claim/<id>]    waits for a human arbitrator
+    claim.blocked        [claim/<id>]    waits for a human arbitrator (or takeover approvers)
+    claim.taken_over     [claim/<id>]    the predecessor's record: successor, pieces, rescue ref
+    claim.takeover_approved [claim/<id>] an approver (human or CODEOWNERS owner) of a takeover
     agent.registered     [agent/<sessionId>]  a session's name, intent, branch, worktree, TTL and
                          absolute ``expiresAt``; registering again renews (advisory registry)
+    memory.registered    [memory/<id>]   a document's path, class and what the file held
+    memory.section_patched [memory/<id>] one section rewritten (claim, token, new hashes)
+    memory.written       [memory/<id>]   a whole-file write by a claim
+    memory.appended      [memory/<id>]   an entry appended (offset, length, entry hash)
+    memory.rendered      [memory/<id>]   generated regions re-rendered from the records
+    memory.reconciliation_opened   [memory/<id>]  a user's edit found in a generated region
+    memory.reconciliation_resolved [memory/<id>]  upstream or overlay; the user's text kept
+    memory.patch_deferred [memory/<id>]  an agent's edit refused over a user's: the artifact
+    claim.ready_for_review [claim/<id>]  completion evidence accepted (stored on the claim)
+    claim.integrated     [claim/<id>]    the protected ref moved by CAS: ref, oldOid, newOid
+    claim.integration_stale [claim/<id>] the CAS lost (ref moved): back to active, evidence stale
+    claim.completed      [claim/<id>]    memory and deployment evidence done (or not required)
+    patch.published      [patch/<id>]    a content-addressed format-patch artifact of a claim
+    patch.integrated / patch.discarded [patch/<id>]  the artifact left the queue
+    deployment.recorded  [deployment/<repo>:<env>]  an environment moved by CAS (claim, commit)
+    deployment.policy_set [deployment/<repo>:<env>] the environment's deployment policy
 
 The stored envelope (sequence, hash chain) is added by :mod:`detente.eventlog`.
 """
@@ -49,10 +67,43 @@ MEETING_ESCALATED = "meeting.escalated"
 MEETING_HANDOFF_ACCEPTED = "meeting.handoff_accepted"
 MEETING_NOTICE = "meeting.notice"
 CLAIM_BLOCKED = "claim.blocked"
+CLAIM_TAKEN_OVER = "claim.taken_over"
+CLAIM_TAKEOVER_APPROVED = "claim.takeover_approved"
 AGENT_REGISTERED = "agent.registered"
+
+MEMORY_REGISTERED = "memory.registered"
+MEMORY_SECTION_PATCHED = "memory.section_patched"
+MEMORY_WRITTEN = "memory.written"
+MEMORY_APPENDED = "memory.appended"
+MEMORY_RENDERED = "memory.rendered"
+MEMORY_RECONCILIATION_OPENED = "memory.reconciliation_opened"
+MEMORY_RECONCILIATION_RESOLVED = "memory.reconciliation_resolved"
+MEMORY_PATCH_DEFERRED = "memory.patch_deferred"
+CLAIM_READY_FOR_REVIEW = "claim.ready_for_review"
+CLAIM_INTEGRATED = "claim.integrated"
+CLAIM_INTEGRATION_STALE = "claim.integration_stale"
+CLAIM_COMPLETED = "claim.completed"
+PATCH_PUBLISHED = "patch.published"
+PATCH_INTEGRATED = "patch.integrated"
+PATCH_DISCARDED = "patch.discarded"
+DEPLOYMENT_RECORDED = "deployment.recorded"
+DEPLOYMENT_POLICY_SET = "deployment.policy_set"
+MEMORY_EVENT_TYPES = frozenset(
+    {
+        MEMORY_REGISTERED,
+        MEMORY_SECTION_PATCHED,
+        MEMORY_WRITTEN,
+        MEMORY_APPENDED,
+        MEMORY_RENDERED,
+        MEMORY_RECONCILIATION_OPENED,
+        MEMORY_RECONCILIATION_RESOLVED,
+        MEMORY_PATCH_DEFERRED,
+    }
+)
 
 EVENT_TYPES = frozenset(
     {
+        *MEMORY_EVENT_TYPES,
         CLAIM_ANNOUNCED,
         CLAIM_ACTIVATED,
         CLAIM_NEGOTIATING,
@@ -71,7 +122,18 @@ EVENT_TYPES = frozenset(
         MEETING_HANDOFF_ACCEPTED,
         MEETING_NOTICE,
         CLAIM_BLOCKED,
+        CLAIM_TAKEN_OVER,
+        CLAIM_TAKEOVER_APPROVED,
         AGENT_REGISTERED,
+        CLAIM_READY_FOR_REVIEW,
+        CLAIM_INTEGRATED,
+        CLAIM_INTEGRATION_STALE,
+        CLAIM_COMPLETED,
+        PATCH_PUBLISHED,
+        PATCH_INTEGRATED,
+        PATCH_DISCARDED,
+        DEPLOYMENT_RECORDED,
+        DEPLOYMENT_POLICY_SET,
     }
 )
 
@@ -101,3 +163,7 @@ def claim_subject(claim_id: str) -> str:
 
 def meeting_subject(meeting_id: str) -> str:
     return f"meeting/{meeting_id}"
+
+
+def memory_subject(document_id: str) -> str:
+    return f"memory/{document_id}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 
 class ClaimStatus(StrEnum):
@@ -140,6 +141,10 @@ class Claim:
     abandonment: Abandonment | None = None
     last_event_id: str | None = None
     advisory: bool = False
+    takeover: dict[str, object] | None = None
+    successor_id: str | None = None
+    evidence: dict[str, Any] | None = None
+    integration: dict[str, Any] | None = None
 
     @property
     def holding(self) -> bool:

@@ -22,7 +22,9 @@ from typing import Any
 from detente.clock import parse_time
 from detente.domain import events as ev
 from detente.domain.agents import AgentSession, apply_agent_event
+from detente.domain.gate_records import GATE_EVENT_TYPES, GateRegistry, apply_gate_event
 from detente.domain.meeting_state import apply_meeting_event
+from detente.domain.memory.fold import MemoryRegistry, apply_memory_event
 from detente.domain.model import (
     Abandonment,
     Claim,
@@ -42,6 +44,8 @@ class RepoState:
         case_insensitive: whether paths are compared case-folded (``core.ignorecase``).
         claims / meetings: records by id.
         agents: agent sessions by session id (:mod:`detente.domain.agents`).
+        memory: registered memory documents (:mod:`detente.domain.memory`).
+        gates: patch artifacts and deployment environments (:mod:`.gate_records`).
         last_fencing_token: the highest fencing token granted so far (0 before any).
         last_seq: global sequence of the last event applied.
     """
@@ -52,6 +56,8 @@ class RepoState:
         self.claims: dict[str, Claim] = {}
         self.meetings: dict[str, Meeting] = {}
         self.agents: dict[str, AgentSession] = {}
+        self.memory = MemoryRegistry()
+        self.gates = GateRegistry()
         self.last_fencing_token = 0
         self.last_seq = 0
         self.path_index = PatternIndex()
@@ -137,8 +143,15 @@ class RepoState:
         if event_type.startswith("meeting."):
             apply_meeting_event(self, event_type, data, at, event_id)
             return
+        if event_type.startswith("memory."):
+            apply_memory_event(self, event_type, data, at, event_id)
+            return
         if event_type.startswith("agent."):
             apply_agent_event(self.agents, self.repo, event_type, data, at=at, event_id=event_id)
+            return
+        if event_type in GATE_EVENT_TYPES:
+            for old_claim, new_claim in apply_gate_event(self, event_type, data, at, event_id):
+                self._store_claim(old_claim, new_claim)
             return
         if event_type == ev.CLAIM_ANNOUNCED:
             claim = _claim_from_announcement(self.repo, data, at, event_id)
@@ -236,12 +249,17 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         updated_at=at,
         last_event_id=event_id,
         advisory=bool(data.get("advisory", False)),
+        takeover=data.get("takeoverOf"),
     )
 
 
 def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datetime) -> Claim:
     status = ClaimStatus(data["status"]) if "status" in data else claim.status
     reason = data.get("reason", claim.status_reason)
+    if "takeoverOf" in data:
+        claim = replace(claim, takeover=data["takeoverOf"])
+    if "successorId" in data:
+        claim = replace(claim, successor_id=data["successorId"])
     if event_type == ev.LEASE_RENEWED:
         lease = Lease(
             id=claim.lease.id,

@@ -4,7 +4,7 @@ Every status change in :mod:`detente.domain.decide` goes through :func:`require`
 forbidden move raises ``invalid_transition`` naming from and to. The table::
 
     draft            -> announced, abandoned
-    announced        -> active, negotiating, abandoned, expired
+    announced        -> active, negotiating, blocked, abandoned, expired
     negotiating      -> active, blocked, suspended, abandoned, expired
     active           -> negotiating, suspended, blocked, ready_for_review, abandoned, expired
     blocked          -> active, negotiating, suspended, abandoned, expired
@@ -15,10 +15,11 @@ forbidden move raises ``invalid_transition`` naming from and to. The table::
     abandoned        -> taken_over
     completed, taken_over: terminal
 
-``blocked`` waits for a human arbitrator; ``suspended`` waits for a serialized
-predecessor (or its holder's resume). ``ready_for_review -> active`` is the stale-base
-return: the integration CAS lost and the evidence must be re-collected. An expired claim
-never becomes live again (a renewal never resurrects it); its successor takes it over.
+``blocked`` waits for a human (an arbitrator, or a takeover's approvers); ``suspended``
+waits for a serialized predecessor (or its holder's resume). ``ready_for_review ->
+active`` is the stale-base return: the integration CAS lost and the evidence must be
+re-collected. An expired claim never becomes live again (a renewal never resurrects it);
+its successor takes it over.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from detente.errors import InvalidTransition
 
 TRANSITIONS: dict[S, frozenset[S]] = {
     S.DRAFT: frozenset({S.ANNOUNCED, S.ABANDONED}),
-    S.ANNOUNCED: frozenset({S.ACTIVE, S.NEGOTIATING, S.ABANDONED, S.EXPIRED}),
+    S.ANNOUNCED: frozenset({S.ACTIVE, S.NEGOTIATING, S.BLOCKED, S.ABANDONED, S.EXPIRED}),
     S.NEGOTIATING: frozenset({S.ACTIVE, S.BLOCKED, S.SUSPENDED, S.ABANDONED, S.EXPIRED}),
     S.ACTIVE: frozenset(
         {S.NEGOTIATING, S.SUSPENDED, S.BLOCKED, S.READY_FOR_REVIEW, S.ABANDONED, S.EXPIRED}

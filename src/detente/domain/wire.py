@@ -80,6 +80,10 @@ def claim_to_wire(claim: Claim) -> dict[str, Any]:
         "abandonment": abandonment_to_wire(claim.abandonment) if claim.abandonment else None,
         "lastEventId": claim.last_event_id,
         "advisory": claim.advisory,
+        "takeoverOf": claim.takeover,
+        "successorId": claim.successor_id,
+        "evidence": claim.evidence,
+        "integration": claim.integration,
         "createdAt": format_time(claim.created_at),
         "updatedAt": format_time(claim.updated_at),
     }

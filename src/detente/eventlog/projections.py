@@ -8,6 +8,7 @@ from typing import Any
 
 from detente.clock import parse_time
 from detente.domain.agents import agent_to_wire
+from detente.domain.memory.model import document_to_wire
 from detente.domain.model import Claim, Meeting
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire, meeting_to_wire
@@ -45,6 +46,12 @@ KINDS: dict[str, tuple[Callable[[RepoState], Mapping[str, Any]], Callable[[Any],
         lambda s: s.agents,
         lambda a: RecordRow(
             "agent", a.session_id, a.repo, a.revision, "registered", agent_to_wire(a)
+        ),
+    ),
+    "memory": (
+        lambda s: s.memory.documents,
+        lambda d: RecordRow(
+            "memory", d.id, d.repo, d.revision, d.doc_class.value, document_to_wire(d)
         ),
     ),
 }

@@ -21,7 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 import pydantic
 
-from detente.api.routes.agents import AgentIn, ReadinessIn
+from detente.api.agent_schemas import AgentIn, ReadinessIn
 from detente.api.schemas import (
     AbandonIn,
     AcceptIn,
@@ -44,12 +44,12 @@ _B = TypeVar("_B", bound=Body)
 
 
 def memory_unavailable() -> InvalidTransition:
-    """The error of ``memory_patch_section`` while memory documents are not served."""
+    """The error of the memory tools on a server that does not serve memory documents."""
     return InvalidTransition(
         "unavailable",
         "patched",
-        "memory documents are not available on this detente server yet: edit the section "
-        "in your worktree under your claim and list it in your evidence (memoryUpdates)",
+        "this detente server does not serve memory documents (an older version): edit the "
+        "section in your worktree under your claim and list it in your evidence",
     )
 
 
@@ -78,6 +78,7 @@ class Backend(Protocol):
         """``POST /v1/meetings/{id}/proposals/{proposalId}/accept``: ``{meeting, claims[]}``."""
         ...
 
+    def list_documents(self, *, repo: str, path: str | None) -> dict[str, Any]: ...
     def patch_memory_section(self, body: Mapping[str, Any]) -> dict[str, Any]: ...
     def events(self, *, since: int, limit: int, repo: str | None) -> dict[str, Any]: ...
     def close(self) -> None: ...
@@ -190,8 +191,34 @@ class ServiceBackend:
         cmd = m.Accept(meeting_id, parsed.expected_meeting_revision, parsed.claim_id, proposal_id)
         return self.service.accept(cmd).to_wire()
 
+    def list_documents(self, *, repo: str, path: str | None) -> dict[str, Any]:
+        return {"documents": [v.to_wire() for v in self.service.list_documents(repo, path)]}
+
     def patch_memory_section(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        raise memory_unavailable()
+        # Imported here: the route module pulls in FastAPI, which stdio start-up avoids.
+        from detente.api.routes.memory import SectionPatchIn
+        from detente.domain.memory import commands as mc
+
+        parsed = _parse(SectionPatchIn, body)
+        view = self.service.patch_section(
+            mc.PatchSection(
+                repo=parsed.repo,
+                path=parsed.path,
+                section_key=parsed.section_key,
+                expected_section_revision=parsed.expected_section_revision,
+                expected_file_hash=parsed.expected_file_hash,
+                claim_id=parsed.claim_id,
+                fencing_token=parsed.fencing_token,
+                body=parsed.patch.body,
+                diff=parsed.patch.diff,
+                worktree=parsed.worktree,
+            )
+        )
+        return {
+            "document": view.to_wire(),
+            "section": view.section(parsed.section_key),
+            "merged": bool(view.details.get("merged")),
+        }
 
     def events(self, *, since: int, limit: int, repo: str | None) -> dict[str, Any]:
         batch, next_since = self.service.events(since=since, limit=limit, repo=repo)
@@ -283,6 +310,14 @@ class HttpBackend:
     def accept(self, meeting_id: str, proposal_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         path = f"/v1/meetings/{meeting_id}/proposals/{proposal_id}/accept"
         return self._call("POST", path, json=body)
+
+    def list_documents(self, *, repo: str, path: str | None) -> dict[str, Any]:
+        try:
+            return self._call("GET", "/v1/memory/documents", params={"repo": repo, "path": path})
+        except DetenteError as exc:
+            if getattr(exc, "status", None) in (404, 405) and not exc.extra:
+                raise memory_unavailable() from None
+            raise
 
     def patch_memory_section(self, body: Mapping[str, Any]) -> dict[str, Any]:
         try:

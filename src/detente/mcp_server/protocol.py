@@ -67,6 +67,17 @@ def _with_overlaps(result: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def _memory_impacts(memory: list[str]) -> list[dict[str, Any]]:
+    """``['AGENTS.md#build', 'AGENTS.md#test', 'NOTES.md']`` as API memory impacts."""
+    by_path: dict[str, list[str]] = {}
+    for item in memory:
+        path, _, section = item.partition("#")
+        sections = by_path.setdefault(path, [])
+        if section and section not in sections:
+            sections.append(section)
+    return [{"path": path, "sections": sections} for path, sections in by_path.items()]
+
+
 def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
     """Add the protocol tools to ``mcp``."""
 
@@ -93,6 +104,13 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         expected_contract_changes: Annotated[
             list[str] | None, Field(description="API/contract areas you will change.")
         ] = None,
+        memory: Annotated[
+            list[str] | None,
+            Field(
+                description="Memory sections you will patch: 'AGENTS.md#build' (one section) "
+                "or 'AGENTS.md' (the whole file)."
+            ),
+        ] = None,
         repo: Annotated[
             str | None, Field(description="Repository; only when several are served.")
         ] = None,
@@ -116,6 +134,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                         "modules": modules,
                         "symbols": symbols,
                         "expectedContractChanges": expected_contract_changes,
+                        "memoryImpacts": _memory_impacts(memory or []),
                         "leaseTtlSeconds": ttl_secs,
                         "branch": branch,
                         "worktree": worktree,
@@ -125,7 +144,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
             )
             return _with_overlaps(opened)
 
-        scope = [*(paths or []), *(modules or []), *(symbols or [])]
+        scope = [*(paths or []), *(modules or []), *(symbols or []), *(memory or [])]
         return ctx.run("claim_open", session_id, scope, call)
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
@@ -313,9 +332,18 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
             else:
                 assert proposal_id is not None
                 result = ctx.backend.accept(meeting_id, proposal_id, body)
+            meeting = meeting_brief(result["meeting"])
+            settled = meeting.get("status") != "open"
             return prune(
                 {
-                    **meeting_brief(result["meeting"]),
+                    "meetingId": meeting.get("meetingId"),
+                    "status": meeting.get("status"),
+                    "revision": meeting.get("revision"),
+                    "next": "continue under your claim's new status"
+                    if settled
+                    else "wait for the other affected participants to accept",
+                    "resolution": meeting.get("resolution"),
+                    "proposals": meeting.get("proposals"),
                     "claims": [claim_brief(c) for c in result.get("claims", [])],
                 }
             )
@@ -355,9 +383,52 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                     "patch": {"body": body},
                 }
             )
-            return ctx.backend.patch_memory_section(request)
+            result = ctx.backend.patch_memory_section(request)
+            document, section = result["document"], result["section"]
+            return prune(
+                {
+                    "path": document.get("path"),
+                    "sectionKey": section.get("key"),
+                    "sectionRevision": section.get("revision"),
+                    "fileHash": document.get("fileHash"),
+                    "merged": result.get("merged") or None,
+                    "next": "name sectionRevision and fileHash in your next patch",
+                }
+            )
 
         return ctx.run("memory_patch_section", None, [path], call)
+
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def memory_sections(
+        path: Annotated[str, Field(description="Memory document, e.g. AGENTS.md.")],
+    ) -> CallToolResult:
+        """Read a memory document's sections before patching one: the file hash and each
+        section's key, revision and owning claim (what memory_patch_section must name)."""
+
+        def call() -> dict[str, Any]:
+            repo = ctx.repo_for(None)
+            [document] = ctx.backend.list_documents(repo=repo, path=path)["documents"]
+            return prune(
+                {
+                    "path": document.get("path"),
+                    "class": document.get("class"),
+                    "revision": document.get("revision"),
+                    "fileHash": document.get("fileHash"),
+                    "sections": [
+                        prune(
+                            {
+                                "key": s.get("key"),
+                                "title": s.get("title"),
+                                "revision": s.get("revision"),
+                                "ownerClaimId": s.get("ownerClaimId"),
+                            }
+                        )
+                        for s in document.get("sections", [])
+                    ],
+                }
+            )
+
+        return ctx.run("memory_sections", None, [path], call)
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
     def events_since(

@@ -137,7 +137,7 @@ def meeting_brief(meeting: Mapping[str, Any]) -> dict[str, Any]:
             ],
             "resolution": meeting.get("resolution"),
             "deadline": meeting.get("deadline"),
-            "options": meeting.get("options"),
+            "options": meeting.get("options") if meeting.get("status") == "open" else None,
         }
     )
 

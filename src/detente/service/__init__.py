@@ -10,9 +10,11 @@ from detente.service.agents import AgentsService
 from detente.service.claims import ClaimsService, ClaimView
 from detente.service.core import RepoConfig, ServiceCore
 from detente.service.meetings import MeetingsService
+from detente.service.memory import MemoryService
+from detente.service.takeover import TakeoverService
 
 __all__ = ["ClaimView", "RepoConfig", "Service", "ServiceCore"]
 
 
-class Service(ClaimsService, MeetingsService, AgentsService):
+class Service(TakeoverService, ClaimsService, MeetingsService, AgentsService, MemoryService):
     """The coordination plane's use cases over one store (see :class:`ServiceCore`)."""

@@ -165,7 +165,9 @@ class ClaimsService(ServiceCore):
             "abandon the claim with its head commit, or integrate by hand",
         )
 
-    def check_write(self, claim_id: str, paths: list[str]) -> list[str]:
+    def check_write(
+        self, claim_id: str, paths: list[str], fencing_token: int | None = None
+    ) -> list[str]:
         """May ``claim_id`` write ``paths`` now? Returns the normalised paths if so.
 
         Raises:
@@ -175,4 +177,4 @@ class ClaimsService(ServiceCore):
         repo = self._find_repo_of(claim_id)
         state = self._fresh(repo)
         with self._locks[repo]:
-            return check_write(state, claim_id, paths, self.clock.now())
+            return check_write(state, claim_id, paths, self.clock.now(), fencing_token)

@@ -218,6 +218,7 @@ class EtcdStore:
         self._listeners: dict[int, Callable[[int], None]] = {}
         self._listen_lock = threading.Lock()
         self._watch_task: concurrent.futures.Future[None] | None = None
+        self._last_at: datetime | None = None
         self._loop = _Loop()
         self.head()  # fail fast when no member answers
 
@@ -301,7 +302,17 @@ class EtcdStore:
         if not kvs:
             return _Head(0, GENESIS_HASH, None, 0, revision)
         body = json.loads(kvs[0].value)
+        self._see(body.get("at"))
         return _Head(body["seq"], body["hash"], body.get("at"), kvs[0].mod_revision, revision)
+
+    def _see(self, at: str | None) -> None:
+        """Remember the newest commit time seen (the floor of :meth:`now`)."""
+        try:
+            when = parse_time(at) if at else None
+        except ValueError:  # not a time (hand-written events in tests)
+            return
+        if when is not None and (self._last_at is None or when > self._last_at):
+            self._last_at = when
 
     # ------------------------------------------------------------------ writes
 
@@ -319,6 +330,8 @@ class EtcdStore:
             yield tx
             if tx.events or tx.rows:
                 self._loop.run(self._commit(tx))
+                if tx.events:
+                    self._see(tx.events[-1].at)
 
     async def _commit(self, tx: _EtcdTx) -> None:
         head_key = self._key("head")
@@ -409,22 +422,18 @@ class EtcdStore:
             start = kvs[-1].key + b"\0"
 
     def now(self) -> datetime:
-        """The cluster's time: this machine's clock, never earlier than the last commit.
+        """The cluster's time: this machine's clock, never earlier than the last commit seen.
 
-        etcd has no clock in its API. Floored by the ``at`` of the latest event, time never
-        runs backwards across servers, so a decision already committed by a server whose
-        clock runs ahead is never contradicted by one whose clock lags; keep the servers'
-        clocks NTP-synchronized (the PostgreSQL store reads the database's clock instead).
-
-        Raises:
-            StoreError: ``store_unavailable`` when no member answers.
+        etcd has no clock in its API. Floored by the ``at`` of the newest head this process
+        has read (every transaction reads the head first, so inside a transaction that is
+        the cluster's latest commit), time never runs backwards across servers: a decision
+        committed by a server whose clock runs ahead is never contradicted by one whose
+        clock lags. Keep the servers' clocks NTP-synchronized; the PostgreSQL store reads
+        the database's clock instead. Costs no round trip.
         """
         local = datetime.now(UTC)
-        last = self._read_head().at
-        try:
-            return max(local, parse_time(last)) if last else local
-        except ValueError:  # not a time (hand-written events in tests)
-            return local
+        floor = self._last_at
+        return max(local, floor) if floor is not None else local
 
     # ------------------------------------------------------------------ wake-ups
 

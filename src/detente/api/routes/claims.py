@@ -8,6 +8,7 @@ from fastapi import APIRouter
 
 from detente.api.schemas import (
     AbandonIn,
+    ApproveTakeoverIn,
     ClaimIn,
     CompleteIn,
     RenewIn,
@@ -26,13 +27,29 @@ def router(service: Service) -> APIRouter:
 
     @r.post("/v1/claims", status_code=201)
     def open_claim(body: ClaimIn) -> dict[str, Any]:
+        """Announce a claim; with ``takeoverOf``, take an expired/abandoned claim over."""
         if body.takeover_of is not None:
-            raise ValidationError("takeover is not available in this version", field="takeoverOf")
+            return service.take_over(body.to_command(), body.takeover_of.to_request()).to_wire()
         return service.open_claim(body.to_command()).to_wire()
 
     @r.post("/v1/claims/{claim_id}/takeover", status_code=201)
     def takeover(claim_id: str, body: ClaimIn) -> dict[str, Any]:
-        raise ValidationError("takeover is not available in this version", field="takeoverOf")
+        """Alias of ``POST /v1/claims`` with ``takeoverOf`` (its claimId must be this id)."""
+        if body.takeover_of is None:
+            raise ValidationError("takeoverOf is required", field="takeoverOf")
+        if body.takeover_of.claim_id != claim_id:
+            raise ValidationError(
+                f"takeoverOf.claimId must be {claim_id}", field="takeoverOf.claimId"
+            )
+        return service.take_over(body.to_command(), body.takeover_of.to_request()).to_wire()
+
+    @r.post("/v1/claims/{claim_id}/takeover/approve")
+    def approve_takeover(claim_id: str, body: ApproveTakeoverIn) -> dict[str, Any]:
+        """Approve the pending takeover made by successor ``claim_id``."""
+        view = service.approve_takeover(
+            claim_id, body.expected_claim_revision, body.approver, body.kind
+        )
+        return view.to_wire()
 
     @r.get("/v1/claims")
     def list_claims(
@@ -80,6 +97,10 @@ def router(service: Service) -> APIRouter:
     @r.post("/v1/claims/{claim_id}/writes/check")
     def check_write(claim_id: str, body: WriteCheckIn) -> dict[str, Any]:
         """May this claim write these paths now? 409 overlap_blocking / out_of_scope if not."""
-        return {"ok": True, "claimId": claim_id, "paths": service.check_write(claim_id, body.paths)}
+        return {
+            "ok": True,
+            "claimId": claim_id,
+            "paths": service.check_write(claim_id, body.paths, body.fencing_token),
+        }
 
     return r

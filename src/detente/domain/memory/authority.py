@@ -65,9 +65,7 @@ def covers(claim: Claim, path: str, scope: Sequence[str] | None) -> bool:
 
 
 def _named(claim: Claim, path: str, scope: Sequence[str]) -> bool:
-    return any(
-        matches(i.path, path) and set(i.sections) & set(scope) for i in claim.memory_impacts
-    )
+    return any(matches(i.path, path) and set(i.sections) & set(scope) for i in claim.memory_impacts)
 
 
 def owners(state: RepoState, doc: MemoryDocument, key: str) -> list[Claim]:
@@ -78,9 +76,7 @@ def owners(state: RepoState, doc: MemoryDocument, key: str) -> list[Claim]:
         for c in sorted(state.memory_holders)
         if c in state.claims and _named(state.claims[c], doc.path, scope)
     ]
-    return sorted(
-        found, key=lambda c: (c.status is not ClaimStatus.ACTIVE, c.fencing_token, c.id)
-    )
+    return sorted(found, key=lambda c: (c.status is not ClaimStatus.ACTIVE, c.fencing_token, c.id))
 
 
 def _holders(state: RepoState, path: str, scope: Sequence[str] | None, me: str) -> list[Claim]:
@@ -89,9 +85,13 @@ def _holders(state: RepoState, path: str, scope: Sequence[str] | None, me: str) 
     out = []
     for cid in sorted(ids - {me}):
         other = state.claims.get(cid)
-        if other is not None and other.holding and not other.advisory:
-            if covers(other, path, scope):
-                out.append(other)
+        if (
+            other is not None
+            and other.holding
+            and not other.advisory
+            and covers(other, path, scope)
+        ):
+            out.append(other)
     return out
 
 
@@ -131,7 +131,9 @@ def check_writer(
         )
     if claim.status is not ClaimStatus.ACTIVE:
         raise InvalidTransition(
-            claim.status.value, "write", f"claim {claim.id} is {claim.status.value}: it cannot write"
+            claim.status.value,
+            "write",
+            f"claim {claim.id} is {claim.status.value}: it cannot write",
         )
     if fencing_token < claim.fencing_token:
         raise StaleFencingToken(
@@ -163,7 +165,9 @@ def check_writer(
             targets=outside,
         )
     if blockers:
-        names = "; ".join(f"{b['target']} is held by {b['claimId']} ({b['agent']})" for b in blockers)
+        names = "; ".join(
+            f"{b['target']} is held by {b['claimId']} ({b['agent']})" for b in blockers
+        )
         raise OverlapBlocking(f"refused: {names}", claimId=claim.id, blockers=blockers)
     for key in keys:
         _check_fence(state, doc, claim, key)

@@ -193,9 +193,13 @@ class SectionChanges:
 def compare_sections(
     before: Outline, before_data: bytes, after: Outline, after_data: bytes
 ) -> SectionChanges:
-    """Which sections (by key) differ between two versions of a file."""
-    old = before.hashes(before_data)
-    new = after.hashes(after_data)
+    """Which sections (by key, document order) differ between two versions of a file.
+
+    A section counts as changed when its own bytes changed (nested sections excluded), so
+    editing a subsection does not count as editing the section around it.
+    """
+    old = before.own_hashes(before_data)
+    new = after.own_hashes(after_data)
     return SectionChanges(
         deleted=tuple(k for k in old if k not in new),
         changed=tuple(k for k in old if k in new and new[k] != old[k]),

@@ -101,8 +101,7 @@ def check_regions(keys: list[str]) -> None:
     for key in keys:
         if key not in RENDERERS:
             raise ValidationError(
-                f"no renderer for generated region {key!r} "
-                f"(known: {', '.join(sorted(RENDERERS))})",
+                f"no renderer for generated region {key!r} (known: {', '.join(sorted(RENDERERS))})",
                 field="regions",
                 region=key,
             )

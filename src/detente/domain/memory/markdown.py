@@ -146,6 +146,18 @@ class Outline:
         """``key -> digest`` of every section's bytes."""
         return {s.key: digest(s.text(data)) for s in self.sections}
 
+    def own_hashes(self, data: bytes) -> dict[str, str]:
+        """``key -> digest`` of every section's own bytes: its span minus nested sections."""
+        out: dict[str, str] = {}
+        for s in self.sections:
+            own, pos = b"", s.start
+            for child in self.sections:
+                if child.parent == s.key:
+                    own += data[pos : child.start]
+                    pos = child.end
+            out[s.key] = digest(own + data[pos : s.end])
+        return out
+
 
 @dataclass
 class _Heading:

@@ -2,8 +2,10 @@
 
 Two claims overlap when some file path matches a pattern of each. See
 :mod:`~detente.domain.overlap.paths` for the pattern rules and canonical form,
-:mod:`~detente.domain.overlap.globs` for the matching semantics and the witness search,
-and :mod:`~detente.domain.overlap.index` for the overlap index over live claims.
+:mod:`~detente.domain.overlap.globs` for the matching semantics and the witness search
+(over automata built by :mod:`~detente.domain.overlap.nfa`, labelled with
+:mod:`~detente.domain.overlap.charsets` sets), and :mod:`~detente.domain.overlap.index` for
+the overlap index over live claims.
 """
 
 from detente.domain.overlap.globs import (

@@ -16,33 +16,37 @@ first, so ``docs/`` means ``docs/**``):
   ``..``, with no control character (category Cc) or surrogate. A string that is not a path
   matches nothing.
 
-Each pattern compiles to an epsilon-free NFA whose transitions are labelled with exact sets
-of code points (sorted disjoint intervals), so classes, negations and ``*`` are exact over
-all of Unicode. :func:`intersect` searches the product of two such automata (on sets of
+Each pattern compiles (:mod:`~detente.domain.overlap.nfa`) to an epsilon-free NFA whose
+transitions are labelled with exact sets of code points
+(:mod:`~detente.domain.overlap.charsets`: sorted disjoint intervals), so classes, negations
+and ``*`` are exact over all of Unicode. This module matches paths against compiled
+patterns, and :func:`intersect` searches the product of two such automata (on sets of
 states, plus a small automaton that keeps the witness a valid path) for the cheapest word
 both accept.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
 import heapq
 import itertools
 import re
-from collections.abc import Iterable, Sequence
 from typing import Final
 
-from detente.domain.overlap.paths import (
-    ANY,
-    GLOBSTAR,
-    STAR,
-    Atom,
-    CharClass,
-    Segment,
-    normalize_pattern,
-    parse_segments,
+from detente.domain.overlap.charsets import CharSet
+from detente.domain.overlap.nfa import (
+    UNREACHABLE,
+    Transitions,
+    bits,
+    build_nfa,
+    distances_to_accept,
+    label_bounds,
+    literal_prefix,
+    literal_segments,
+    literal_suffix,
+    successors,
 )
+from detente.domain.overlap.paths import GLOBSTAR, normalize_pattern, parse_segments
 
 __all__ = [
     "CharSet",
@@ -53,88 +57,6 @@ __all__ = [
     "matches",
 ]
 
-_MAX_CODE_POINT: Final = 0x10FFFF
-
-
-class CharSet:
-    """An exact set of code points: sorted, disjoint, non-adjacent inclusive intervals."""
-
-    __slots__ = ("_los", "ranges")
-
-    def __init__(self, ranges: Iterable[tuple[int, int]]) -> None:
-        merged: list[tuple[int, int]] = []
-        for lo, hi in sorted(ranges):
-            if merged and lo <= merged[-1][1] + 1:
-                if hi > merged[-1][1]:
-                    merged[-1] = (merged[-1][0], hi)
-            else:
-                merged.append((lo, hi))
-        self.ranges: tuple[tuple[int, int], ...] = tuple(merged)
-        self._los: tuple[int, ...] = tuple(lo for lo, _ in merged)
-
-    def __contains__(self, ch: object) -> bool:
-        if not isinstance(ch, str) or len(ch) != 1:
-            return False
-        cp = ord(ch)
-        i = bisect.bisect_right(self._los, cp) - 1
-        return i >= 0 and cp <= self.ranges[i][1]
-
-    def __bool__(self) -> bool:
-        return bool(self.ranges)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CharSet) and self.ranges == other.ranges
-
-    def __hash__(self) -> int:
-        return hash(self.ranges)
-
-    def __repr__(self) -> str:
-        return f"CharSet({list(self.ranges)!r})"
-
-    def __or__(self, other: CharSet) -> CharSet:
-        return CharSet(self.ranges + other.ranges)
-
-    def __and__(self, other: CharSet) -> CharSet:
-        out: list[tuple[int, int]] = []
-        i = j = 0
-        a, b = self.ranges, other.ranges
-        while i < len(a) and j < len(b):
-            lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-            if lo <= hi:
-                out.append((lo, hi))
-            if a[i][1] < b[j][1]:
-                i += 1
-            else:
-                j += 1
-        return CharSet(out)
-
-    def __sub__(self, other: CharSet) -> CharSet:
-        return self & other.complement()
-
-    def complement(self) -> CharSet:
-        """Every code point not in this set (over the whole Unicode range)."""
-        out: list[tuple[int, int]] = []
-        nxt = 0
-        for lo, hi in self.ranges:
-            if lo > nxt:
-                out.append((nxt, lo - 1))
-            nxt = hi + 1
-        if nxt <= _MAX_CODE_POINT:
-            out.append((nxt, _MAX_CODE_POINT))
-        return CharSet(out)
-
-    @classmethod
-    def of(cls, ch: str) -> CharSet:
-        """The set holding the single character ``ch``."""
-        return cls([(ord(ch), ord(ch))])
-
-
-PATH_CHARS: Final = CharSet([(0x20, 0x7E), (0xA0, 0xD7FF), (0xE000, _MAX_CODE_POINT)])
-"""Characters a path may contain: no control characters (Cc), no surrogates."""
-SLASH: Final = CharSet.of("/")
-SEGMENT_CHARS: Final = PATH_CHARS - SLASH
-"""Characters a segment may contain: what ``?`` and ``*`` range over."""
-
 # Preferred witness characters, best first: readable, lower case (case-folded repos).
 _PREFERRED: Final = "xyzabcdefghijklmnopqrstuvw0123456789_-.XYZABCDEFGHIJKLMNOPQRSTUVW/"
 _PREFERRED_RANK: Final = {ch: rank for rank, ch in enumerate(_PREFERRED)}
@@ -142,13 +64,10 @@ _PREFERRED_RANK: Final = {ch: rank for rank, ch in enumerate(_PREFERRED)}
 # their elementary intervals.
 _FIXED_BOUNDS: Final = (ord("."), ord("/"), ord("/") + 1)
 
-_Transitions = tuple[tuple[CharSet, int], ...]
-
 # Path-validity automaton over one segment: at a segment start, after ".", after "..",
 # or inside an ordinary segment (the only accepting state, the only one '/' may leave).
 _V_START, _V_DOT, _V_DOTDOT, _V_NAME = 0, 1, 2, 3
 _STEP_CACHE_LIMIT: Final = 1 << 14
-_UNREACHABLE: Final = 1 << 30
 _NOT_PATH_CHAR: Final = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
@@ -188,21 +107,14 @@ class CompiledPattern:
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         self.segments = parse_segments(pattern)
-        literal = [seg for seg in self.segments if _literal_text(seg) is not None]
-        self.is_literal = len(literal) == len(self.segments)
-        lead: list[str] = []
-        for seg in self.segments:
-            text = _literal_text(seg)
-            if text is None:
-                break
-            lead.append(text)
-        self.literal_segments: tuple[str, ...] = tuple(lead)
-        self.prefix = _literal_prefix(self.segments)
-        self.suffix = _literal_suffix(self.segments)
+        lead = self.literal_segments = literal_segments(self.segments)
+        self.is_literal = len(lead) == len(self.segments)
+        self.prefix = literal_prefix(self.segments)
+        self.suffix = literal_suffix(self.segments)
         self.extension = self.suffix.rsplit(".", 1)[1] if "." in self.suffix else None
         # "dir/**": the commonest wildcard claim, decided by a prefix test.
         self._subtree = len(lead) == len(self.segments) - 1 and self.segments[-1] is GLOBSTAR
-        self._trans: tuple[_Transitions, ...] = ()
+        self._trans: tuple[Transitions, ...] = ()
         self._accepting = -1  # the NFA is built on first use: literal patterns rarely need it
         self._steps: dict[tuple[int, str], int] = {}
         self._bounds: dict[int, tuple[int, ...]] = {}
@@ -234,12 +146,7 @@ class CompiledPattern:
         nxt = self._steps.get(key)
         if nxt is not None:
             return nxt
-        nxt = 0
-        trans = self._nfa()
-        for state in _bits(mask):
-            for label, target in trans[state]:
-                if ch in label:
-                    nxt |= 1 << target
+        nxt = successors(self._nfa(), mask, ch)
         if len(self._steps) >= _STEP_CACHE_LIMIT:
             self._steps.clear()
         self._steps[key] = nxt
@@ -279,20 +186,21 @@ class CompiledPattern:
         """A lower bound on the characters left to read from ``mask`` to acceptance.
 
         The fewest transitions from any state of ``mask`` to an accepting state
-        (:data:`_UNREACHABLE` when there is none). It never overestimates and drops by at
-        most one per character, which makes it a consistent A* heuristic.
+        (:data:`~detente.domain.overlap.nfa.UNREACHABLE` when there is none). It never
+        overestimates and drops by at most one per character, which makes it a consistent
+        A* heuristic.
         """
         known = self._remaining.get(mask)
         if known is None:
             self._nfa()
-            known = min((self._dist[q] for q in _bits(mask)), default=_UNREACHABLE)
+            known = min((self._dist[q] for q in bits(mask)), default=UNREACHABLE)
             self._remaining[mask] = known
         return known
 
-    def _nfa(self) -> tuple[_Transitions, ...]:
+    def _nfa(self) -> tuple[Transitions, ...]:
         if self._accepting < 0:
-            self._trans, self._accepting = _build_nfa(self.segments)
-            self._dist = _distances_to_accept(self._trans, self._accepting)
+            self._trans, self._accepting = build_nfa(self.segments)
+            self._dist = distances_to_accept(self._trans, self._accepting)
         return self._trans
 
     def bounds(self, mask: int) -> tuple[int, ...]:
@@ -303,14 +211,7 @@ class CompiledPattern:
         """
         known = self._bounds.get(mask)
         if known is None:
-            found: set[int] = set()
-            trans = self._nfa()
-            for state in _bits(mask):
-                for label, _ in trans[state]:
-                    for lo, hi in label.ranges:
-                        found.add(lo)
-                        found.add(hi + 1)
-            known = self._bounds[mask] = tuple(sorted(found))
+            known = self._bounds[mask] = label_bounds(self._nfa(), mask)
         return known
 
 
@@ -426,7 +327,7 @@ def _cheapest_common_word(a: CompiledPattern, b: CompiledPattern) -> str | None:
     if valid < 0 or not mask_a or not mask_b:
         return None
     estimate = max(a.remaining(mask_a), b.remaining(mask_b))
-    if estimate >= _UNREACHABLE:
+    if estimate >= UNREACHABLE:
         return None
     start: _State = (mask_a, mask_b, valid)
     heap: list[tuple[int, int, int, int, _State, _State | None, str]] = [
@@ -456,7 +357,7 @@ def _cheapest_common_word(a: CompiledPattern, b: CompiledPattern) -> str | None:
             if nxt in settled:
                 continue
             estimate = max(a.remaining(next_a), b.remaining(next_b))
-            if estimate >= _UNREACHABLE:
+            if estimate >= UNREACHABLE:
                 continue
             counter += 1
             cost = dots + (valid == _V_START and rep == ".")
@@ -518,163 +419,3 @@ def _is_path(path: str) -> bool:
         and _NOT_PATH_CHAR.search(path) is None
         and all(seg not in ("", ".", "..") for seg in path.split("/"))
     )
-
-
-def _bits(mask: int) -> Iterable[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
-def _literal_text(segment: Segment) -> str | None:
-    if segment is GLOBSTAR:
-        return None
-    if all(isinstance(atom, str) for atom in segment):
-        return "".join(atom for atom in segment if isinstance(atom, str))
-    return None
-
-
-def _literal_prefix(segments: Sequence[Segment]) -> str:
-    """Literal text every match starts with (the '/' after a literal segment is certain)."""
-    out: list[str] = []
-    for segment in segments:
-        if segment is GLOBSTAR:
-            return "".join(out)
-        for atom in segment:
-            if not isinstance(atom, str):
-                return "".join(out)
-            out.append(atom)
-        out.append("/")
-    return "".join(out)[:-1]  # a fully literal pattern: no '/' after the last segment
-
-
-def _literal_suffix(segments: Sequence[Segment]) -> str:
-    """Literal text every match ends with (a '/' before a segment is certain unless the
-    segment before it is ``**``, which may match no segment at all)."""
-    out: list[str] = []
-    for index in range(len(segments) - 1, -1, -1):
-        segment = segments[index]
-        if segment is GLOBSTAR:
-            break
-        for atom in reversed(segment):
-            if not isinstance(atom, str):
-                return "".join(reversed(out))
-            out.append(atom)
-        if index == 0 or segments[index - 1] is GLOBSTAR:
-            break
-        out.append("/")
-    return "".join(reversed(out))
-
-
-@functools.lru_cache(maxsize=4096)
-def _charset(atom: Atom) -> CharSet:
-    if isinstance(atom, str):
-        return CharSet.of(atom)
-    if isinstance(atom, CharClass):
-        members = CharSet(atom.ranges)
-        return SEGMENT_CHARS - members if atom.negated else SEGMENT_CHARS & members
-    return SEGMENT_CHARS  # ANY
-
-
-def _build_nfa(segments: Sequence[Segment]) -> tuple[tuple[_Transitions, ...], int]:
-    """Thompson-style construction, then epsilon elimination.
-
-    Returns the transitions of each state (labels merged per target) and the bit mask of
-    accepting states; state 0 is the start state.
-    """
-    edges: list[list[tuple[CharSet, int]]] = [[]]
-    eps: list[list[int]] = [[]]
-
-    def new_state() -> int:
-        edges.append([])
-        eps.append([])
-        return len(edges) - 1
-
-    def edge(src: int, label: CharSet, dst: int) -> None:
-        if label:
-            edges[src].append((label, dst))
-
-    cur = 0
-    last = len(segments) - 1
-    for index, segment in enumerate(segments):
-        if segment is GLOBSTAR:
-            inner = new_state()
-            edge(cur, SEGMENT_CHARS, inner)
-            edge(inner, SEGMENT_CHARS, inner)
-            if index < last:
-                # (segment "/")* and carry on at the start of the next segment.
-                edge(inner, SLASH, cur)
-            else:
-                # segment ("/" segment)*: strictly under the directory.
-                after_slash = new_state()
-                edge(inner, SLASH, after_slash)
-                edge(after_slash, SEGMENT_CHARS, inner)
-                cur = inner
-            continue
-        atoms: tuple[Atom, ...] = segment
-        if atoms == (STAR,):
-            atoms = (ANY, STAR)  # a segment is never empty
-        for atom in atoms:
-            nxt = new_state()
-            if atom is STAR:
-                eps[cur].append(nxt)
-                edge(nxt, SEGMENT_CHARS, nxt)
-            else:
-                edge(cur, _charset(atom), nxt)
-            cur = nxt
-        if index < last:
-            nxt = new_state()
-            edge(cur, SLASH, nxt)
-            cur = nxt
-    accept = cur
-
-    trans: list[_Transitions] = []
-    accepting = 0
-    for state in range(len(edges)):
-        if not eps[state]:
-            trans.append(_merge_by_target(edges[state]))
-            accepting |= (state == accept) << state
-            continue
-        closure = {state}
-        stack = [state]
-        while stack:
-            for reached in eps[stack.pop()]:
-                if reached not in closure:
-                    closure.add(reached)
-                    stack.append(reached)
-        trans.append(_merge_by_target([e for member in closure for e in edges[member]]))
-        if accept in closure:
-            accepting |= 1 << state
-    return tuple(trans), accepting
-
-
-def _distances_to_accept(trans: Sequence[_Transitions], accepting: int) -> tuple[int, ...]:
-    """Fewest transitions from each state to an accepting one (reverse breadth-first)."""
-    incoming: list[list[int]] = [[] for _ in trans]
-    for source, edges in enumerate(trans):
-        for _, target in edges:
-            incoming[target].append(source)
-    dist = [_UNREACHABLE] * len(trans)
-    frontier = list(_bits(accepting))
-    for state in frontier:
-        dist[state] = 0
-    while frontier:
-        nxt: list[int] = []
-        for state in frontier:
-            for source in incoming[state]:
-                if dist[source] == _UNREACHABLE:
-                    dist[source] = dist[state] + 1
-                    nxt.append(source)
-        frontier = nxt
-    return tuple(dist)
-
-
-def _merge_by_target(edges: Sequence[tuple[CharSet, int]]) -> _Transitions:
-    if len(edges) <= 1:
-        return tuple(edges)
-    by_target: dict[int, CharSet] = {}
-    for label, target in edges:
-        known = by_target.get(target)
-        by_target[target] = label if known is None else known | label
-    return tuple((label, target) for target, label in sorted(by_target.items()))

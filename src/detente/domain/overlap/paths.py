@@ -3,7 +3,7 @@
 A path pattern is a repo-relative glob with ``/`` separators (see ``API.md``, "Claims").
 This module turns what a client sends into one canonical spelling, rejects what cannot be
 a repo-relative pattern, and parses the canonical spelling into segments of atoms that
-:mod:`detente.domain.overlap.globs` compiles into an automaton.
+:mod:`detente.domain.overlap.nfa` compiles into an automaton.
 
 Choices made here (every one is deliberate and tested):
 

@@ -1,0 +1,165 @@
+"""Benchmark: CAS lease renewals through the service on SQLite, PostgreSQL and etcd.
+
+Each of N concurrent clients (threads) holds one claim and renews its lease in a loop,
+presenting the expected lease and claim revisions (``Service.renew``: catch up, decide,
+append with the stream CAS, project, all in one store transaction). Reported per backend
+and N: operations, throughput, p50 and p99 latency. The physical reference, measured in
+the same run: raw etcd ``Txn`` puts with a ``mod_revision`` compare through the same
+client library (aetcd), one key per client, N concurrent tasks; ratios are against it.
+
+Servers are throwaway (``tests/storage/servers.py``): PostgreSQL 15 with its durable
+defaults (fsync, synchronous commit) and a 3-member etcd cluster on 127.0.0.1, data in a
+temporary directory. SQLite runs with ``synchronous=FULL``.
+
+Usage: ``python bench/store.py [--clients 1,16,64] [--ops 640]`` (``--ops``: operations
+per configuration, split across the clients).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import aetcd  # noqa: E402
+
+from detente.domain.decide import OpenClaim, RenewLease  # noqa: E402
+from detente.domain.model import Agent  # noqa: E402
+from detente.service import RepoConfig, Service  # noqa: E402
+from detente.storage.clock import default_clock  # noqa: E402
+from detente.storage.factory import open_store  # noqa: E402
+from storage.servers import EtcdCluster, PostgresServer, postgres_bindir  # noqa: E402
+
+Result = tuple[int, float, list[float]]  # ops, wall seconds, latencies (s)
+
+
+def _renewals(url: str, clients: int, per_client: int) -> Result:
+    store = open_store(url)
+    service = Service(store, default_clock(store), [RepoConfig("bench")])
+    claims = [
+        service.open_claim(
+            OpenClaim(
+                repo="bench",
+                objective=f"client {i}",
+                base_commit="a" * 40,
+                agent=Agent(f"c{i}", f"c{i}"),
+                lease_ttl_seconds=600,
+                paths=(f"c{i}/**",),
+            )
+        ).claim
+        for i in range(clients)
+    ]
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    start = threading.Barrier(clients + 1)
+
+    def client(i: int) -> None:
+        claim = claims[i]
+        start.wait()
+        for _ in range(per_client):
+            t0 = time.perf_counter()
+            claim = service.renew(
+                RenewLease(claim.id, claim.lease.revision, claim.revision, 600)
+            ).claim
+            latencies[i].append(time.perf_counter() - t0)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    start.wait()
+    t0 = time.perf_counter()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    assert service.audit().ok
+    store.close()
+    return clients * per_client, wall, [x for per in latencies for x in per]
+
+
+def _raw_etcd(port: int, clients: int, per_client: int) -> Result:
+    async def run() -> Result:
+        async with aetcd.Client(host="127.0.0.1", port=port) as client:
+            keys = [f"/raw/{clients}/{i}".encode() for i in range(clients)]
+            revisions = [(await client.put(k, b"0")).header.revision for k in keys]
+            latencies: list[float] = []
+
+            async def one(i: int) -> None:
+                for n in range(per_client):
+                    t0 = time.perf_counter()
+                    ok, replies = await client.transaction(
+                        compare=[client.transactions.mod(keys[i]) == revisions[i]],
+                        success=[client.transactions.put(keys[i], str(n).encode())],
+                        failure=[],
+                    )
+                    assert ok
+                    revisions[i] = replies[0].response_put.header.revision
+                    latencies.append(time.perf_counter() - t0)
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(one(i) for i in range(clients)))
+            return clients * per_client, time.perf_counter() - t0, latencies
+
+    return asyncio.run(run())
+
+
+def _row(name: str, clients: int, result: Result, base: Result | None) -> str:
+    ops, wall, lat = result
+    lat_ms = sorted(x * 1000 for x in lat)
+    p50 = statistics.median(lat_ms)
+    p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
+    rate = ops / wall
+    ratios = "      (reference)"
+    if base is not None:
+        b_ms = sorted(x * 1000 for x in base[2])
+        ratios = f"{p50 / statistics.median(b_ms):7.1f}x {(base[0] / base[1]) / rate:7.1f}x"
+    return f"{name:<18}{clients:>8}{ops:>7}{rate:>10.0f}{p50:>9.2f}{p99:>9.2f}  {ratios}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", default="1,16,64")
+    parser.add_argument("--ops", type=int, default=640)
+    args = parser.parse_args()
+    sizes = [int(x) for x in args.clients.split(",")]
+
+    bindir, etcd = postgres_bindir(), shutil.which("etcd")
+    if bindir is None or etcd is None:
+        sys.exit("needs PostgreSQL (initdb) and etcd installed: see .ci/run")
+    pg = PostgresServer(bindir, durable=True).start()
+    cluster = EtcdCluster(etcd).start()
+    tmp = Path(tempfile.mkdtemp(prefix="detente-bench-"))
+    try:
+        open_store(cluster.url("warmup")).close()  # wait for a leader
+        backends: dict[str, Callable[[int], str]] = {
+            "sqlite": lambda n: f"sqlite:///{tmp}/bench{n}.db",
+            "postgresql": lambda n: pg.new_database(),
+            "etcd": lambda n: cluster.url(f"bench{n}"),
+        }
+        print(f"CAS lease renewals, {args.ops} operations per row (2 cores, loopback)\n")
+        print(
+            f"{'backend':<18}{'clients':>8}{'ops':>7}{'ops/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+            "  p50 and 1/throughput vs raw etcd Txn"
+        )
+        for n in sizes:
+            per_client = max(1, args.ops // n)
+            base = _raw_etcd(cluster.members[0].client_port, n, per_client)
+            print(_row("raw etcd Txn+CAS", n, base, None))
+            for name, url in backends.items():
+                print(_row(f"detente {name}", n, _renewals(url(n), n, per_client), base))
+            print()
+    finally:
+        cluster.close()
+        pg.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

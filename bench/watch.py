@@ -1,0 +1,143 @@
+"""Benchmark: delay from commit to delivery on the SSE stream with up to 1,000 subscribers.
+
+A detente server runs in a subprocess (SQLite store, uvicorn). N subscribers connect to
+``/v1/events/stream`` from this process (one asyncio loop, httpx); a writer then opens
+claims at a steady pace over HTTP. For every delivered event the delay is the arrival
+time minus the event's ``at`` (recorded inside the committing transaction, same machine
+clock). Reported per N: events delivered, p50 and p99 delay, and the ratio against the
+1-subscriber run measured first in the same process (the baseline).
+
+Usage: ``python bench/watch.py [--subscribers 1,100,1000] [--claims 50] [--rate 10]``
+(``--rate``: claims per second; each claim is two events).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from storage.servers import _wait_for_port, free_port  # noqa: E402
+
+_SERVER = """
+import sys
+import uvicorn
+from detente.api.app import create_app
+from detente.clock import SystemClock
+from detente.service import RepoConfig, Service
+from detente.storage.factory import open_store
+service = Service(open_store(sys.argv[1]), SystemClock(), [RepoConfig("demo")])
+uvicorn.run(create_app(service), host="127.0.0.1", port=int(sys.argv[2]), log_level="error",
+            backlog=4096)
+"""
+
+
+def _claim(n: int) -> dict[str, object]:
+    return {
+        "repo": "demo",
+        "objective": f"bench claim {n}",
+        "baseCommit": "a" * 40,
+        "paths": [f"bench/{n}.py"],
+        "leaseTtlSeconds": 600,
+        "agent": {"id": "bench", "name": "bench"},
+    }
+
+
+async def _run(base: str, subscribers: int, claims: int, rate: float, first: int) -> list[float]:
+    """Delays (seconds) of every delivery of events ``first .. first + 2*claims - 1``."""
+    last = first + 2 * claims - 1
+    delays: list[float] = []
+    ready = 0
+    all_ready = asyncio.Event()
+
+    async def subscribe(client: httpx.AsyncClient) -> None:
+        nonlocal ready
+        params = {"since": first - 1}
+        async with client.stream("GET", "/v1/events/stream", params=params) as r:
+            ready += 1
+            if ready == subscribers:
+                all_ready.set()
+            async for line in r.aiter_lines():
+                if line.startswith("data:"):
+                    now = time.time()
+                    event = json.loads(line[5:])
+                    at = datetime.fromisoformat(event["at"].replace("Z", "+00:00"))
+                    delays.append(now - at.astimezone(UTC).timestamp())
+                    if event["seq"] >= last:
+                        return
+
+    def write() -> None:
+        with httpx.Client(base_url=base, timeout=30) as http:
+            t0 = time.perf_counter()
+            for n in range(claims):
+                http.post("/v1/claims", json=_claim(first + n))
+                pause = t0 + (n + 1) / rate - time.perf_counter()
+                if pause > 0:
+                    time.sleep(pause)  # pacing the load, not waiting for a result
+
+    limits = httpx.Limits(max_connections=subscribers + 10, max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
+        tasks = [asyncio.create_task(subscribe(client)) for _ in range(subscribers)]
+        await asyncio.wait_for(all_ready.wait(), timeout=120)
+        writer = threading.Thread(target=write)
+        writer.start()
+        await asyncio.wait_for(asyncio.gather(*tasks), timeout=300)
+        writer.join()
+    assert len(delays) == subscribers * 2 * claims, "every subscriber gets every event"
+    return delays
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--subscribers", default="1,100,1000")
+    parser.add_argument("--claims", type=int, default=50)
+    parser.add_argument("--rate", type=float, default=10.0)
+    args = parser.parse_args()
+    sizes = [int(x) for x in args.subscribers.split(",")]
+    if sizes[0] != 1:
+        sizes.insert(0, 1)
+
+    tmp = tempfile.mkdtemp(prefix="detente-watch-")
+    port = free_port()
+    url = f"sqlite:///{tmp}/watch.db"
+    proc = subprocess.Popen([sys.executable, "-c", _SERVER, url, str(port)])
+    try:
+        _wait_for_port(port, proc, "detente server")
+        base = f"http://127.0.0.1:{port}"
+        print(
+            f"SSE commit-to-delivery delay, {args.claims} claims ({2 * args.claims} events) "
+            f"at {args.rate:g} claims/s, server in a subprocess (SQLite), 2 cores\n"
+        )
+        print(
+            f"{'subscribers':>11}{'deliveries':>12}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
+            "  p50 / p99 vs 1 subscriber"
+        )
+        first, baseline = 1, None
+        for n in sizes:
+            delays = asyncio.run(_run(base, n, args.claims, args.rate, first))
+            first += 2 * args.claims
+            ms = sorted(d * 1000 for d in delays)
+            p50, p99 = statistics.median(ms), ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+            if baseline is None:
+                baseline = (p50, p99)
+            ratio = f"{p50 / baseline[0]:6.1f}x {p99 / baseline[1]:6.1f}x"
+            print(f"{n:>11}{len(ms):>12}{p50:>9.2f}{p99:>9.2f}{ms[-1]:>9.2f}  {ratio}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,373 @@
+"""``detente memory ...``: register, list, show, patch, write, append, render, reconcile.
+
+Writes name what they expect: ``patch`` sends the section's revision and the file hash
+it read, by default the server's current section revision and the hash of the file the
+write targets as this command reads it now; ``--expect-revision`` and
+``--expect-file-hash`` pin them to what the agent actually read, so a concurrent change
+is a ``revision_conflict`` (exit 4) instead of an overwrite. The claim's fencing token is
+read from the claim.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from detente.cli.context import JsonFlag, Session, run
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from detente.cli.client import Client
+
+__all__ = ["MemoryApi", "memory_app"]
+
+memory_app = typer.Typer(
+    help="Active memory files (AGENTS.md, CLAUDE.md, ...): sections, appends, generated regions.",
+    no_args_is_help=True,
+)
+
+ClaimOpt = Annotated[str, typer.Option("--claim", "-c", help="The writing claim (clm_...).")]
+WorktreeOpt = Annotated[
+    Path | None, typer.Option("--worktree", help="Write the file in this worktree.")
+]
+DocPath = Annotated[str, typer.Argument(help="Repo-relative path of the document.")]
+
+
+class MemoryApi:
+    """The memory endpoints of the HTTP API over a :class:`~detente.cli.client.Client`."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def register(self, repo: str, path: str, doc_class: str) -> dict[str, Any]:
+        body = {"repo": repo, "path": path, "class": doc_class}
+        return self.client._request("POST", "/v1/memory/documents", json=body)
+
+    def documents(self, repo: str, path: str | None = None) -> dict[str, Any]:
+        params = {"repo": repo, "path": path}
+        return self.client._request("GET", "/v1/memory/documents", params=params)
+
+    def document(self, repo: str, path: str) -> dict[str, Any]:
+        found: dict[str, Any] = self.documents(repo, path)["documents"][0]
+        return found
+
+    def patch(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self.client._request("POST", "/v1/memory/sections/patch", json=body)
+
+    def write(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self.client._request("POST", "/v1/memory/documents/write", json=body)
+
+    def append(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self.client._request("POST", "/v1/memory/append", json=body)
+
+    def render(self, repo: str, path: str | None, worktree: str | None) -> dict[str, Any]:
+        body = {"repo": repo, "path": path, "worktree": worktree}
+        return self.client._request("POST", "/v1/memory/render", json=body)
+
+    def reconcile(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self.client._request("POST", "/v1/memory/reconcile", json=body)
+
+
+def _read_input(source: Path) -> str:
+    try:
+        return sys.stdin.read() if str(source) == "-" else source.read_text(encoding="utf-8")
+    except OSError as exc:
+        from detente.errors import ValidationError
+
+        raise ValidationError(
+            f"cannot read {source}: {exc.strerror or exc}", field="from"
+        ) from None
+
+
+def _local_hash(session: Session, path: str, worktree: Path | None) -> str | None:
+    root = worktree or session.client.repo_path
+    if root is None:
+        return None
+    try:
+        return hashlib.sha256((root / path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _fencing_token(session: Session, claim_id: str) -> int:
+    return int(session.client.get_claim(claim_id)["claim"]["fencingToken"])
+
+
+def _document_text(console: Console, doc: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    disk = doc.get("onDisk") or {}
+    sync = "" if not disk else ("in sync" if disk.get("inSync") else "CHANGED ON DISK")
+    console.print(
+        f"{doc['path']}  {doc['class']}  revision {doc['revision']}  "
+        f"{(doc.get('fileHash') or '-')[:12]}  {sync}",
+        markup=False,
+    )
+    if doc["sections"]:
+        table = Table("section", "title", "rev", "owner", "hash", box=None)
+        for s in doc["sections"]:
+            indent = "  " * max(0, min(s["level"], 7) - 1)
+            table.add_row(
+                indent + s["key"], s["title"], str(s["revision"]),
+                s.get("ownerClaimId") or "-", s["hash"][:12],
+            )  # fmt: skip
+        console.print(table)
+    for region in doc.get("regions", []):
+        console.print(f"  region {region['key']}  rev {region['revision']}", markup=False)
+    for rec in doc.get("reconciliations", []):
+        if rec["status"] == "open":
+            console.print(
+                f"  reconciliation {rec['id']} open on region {rec['regionKey']}: "
+                f"detente memory reconcile {doc['path']} --id {rec['id']} "
+                "--decision upstream|overlay",
+                markup=False,
+            )
+    for art in doc.get("artifacts", []):
+        console.print(
+            f"  artifact {art['id']} ({art['claimId']}, #{art['sectionKey']}): {art['reason']}",
+            markup=False,
+        )
+
+
+@memory_app.command("register")
+def register(
+    ctx: typer.Context,
+    path: DocPath,
+    doc_class: Annotated[
+        str,
+        typer.Option("--class", help="generated | append_only | section_owned | private."),
+    ] = "section_owned",
+    json_flag: JsonFlag = False,
+) -> None:
+    """Register a memory document (its sections, regions and hash are recorded now)."""
+
+    def body(session: Session) -> None:
+        response = MemoryApi(session.client).register(session.repo_name, path, doc_class)
+        session.emit(response, lambda console: _document_text(console, response["document"]))
+
+    run(ctx, json_flag, body)
+
+
+@memory_app.command("list")
+def list_(ctx: typer.Context, json_flag: JsonFlag = False) -> None:
+    """Registered documents: class, revision, whether the file still has the recorded hash."""
+
+    def body(session: Session) -> None:
+        response = MemoryApi(session.client).documents(session.repo_name)
+
+        def text(console: Console) -> None:
+            for doc in response["documents"]:
+                disk = doc.get("onDisk") or {}
+                sync = "" if not disk else ("" if disk.get("inSync") else "  CHANGED ON DISK")
+                console.print(
+                    f"{doc['path']}  {doc['class']}  revision {doc['revision']}  "
+                    f"{len(doc['sections'])} sections{sync}",
+                    markup=False,
+                )
+            if not response["documents"]:
+                console.print("no memory documents registered")
+
+        session.emit(response, text)
+
+    run(ctx, json_flag, body)
+
+
+@memory_app.command("show")
+def show(ctx: typer.Context, path: DocPath, json_flag: JsonFlag = False) -> None:
+    """One document: sections with revision, owner and hash; reconciliations; artifacts."""
+
+    def body(session: Session) -> None:
+        doc = MemoryApi(session.client).document(session.repo_name, path)
+        session.emit({"document": doc}, lambda console: _document_text(console, doc))
+
+    run(ctx, json_flag, body)
+
+
+@memory_app.command("patch")
+def patch(
+    ctx: typer.Context,
+    target: Annotated[str, typer.Argument(help="PATH#SECTION, e.g. AGENTS.md#build.")],
+    source: Annotated[
+        Path, typer.Option("--from", help="File with the new section body ('-': stdin).")
+    ],
+    claim: ClaimOpt,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="The file is a unified diff, not the new body.")
+    ] = False,
+    expect_revision: Annotated[
+        int | None, typer.Option("--expect-revision", help="Section revision you read.")
+    ] = None,
+    expect_file_hash: Annotated[
+        str | None, typer.Option("--expect-file-hash", help="File hash (sha256) you read.")
+    ] = None,
+    worktree: WorktreeOpt = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Patch one section; every other byte of the file stays as it is."""
+
+    def body(session: Session) -> None:
+        from detente.errors import ValidationError
+
+        path, _, key = target.partition("#")
+        if not path or not key:
+            raise ValidationError("name the section as PATH#SECTION", field="target")
+        api = MemoryApi(session.client)
+        repo = session.repo_name
+        doc = api.document(repo, path)
+        revision = expect_revision
+        if revision is None:
+            revision = next((s["revision"] for s in doc["sections"] if s["key"] == key), 0)
+        file_hash = expect_file_hash or _local_hash(session, doc["path"], worktree)
+        text_in = _read_input(source)
+        response = api.patch(
+            {
+                "repo": repo,
+                "path": path,
+                "sectionKey": key,
+                "expectedSectionRevision": revision,
+                "expectedFileHash": file_hash or (doc.get("onDisk") or {}).get("fileHash") or "",
+                "claimId": claim,
+                "fencingToken": _fencing_token(session, claim),
+                "worktree": str(worktree.absolute()) if worktree else None,
+                "patch": {"diff": text_in} if diff else {"body": text_in},
+            }
+        )
+        section = response["section"]
+        merged = " (merged with changes made since your base)" if response.get("merged") else ""
+        session.emit(
+            response,
+            lambda console: console.print(
+                f"patched {path}#{key}: revision {section['revision']}{merged}", markup=False
+            ),
+        )
+
+    run(ctx, json_flag, body)
+
+
+@memory_app.command("append")
+def append(
+    ctx: typer.Context,
+    path: DocPath,
+    claim: ClaimOpt,
+    source: Annotated[
+        Path | None, typer.Option("--from", help="File with the entry ('-': stdin).")
+    ] = None,
+    text: Annotated[str | None, typer.Option("--text", help="The entry itself.")] = None,
+    worktree: WorktreeOpt = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Append an entry to an append-only document."""
+
+    def body(session: Session) -> None:
+        from detente.errors import ValidationError
+
+        if (source is None) == (text is None):
+            raise ValidationError("give exactly one of --from and --text", field="from")
+        entry = text if text is not None else _read_input(source or Path("-"))
+        response = MemoryApi(session.client).append(
+            {
+                "repo": session.repo_name,
+                "path": path,
+                "claimId": claim,
+                "fencingToken": _fencing_token(session, claim),
+                "entry": entry,
+                "worktree": str(worktree.absolute()) if worktree else None,
+            }
+        )
+        where = response["entry"]
+        session.emit(
+            response,
+            lambda console: console.print(
+                f"appended {where['length']} bytes to {path} at offset {where['offset']}",
+                markup=False,
+            ),
+        )
+
+    run(ctx, json_flag, body)
+
+
+@memory_app.command("render")
+def render(
+    ctx: typer.Context,
+    path: Annotated[
+        str | None, typer.Argument(help="One generated document [default: all of them].")
+    ] = None,
+    worktree: WorktreeOpt = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Re-render generated regions from the records; edited regions stay and are reported.
+
+    Exits 1 when a document could not be rendered (bad markers): it is left untouched.
+    """
+
+    def body(session: Session) -> int:
+        response = MemoryApi(session.client).render(
+            session.repo_name, path, str(worktree.absolute()) if worktree else None
+        )
+        results = response["results"]
+
+        def text(console: Console) -> None:
+            for r in results:
+                if "error" in r:
+                    console.print(
+                        f"{r['path']}: not rendered: {r['error']['detail']}", markup=False
+                    )
+                    continue
+                done = ", ".join(r["rendered"]) or "nothing changed"
+                console.print(f"{r['path']}: rendered {done}", markup=False)
+                for rec in r["reconciliations"]:
+                    console.print(
+                        f"  a user edited a generated region: reconciliation {rec} "
+                        f"(detente memory reconcile {r['path']} --id {rec} "
+                        "--decision upstream|overlay)",
+                        markup=False,
+                    )
+            if not results:
+                console.print("no generated documents registered")
+
+        session.emit(response, text)
+        return 1 if any("error" in r for r in results) else 0
+
+    run(ctx, json_flag, body)
+
+
+@memory_app.command("reconcile")
+def reconcile(
+    ctx: typer.Context,
+    path: DocPath,
+    decision: Annotated[
+        str,
+        typer.Option(
+            "--decision",
+            help="upstream: keep the edit in the log, re-render; overlay: move it after the "
+            "region as manual text, re-render.",
+        ),
+    ],
+    reconciliation_id: Annotated[
+        str | None, typer.Option("--id", help="The reconciliation (rec_...).")
+    ] = None,
+    region: Annotated[str | None, typer.Option("--region", help="Region key.")] = None,
+    worktree: WorktreeOpt = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Decide where a user's edit of a generated region belongs."""
+
+    def body(session: Session) -> None:
+        response = MemoryApi(session.client).reconcile(
+            {
+                "repo": session.repo_name,
+                "path": path,
+                "decision": decision,
+                "reconciliationId": reconciliation_id,
+                "regionKey": region,
+                "worktree": str(worktree.absolute()) if worktree else None,
+            }
+        )
+        session.emit(response, lambda console: _document_text(console, response["document"]))
+
+    run(ctx, json_flag, body)

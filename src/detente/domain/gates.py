@@ -1,0 +1,214 @@
+"""Who may change these concrete files: the checks behind every gate (pure, no IO).
+
+Three gates ask the same question about concrete repo-relative file paths (never
+globs): completion evidence (:mod:`detente.domain.evidence`), the server-side
+``pre-receive`` check of a push to a protected ref, and the local ``pre-commit`` guard.
+For each path :func:`path_findings` reports
+
+- ``held``: another *holding* claim covers the path and no recorded meeting resolution
+  lets this claim share it (``joint`` members share; a ``serialize`` ``first`` may write;
+  a pending ``handoff`` sender keeps its targets). Advisory claims never hold anyone off;
+- ``outside``: no granted path pattern of the committing claim matches the path (and no
+  other claim holds it: a held path is reported once, as ``held``).
+
+A finding names the path, the holder's claim id and agent name, so every refusal can say
+whom to talk to. :func:`push_failures` and :func:`commit_findings` are the two hook
+checks built on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from detente.domain.model import Claim, ClaimStatus
+from detente.domain.overlap.globs import matches
+from detente.domain.state import RepoState
+
+__all__ = [
+    "INTEGRABLE",
+    "PathFinding",
+    "PushedCommit",
+    "commit_findings",
+    "holders_of",
+    "literal_pattern",
+    "may_share",
+    "path_findings",
+    "push_failures",
+]
+
+#: Statuses in which a claim's commits may land on a protected ref by a push.
+INTEGRABLE = frozenset({ClaimStatus.READY_FOR_REVIEW, ClaimStatus.INTEGRATED})
+
+
+@dataclass(frozen=True)
+class PathFinding:
+    """One refused path.
+
+    Attributes:
+        path: the concrete repo-relative path.
+        kind: ``held`` (another live claim covers it) or ``outside`` (not in the claim's
+            granted targets).
+        claim_id: the holder's claim id (``held`` only).
+        agent: the holder's agent name (``held`` only).
+    """
+
+    path: str
+    kind: Literal["held", "outside"]
+    claim_id: str | None = None
+    agent: str | None = None
+
+    def sentence(self, claim_id: str | None = None) -> str:
+        """One human sentence, e.g. ``"a.py is held by clm_1 (alice)"``."""
+        if self.kind == "held":
+            return f"{self.path} is held by claim {self.claim_id} ({self.agent})"
+        who = f"claim {claim_id}'s" if claim_id else "the claim's"
+        return f"{self.path} is outside {who} targets"
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{path, kind, claimId, agent}``."""
+        return {"path": self.path, "kind": self.kind, "claimId": self.claim_id, "agent": self.agent}
+
+
+@dataclass(frozen=True)
+class PushedCommit:
+    """A commit of a push to a protected ref, as the ``pre-receive`` hook saw it.
+
+    Attributes:
+        oid: the commit's OID.
+        claim_ids: values of its ``Detente-Claim:`` trailers.
+        files: paths it changes relative to its first parent (all paths of a root commit).
+    """
+
+    oid: str
+    claim_ids: tuple[str, ...]
+    files: tuple[str, ...]
+
+
+def literal_pattern(path: str) -> str:
+    """A pattern that matches exactly ``path`` (glob characters become one-char classes)."""
+    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
+
+
+def may_share(state: RepoState, claim_id: str | None, other: Claim) -> bool:
+    """True when a recorded resolution (or ``other`` being advisory) lets ``claim_id`` write
+    what ``other`` holds."""
+    if other.advisory:
+        return True
+    if claim_id is None:
+        return False
+    resolution = state.resolved_pairs.get(frozenset({claim_id, other.id}))
+    if resolution is None:
+        return False
+    kind = resolution["type"]
+    if kind == "joint":
+        return True
+    if kind == "serialize":
+        return bool(resolution["first"] == claim_id)
+    if kind == "handoff" and not resolution.get("accepted"):
+        return bool(resolution["fromClaimId"] == claim_id)
+    return False
+
+
+def holders_of(state: RepoState, path: str, exclude: str | None = None) -> list[Claim]:
+    """Holding claims (other than ``exclude``) whose granted or pending patterns match
+    ``path``, sorted by id."""
+    keys = {
+        key for key, _, _ in state.path_index.overlapping(literal_pattern(path), exclude=exclude)
+    }
+    found = [state.claims[k] for k in keys if k in state.claims]
+    return sorted((c for c in found if c.holding), key=lambda c: c.id)
+
+
+def path_findings(state: RepoState, claim: Claim | None, paths: Iterable[str]) -> list[PathFinding]:
+    """Every refused path (see the module docstring), in the order of ``paths``.
+
+    Args:
+        state: the repository's projection.
+        claim: the claim that wants to change the paths, or None (a commit nobody
+            claimed: only paths held by live claims are refused).
+        paths: concrete, normalised repo-relative paths.
+
+    Returns:
+        The findings; empty when every path may change.
+    """
+    own = claim.id if claim is not None else None
+    out: list[PathFinding] = []
+    for path in dict.fromkeys(paths):
+        refusing = [o for o in holders_of(state, path, own) if not may_share(state, own, o)]
+        for other in refusing:
+            out.append(PathFinding(path, "held", other.id, other.agent.name))
+        if claim is not None and not refusing:
+            if not any(matches(p, path) for p in claim.paths):
+                out.append(PathFinding(path, "outside"))
+    return out
+
+
+def commit_findings(
+    state: RepoState, claim: Claim | None, paths: Sequence[str]
+) -> tuple[list[str], list[PathFinding]]:
+    """The ``pre-commit`` check: may ``claim`` (or nobody) commit these staged paths?
+
+    Returns:
+        ``(problems, findings)``: ``problems`` are sentences about the claim itself (not
+        live, not ``active``); ``findings`` the refused paths.
+    """
+    problems: list[str] = []
+    if claim is not None and claim.status is not ClaimStatus.ACTIVE:
+        problems.append(
+            f"claim {claim.id} is {claim.status.value}: only an active claim commits work"
+        )
+    return problems, path_findings(state, claim, paths)
+
+
+def push_failures(
+    state: RepoState, ref: str, commits: Sequence[PushedCommit], *, fast_forward: bool
+) -> list[str]:
+    """The ``pre-receive`` check of an update of a protected ref.
+
+    Every commit the update adds must name (trailer ``Detente-Claim: <id>``) a claim of
+    this repository in ``ready_for_review`` or ``integrated``, change only paths inside
+    that claim's targets, and touch no path another live claim holds.
+
+    Args:
+        state: the repository's projection.
+        ref: the protected ref, e.g. ``refs/heads/main``.
+        commits: the commits the update adds (new tip first or last, any order).
+        fast_forward: whether the new tip descends from the old one.
+
+    Returns:
+        Every failure as one sentence; empty when the update is a valid integration.
+    """
+    failures: list[str] = []
+    if not fast_forward:
+        failures.append(f"{ref}: not a fast-forward (protected refs only move forward)")
+    for commit in commits:
+        short = commit.oid[:12]
+        if not commit.claim_ids:
+            failures.append(
+                f"commit {short} has no 'Detente-Claim: <id>' trailer: {ref} is advanced only "
+                "by the integration of a detente claim"
+            )
+            continue
+        claims = [state.claims.get(c) for c in commit.claim_ids]
+        for claim_id, claim in zip(commit.claim_ids, claims, strict=True):
+            if claim is None:
+                failures.append(f"commit {short} names unknown claim {claim_id}")
+            elif claim.status not in INTEGRABLE:
+                failures.append(
+                    f"commit {short}: claim {claim_id} is {claim.status.value}, not "
+                    "ready_for_review or integrated"
+                )
+        known = [c for c in claims if c is not None]
+        if not known:
+            continue
+        for path in commit.files:
+            # A path is fine when any named claim may change it.
+            per_claim = [path_findings(state, c, [path]) for c in known]
+            if any(not found for found in per_claim):
+                continue
+            for finding in dict.fromkeys(f for found in per_claim for f in found):
+                owner = known[0].id if finding.kind == "outside" else None
+                failures.append(f"commit {short}: {finding.sentence(owner)}")
+    return failures

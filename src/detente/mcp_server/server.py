@@ -1,0 +1,123 @@
+"""The detente MCP server: advisory tools, protocol tools and resources over one backend.
+
+Build it with :func:`build_server` over a :class:`~detente.mcp_server.backend.Backend`:
+:func:`local_backend` (the repository's embedded store, in-process) or
+:func:`remote_backend` (a detente server over HTTP). ``detente mcp`` serves it over stdio
+(:func:`run_stdio`); ``detente serve`` mounts it at ``/mcp`` (see
+:mod:`detente.mcp_server.http`).
+
+Tools (descriptions are written for the agent that reads them):
+
+- advisory: ``register_agent_work``, ``list_active_agents``, ``claim_files``,
+  ``release_files``, ``verify_change_readiness``, ``reconcile_diff_intent``;
+- protocol: ``claim_open``, ``claim_status``, ``claim_renew``, ``claim_scope_add``,
+  ``claim_complete``, ``claim_abandon``, ``meeting_list``, ``meeting_resolve``,
+  ``memory_patch_section``, ``events_since``.
+
+Resources: ``detente://claims/live``, ``detente://activity/current``.
+
+Errors are tool errors (``isError: true``) whose data is ``{code, detail, next, ...}``
+(see :mod:`detente.mcp_server.results`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+
+from detente import __version__
+from detente.clock import Clock, SystemClock
+from detente.mcp_server import advisory, protocol, resources
+from detente.mcp_server.activity import Activity
+from detente.mcp_server.backend import Backend, HttpBackend, ServiceBackend
+from detente.mcp_server.toolkit import ToolContext
+
+__all__ = ["INSTRUCTIONS", "build_server", "local_backend", "remote_backend", "run_stdio"]
+
+#: What the server tells every client's model about how to use it.
+INSTRUCTIONS = """\
+detente coordinates the AI agents and humans editing this git repository at the same time.
+1. At the start of a task call register_agent_work (agent_name, intent) and keep the
+   returned sessionId: pass it to every detente tool.
+2. Before editing files call verify_change_readiness, then claim_files for the paths or
+   globs you will edit (with a reason). 'caution' means another session holds some of
+   them: read who and why, then coordinate, wait, or choose other files. Nothing is locked.
+3. Call release_files when you are done with files; re-register before your expiresAt.
+4. Protocol tools (claim_open, claim_renew, ...) carry authority: every write names the
+   revision you read; on revision_conflict read 'current' in the error and retry with it.
+Errors carry a stable 'code' and a 'next' step."""
+
+
+def build_server(
+    backend: Backend, *, clock: Clock | None = None, activity: Activity | None = None
+) -> MCPServer[Any]:
+    """The MCP server over ``backend``.
+
+    Args:
+        backend: where the tools' calls go.
+        clock: timestamps for the activity log; default the service's clock when the
+            backend is in-process, else the system clock.
+        activity: the recent-calls buffer (a fresh one by default).
+
+    Returns:
+        The server, not running: serve it with :func:`run_stdio`, mount it with
+        :mod:`detente.mcp_server.http`, or connect an in-process ``mcp.Client`` to it.
+    """
+    if clock is None:
+        clock = backend.service.clock if isinstance(backend, ServiceBackend) else SystemClock()
+    ctx = ToolContext(backend=backend, clock=clock, activity=activity or Activity())
+    mcp: MCPServer[Any] = MCPServer(
+        "detente",
+        title="detente: coordination for coding agents",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+    )
+    advisory.register(mcp, ctx)
+    protocol.register(mcp, ctx)
+    resources.register(mcp, ctx)
+    return mcp
+
+
+def local_backend(repo: Path, *, store_url: str | None = None) -> ServiceBackend:
+    """The in-process backend on ``repo``'s store (local mode).
+
+    Args:
+        repo: a directory inside the repository's working tree.
+        store_url: the store; default ``$DETENTE_STORE`` or the repository's SQLite file
+            (shared by every worktree, every ``detente mcp`` process and ``detente serve``).
+
+    Raises:
+        ValidationError: ``repo`` is not a git working tree, or the store URL is bad.
+        StoreError: the store cannot be opened.
+    """
+    from detente.runtime import build_service
+
+    service = build_service([repo], store_url=store_url)
+    return ServiceBackend(service, owns_store=True)
+
+
+def remote_backend(url: str, repo: Path | None) -> HttpBackend:
+    """The HTTP backend on the detente server at ``url``, for the repository at ``repo``.
+
+    Raises:
+        ServerUnavailable: ``server_unavailable`` when the server cannot be reached.
+    """
+    from detente.cli.client import connect
+
+    return HttpBackend(connect(url, repo, local=False))
+
+
+def run_stdio(backend: Backend) -> None:
+    """Serve MCP over stdin/stdout until the client closes stdin (blocking).
+
+    Nothing else may write to stdout meanwhile: it is the protocol channel.
+    """
+    server = build_server(backend)
+    try:
+        anyio.run(server.run_stdio_async)
+    finally:
+        backend.close()

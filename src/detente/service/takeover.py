@@ -1,0 +1,118 @@
+"""Takeover use cases: take an expired/abandoned claim over, approve a gated takeover.
+
+The service gathers the predecessor's facts from git (branch head, changed files,
+CODEOWNERS owners) and protects its work before anything else touches it: uncommitted
+changes in its worktree are saved under ``refs/detente/rescue/<claim>`` and a locked
+worktree whose directory is gone is unlocked and pruned (that entry only), releasing
+its branch. A dry run of the decision comes first, so a refused takeover changes
+nothing, not even a ref.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from detente.domain import takeover as t
+from detente.domain.commands import OpenClaim
+from detente.domain.model import Claim
+from detente.domain.overlap.globs import compile_pattern
+from detente.errors import DetenteError
+from detente.security import codeowners
+from detente.service.claims import ClaimsService, ClaimView
+from detente.service.core import RepoConfig
+from detente.vcs.repo import current_oid
+from detente.vcs.rescue import prune_missing_worktree, rescue_dirty_state
+from detente.vcs.worktrees import changed_files
+
+
+class TakeoverService(ClaimsService):
+    """Successors picking up predecessors' work."""
+
+    def take_over(self, seed: OpenClaim, request: t.TakeoverRequest) -> ClaimView:
+        """Open ``seed`` as the successor of ``request.claim_id``.
+
+        ``seed.base_commit`` may be empty: the successor then keeps the predecessor's base
+        (its worktree starts from the predecessor's head, recorded as ``headCommit``).
+
+        Returns:
+            The successor: ``active``/``negotiating``, or ``blocked`` while the takeover
+            awaits approval (contracts, migrations or memory touched).
+
+        Raises:
+            ``not_found``, ``revision_conflict``, ``invalid_transition`` (predecessor still
+            live, in its grace period, or already taken over), ``validation_error``.
+        """
+        repo = self._repo(seed.repo)
+        state = self._fresh(repo.name)
+        with self._locks[repo.name]:
+            pred = t.check_takeover_allowed(state, request, self.clock.now(), self.policy)
+        facts = self._predecessor_facts(repo, pred)
+        base = seed.base_commit or pred.base_commit
+        if seed.base_commit and repo.path is not None and self._resolve_commit is not None:
+            base = self._resolve_commit(repo.path, seed.base_commit)
+        claim_id = seed.claim_id or self._ids("clm")
+        seeded = replace(seed, base_commit=base, claim_id=claim_id)
+        with self._locks[repo.name]:
+            state, _ = self._execute(
+                repo.name,
+                lambda s: t.decide_takeover(
+                    s, seeded, request, facts, self.clock.now(), self._ids, self.policy
+                ),
+            )
+            return self._view(state, state.claims[claim_id])
+
+    def approve_takeover(
+        self, successor_id: str, expected_claim_revision: int, approver: str, kind: str
+    ) -> ClaimView:
+        """Record an approval (``human`` or CODEOWNERS ``owner``) of a pending takeover."""
+        return self._claim_command(
+            successor_id,
+            lambda s: t.decide_approve(
+                s,
+                successor_id,
+                expected_claim_revision,
+                approver,
+                kind,
+                self.clock.now(),
+                self._ids,
+                self.policy,
+            ),
+        )
+
+    def _predecessor_facts(self, repo: RepoConfig, pred: Claim) -> t.PredecessorFacts:
+        if repo.path is None:
+            return t.PredecessorFacts()
+        head = None
+        if pred.branch:
+            try:
+                head = current_oid(repo.path, f"refs/heads/{pred.branch}")
+            except DetenteError:
+                head = None
+        worktree: dict[str, Any] | None = None
+        rescue: dict[str, Any] | None = None
+        changed: list[str] = []
+        if pred.worktree:
+            path = Path(pred.worktree)
+            exists = path.is_dir()
+            worktree = {"path": pred.worktree, "exists": exists, "pruned": False}
+            if exists:
+                saved = rescue_dirty_state(path, pred.id)
+                if saved is not None:
+                    rescue = {"ref": saved.ref, "oid": saved.oid, "paths": saved.paths}
+                try:
+                    changed = changed_files(path, pred.base_commit)
+                except DetenteError:
+                    changed = []
+            else:
+                worktree["pruned"] = prune_missing_worktree(repo.path, path)
+        samples = [compile_pattern(p).witness() for p in pred.paths + pred.pending_paths]
+        owners, _ = codeowners.load(repo.path).owners_of([s for s in samples if s])
+        return t.PredecessorFacts(
+            head_commit=head,
+            rescue=rescue,
+            worktree=worktree,
+            changed_files=tuple(changed),
+            owners=tuple(owners),
+        )

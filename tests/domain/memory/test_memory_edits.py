@@ -1,0 +1,137 @@
+"""Byte-exact section splices, unified diffs, appends and confinement checks."""
+
+from __future__ import annotations
+
+import difflib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from detente.domain.memory.edits import (
+    append_entry,
+    apply_unified_diff,
+    check_confined,
+    compare_sections,
+    section_text_with_body,
+    splice,
+    unified_diff,
+)
+from detente.domain.memory.markdown import parse
+from detente.errors import ValidationError
+
+DOC = b"# Title\n\nintro\n\n## Build\n\nRun make.\n\n## Style\n\nUse black.\n"
+
+_line = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")),
+    max_size=10,
+).filter(lambda t: not t.lstrip(" ").startswith(("#", "`", "~", "<!--")))
+_body = st.lists(_line, max_size=5).map(lambda lines: "".join(x + "\n" for x in lines))
+
+
+@given(st.sampled_from(["title", "build", "style"]), _body)
+def test_replacing_a_body_changes_only_that_sections_bytes(key: str, body: str) -> None:
+    outline = parse(DOC)
+    span = outline.section(key)
+    assert span is not None
+
+    new = splice(DOC, span, section_text_with_body(DOC, span, body.encode()))
+
+    assert new[: span.body_start] == DOC[: span.body_start]
+    assert new[len(new) - (len(DOC) - span.end) :] == DOC[span.end :]
+    after = parse(new)
+    assert after.section(key).body(new) == body.encode()  # type: ignore[union-attr]
+    if key != "title":
+        check_confined(key, outline, DOC, after, new)
+
+
+def test_a_body_without_a_final_newline_still_leaves_the_next_heading_on_its_own_line() -> None:
+    span = parse(DOC).section("build")
+    assert span is not None
+
+    new = splice(DOC, span, section_text_with_body(DOC, span, b"Run ninja."))
+
+    assert b"## Build\nRun ninja.\n## Style\n" in new
+    assert [s.key for s in parse(new).sections] == ["title", "build", "style"]
+
+
+def test_a_body_that_opens_a_sibling_heading_is_not_confined() -> None:
+    outline = parse(DOC)
+    span = outline.section("build")
+    assert span is not None
+    new = splice(DOC, span, section_text_with_body(DOC, span, b"x\n## Style\nhijack\n"))
+
+    with pytest.raises(ValidationError) as caught:
+        check_confined("build", outline, DOC, parse(new), new)
+
+    assert "style" in caught.value.detail
+
+
+def test_a_deeper_heading_inside_the_body_is_allowed() -> None:
+    outline = parse(DOC)
+    span = outline.section("build")
+    assert span is not None
+    new = splice(DOC, span, section_text_with_body(DOC, span, b"x\n### Linux\napt\n"))
+
+    check_confined("build", outline, DOC, parse(new), new)
+    assert parse(new).ancestors("linux") == ["build", "title"]
+
+
+_lines = st.lists(st.sampled_from(["a", "b", "c", "", "d d", "é"]), max_size=12)
+
+
+@given(_lines, _lines, st.booleans(), st.booleans())
+def test_a_unified_diff_applies_back_to_its_target(
+    a: list[str], b: list[str], a_nl: bool, b_nl: bool
+) -> None:
+    old = "\n".join(a) + ("\n" if a and a_nl else "")
+    new = "\n".join(b) + ("\n" if b and b_nl else "")
+    diff = unified_diff(old.encode(), new.encode(), "f.md")
+    if old == new:
+        return
+
+    assert apply_unified_diff(old.encode(), diff) == new.encode()
+
+
+def test_a_diff_applies_at_an_offset_when_lines_were_inserted_above() -> None:
+    old = b"".join(b"line %d\n" % i for i in range(20))
+    new = old.replace(b"line 15\n", b"line fifteen\n")
+    diff = "".join(
+        difflib.unified_diff(
+            old.decode().splitlines(True), new.decode().splitlines(True), "a", "b"
+        )
+    )
+    shifted = b"inserted\n" * 3 + old
+
+    assert apply_unified_diff(shifted, diff) == b"inserted\n" * 3 + new
+
+
+def test_a_hunk_whose_context_is_gone_fails_the_whole_diff() -> None:
+    diff = "--- a\n+++ b\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n"
+
+    with pytest.raises(ValidationError) as caught:
+        apply_unified_diff(b"keep\nchanged by a user\n", diff)
+
+    assert caught.value.field == "patch.diff"
+
+
+@given(st.binary(max_size=40), st.text(min_size=1, max_size=30).filter(str.strip))
+def test_an_append_keeps_every_existing_byte_and_adds_whole_lines(
+    data: bytes, entry: str
+) -> None:
+    new, offset = append_entry(data, entry.encode())
+
+    assert new.startswith(data)
+    assert new.endswith(b"\n")
+    assert new[offset:].rstrip(b"\n") == entry.encode().rstrip(b"\n")
+    assert offset == len(data) or new[offset - 1 : offset] == b"\n"
+
+
+def test_comparing_versions_names_deleted_changed_and_added_sections() -> None:
+    new = DOC.replace(b"## Style\n\nUse black.\n", b"## Lint\nruff\n").replace(b"make", b"ninja")
+
+    changes = compare_sections(parse(DOC), DOC, parse(new), new)
+
+    assert changes.deleted == ("style",)
+    assert changes.changed == ("build",)  # the title's own bytes did not change
+    assert changes.added == ("lint",)

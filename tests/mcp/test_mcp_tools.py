@@ -1,0 +1,314 @@
+"""Tool and resource behaviour beyond the issue's cases, with the SDK's in-process client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp_harness import call, fail, resource
+
+from detente.clock import FakeClock
+from detente.domain.memory import commands as mc
+from detente.mcp_server.activity import Activity
+from detente.mcp_server.backend import ServiceBackend
+from detente.mcp_server.resources import ACTIVITY_URI, CLAIMS_URI
+from detente.mcp_server.server import build_server
+from detente.runtime import build_service
+from detente.service import Service
+from mcp import Client
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def service(repo: Path, clock: FakeClock) -> Iterator[Service]:
+    svc = build_service([repo], store_url="memory://", clock=clock)
+    yield svc
+    svc.store.close()
+
+
+@pytest.fixture
+def client(service: Service) -> Client:
+    return Client(build_server(ServiceBackend(service), activity=Activity(per_session=3)))
+
+
+async def test_every_tool_of_the_issue_is_listed_with_a_description(client: Client) -> None:
+    async with client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        resources = {str(r.uri) for r in (await client.list_resources()).resources}
+    assert set(tools) == {
+        "register_agent_work",
+        "list_active_agents",
+        "claim_files",
+        "release_files",
+        "verify_change_readiness",
+        "reconcile_diff_intent",
+        "claim_open",
+        "claim_status",
+        "claim_renew",
+        "claim_scope_add",
+        "claim_complete",
+        "claim_abandon",
+        "meeting_list",
+        "meeting_resolve",
+        "memory_patch_section",
+        "memory_sections",
+        "events_since",
+    }
+    assert all(len(t.description or "") > 80 for t in tools.values())
+    assert "caution" in (tools["verify_change_readiness"].description or "")
+    assert "revision_conflict" in (tools["claim_renew"].description or "")
+    assert resources == {CLAIMS_URI, ACTIVITY_URI}
+
+
+async def test_release_files_with_a_glob_narrows_a_claim_and_keeps_the_rest(
+    client: Client,
+) -> None:
+    async with client:
+        claimed = await call(
+            client,
+            "claim_files",
+            session_id="s1",
+            paths=["docs/a.md", "docs/b.md", "src/x.py"],
+            reason="edit",
+            agent_name="alice",
+        )
+        out = await call(client, "release_files", session_id="s1", paths=["docs/*.md"])
+        assert out["narrowed"] == [claimed["claimId"]] and "released" not in out
+        assert out["stillHeld"] == ["src/x.py"]
+        docs = await call(client, "verify_change_readiness", session_id="s2", paths=["docs/**"])
+        src = await call(client, "verify_change_readiness", session_id="s2", paths=["src/x.py"])
+        assert docs["readiness"] == "ready" and src["readiness"] == "caution"
+
+
+async def test_release_files_never_touches_another_sessions_claims(client: Client) -> None:
+    async with client:
+        await call(client, "claim_files", session_id="s1", paths=["a.py"], reason="r")
+        out = await call(client, "release_files", session_id="s2", paths=["a.py"])
+        assert out["next"] == "nothing of yours matched these paths"
+        still = await call(client, "verify_change_readiness", session_id="s2", paths=["a.py"])
+        assert still["readiness"] == "caution"
+
+
+async def test_claiming_the_same_paths_again_replaces_the_older_claim(client: Client) -> None:
+    async with client:
+        first = await call(client, "claim_files", session_id="s1", paths=["a.py"], reason="r")
+        second = await call(
+            client, "claim_files", session_id="s1", paths=["a.py", "b.py"], reason="r2"
+        )
+        assert second["replaced"] == [first["claimId"]]
+        live = await resource(client, CLAIMS_URI)
+        assert [c["claimId"] for c in live["claims"]] == [second["claimId"]]
+        assert live["claims"][0]["reason"] == "r2" and live["claims"][0]["advisory"] is True
+
+
+async def test_claim_files_itself_reports_caution_with_the_holder(client: Client) -> None:
+    async with client:
+        await call(client, "register_agent_work", agent_name="alice", intent="i", session_id="s1")
+        mine = await call(client, "claim_files", session_id="s1", paths=["src/**"], reason="api")
+        theirs = await call(
+            client,
+            "claim_files",
+            session_id="s2",
+            paths=["src/app.py"],
+            reason="fix",
+            agent_name="bob",
+        )
+        assert theirs["readiness"] == "caution"
+        [holder] = theirs["overlappingClaims"]
+        assert holder["claimId"] == mine["claimId"] and holder["agentName"] == "alice"
+        assert holder["paths"] == ["src/**"] and holder["witness"] == "src/app.py"
+
+
+async def test_reconcile_reports_shared_paths_with_a_witness_and_disjoint_intents_as_clear(
+    client: Client,
+) -> None:
+    async with client:
+        await call(client, "claim_files", session_id="s1", paths=["src/api/**"], reason="api")
+        shared = await call(
+            client,
+            "reconcile_diff_intent",
+            a={"session_id": "s1"},
+            b={"paths": ["src/api/routes.py", "docs/x.md"], "change_kind": "rename"},
+        )
+        assert shared["overlap"] is True
+        assert shared["shared"] == [
+            {
+                "kind": "path",
+                "a": "src/api/**",
+                "b": "src/api/routes.py",
+                "witness": "src/api/routes.py",
+            }
+        ]
+        assert shared["b"]["changeKind"] == "rename"
+        clear = await call(
+            client,
+            "reconcile_diff_intent",
+            a={"paths": ["src/*.py"], "symbols": ["app.main"]},
+            b={"paths": ["src/*/x.py"], "symbols": ["app.other"]},
+        )
+        assert clear["overlap"] is False and "shared" not in clear
+        empty = await fail(client, "reconcile_diff_intent", a={"session_id": "nobody"}, b={})
+        assert empty["code"] == "validation_error" and empty["field"] == "a"
+
+
+async def test_a_departed_session_is_listed_only_while_its_claims_hold(
+    client: Client, clock: FakeClock
+) -> None:
+    async with client:
+        await call(
+            client, "register_agent_work", agent_name="a", intent="x", session_id="s1", ttl_secs=10
+        )
+        await call(
+            client, "register_agent_work", agent_name="b", intent="y", session_id="s2", ttl_secs=10
+        )
+        opened = await call(
+            client, "claim_open", objective="o", paths=["a.py"], session_id="s1", ttl_secs=1000
+        )
+        clock.advance(11)
+        listed = (await call(client, "list_active_agents"))["agents"]
+        assert [(a["sessionId"], a["status"]) for a in listed] == [("s1", "departed")]
+        assert listed[0]["claimIds"] == [opened["claimId"]]
+        renewed = await call(
+            client, "register_agent_work", agent_name="b", intent="z", session_id="s2"
+        )
+        assert renewed["status"] == "active"
+        assert "activeAgents" not in renewed  # s1 departed: not active
+
+
+async def test_activity_shows_each_active_sessions_last_calls_with_their_scope(
+    client: Client, clock: FakeClock
+) -> None:
+    async with client:
+        await call(
+            client, "register_agent_work", agent_name="a", intent="x", session_id="s1", ttl_secs=10
+        )
+        for name in ("a.py", "b.py", "c.py"):
+            await call(client, "verify_change_readiness", session_id="s1", paths=[name])
+        await call(client, "verify_change_readiness", session_id="s2", paths=["z.py"])
+        await fail(client, "verify_change_readiness", session_id="s2", paths=["../up"])
+        activity = (await resource(client, ACTIVITY_URI))["sessions"]
+        assert [s["sessionId"] for s in activity] == ["s2", "s1"]
+        s2, s1 = activity
+        assert s2["status"] == "unregistered"
+        assert [c["outcome"] for c in s2["calls"]] == ["ok", "validation_error"]
+        assert [c["scope"] for c in s1["calls"]] == [["a.py"], ["b.py"], ["c.py"]]  # last 3
+        clock.advance(11)
+        after = (await resource(client, ACTIVITY_URI))["sessions"]
+        assert [s["sessionId"] for s in after] == ["s2"]  # s1 departed
+
+
+async def test_a_bad_path_is_a_validation_error_naming_the_field(client: Client) -> None:
+    async with client:
+        error = await fail(
+            client, "claim_files", session_id="s1", paths=["ok.py", "/etc/passwd"], reason="r"
+        )
+        assert error["code"] == "validation_error" and error["field"] == "paths[1]"
+        assert "next" in error
+        bad_session = await fail(client, "verify_change_readiness", session_id="a b", paths=["x"])
+        assert bad_session["field"] == "sessionId"
+
+
+async def test_completion_not_available_yet_is_an_invalid_transition_that_explains(
+    client: Client,
+) -> None:
+    async with client:
+        opened = await call(client, "claim_open", objective="o", paths=["a.py"])
+        complete = await fail(
+            client,
+            "claim_complete",
+            claim_id=opened["claimId"],
+            expected_claim_revision=opened["revision"],
+            evidence={"headCommit": "abc"},
+        )
+        assert complete["code"] == "invalid_transition" and complete["detail"]
+
+
+async def test_a_claimed_memory_section_is_patched_and_a_stale_patch_is_a_revision_conflict(
+    client: Client, service: Service, repo: Path
+) -> None:
+    agents_md = repo / "AGENTS.md"
+    agents_md.write_text("# Agents\n\n## Build\n\nmake\n\n## Test\n\npytest\n")
+    service.register_document(mc.Register(repo.name, "AGENTS.md", "section_owned"))
+    async with client:
+        opened = await call(client, "claim_open", objective="docs", memory=["AGENTS.md#build"])
+        doc = await call(client, "memory_sections", path="AGENTS.md")
+        build = next(s for s in doc["sections"] if s["key"] == "build")
+        assert build["ownerClaimId"] == opened["claimId"]
+        patch = {
+            "path": "AGENTS.md",
+            "section_key": "build",
+            "claim_id": opened["claimId"],
+            "fencing_token": opened["fencingToken"],
+            "expected_file_hash": doc["fileHash"],
+            "expected_section_revision": build["revision"],
+        }
+        patched = await call(client, "memory_patch_section", **patch, body="make all\n")
+        assert patched["sectionRevision"] == build["revision"] + 1
+        assert "make all" in agents_md.read_text() and "pytest" in agents_md.read_text()
+        stale = await fail(client, "memory_patch_section", **patch, body="make twice\n")
+        assert stale["code"] == "revision_conflict"
+        assert "make twice" not in agents_md.read_text()
+
+
+async def test_a_blocking_overlap_is_settled_through_meeting_resolve(client: Client) -> None:
+    async with client:
+        a = await call(client, "claim_open", objective="a", paths=["src/**"], agent_name="alice")
+        b = await call(client, "claim_open", objective="b", paths=["src/app.py"], agent_name="bob")
+        assert b["status"] == "negotiating" and b["overlaps"][0]["claimId"] == a["claimId"]
+        [meeting] = (await call(client, "meeting_list"))["meetings"]
+        assert meeting["meetingId"] == b["meetingId"]
+        both = await fail(
+            client,
+            "meeting_resolve",
+            meeting_id=meeting["meetingId"],
+            expected_meeting_revision=meeting["revision"],
+            claim_id=b["claimId"],
+        )
+        assert both["code"] == "validation_error"
+        proposed = await call(
+            client,
+            "meeting_resolve",
+            meeting_id=meeting["meetingId"],
+            expected_meeting_revision=meeting["revision"],
+            claim_id=b["claimId"],
+            resolution={"type": "joint", "claimIds": [a["claimId"], b["claimId"]]},
+        )
+        assert proposed["status"] == "open"
+        stale = await fail(
+            client,
+            "meeting_resolve",
+            meeting_id=meeting["meetingId"],
+            expected_meeting_revision=meeting["revision"],
+            claim_id=a["claimId"],
+            proposal_id=proposed["proposals"][0]["proposalId"],
+        )
+        assert stale["code"] == "revision_conflict"
+        accepted = await call(
+            client,
+            "meeting_resolve",
+            meeting_id=meeting["meetingId"],
+            expected_meeting_revision=proposed["revision"],
+            claim_id=a["claimId"],
+            proposal_id=proposed["proposals"][0]["proposalId"],
+        )
+        assert accepted["status"] == "resolved"
+        status = await call(client, "claim_status", claim_id=b["claimId"])
+        assert status["status"] == "active"
+
+
+async def test_events_since_pages_the_log_without_hashes(client: Client) -> None:
+    async with client:
+        await call(client, "register_agent_work", agent_name="a", intent="x", session_id="s1")
+        await call(client, "claim_files", session_id="s1", paths=["a.py"], reason="r")
+        first = await call(client, "events_since", since=0, limit=1)
+        assert [e["type"] for e in first["events"]] == ["agent.registered"]
+        assert set(first["events"][0]) == {"seq", "type", "subject", "at", "data"}
+        rest = await call(client, "events_since", since=first["nextSince"])
+        assert [e["type"] for e in rest["events"]] == ["claim.announced", "claim.activated"]
