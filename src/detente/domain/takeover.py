@@ -36,8 +36,8 @@ from detente.domain.commands import (
     get_claim,
     text_field,
 )
-from detente.domain.decide import activate_or_negotiate, announce
 from detente.domain.model import Claim, ClaimStatus
+from detente.domain.opening import activate_or_negotiate, announce
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState

@@ -1,0 +1,179 @@
+"""Opening a claim: validate the seed, grant lease and fencing token, activate or negotiate.
+
+A multi-target claim is atomic: either every target is granted (``active``) or none is
+(``negotiating`` in a meeting listing each contested target and its holders once).
+Overlap is decided against the projection inside the repository's command transaction,
+so two claims racing for one path can never both become ``active``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from detente.clock import format_time
+from detente.domain import events as ev
+from detente.domain.analysis import Targets, find_overlaps
+from detente.domain.commands import (
+    DEFAULT_POLICY,
+    OID_PATTERN,
+    IdSource,
+    OpenClaim,
+    Policy,
+    name_list,
+    pattern_list,
+    text_field,
+    ttl_field,
+)
+from detente.domain.meetings import blocking_only, meeting_events_for
+from detente.domain.model import ClaimStatus, MemoryImpact
+from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.state import RepoState
+from detente.domain.wire import agent_to_wire, memory_impact_to_wire
+from detente.errors import ValidationError
+
+
+def decide_open(
+    state: RepoState, cmd: OpenClaim, now: datetime, ids: IdSource, policy: Policy = DEFAULT_POLICY
+) -> list[ev.Event]:
+    """Announce a claim, grant its lease and fencing token, and activate or negotiate.
+
+    A multi-target claim is atomic: either every target is granted (``active``) or none is
+    (``negotiating`` with a meeting listing each contested target and its holders once).
+
+    Raises:
+        ValidationError: ``validation_error`` naming the field.
+    """
+    claim_id, announced, targets = announce(state, cmd, now, ids, policy)
+    return [announced, *activate_or_negotiate(state, claim_id, targets, now, ids, policy)]
+
+
+def announce(
+    state: RepoState,
+    cmd: OpenClaim,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy,
+    extra: dict[str, Any] | None = None,
+) -> tuple[str, ev.Event, Targets]:
+    """Validate a seed and build its ``claim.announced`` event (lease and fencing token).
+
+    Returns:
+        ``(claim id, the event, the normalised targets)``.
+
+    Raises:
+        ValidationError: ``validation_error`` naming the field.
+    """
+    objective = text_field(cmd.objective, "objective", policy)
+    base = cmd.base_commit.strip().lower()
+    if not OID_PATTERN.match(base):
+        raise ValidationError("baseCommit must be a commit object id (hex)", field="baseCommit")
+    ttl = ttl_field(cmd.lease_ttl_seconds, "leaseTtlSeconds", policy)
+    paths = pattern_list(state, cmd.paths, "paths", policy)
+    modules = name_list(cmd.modules, "modules", policy)
+    symbols = name_list(cmd.symbols, "symbols", policy)
+    contracts = name_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
+    memory = tuple(
+        MemoryImpact(
+            path=normalize_pattern(
+                m.path, case_insensitive=state.case_insensitive, field=f"memoryImpacts[{i}].path"
+            ),
+            mode=m.mode,
+            sections=tuple(dict.fromkeys(m.sections)),
+        )
+        for i, m in enumerate(cmd.memory_impacts)
+    )
+    if not (paths or modules or symbols or contracts or memory):
+        raise ValidationError(
+            "a claim must name at least one target (paths, modules, symbols, "
+            "expectedContractChanges or memoryImpacts)",
+            field="paths",
+        )
+    if cmd.claim_id is not None and cmd.claim_id in state.claims:
+        raise ValidationError(f"claim id {cmd.claim_id!r} is already used", field="id")
+    text_field(cmd.agent.id, "agent.id", policy)
+    text_field(cmd.agent.name, "agent.name", policy)
+
+    claim_id = cmd.claim_id or ids("clm")
+    token = state.last_fencing_token + 1
+    announced = ev.Event(
+        id=ids("evt"),
+        type=ev.CLAIM_ANNOUNCED,
+        subject=ev.claim_subject(claim_id),
+        data={
+            "claimId": claim_id,
+            "status": ClaimStatus.ANNOUNCED.value,
+            "objective": objective,
+            "agent": agent_to_wire(cmd.agent),
+            "baseCommit": base,
+            "branch": cmd.branch,
+            "worktree": cmd.worktree,
+            "paths": list(paths),
+            "modules": list(modules),
+            "symbols": list(symbols),
+            "expectedContractChanges": list(contracts),
+            "testResponsibility": list(
+                name_list(cmd.test_responsibility, "testResponsibility", policy)
+            ),
+            "deploymentResponsibility": cmd.deployment_responsibility,
+            "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
+            "lease": {
+                "id": ids("lse"),
+                "revision": 1,
+                "ttlSeconds": ttl,
+                "expiresAt": format_time(now + timedelta(seconds=ttl)),
+            },
+            "fencingToken": token,
+            "advisory": cmd.advisory,
+            **(extra or {}),
+        },
+    )
+    targets = Targets(
+        advisory=cmd.advisory,
+        paths=paths,
+        modules=modules,
+        symbols=symbols,
+        contracts=contracts,
+        memory=memory,
+    )
+    return claim_id, announced, targets
+
+
+def activate_or_negotiate(
+    state: RepoState,
+    claim_id: str,
+    targets: Targets,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy,
+    *,
+    ignore: frozenset[str] = frozenset(),
+) -> list[ev.Event]:
+    """``claim.activated`` when nothing blocks ``targets`` (claims in ``ignore`` aside),
+    else ``claim.negotiating`` in a meeting with the holders."""
+    blocking = [
+        o
+        for o in blocking_only(find_overlaps(state, targets, exclude=claim_id))
+        if o.claim_id not in ignore
+    ]
+    if not blocking:
+        activated = ev.Event(
+            id=ids("evt"),
+            type=ev.CLAIM_ACTIVATED,
+            subject=ev.claim_subject(claim_id),
+            data={"claimId": claim_id, "status": ClaimStatus.ACTIVE.value, "reason": "no overlap"},
+        )
+        return [activated]
+    meeting_id, meeting_events = meeting_events_for(state, claim_id, blocking, now, ids, policy)
+    negotiating = ev.Event(
+        id=ids("evt"),
+        type=ev.CLAIM_NEGOTIATING,
+        subject=ev.claim_subject(claim_id),
+        data={
+            "claimId": claim_id,
+            "status": ClaimStatus.NEGOTIATING.value,
+            "meetingId": meeting_id,
+            "reason": "blocking overlap with " + ", ".join(o.claim_id for o in blocking),
+        },
+    )
+    return [*meeting_events, negotiating]
