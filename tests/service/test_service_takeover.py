@@ -254,3 +254,43 @@ def test_a_refused_takeover_changes_nothing(svc: Service, repo: Path, tmp_path: 
         svc.take_over(replace(seed("src/**", agent="bob"), base_commit=""), _takeover(svc, a))
     assert svc.head() == head
     assert git(repo, "for-each-ref", "refs/detente/") == ""
+
+
+def test_cleanup_of_a_finished_claim_touches_only_its_own_worktree(
+    svc: Service, repo: Path, tmp_path: Path
+) -> None:
+    a = _open_with_worktree(svc, repo, tmp_path, "alice", "src/**")
+    b = _open_with_worktree(svc, repo, tmp_path, "bob", "docs/**")
+    (tmp_path / "wt-alice" / "scratch.txt").write_text("unsaved thought\n")
+    (tmp_path / "wt-bob").rename(tmp_path / "bob-away")  # B's directory temporarily missing
+    with pytest.raises(InvalidTransition, match="never cleaned"):
+        svc.cleanup_worktree(b)
+    claim_a = svc.get_claim(a).claim
+    svc.set_status(SetStatus(a, claim_a.revision, ClaimStatus.ABANDONED))
+    cleaned = svc.cleanup_worktree(a)
+    entries = {e.path.name for e in list_worktrees(repo)}
+    assert "wt-alice" not in entries and "wt-bob" in entries
+    assert not (tmp_path / "wt-alice").exists()
+    rescue = git(repo, "rev-parse", f"refs/detente/rescue/{a}")
+    assert git(repo, "show", f"{rescue}:scratch.txt") == "unsaved thought"
+    assert "claim/alice" in git(repo, "branch", "--list", "claim/alice")
+    assert cleaned.claim.status is ClaimStatus.ABANDONED
+    work = svc.get_claim(a, with_work=True).work
+    assert work is not None and work["worktree"]["exists"] is False
+    assert work["rescue"]["oid"] == rescue
+
+
+def test_an_expired_claims_record_shows_the_work_it_left(
+    svc: Service, repo: Path, tmp_path: Path, clock: FakeClock
+) -> None:
+    a = _open_with_worktree(svc, repo, tmp_path, "alice", "src/**")
+    wt = tmp_path / "wt-alice"
+    (wt / "src" / "app.py").write_text("print('v2')\n")
+    git(wt, "-c", "user.name=a", "-c", "user.email=a@x", "commit", "-qam", "v2")
+    clock.advance(11)
+    view = svc.get_claim(a, with_work=True)
+    assert view.claim.status is ClaimStatus.EXPIRED
+    assert view.work is not None
+    assert view.work["branchHead"] == git(wt, "rev-parse", "HEAD")
+    assert view.work["commitsSinceBase"] == 1
+    assert view.work["worktree"] == {"path": str(wt), "exists": True}

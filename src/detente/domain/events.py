@@ -22,6 +22,7 @@ Event types (all version 1; subject in brackets)::
     claim.blocked        [claim/<id>]    waits for a human arbitrator (or takeover approvers)
     claim.taken_over     [claim/<id>]    the predecessor's record: successor, pieces, rescue ref
     claim.takeover_approved [claim/<id>] an approver (human or CODEOWNERS owner) of a takeover
+    claim.worktree_cleaned [claim/<id>]  a finished claim's worktree entry removed (rescue first)
     agent.registered     [agent/<sessionId>]  a session's name, intent, branch, worktree, TTL and
                          absolute ``expiresAt``; registering again renews (advisory registry)
     memory.registered    [memory/<id>]   a document's path, class and what the file held
@@ -69,6 +70,7 @@ MEETING_NOTICE = "meeting.notice"
 CLAIM_BLOCKED = "claim.blocked"
 CLAIM_TAKEN_OVER = "claim.taken_over"
 CLAIM_TAKEOVER_APPROVED = "claim.takeover_approved"
+CLAIM_WORKTREE_CLEANED = "claim.worktree_cleaned"
 AGENT_REGISTERED = "agent.registered"
 
 MEMORY_REGISTERED = "memory.registered"
@@ -124,6 +126,7 @@ EVENT_TYPES = frozenset(
         CLAIM_BLOCKED,
         CLAIM_TAKEN_OVER,
         CLAIM_TAKEOVER_APPROVED,
+        CLAIM_WORKTREE_CLEANED,
         AGENT_REGISTERED,
         CLAIM_READY_FOR_REVIEW,
         CLAIM_INTEGRATED,

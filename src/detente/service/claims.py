@@ -10,13 +10,15 @@ from detente.domain import decide as d
 from detente.domain.analysis import Targets, find_overlaps
 from detente.domain.authority import check_write
 from detente.domain.events import Event
+from detente.domain.integration import CompleteClaim
 from detente.domain.model import Claim, ClaimStatus, Meeting, Overlap
 from detente.domain.overlap.globs import intersect
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
-from detente.errors import InvalidTransition, NotFoundError, ValidationError
+from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
+from detente.vcs.workstate import work_state
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class ClaimView:
     claim: Claim
     overlaps: list[Overlap]
     meetings: list[Meeting] = field(default_factory=list)
+    work: dict[str, Any] | None = None
 
     def to_wire(self) -> dict[str, Any]:
         """``{claim, overlaps[], meeting, meetings[]}`` (``meeting``: the newest open one)."""
@@ -35,6 +38,7 @@ class ClaimView:
             "overlaps": [overlap_to_wire(o) for o in self.overlaps],
             "meeting": meeting_to_wire(open_meetings[-1]) if open_meetings else None,
             "meetings": [meeting_to_wire(m) for m in self.meetings],
+            "work": self.work,
         }
 
 
@@ -72,15 +76,37 @@ class ClaimsService(ServiceCore):
             )
             return self._view(state, state.claims[claim_id])
 
-    def get_claim(self, claim_id: str, repo: str | None = None) -> ClaimView:
-        """A claim with overlaps recomputed now. Raises ``not_found``."""
+    def get_claim(
+        self, claim_id: str, repo: str | None = None, *, with_work: bool = False
+    ) -> ClaimView:
+        """A claim with overlaps recomputed now. Raises ``not_found``.
+
+        Args:
+            claim_id: the claim.
+            repo: its repository, when known (saves a lookup).
+            with_work: also read its work from git (branch head, commits since base,
+                worktree presence, rescue ref): what an expired claim leaves behind.
+        """
         for name in [repo] if repo else sorted(self.repos):
             state = self._fresh(name)
             with self._locks[name]:
                 claim = state.claims.get(claim_id)
                 if claim is not None:
-                    return self._view(state, claim)
-        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
+                    view = self._view(state, claim)
+                    break
+        else:
+            raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
+        path = self.repos[view.claim.repo].path
+        if with_work and path is not None:
+            work = work_state(
+                path,
+                claim_id=claim_id,
+                branch=view.claim.branch,
+                base_commit=view.claim.base_commit,
+                worktree=view.claim.worktree,
+            )
+            view = replace(view, work=work)
+        return view
 
     def list_claims(
         self,
@@ -154,16 +180,24 @@ class ClaimsService(ServiceCore):
             lambda s: d.decide_status(s, cmd, self.clock.now(), self._ids, self.policy),
         )
 
-    def complete(self, claim_id: str) -> ClaimView:
-        """Evidence-gated completion is not available yet: always ``invalid_transition``
-        (after ``not_found`` for an unknown claim)."""
-        view = self.get_claim(claim_id)
-        raise InvalidTransition(
-            view.claim.status.value,
-            ClaimStatus.INTEGRATED.value,
-            "evidence-gated completion and integration are not available in this version; "
-            "abandon the claim with its head commit, or integrate by hand",
-        )
+    def complete(self, claim_id: str, cmd: CompleteClaim | None = None) -> ClaimView:
+        """Complete with evidence; integrate by CAS on the protected ref (API ``complete``).
+
+        See :func:`detente.service.integration.complete_claim` for the steps and errors
+        (``evidence_rejected``, ``stale_base``, ``stale_fencing_token``, ...).
+
+        Raises:
+            ValidationError: ``cmd`` missing (evidence, expectedBaseRef and fencingToken
+                are required), or it names another claim.
+        """
+        from detente.service.integration import complete_claim
+
+        if cmd is None or cmd.claim_id != claim_id:
+            raise ValidationError(
+                "complete needs expectedClaimRevision, fencingToken, expectedBaseRef and evidence",
+                field="evidence",
+            )
+        return complete_claim(self, cmd)
 
     def check_write(
         self, claim_id: str, paths: list[str], fencing_token: int | None = None

@@ -14,16 +14,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from detente.domain import events as ev
 from detente.domain import takeover as t
 from detente.domain.commands import OpenClaim
+from detente.domain.events import Event
 from detente.domain.model import Claim
 from detente.domain.overlap.globs import compile_pattern
-from detente.errors import DetenteError
+from detente.errors import DetenteError, InvalidTransition
 from detente.security import codeowners
 from detente.service.claims import ClaimsService, ClaimView
 from detente.service.core import RepoConfig
 from detente.vcs.repo import current_oid
-from detente.vcs.rescue import prune_missing_worktree, rescue_dirty_state
+from detente.vcs.rescue import prune_missing_worktree, remove_one_worktree, rescue_dirty_state
 from detente.vcs.worktrees import changed_files
 
 
@@ -116,3 +118,45 @@ class TakeoverService(ClaimsService):
             changed_files=tuple(changed),
             owners=tuple(owners),
         )
+
+    def cleanup_worktree(self, claim_id: str) -> ClaimView:
+        """Remove a finished claim's worktree entry, and only that one; its branch stays.
+
+        Uncommitted changes are first saved under ``refs/detente/rescue/<claim>``. A claim
+        that still holds its targets (live, or expired and not yet taken over) is refused:
+        its worktree is never pruned, even when its directory is temporarily missing.
+
+        Raises:
+            ``not_found``; ``invalid_transition`` for a claim that still holds its work.
+        """
+        view = self.get_claim(claim_id)
+        claim = view.claim
+        if claim.holding or claim.leased:
+            raise InvalidTransition(
+                claim.status.value,
+                "cleaned",
+                f"claim {claim.id} is {claim.status.value}: its worktree belongs to live work "
+                "and is never cleaned (abandon it, or take it over, first)",
+            )
+        repo = self.repos[claim.repo]
+        rescue: dict[str, Any] | None = None
+        removed = False
+        if repo.path is not None and claim.worktree:
+            path = Path(claim.worktree)
+            if path.is_dir():
+                saved = rescue_dirty_state(path, claim.id)
+                if saved is not None:
+                    rescue = {"ref": saved.ref, "oid": saved.oid, "paths": saved.paths}
+            removed = remove_one_worktree(repo.path, path)
+        event = Event(
+            id=self._ids("evt"),
+            type=ev.CLAIM_WORKTREE_CLEANED,
+            subject=ev.claim_subject(claim.id),
+            data={
+                "claimId": claim.id,
+                "worktree": claim.worktree,
+                "removed": removed,
+                "rescue": rescue,
+            },
+        )
+        return self._claim_command(claim.id, lambda s: [event])

@@ -108,6 +108,26 @@ def rescue_dirty_state(
     return Rescue(ref=ref, oid=work_commit, paths=paths)
 
 
+def remove_one_worktree(repo: Path, path: Path) -> bool:
+    """Unlock and remove ONE worktree entry (present or missing); its branch is kept.
+
+    Call :func:`rescue_dirty_state` first: uncommitted changes in it are discarded.
+
+    Returns:
+        True when the entry existed and was removed.
+    """
+    target = os.path.normcase(os.path.abspath(path))
+    for entry in list_worktrees(repo):
+        if os.path.normcase(os.path.abspath(entry.path)) != target:
+            continue
+        git = Git(repo)
+        if entry.locked is not None:
+            git.run("worktree", "unlock", os.fspath(entry.path))
+        git.run("worktree", "remove", "--force", os.fspath(entry.path))
+        return True
+    return False
+
+
 def prune_missing_worktree(repo: Path, path: Path) -> bool:
     """Unlock and remove ONE worktree entry whose directory is gone, releasing its branch.
 
@@ -119,13 +139,4 @@ def prune_missing_worktree(repo: Path, path: Path) -> bool:
     """
     if path.exists():
         return False
-    target = os.path.normcase(os.path.abspath(path))
-    for entry in list_worktrees(repo):
-        if os.path.normcase(os.path.abspath(entry.path)) != target:
-            continue
-        git = Git(repo)
-        if entry.locked is not None:
-            git.run("worktree", "unlock", os.fspath(entry.path))
-        git.run("worktree", "remove", "--force", os.fspath(entry.path))
-        return True
-    return False
+    return remove_one_worktree(repo, path)

@@ -63,7 +63,7 @@ def router(service: Service) -> APIRouter:
 
     @r.get("/v1/claims/{claim_id}")
     def get_claim(claim_id: str) -> dict[str, Any]:
-        return service.get_claim(claim_id).to_wire()
+        return service.get_claim(claim_id, with_work=True).to_wire()
 
     @r.post("/v1/claims/{claim_id}/renew")
     def renew(claim_id: str, body: RenewIn) -> dict[str, Any]:
@@ -93,6 +93,11 @@ def router(service: Service) -> APIRouter:
     def complete(claim_id: str, body: CompleteIn) -> dict[str, Any]:
         view = service.complete(claim_id)
         return {"claim": claim_to_wire(view.claim)}
+
+    @r.post("/v1/claims/{claim_id}/cleanup")
+    def cleanup(claim_id: str) -> dict[str, Any]:
+        """Remove a finished claim's worktree entry (only that one; rescue first)."""
+        return service.cleanup_worktree(claim_id).to_wire()
 
     @r.post("/v1/claims/{claim_id}/writes/check")
     def check_write(claim_id: str, body: WriteCheckIn) -> dict[str, Any]:
