@@ -1,4 +1,6 @@
-"""Claim worktrees: one git worktree and topic branch per claim, and what changed in it.
+"""Claim worktrees: one git worktree and topic branch per claim.
+
+What changed in a worktree lives in :mod:`detente.vcs.changes` (re-exported here).
 
 Requires git >= 2.36 (``worktree list --porcelain -z`` and ``worktree add --lock --reason``).
 """
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from detente.errors import BranchInUse, NotFoundError, StaleBase, ValidationError, VcsError
+from detente.vcs.changes import DiffSummary, changed_files, diff_summary
 from detente.vcs.git import Git
 from detente.vcs.repo import resolve_commit
 
@@ -32,8 +35,6 @@ _HEX_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 _SHORT_ID_LEN = 8
 _FALLBACK_SLUG = "untitled"
-# git's own heuristic: a NUL byte in the first 8000 bytes means binary.
-_BINARY_SNIFF = 8000
 
 
 @dataclass(frozen=True)
@@ -72,21 +73,6 @@ class WorktreeEntry:
     locked: str | None
     prunable: bool
     bare: bool = False
-
-
-@dataclass(frozen=True)
-class DiffSummary:
-    """Size of a claim's change relative to its base commit.
-
-    Attributes:
-        files: sorted repo-relative paths, as returned by :func:`changed_files`.
-        insertions: lines added (net, base vs working tree, plus untracked files' lines).
-        deletions: lines removed (net, base vs working tree).
-    """
-
-    files: list[str]
-    insertions: int
-    deletions: int
 
 
 def slugify(objective_or_name: str, max_len: int = 40) -> str:
@@ -300,101 +286,6 @@ def remove_worktree(repo: Path, path: Path, *, force: bool = False) -> None:
             relock = ("worktree", "lock", "--reason", entry.locked, "--", str(entry.path))
             git.run(*relock, check=False)
         raise result.error()
-
-
-def changed_files(worktree: Path, base_oid: str) -> list[str]:
-    """Every path a claim touched relative to ``base_oid``.
-
-    The union of: committed since base (``git diff base HEAD``), staged, unstaged and
-    untracked-but-not-ignored files. Renames count as both the old and the new path. A
-    path changed and later reverted still appears (it was touched).
-
-    Args:
-        worktree: the worktree directory (any directory inside it).
-        base_oid: the claim's base commit (any revision; resolved once).
-
-    Returns:
-        Sorted, unique, repo-relative paths with ``/`` separators, exact even for names
-        with spaces, newlines or non-ASCII characters.
-
-    Raises:
-        ValidationError: ``validation_error`` (field ``baseCommit``) when ``base_oid`` is
-            not a known commit.
-        VcsError: ``vcs_error`` when git fails.
-    """
-    git, base = _top_git(worktree), resolve_commit(worktree, base_oid)
-    return _changed(git, base)
-
-
-def diff_summary(worktree: Path, base_oid: str) -> DiffSummary:
-    """Files changed plus lines inserted/deleted relative to ``base_oid``.
-
-    Line counts are the net difference between the base commit and the working tree
-    (``git diff --numstat base``), plus every line of each untracked file as insertions.
-    Binary files count 0.
-
-    Args:
-        worktree: the worktree directory (any directory inside it).
-        base_oid: the claim's base commit (any revision; resolved once).
-
-    Returns:
-        The :class:`DiffSummary`.
-
-    Raises:
-        ValidationError: ``validation_error`` (field ``baseCommit``) when ``base_oid`` is
-            not a known commit.
-        VcsError: ``vcs_error`` when git fails.
-    """
-    git, base = _top_git(worktree), resolve_commit(worktree, base_oid)
-    insertions = deletions = 0
-    numstat = git.run("diff", "--numstat", "--no-renames", "-z", base, "--").stdout
-    for record in numstat.split("\0"):
-        added, _, rest = record.partition("\t")
-        removed = rest.partition("\t")[0]
-        if added.isdigit() and removed.isdigit():  # binary files show "-\t-"
-            insertions += int(added)
-            deletions += int(removed)
-    for name in _untracked(git):
-        insertions += _line_count(git.cwd / name)
-    return DiffSummary(files=_changed(git, base), insertions=insertions, deletions=deletions)
-
-
-def _changed(git: Git, base: str) -> list[str]:
-    names: set[str] = set()
-    for args in (
-        ("diff", "--name-only", "--no-renames", "-z", base, "HEAD", "--"),
-        ("diff", "--cached", "--name-only", "--no-renames", "-z", "--"),
-        ("diff", "--name-only", "--no-renames", "-z", "--"),
-    ):
-        names.update(_nul_split(git.run(*args).stdout))
-    names.update(_untracked(git))
-    return sorted(names)
-
-
-def _untracked(git: Git) -> list[str]:
-    out = git.run("ls-files", "--others", "--exclude-standard", "--full-name", "-z").stdout
-    return _nul_split(out)
-
-
-def _nul_split(out: str) -> list[str]:
-    return [name for name in out.split("\0") if name]
-
-
-def _top_git(worktree: Path) -> Git:
-    # ls-files and line counting work relative to the working directory: use the top level.
-    return Git(Path(Git(worktree).text("rev-parse", "--show-toplevel")))
-
-
-def _line_count(file: Path) -> int:
-    try:
-        if file.is_symlink():  # git stores the link target as a one-line blob
-            return 1
-        data = file.read_bytes()
-    except OSError:  # vanished or unreadable meanwhile: nothing to count
-        return 0
-    if b"\0" in data[:_BINARY_SNIFF]:
-        return 0
-    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def _dirty_paths(git: Git) -> list[str]:
