@@ -30,14 +30,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import aetcd  # noqa: E402
+import aetcd
 
-from detente.domain.decide import OpenClaim, RenewLease  # noqa: E402
-from detente.domain.model import Agent  # noqa: E402
-from detente.service import RepoConfig, Service  # noqa: E402
-from detente.storage.clock import default_clock  # noqa: E402
-from detente.storage.factory import open_store  # noqa: E402
-from storage.servers import EtcdCluster, PostgresServer, postgres_bindir  # noqa: E402
+from detente.domain.decide import OpenClaim, RenewLease
+from detente.domain.model import Agent
+from detente.service import RepoConfig, Service
+from detente.storage.clock import default_clock
+from detente.storage.factory import open_store
+from storage.servers import EtcdCluster, PostgresServer, postgres_bindir
 
 Result = tuple[int, float, list[float]]  # ops, wall seconds, latencies (s)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -29,7 +30,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from storage.servers import _wait_for_port, free_port  # noqa: E402
+from storage.servers import _wait_for_port, free_port
 
 _SERVER = """
 import sys
@@ -99,6 +100,12 @@ async def _run(base: str, subscribers: int, claims: int, rate: float, first: int
     return delays
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--subscribers", default="1,100,1000")
@@ -122,18 +129,24 @@ def main() -> None:
         )
         print(
             f"{'subscribers':>11}{'deliveries':>12}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-            "  p50 / p99 vs 1 subscriber"
+            "  p50 / p99 vs 1 sub  server CPU s  client CPU s"
         )
         first, baseline = 1, None
         for n in sizes:
+            server_cpu, client_cpu = _cpu_seconds(proc.pid), time.process_time()
             delays = asyncio.run(_run(base, n, args.claims, args.rate, first))
+            server_cpu = _cpu_seconds(proc.pid) - server_cpu
+            client_cpu = time.process_time() - client_cpu
             first += 2 * args.claims
             ms = sorted(d * 1000 for d in delays)
             p50, p99 = statistics.median(ms), ms[min(len(ms) - 1, int(len(ms) * 0.99))]
             if baseline is None:
                 baseline = (p50, p99)
             ratio = f"{p50 / baseline[0]:6.1f}x {p99 / baseline[1]:6.1f}x"
-            print(f"{n:>11}{len(ms):>12}{p50:>9.2f}{p99:>9.2f}{ms[-1]:>9.2f}  {ratio}")
+            print(
+                f"{n:>11}{len(ms):>12}{p50:>9.2f}{p99:>9.2f}{ms[-1]:>9.2f}  {ratio}"
+                f"{server_cpu:>11.1f}{client_cpu:>11.1f}"
+            )
     finally:
         proc.terminate()
         proc.wait(timeout=15)

@@ -116,10 +116,12 @@ def test_scope_change_suspend_resume_and_abandon_round_trip(http: httpx.Client) 
     assert r.json()["claim"]["abandonment"]["diffSummary"]["insertions"] == 3
 
 
-def test_complete_is_an_invalid_transition_in_this_version(http: httpx.Client) -> None:
+def test_complete_without_an_expected_base_ref_is_a_validation_error(http: httpx.Client) -> None:
     c = http.post("/v1/claims", json=claim_body("a.py")).json()["claim"]
-    r = http.post(f"/v1/claims/{c['id']}/complete", json={"expectedClaimRevision": c["revision"]})
-    assert r.status_code == 409 and r.json()["code"] == "invalid_transition"
+    body = {"expectedClaimRevision": c["revision"], "fencingToken": c["fencingToken"]}
+    r = http.post(f"/v1/claims/{c['id']}/complete", json=body)
+    assert r.status_code == 422 and r.json()["code"] == "validation_error"
+    assert http.get(f"/v1/claims/{c['id']}").json()["claim"]["status"] == "active"
 
 
 def test_claims_are_filtered_by_status_path_and_agent(http: httpx.Client) -> None:

@@ -239,14 +239,14 @@ def test_resuming_an_active_claim_exits_7(cli: Cli) -> None:
     assert body["code"] == "invalid_transition"
 
 
-def test_claim_complete_exits_7_and_says_completion_is_not_available(cli: Cli) -> None:
+def test_claim_complete_without_commits_exits_8_with_nothing_to_integrate(cli: Cli) -> None:
     claim = cli.open("src/**")["claim"]
 
     result = cli("claim", "complete", claim["id"])
 
-    assert result.exit_code == 7
-    assert "error[invalid_transition]" in result.stderr
-    assert "not available in this version" in result.stderr
+    assert result.exit_code == 8
+    assert "error[evidence_rejected]" in result.stderr
+    assert "no commits to integrate" in result.stderr
 
 
 def test_claim_list_filters_by_agent_and_path(cli: Cli) -> None:

@@ -1,4 +1,5 @@
-"""The storage contract, run against every backend (``store`` fixture: memory, sqlite)."""
+"""The storage contract, run against every backend (``store`` fixture: memory, SQLite,
+PostgreSQL, etcd)."""
 
 from __future__ import annotations
 
@@ -73,3 +74,44 @@ def test_reads_filter_by_repo_and_page_by_since(store: Store) -> None:
     assert [e.seq for e in store.iter_all(batch=1)] == [1, 2, 3]
     with store.transaction("demo") as tx:
         assert [e.seq for e in tx.read_after(1, "demo")] == [3]
+
+
+def test_two_appends_in_one_transaction_continue_the_sequence_and_stream_revisions(
+    store: Store,
+) -> None:
+    with store.transaction("demo") as tx:
+        first = tx.append([_event(1), _event(2, "claim/c2")], {"claim/c1": 0, "claim/c2": 0})
+        second = tx.append([_event(3)], {"claim/c1": 1})
+    assert [e.seq for e in first + second] == [1, 2, 3]
+    assert second[0].prev_hash == first[-1].hash and second[0].subject_revision == 2
+    assert store.head() == (3, second[0].hash)
+
+
+def test_an_expected_revision_ahead_of_the_stream_is_refused(store: Store) -> None:
+    with pytest.raises(ConcurrencyError), store.transaction("demo") as tx:
+        tx.append([_event(1)], {"claim/c1": 3})
+    assert store.head() == (0, GENESIS_HASH)
+
+
+def test_unicode_and_nested_payloads_round_trip_with_a_verifiable_hash(store: Store) -> None:
+    data = {"paths": ["src/ünï/**", "日本.md"], "nested": {"n": [1, {"ok": True, "x": None}]}}
+    with store.transaction("demo") as tx:
+        [written] = tx.append(
+            [NewEvent("e1", "claim.announced", 1, "demo", "claim/c", data, "t")], {"claim/c": 0}
+        )
+    [read] = store.read()
+    assert read == written and read.data == data
+    assert verify_link(read, GENESIS_HASH, 1) is None
+
+
+def test_reads_past_the_head_or_with_limit_zero_are_empty_and_unknown_kinds_have_no_rows(
+    store: Store,
+) -> None:
+    with store.transaction("demo") as tx:
+        tx.append([_event(1)], {"claim/c1": 0})
+        tx.upsert_records(
+            [RecordRow("claim", i, "demo", 1, "active", {"id": i}) for i in ("b", "c", "a")]
+        )
+    assert store.read(since=1) == [] and store.read(limit=0) == []
+    assert sorted(r.id for r in store.records("claim")) == ["a", "b", "c"]
+    assert store.records("nothing") == []

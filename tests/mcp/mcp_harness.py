@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -20,6 +21,12 @@ from mcp import Client, StdioServerParameters
 
 #: Bound on every wait for a condition (seconds).
 WAIT = 15.0
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` (an oracle independent of detente); its stdout, stripped."""
+    proc = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return proc.stdout.strip()
 
 
 def detente_command() -> list[str]:

@@ -6,8 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp_harness import call, fail, resource
+from mcp_harness import call, fail, git, resource
+from starlette.testclient import TestClient
 
+from detente.api.app import create_app
 from detente.clock import FakeClock
 from detente.domain.memory import commands as mc
 from detente.mcp_server.activity import Activity
@@ -158,28 +160,32 @@ async def test_reconcile_reports_shared_paths_with_a_witness_and_disjoint_intent
         assert empty["code"] == "validation_error" and empty["field"] == "a"
 
 
-async def test_a_departed_session_is_listed_only_while_its_claims_hold(
+async def test_a_departed_session_is_listed_only_while_it_has_unexpired_claims(
     client: Client, clock: FakeClock
 ) -> None:
     async with client:
-        await call(
-            client, "register_agent_work", agent_name="a", intent="x", session_id="s1", ttl_secs=10
-        )
-        await call(
-            client, "register_agent_work", agent_name="b", intent="y", session_id="s2", ttl_secs=10
-        )
-        opened = await call(
+        for session in ("s1", "s2", "s3"):
+            await call(
+                client,
+                "register_agent_work",
+                agent_name=session,
+                intent="x",
+                session_id=session,
+                ttl_secs=10,
+            )
+        live = await call(
             client, "claim_open", objective="o", paths=["a.py"], session_id="s1", ttl_secs=1000
         )
-        clock.advance(11)
+        await call(client, "claim_open", objective="o", paths=["b.py"], session_id="s3", ttl_secs=5)
+        clock.advance(11)  # every session departed; s3's claim expired (frozen), s1's runs
         listed = (await call(client, "list_active_agents"))["agents"]
         assert [(a["sessionId"], a["status"]) for a in listed] == [("s1", "departed")]
-        assert listed[0]["claimIds"] == [opened["claimId"]]
+        assert listed[0]["claimIds"] == [live["claimId"]]
         renewed = await call(
             client, "register_agent_work", agent_name="b", intent="z", session_id="s2"
         )
         assert renewed["status"] == "active"
-        assert "activeAgents" not in renewed  # s1 departed: not active
+        assert "activeAgents" not in renewed  # the others departed: none is active
 
 
 async def test_activity_shows_each_active_sessions_last_calls_with_their_scope(
@@ -215,19 +221,50 @@ async def test_a_bad_path_is_a_validation_error_naming_the_field(client: Client)
         assert bad_session["field"] == "sessionId"
 
 
-async def test_completion_not_available_yet_is_an_invalid_transition_that_explains(
+async def test_a_completion_without_base_ref_is_refused_and_the_claim_stays_active(
     client: Client,
 ) -> None:
     async with client:
         opened = await call(client, "claim_open", objective="o", paths=["a.py"])
-        complete = await fail(
+        refused = await fail(
             client,
             "claim_complete",
             claim_id=opened["claimId"],
             expected_claim_revision=opened["revision"],
+            fencing_token=opened["fencingToken"],
             evidence={"headCommit": "abc"},
         )
-        assert complete["code"] == "invalid_transition" and complete["detail"]
+        assert refused["code"] == "validation_error" and "next" in refused
+        status = await call(client, "claim_status", claim_id=opened["claimId"])
+        assert status["status"] == "active" and status["revision"] == opened["revision"]
+
+
+async def test_claim_complete_with_evidence_fast_forwards_the_base_ref(
+    client: Client, repo: Path
+) -> None:
+    base = git(repo, "rev-parse", "main")
+    async with client:
+        opened = await call(client, "claim_open", objective="bump", paths=["src/app.py"])
+        git(repo, "checkout", "-q", "-b", "bump")
+        (repo / "src" / "app.py").write_text("a = 2\n")
+        git(repo, "commit", "-q", "-am", "bump a")
+        head = git(repo, "rev-parse", "HEAD")
+        done = await call(
+            client,
+            "claim_complete",
+            claim_id=opened["claimId"],
+            expected_claim_revision=opened["revision"],
+            fencing_token=opened["fencingToken"],
+            base_ref="refs/heads/main",
+            base_oid=base,
+            evidence={
+                "headCommit": head,
+                "changedFiles": ["src/app.py"],
+                "tests": [{"name": "pytest", "status": "passed", "exitCode": 0}],
+            },
+        )
+        assert done["status"] in ("integrated", "completed")
+    assert git(repo, "rev-parse", "main") == head
 
 
 async def test_a_claimed_memory_section_is_patched_and_a_stale_patch_is_a_revision_conflict(
@@ -312,3 +349,13 @@ async def test_events_since_pages_the_log_without_hashes(client: Client) -> None
         assert set(first["events"][0]) == {"seq", "type", "subject", "at", "data"}
         rest = await call(client, "events_since", since=first["nextSince"])
         assert [e["type"] for e in rest["events"]] == ["claim.announced", "claim.activated"]
+
+
+def test_the_mcp_endpoint_of_an_app_run_without_its_lifespan_answers_503(
+    service: Service,
+) -> None:
+    app = create_app(service)
+    http = TestClient(app)  # not entered: no lifespan, as in the CLI's local mode
+    r = http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert r.status_code == 503 and r.json()["code"] == "server_unavailable"
+    assert "/mcp" not in http.get("/openapi.json").json()["paths"]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from detente.clock import FakeClock
+from detente.domain import meetings
 from detente.domain.memory import commands as mc
 from detente.domain.model import Claim, ClaimStatus, MemoryImpact
 from detente.errors import (
@@ -123,9 +124,7 @@ def test_six_concurrent_section_writes_with_one_base_revision_have_exactly_one_w
     assert wins[0].section("build")["revision"] == 2
     assert all(e.expected == 1 and e.actual == 2 for e in conflicts)
     winner = bodies[results.index(wins[0])]
-    assert (repo / "CLAUDE.md").read_bytes() == CLAUDE.replace(
-        b"\nRun make.\n\n", winner.encode()
-    )
+    assert (repo / "CLAUDE.md").read_bytes() == CLAUDE.replace(b"\nRun make.\n\n", winner.encode())
     assert svc.audit().ok
 
 
@@ -143,16 +142,24 @@ def test_two_owners_edit_their_own_sections_concurrently_and_both_edits_survive(
     expected = CLAUDE.replace(b"Run make.", b"Run ninja.").replace(b"Use black.", b"Use ruff.")
     assert (repo / "CLAUDE.md").read_bytes() == expected
     assert sorted(bool(r.details["merged"]) for r in results) == [False, True]
-    owners = {s["key"]: s["ownerClaimId"] for s in svc.list_documents("demo")[0].to_wire()["sections"]}
+    owners = {
+        s["key"]: s["ownerClaimId"] for s in svc.list_documents("demo")[0].to_wire()["sections"]
+    }
     assert owners["build"] == a.id and owners["style"] == b.id
 
     # A whole-file write from the stale revision is refused; the file is unchanged.
     with pytest.raises(RevisionConflict):
         svc.write_document(
-            mc.WriteFile("demo", "CLAUDE.md", base.document.revision,
-                         str(base.document.file_hash), a.id, a.fencing_token,
-                         CLAUDE.decode().replace("make", "cmake"))
-        )  # fmt: skip
+            mc.WriteFile(
+                "demo",
+                "CLAUDE.md",
+                base.document.revision,
+                str(base.document.file_hash),
+                a.id,
+                a.fencing_token,
+                CLAUDE.decode().replace("make", "cmake"),
+            )
+        )
     assert (repo / "CLAUDE.md").read_bytes() == expected
 
 
@@ -167,9 +174,16 @@ def test_a_stale_write_that_would_delete_sections_of_others_is_refused_naming_th
 
     with pytest.raises(RevisionConflict) as caught:
         svc.write_document(
-            mc.WriteFile("demo", "CLAUDE.md", base.document.revision,
-                         str(base.document.file_hash), a.id, a.fencing_token, truncated)
-        )  # fmt: skip
+            mc.WriteFile(
+                "demo",
+                "CLAUDE.md",
+                base.document.revision,
+                str(base.document.file_hash),
+                a.id,
+                a.fencing_token,
+                truncated,
+            )
+        )
 
     assert caught.value.extra["sections"] == ["style"]
     assert "delete style" in caught.value.detail and b.id not in caught.value.detail
@@ -317,9 +331,16 @@ def test_an_append_only_document_refuses_writes_that_change_existing_bytes(
 
     def write(content: str) -> DocumentView:
         return svc.write_document(
-            mc.WriteFile("demo", "RISKS.md", view.document.revision,
-                         str(view.document.file_hash), c.id, c.fencing_token, content)
-        )  # fmt: skip
+            mc.WriteFile(
+                "demo",
+                "RISKS.md",
+                view.document.revision,
+                str(view.document.file_hash),
+                c.id,
+                c.fencing_token,
+                content,
+            )
+        )
 
     with pytest.raises(ForbiddenError):
         write("- risk 1\n")
@@ -336,6 +357,8 @@ def test_a_private_document_is_registered_but_never_coordinated(svc: Service, re
     c = claim(svc, "alice", path="NOTES.md")
 
     assert view.document.file_hash is None and view.to_wire()["onDisk"] is None
+    assert svc.list_documents("demo")[0].document.sections == ()
+    assert svc._fresh("demo").memory.private_paths() == {"NOTES.md"}
     with pytest.raises(ForbiddenError):
         svc.patch_section(mc.PatchSection("demo", "NOTES.md", "scratch", 0, "", c.id, 1, body="y"))
     with pytest.raises(RevisionConflict):
@@ -391,8 +414,10 @@ def test_a_user_edit_in_a_generated_region_survives_rendering_and_opens_a_reconc
 ) -> None:
     svc.register_document(mc.Register("demo", "AGENTS.md", "generated"))
     svc.render(mc.Render("demo", "AGENTS.md"))
-    edited = (repo / "AGENTS.md").read_bytes().replace(
-        b"- (no live claims)\n", b"- (no live claims)\n- please ask bob first\n"
+    edited = (
+        (repo / "AGENTS.md")
+        .read_bytes()
+        .replace(b"- (no live claims)\n", b"- (no live claims)\n- please ask bob first\n")
     )
     (repo / "AGENTS.md").write_bytes(edited)
     claim(svc, "alice", "build")
@@ -410,7 +435,10 @@ def test_a_user_edit_in_a_generated_region_survives_rendering_and_opens_a_reconc
     view = svc.reconcile(mc.Reconcile("demo", "AGENTS.md", "overlay", reconciliation_id=rec_id))
 
     data = (repo / "AGENTS.md").read_bytes()
-    assert b"<!-- detente:end generated claims -->\n- (no live claims)\n- please ask bob first\n" in data
+    assert (
+        b"<!-- detente:end generated claims -->\n- (no live claims)\n- please ask bob first\n"
+        in data
+    )
     assert b"alice (active)" in data
     assert view.document.reconciliations[0].status == "resolved"
     assert svc.audit().ok
@@ -466,3 +494,65 @@ def test_memory_impacts_on_one_section_overlap_and_on_different_sections_do_not(
     assert c.claim.status is ClaimStatus.NEGOTIATING
     assert [o.claim_id for o in c.overlaps] == [a.id]
     assert c.overlaps[0].targets[0].witness == "CLAUDE.md#build"
+
+
+def test_a_split_ownership_resolution_assigns_sections_that_each_claim_may_then_patch(
+    svc: Service, repo: Path
+) -> None:
+    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    a = claim(svc, "alice")
+    b_view = svc.open_claim(seed(agent="bob", memory_impacts=(MemoryImpact("CLAUDE.md"),)))
+    assert b_view.claim.status is ClaimStatus.NEGOTIATING
+    meeting = b_view.meetings[0]
+    assignments = [
+        {"claimId": a.id, "targets": ["CLAUDE.md#build"]},
+        {"claimId": b_view.claim.id, "targets": ["CLAUDE.md#style"]},
+    ]
+    svc.resolve(
+        meetings.Resolve(
+            meeting.id,
+            meeting.revision,
+            {"type": "split_ownership", "assignments": assignments},
+            "human",
+        )
+    )
+    b = svc.get_claim(b_view.claim.id).claim
+    assert b.status is ClaimStatus.ACTIVE
+
+    with pytest.raises(ForbiddenError):  # the resolution narrowed alice to #build
+        patch(svc, a, "style", "\nUse ruff.\n", base)
+    patch(svc, a, "build", "\nRun ninja.\n\n", base)
+    patch(svc, b, "style", "\nUse ruff.\n", base)
+
+    expected = CLAUDE.replace(b"Run make.", b"Run ninja.").replace(b"Use black.", b"Use ruff.")
+    assert (repo / "CLAUDE.md").read_bytes() == expected
+    owners = {
+        s["key"]: s["ownerClaimId"] for s in svc.list_documents("demo")[0].to_wire()["sections"]
+    }
+    assert (owners["build"], owners["style"]) == (a.id, b.id)
+
+
+
+def test_private_memory_documents_are_ignored_by_overlap_analysis(tmp_path: Path) -> None:
+    from support import seed
+
+    from detente.clock import FakeClock
+    from detente.domain.memory.commands import Register
+    from detente.domain.model import MemoryImpact
+    from detente.service import RepoConfig, Service
+    from detente.storage.memory import MemoryStore
+
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "alice.md").write_text("# scratch\n")
+    svc = Service(MemoryStore(), FakeClock(), [RepoConfig("demo", path=tmp_path)])
+    impact = (MemoryImpact("notes/alice.md"),)
+    first = svc.open_claim(seed("a.py", memory_impacts=impact)).claim
+    assert [o.claim_id for o in svc.open_claim(seed("notes/alice.md", agent="bob")).overlaps] == [
+        first.id
+    ]
+    svc.register_document(Register("demo", "notes/alice.md", "private"))
+    third = svc.open_claim(seed("b.py", agent="carol", memory_impacts=impact))
+    assert third.overlaps == []

@@ -7,7 +7,8 @@ need it on a developer machine, and fails them in CI (``CI=true``), where ``.ci/
 installs both.
 
 initdb refuses to run as root, so as root the cluster is created and run as the
-``postgres`` system user (``runuser``); as anyone else, as that user.
+``postgres`` system user; as anyone else, as that user. Every server gets SIGKILL when the
+process that started it dies, so an interrupted test run leaves nothing running.
 """
 
 from __future__ import annotations
@@ -68,8 +69,17 @@ def postgres_bindir() -> str | None:
     return str(Path(candidates[0]).parent) if candidates else None
 
 
-def _as_postgres_user(argv: list[str]) -> list[str]:
-    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
+def _postgres_user() -> dict[str, str]:
+    """``Popen`` arguments that run a child as the ``postgres`` user when we are root."""
+    return {"user": "postgres", "group": "postgres"} if os.geteuid() == 0 else {}
+
+
+def _die_with_parent() -> None:
+    """In the child (after any user switch): SIGKILL when the test process dies, so a
+    killed pytest leaves no server behind (Linux ``PR_SET_PDEATHSIG``)."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
 
 
 @dataclass
@@ -88,13 +98,12 @@ class PostgresServer:
         if os.geteuid() == 0:
             shutil.chown(self.root, "postgres")
         subprocess.run(
-            _as_postgres_user(
-                [
-                    f"{self.bindir}/initdb",
-                    *("-D", str(data), "-U", "postgres", "--auth=trust"),
-                    *("-E", "UTF8", "--no-sync"),
-                ]
-            ),
+            [
+                f"{self.bindir}/initdb",
+                *("-D", str(data), "-U", "postgres", "--auth=trust"),
+                *("-E", "UTF8", "--no-sync"),
+            ],
+            **_postgres_user(),  # type: ignore[call-overload]
             check=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -103,15 +112,15 @@ class PostgresServer:
         # benchmarks run it durable (fsync and synchronous commit on, the defaults).
         fast = [] if self.durable else ["-c", "fsync=off", "-c", "synchronous_commit=off"]
         self.proc = subprocess.Popen(
-            _as_postgres_user(
-                [
-                    f"{self.bindir}/postgres",
-                    *("-D", str(data), "-p", str(self.port)),
-                    *("-c", "listen_addresses=127.0.0.1"),
-                    *("-c", f"unix_socket_directories={self.root}"),
-                    *("-c", "max_connections=300", *fast),
-                ]
-            ),
+            [
+                f"{self.bindir}/postgres",
+                *("-D", str(data), "-p", str(self.port)),
+                *("-c", "listen_addresses=127.0.0.1"),
+                *("-c", f"unix_socket_directories={self.root}"),
+                *("-c", "max_connections=300", *fast),
+            ],
+            **_postgres_user(),  # type: ignore[call-overload]
+            preexec_fn=_die_with_parent,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
@@ -226,6 +235,7 @@ class EtcdCluster:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
 
     @property

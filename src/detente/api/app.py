@@ -17,7 +17,17 @@ from fastapi.exceptions import RequestValidationError
 
 from detente import __version__
 from detente.api.problems import detente_error_handler, validation_error_handler
-from detente.api.routes import agents, claims, events, meetings, memory, system
+from detente.api.routes import (
+    agents,
+    claims,
+    deployments,
+    events,
+    integration,
+    meetings,
+    memory,
+    patches,
+    system,
+)
 from detente.errors import DetenteError
 from detente.mcp_server import http as mcp_http
 from detente.service import Service
@@ -62,7 +72,8 @@ def create_app(service: Service, *, sweep_interval: float | None = None) -> Fast
     app.add_exception_handler(DetenteError, detente_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
 
-    for area in (system, claims, meetings, events, agents, memory):
+    areas = (system, claims, meetings, events, agents, memory)
+    for area in (*areas, integration, patches, deployments):
         app.include_router(area.router(service))
     mcp_http.mount(app, service)  # MCP streamable HTTP at /mcp (SDK loaded at startup)
     return app

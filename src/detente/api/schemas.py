@@ -7,7 +7,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from detente.api.evidence_schemas import BaseRefIn, EvidenceIn
 from detente.domain import decide as d
+from detente.domain.integration import CompleteClaim
 from detente.domain.model import Agent, ClaimStatus, MemoryImpact
 from detente.domain.takeover import TakeoverRequest
 from detente.errors import ValidationError
@@ -178,8 +180,24 @@ class AbandonIn(Body):
 
 
 class CompleteIn(Body):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    """``POST /v1/claims/{id}/complete`` (fields in :mod:`detente.api.evidence_schemas`)."""
+
     expected_claim_revision: int = Field(strict=True)
+    fencing_token: int | None = Field(default=None, strict=True)
+    expected_base_ref: BaseRefIn | None = None
+    evidence: EvidenceIn | None = None
+    integrate: bool = True
+
+    def to_command(self, claim_id: str) -> CompleteClaim:
+        base_ref = self.expected_base_ref
+        return CompleteClaim(
+            claim_id=claim_id,
+            expected_claim_revision=self.expected_claim_revision,
+            fencing_token=self.fencing_token,
+            expected_base_ref=base_ref.to_domain() if base_ref else None,
+            evidence=self.evidence.to_domain() if self.evidence else None,
+            integrate=self.integrate,
+        )
 
 
 class ProposalIn(Body):

@@ -291,9 +291,12 @@ class _Hub:
                     sub.position = max(sub.position, target)
                 sub.live = sub.position >= self.position  # no await in between
             while True:
-                while sub.queue:
-                    delivered, message = sub.queue.popleft()
-                    yield message
+                if sub.queue:  # one send for everything waiting: fewer writes per client
+                    waiting = list(sub.queue)
+                    sub.queue.clear()
+                    delivered = waiting[-1][0]
+                    yield b"".join(message for _, message in waiting)
+                    continue
                 if sub.overflowed:
                     yield _resync(
                         delivered,

@@ -328,30 +328,4 @@ def abandon(
     run(ctx, json_flag, body)
 
 
-@claim_app.command("complete")
-def complete(
-    ctx: typer.Context,
-    claim_id: ClaimId,
-    expect_revision: ExpectRevision = None,
-    json_flag: JsonFlag = False,
-) -> None:
-    """Complete with evidence (not available in this version: the server says exit 7)."""
-
-    def body(session: Session) -> None:
-        from detente.cli.workspace import evidence
-
-        current = _read(session, claim_id)
-        proof = evidence(current)
-        proof.pop("worktreePresent")
-        proof.pop("missing")
-        response = session.client.complete(
-            claim_id,
-            expected_claim_revision=(
-                expect_revision if expect_revision is not None else current["revision"]
-            ),
-            evidence=proof,
-        )
-        claim = response["claim"]
-        session.emit(response, lambda console: console.print(f"{claim['id']}: {claim['status']}"))
-
-    run(ctx, json_flag, body)
+# ``claim complete`` (evidence gathered in the worktree) lives in ``integrate.py``.

@@ -259,6 +259,103 @@ class Client:
         """``GET /v1/meetings/{id}``: ``{meeting}``."""
         return self._request("GET", f"/v1/meetings/{meeting_id}")
 
+    def propose(
+        self,
+        meeting_id: str,
+        *,
+        expected_meeting_revision: int,
+        claim_id: str,
+        resolution: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """``POST /v1/meetings/{id}/proposals`` (proposer accepts it): ``{meeting, claims[]}``."""
+        body = {
+            "expectedMeetingRevision": expected_meeting_revision,
+            "claimId": claim_id,
+            "resolution": dict(resolution),
+        }
+        return self._request("POST", f"/v1/meetings/{meeting_id}/proposals", json=body)
+
+    def accept_proposal(
+        self, meeting_id: str, proposal_id: str, *, expected_meeting_revision: int, claim_id: str
+    ) -> dict[str, Any]:
+        """``POST /v1/meetings/{id}/proposals/{proposalId}/accept``: ``{meeting, claims[]}``."""
+        body = {"expectedMeetingRevision": expected_meeting_revision, "claimId": claim_id}
+        return self._request(
+            "POST", f"/v1/meetings/{meeting_id}/proposals/{proposal_id}/accept", json=body
+        )
+
+    def resolve_meeting(
+        self,
+        meeting_id: str,
+        *,
+        expected_meeting_revision: int,
+        resolution: Mapping[str, Any],
+        resolved_by: str,
+    ) -> dict[str, Any]:
+        """``POST /v1/meetings/{id}/resolve`` (a human principal): ``{meeting, claims[]}``."""
+        body = {
+            "expectedMeetingRevision": expected_meeting_revision,
+            "resolution": dict(resolution),
+            "resolvedBy": resolved_by,
+        }
+        return self._request("POST", f"/v1/meetings/{meeting_id}/resolve", json=body)
+
+    def accept_handoff(
+        self, meeting_id: str, *, expected_meeting_revision: int, claim_id: str
+    ) -> dict[str, Any]:
+        """``POST /v1/meetings/{id}/handoff/accept`` (the recipient): ``{meeting, claims[]}``."""
+        body = {"expectedMeetingRevision": expected_meeting_revision, "claimId": claim_id}
+        return self._request("POST", f"/v1/meetings/{meeting_id}/handoff/accept", json=body)
+
+    def take_over(
+        self,
+        body: Mapping[str, Any],
+        *,
+        claim_id: str,
+        expected_claim_revision: int,
+        pieces: Sequence[Mapping[str, str]] = (),
+    ) -> dict[str, Any]:
+        """``POST /v1/claims`` with ``takeoverOf``: ``{claim, overlaps[], meeting}``.
+
+        Args:
+            body: the successor's seed (``baseCommit`` may be left out: the server then
+                keeps the predecessor's base).
+            claim_id: the predecessor (expired or abandoned).
+            expected_claim_revision: the predecessor's revision as read.
+            pieces: ``[{target, decision: continue|supersede|discard}]``.
+        """
+        seed = dict(body)
+        seed["takeoverOf"] = {
+            "claimId": claim_id,
+            "expectedClaimRevision": expected_claim_revision,
+            "pieces": [dict(p) for p in pieces],
+        }
+        return self._request("POST", "/v1/claims", json=seed)
+
+    def approve_takeover(
+        self, claim_id: str, *, expected_claim_revision: int, approver: str, kind: str = "human"
+    ) -> dict[str, Any]:
+        """``POST /v1/claims/{id}/takeover/approve`` (``kind`` human|owner): ``{claim, ...}``."""
+        body = {
+            "expectedClaimRevision": expected_claim_revision,
+            "approver": approver,
+            "kind": kind,
+        }
+        return self._request("POST", f"/v1/claims/{claim_id}/takeover/approve", json=body)
+
+    def check_writes(
+        self, claim_id: str, paths: Sequence[str], *, fencing_token: int | None = None
+    ) -> dict[str, Any]:
+        """``POST /v1/claims/{id}/writes/check``: ``{ok, claimId, paths}`` when allowed.
+
+        Raises ``overlap_blocking`` (``blockers``), ``out_of_scope`` (``paths``),
+        ``stale_fencing_token``, ``lease_expired`` or ``invalid_transition`` otherwise.
+        """
+        body: dict[str, Any] = {"paths": list(paths)}
+        if fencing_token is not None:
+            body["fencingToken"] = fencing_token
+        return self._request("POST", f"/v1/claims/{claim_id}/writes/check", json=body)
+
     def events(
         self, *, since: int = 0, limit: int = 100, repo: str | None = None
     ) -> dict[str, Any]:

@@ -27,9 +27,15 @@ import typer
 
 from detente.cli.claims import claim_app
 from detente.cli.context import JsonFlag, Session, Settings, run
+from detente.cli.deploy import deploy as deploy_command
+from detente.cli.hooks import hooks_app
+from detente.cli.integrate import register as register_integration_commands
 from detente.cli.mcp import mcp_command
+from detente.cli.meetings import meeting_app
 from detente.cli.memory import memory_app
+from detente.cli.patch import patch_app
 from detente.cli.render import EXIT_CODES_HELP
+from detente.cli.takeover import register as register_takeover_commands
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -52,6 +58,12 @@ app.add_typer(claim_app, name="claim")
 app.add_typer(events_app, name="events")
 app.add_typer(audit_app, name="audit")
 app.add_typer(memory_app, name="memory")
+app.add_typer(meeting_app, name="meeting")
+register_takeover_commands(claim_app)
+register_integration_commands(app, claim_app)
+app.add_typer(patch_app, name="patch")
+app.add_typer(hooks_app, name="hooks")
+app.command("deploy")(deploy_command)
 app.command("mcp")(mcp_command)
 
 

@@ -113,9 +113,12 @@ def _document_text(console: Console, doc: dict[str, Any]) -> None:
         for s in doc["sections"]:
             indent = "  " * max(0, min(s["level"], 7) - 1)
             table.add_row(
-                indent + s["key"], s["title"], str(s["revision"]),
-                s.get("ownerClaimId") or "-", s["hash"][:12],
-            )  # fmt: skip
+                indent + s["key"],
+                s["title"],
+                str(s["revision"]),
+                s.get("ownerClaimId") or "-",
+                s["hash"][:12],
+            )
         console.print(table)
     for region in doc.get("regions", []):
         console.print(f"  region {region['key']}  rev {region['revision']}", markup=False)

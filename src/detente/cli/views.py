@@ -132,7 +132,11 @@ def negotiation_options(
     """
     mine, mtg = str(claim["id"]), str(meeting["id"])
     other = str(overlaps[0]["claimId"]) if overlaps else "OTHER_CLAIM"
-    my_targets = sorted({t["mine"] for o in overlaps for t in o["targets"]}) or ["PATHS"]
+    contested = {t["mine"] for o in overlaps for t in o["targets"]}
+    # A split that can run as printed gives this claim what nobody else holds; when every
+    # target is contested there is no such split, and the placeholder says so.
+    wanted = [*claim.get("paths", []), *claim.get("pendingPaths", [])]
+    my_targets = [p for p in wanted if p not in contested] or ["EDIT_DISJOINT_TARGETS"]
     their_targets = sorted(
         {t["theirs"] for o in overlaps if o["claimId"] == other for t in o["targets"]}
     ) or ["PATHS"]

@@ -88,6 +88,16 @@ def find_overlaps(
         One :class:`Overlap` per other claim, sorted by claim id; empty when none.
     """
     found: dict[str, _Found] = {}
+    private = state.memory.private_paths()
+    if private:  # private memory documents are scratchpads: never coordinated
+        targets = Targets(
+            paths=tuple(p for p in targets.paths if p not in private),
+            modules=targets.modules,
+            symbols=targets.symbols,
+            contracts=targets.contracts,
+            memory=tuple(m for m in targets.memory if m.path not in private),
+            advisory=targets.advisory,
+        )
 
     for mine in targets.paths:
         for claim_id, theirs, witness in state.path_index.overlapping(mine, exclude=exclude):
@@ -137,12 +147,15 @@ def _memory_overlaps(
     state: RepoState, targets: Targets, exclude: str | None, found: dict[str, _Found]
 ) -> None:
     """Memory impacts meet when their paths intersect and their sections do (empty = all)."""
+    private = state.memory.private_paths()
     for claim_id in sorted(state.memory_holders):
         if claim_id == exclude:
             continue
         other = state.claims[claim_id]
         for mine in targets.memory:
             for theirs in other.memory_impacts:
+                if theirs.path in private:
+                    continue
                 witness = intersect(mine.path, theirs.path)
                 if witness is None:
                     continue

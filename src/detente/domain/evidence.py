@@ -8,7 +8,8 @@ them are returned together so ``evidence_rejected`` lists each one:
   is a fast-forward); otherwise "wrong base OID" (a *moved* ref is not an evidence
   failure but ``stale_base``, decided at the compare-and-swap);
 - ``headCommit`` is a commit, the head of the claim's branch (when the claim names one and
-  the branch exists in the served repository), and descends from the claim's base commit;
+  the branch exists in the served repository), descends from the claim's base commit, and
+  is not the base itself (nothing to integrate: abandon instead);
 - ``changedFiles`` equals the real diff ``expectedBaseRef.oid..headCommit`` (no more, no
   less; a rename counts as both paths);
 - every changed file lies inside the claim's granted targets and no other live claim
@@ -148,15 +149,15 @@ def evidence_to_wire(evidence: Evidence, base_ref: BaseRef | None = None) -> dic
 
 def joint_members(state: RepoState, claim: Claim) -> list[Claim]:
     """The other live members of ``claim``'s ``joint`` groups, sorted by id."""
-    out: list[Claim] = []
+    out: dict[str, Claim] = {}
     for pair, resolution in state.resolved_pairs.items():
         if claim.id not in pair or resolution.get("type") != "joint":
             continue
         for other_id in pair - {claim.id}:
             other = state.claims.get(other_id)
-            if other is not None and other.holding and other not in out:
-                out.append(other)
-    return sorted(out, key=lambda c: c.id)
+            if other is not None and other.holding:
+                out[other.id] = other
+    return [out[k] for k in sorted(out)]
 
 
 def required_tests(state: RepoState, claim: Claim) -> dict[str, str]:
@@ -191,8 +192,7 @@ def evidence_failures(
     head = evidence.head_commit
     if facts.base_oid is None:
         failures.append(
-            f"wrong base OID: expectedBaseRef.oid {base_ref.oid} is not a commit of the "
-            "repository"
+            f"wrong base OID: expectedBaseRef.oid {base_ref.oid} is not a commit of the repository"
         )
     if facts.head_oid is None:
         failures.append(f"headCommit {head} is not a commit of the repository")
@@ -202,6 +202,11 @@ def evidence_failures(
                 f"wrong base OID: headCommit {head[:12]} does not descend from "
                 f"expectedBaseRef.oid {base_ref.oid[:12]} (integration is fast-forward only: "
                 "rebase onto the ref's current OID and re-collect the evidence)"
+            )
+        if facts.base_oid is not None and facts.head_oid == facts.base_oid:
+            failures.append(
+                f"headCommit {head[:12]} is expectedBaseRef.oid: no commits to integrate "
+                "(abandon the claim if it needs no change)"
             )
         if not facts.from_claim_base:
             failures.append(

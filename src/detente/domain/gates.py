@@ -139,9 +139,9 @@ def path_findings(state: RepoState, claim: Claim | None, paths: Iterable[str]) -
         refusing = [o for o in holders_of(state, path, own) if not may_share(state, own, o)]
         for other in refusing:
             out.append(PathFinding(path, "held", other.id, other.agent.name))
-        if claim is not None and not refusing:
-            if not any(matches(p, path) for p in claim.paths):
-                out.append(PathFinding(path, "outside"))
+        owned = claim is None or any(matches(p, path) for p in claim.paths)
+        if not refusing and not owned:
+            out.append(PathFinding(path, "outside"))
     return out
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "check_completion",
     "completion_events",
     "decide_finish",
+    "decide_pushed",
     "decide_ready",
     "integrated_events",
     "pending_completion",
@@ -158,12 +159,15 @@ def decide_ready(
     ]
 
 
-def pending_completion(claim: Claim, memory_updates: tuple[str, ...] = ()) -> list[str]:
+def pending_completion(
+    claim: Claim, memory_updates: tuple[str, ...] = (), *, deployed: bool = False
+) -> list[str]:
     """What still keeps an ``integrated`` claim from ``completed`` (sentences).
 
     Memory: every memory file the claim declared must appear in the accepted evidence's
     ``memoryUpdates`` (or in ``memory_updates``). Deployment: a claim with a
-    ``deploymentResponsibility`` completes when it is deployed to that environment.
+    ``deploymentResponsibility`` completes when it is deployed to that environment
+    (``deployed``: the command being decided is that deployment).
     """
     recorded = tuple((claim.evidence or {}).get("memoryUpdates") or ())
     done = set(recorded) | set(memory_updates)
@@ -172,7 +176,7 @@ def pending_completion(claim: Claim, memory_updates: tuple[str, ...] = ()) -> li
         for m in claim.memory_impacts
         if m.path not in done
     ]
-    if claim.deployment_responsibility:
+    if claim.deployment_responsibility and not deployed:
         pending.append(
             f"deployment to {claim.deployment_responsibility} not recorded "
             f"(POST /v1/deployments/{claim.deployment_responsibility})"
@@ -181,10 +185,15 @@ def pending_completion(claim: Claim, memory_updates: tuple[str, ...] = ()) -> li
 
 
 def completion_events(
-    claim: Claim, ids: IdSource, *, via: str, memory_updates: tuple[str, ...] = ()
+    claim: Claim,
+    ids: IdSource,
+    *,
+    via: str,
+    memory_updates: tuple[str, ...] = (),
+    deployed: bool = False,
 ) -> list[ev.Event]:
     """``claim.completed`` when nothing is pending, else nothing."""
-    if pending_completion(claim, memory_updates):
+    if pending_completion(claim, memory_updates, deployed=deployed):
         return []
     data: dict[str, Any] = {"status": ClaimStatus.COMPLETED.value, "reason": via}
     if memory_updates:
@@ -279,3 +288,19 @@ def decide_finish(claim: Claim, cmd: CompleteClaim, ids: IdSource) -> list[ev.Ev
     if pending:
         raise EvidenceRejected(pending, claimId=claim.id)
     return completion_events(claim, ids, via="pending evidence presented", memory_updates=updates)
+
+
+def decide_pushed(
+    state: RepoState, ref: str, old: str, new: str, claim_ids: list[str], ids: IdSource
+) -> list[ev.Event]:
+    """A push the ``pre-receive`` check accepted has landed (reported by ``post-receive``):
+    each named ``ready_for_review`` claim is ``integrated`` (and ``completed`` when nothing
+    is pending); claims in any other status are left alone.
+    """
+    out: list[ev.Event] = []
+    for claim_id in dict.fromkeys(claim_ids):
+        claim = state.claims.get(claim_id)
+        if claim is None or claim.status is not ClaimStatus.READY_FOR_REVIEW:
+            continue
+        out += integrated_events(state, claim, BaseRef(ref, old), new, ids)
+    return out

@@ -105,6 +105,9 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
         "deadline": format_time(meeting.deadline),
         "resolution": meeting.resolution,
         "options": list(meeting.options),
+        "arbitrators": list(meeting.arbitrators),
+        "escalation": meeting.escalation,
+        "notices": list(meeting.notices),
         "createdAt": format_time(meeting.created_at),
         "updatedAt": format_time(meeting.updated_at),
     }

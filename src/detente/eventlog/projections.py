@@ -8,6 +8,7 @@ from typing import Any
 
 from detente.clock import parse_time
 from detente.domain.agents import agent_to_wire
+from detente.domain.gate_records import environment_to_wire, patch_to_wire
 from detente.domain.memory.model import document_to_wire
 from detente.domain.model import Claim, Meeting
 from detente.domain.state import RepoState
@@ -52,6 +53,22 @@ KINDS: dict[str, tuple[Callable[[RepoState], Mapping[str, Any]], Callable[[Any],
         lambda s: s.memory.documents,
         lambda d: RecordRow(
             "memory", d.id, d.repo, d.revision, d.doc_class.value, document_to_wire(d)
+        ),
+    ),
+    # Patch artifacts: the row leaves the mbox out (it stays in the patch.published event).
+    "patch": (
+        lambda s: s.gates.patches,
+        lambda p: RecordRow("patch", p.id, p.repo, p.revision, p.status, patch_to_wire(p)),
+    ),
+    "deployment": (
+        lambda s: s.gates.environments,
+        lambda e: RecordRow(
+            "deployment",
+            e.id,
+            e.repo,
+            e.revision,
+            "deployed" if e.current else "configured",
+            environment_to_wire(e),
         ),
     ),
 }

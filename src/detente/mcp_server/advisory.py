@@ -15,10 +15,9 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from detente.domain.advisory import Intent, reconcile
-from detente.domain.overlap.globs import matches
-from detente.domain.overlap.paths import has_wildcard, normalize_pattern
-from detente.errors import DetenteError, ValidationError
+from detente.errors import ValidationError
 from detente.ids import new_id
+from detente.mcp_server.leases import release, replace_older
 from detente.mcp_server.shapes import agent_brief, holding, prune
 from detente.mcp_server.toolkit import ToolContext
 
@@ -68,7 +67,7 @@ def _others(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
     """Add the advisory tools to ``mcp``."""
 
-    @mcp.tool(annotations=ToolAnnotations(idempotent_hint=True))
+    @mcp.tool()
     def register_agent_work(
         agent_name: Annotated[
             str, Field(description="Who you are: 'claude-code', 'codex', 'cursor', a name.")
@@ -136,9 +135,10 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
     def list_active_agents() -> CallToolResult:
         """Who else works in this repository now: every active session with its stated
-        intent, branch, worktree, lease deadline and claim ids, plus departed sessions
-        (no heartbeat before their deadline) whose claims still hold files. Call it before
-        starting work in an area, or when verify_change_readiness says caution."""
+        intent, branch, worktree, deadline, last heartbeat (lastSeen) and live claim ids,
+        plus departed sessions (no heartbeat before their deadline) whose claims have not
+        expired. Call it before starting work in an area, or when verify_change_readiness
+        says caution."""
 
         def call() -> dict[str, Any]:
             shown = [
@@ -186,7 +186,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                 }
             )
             claim = opened["claim"]
-            replaced = _replace_older(ctx, repo, session_id, claim)
+            replaced = replace_older(ctx, repo, session_id, claim)
             ready = ctx.backend.readiness({"sessionId": session_id, "paths": paths, "repo": repo})
             caution = ready["readiness"] == "caution"
             return prune(
@@ -219,7 +219,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         abandoned; others are narrowed. Only your own advisory claims are touched."""
 
         def call() -> dict[str, Any]:
-            return _release(ctx, session_id, paths)
+            return release(ctx, session_id, paths)
 
         return ctx.run("release_files", session_id, paths or [], call)
 
@@ -311,100 +311,3 @@ def _side(intent: Intent) -> dict[str, Any]:
             "symbols": len(intent.symbols),
         }
     )
-
-
-def _mine(ctx: ToolContext, repo: str, session_id: str) -> list[dict[str, Any]]:
-    """This session's advisory claims that still hold files."""
-    return [
-        c
-        for c in ctx.backend.list_claims(repo=repo)["claims"]
-        if c.get("advisory")
-        and (c.get("agent") or {}).get("sessionId") == session_id
-        and holding(c)
-    ]
-
-
-def _replace_older(ctx: ToolContext, repo: str, session_id: str, new: dict[str, Any]) -> list[str]:
-    """Abandon the session's older advisory claims whose paths the new one all covers."""
-    covered = set(new["paths"])
-    replaced: list[str] = []
-    for claim in _mine(ctx, repo, session_id):
-        if claim["id"] == new["id"] or not set(claim["paths"]) <= covered:
-            continue
-        try:
-            ctx.backend.abandon(
-                claim["id"],
-                {"expectedClaimRevision": claim["revision"], "reason": f"replaced by {new['id']}"},
-            )
-        except DetenteError:
-            continue  # it lapsed or changed meanwhile: it no longer needs replacing
-        replaced.append(claim["id"])
-    return replaced
-
-
-def _released_by(claimed: str, asked: list[str]) -> bool:
-    """Whether a claimed pattern is released by one of the asked patterns."""
-    for pattern in asked:
-        if claimed == pattern:
-            return True
-        if not has_wildcard(claimed) and has_wildcard(pattern) and matches(pattern, claimed):
-            return True
-    return False
-
-
-def _release(ctx: ToolContext, session_id: str, paths: list[str] | None) -> dict[str, Any]:
-    repo = ctx.repo_for(session_id)
-    folded = ctx.case_insensitive(repo)
-    asked = (
-        None
-        if paths is None
-        else [
-            normalize_pattern(p, case_insensitive=folded, field=f"paths[{i}]")
-            for i, p in enumerate(paths)
-        ]
-    )
-    released: list[str] = []
-    narrowed: list[str] = []
-    still: list[str] = []
-    for claim in _mine(ctx, repo, session_id):
-        held = list(claim["paths"]) + list(claim.get("pendingPaths", []))
-        drop = held if asked is None else [p for p in held if _released_by(p, asked)]
-        if not drop:
-            still += held
-            continue
-        if len(drop) == len(held):
-            _settle(ctx, claim, None)
-            released.append(claim["id"])
-        else:
-            _settle(ctx, claim, drop)
-            narrowed.append(claim["id"])
-            still += [p for p in held if p not in drop]
-    return prune(
-        {
-            "released": released,
-            "narrowed": narrowed,
-            "stillHeld": sorted(set(still)),
-            "next": "done" if released or narrowed else "nothing of yours matched these paths",
-        }
-    )
-
-
-def _settle(ctx: ToolContext, claim: dict[str, Any], drop: list[str] | None) -> None:
-    """Abandon ``claim`` (``drop`` None) or remove ``drop`` from it; after a race (its
-    revision moved, its lease lapsed) re-read it once and retry if it still holds."""
-    for attempt in (1, 2):
-        revision = claim["revision"]
-        try:
-            if drop is None:
-                body = {"expectedClaimRevision": revision, "reason": "released by release_files"}
-                ctx.backend.abandon(claim["id"], body)
-            else:
-                body = {"expectedClaimRevision": revision, "removePaths": drop}
-                ctx.backend.scope_change(claim["id"], {**body, "reason": "release_files"})
-            return
-        except DetenteError:
-            if attempt == 2:
-                raise
-            claim = ctx.backend.get_claim(claim["id"])["claim"]
-            if not holding(claim):
-                return

@@ -27,6 +27,7 @@ from detente.api.schemas import (
     AcceptIn,
     Body,
     ClaimIn,
+    CompleteIn,
     ProposalIn,
     RenewIn,
     ScopeChangeIn,
@@ -172,7 +173,7 @@ class ServiceBackend:
         return {"claim": claim_to_wire(view.claim)}
 
     def complete(self, claim_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
-        view = self.service.complete(claim_id)
+        view = self.service.complete(claim_id, _parse(CompleteIn, body).to_command(claim_id))
         return {"claim": claim_to_wire(view.claim)}
 
     def list_meetings(self, *, repo: str | None, status: str | None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The protocol tools, mirroring the CLI: claims, meetings, memory sections, events.
+"""The claim tools of the protocol, mirroring the CLI (meetings, memory, events: :mod:`.records`).
 
 Unlike the advisory tools these carry authority, so every write names the revision it
 expects; a mismatch is a tool error with ``code: revision_conflict`` whose data holds
@@ -13,11 +13,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from detente.errors import ValidationError
 from detente.mcp_server.shapes import (
     claim_brief,
     claim_detail,
-    event_brief,
     meeting_brief,
     overlap_brief,
     prune,
@@ -226,6 +224,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
     def claim_complete(
         claim_id: ClaimId,
         expected_claim_revision: ClaimRevision,
+        fencing_token: Annotated[int, Field(description="Your claim's fencingToken.")],
         evidence: Annotated[
             dict[str, Any],
             Field(
@@ -240,12 +239,14 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
     ) -> CallToolResult:
         """Finish a claim with evidence (head commit, changed files, test results...). The
         server validates it and advances base_ref from base_oid to headCommit
-        (fast-forward only). Errors: evidence_rejected (fix each failure), stale_base
-        (rebase onto 'actual'), invalid_transition when completion is not available."""
+        (fast-forward only). Errors: evidence_rejected (fix each item of 'failures'),
+        stale_base (rebase onto 'actual'), stale_fencing_token, revision_conflict, and
+        validation_error when base_ref/base_oid or evidence is missing."""
 
         def call() -> dict[str, Any]:
             body: dict[str, Any] = {
                 "expectedClaimRevision": expected_claim_revision,
+                "fencingToken": fencing_token,
                 "evidence": evidence,
             }
             if base_ref is not None or base_oid is not None:
@@ -278,174 +279,3 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
             return claim_brief(ctx.backend.abandon(claim_id, body)["claim"])
 
         return ctx.run("claim_abandon", None, [], call)
-
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
-    def meeting_list(
-        status: Annotated[
-            str | None, Field(description="open (default), resolved, escalated, or 'all'.")
-        ] = "open",
-    ) -> CallToolResult:
-        """Meetings opened by blocking overlaps between claims: participants, contested
-        targets, proposals, deadline and the resolution options. Call it when a claim is
-        'negotiating'."""
-
-        def call() -> dict[str, Any]:
-            wanted = None if status in (None, "all") else status
-            meetings = ctx.backend.list_meetings(repo=ctx.backend.default_repo, status=wanted)
-            return {"meetings": [meeting_brief(m) for m in meetings["meetings"]]}
-
-        return ctx.run("meeting_list", None, [], call)
-
-    @mcp.tool()
-    def meeting_resolve(
-        meeting_id: Annotated[str, Field(description="The meeting's id.")],
-        expected_meeting_revision: Annotated[
-            int, Field(description="The meeting revision you last read (meeting_list).")
-        ],
-        claim_id: Annotated[str, Field(description="Your claim in the meeting.")],
-        resolution: Annotated[
-            dict[str, Any] | None,
-            Field(
-                description="Propose: {type: split_ownership, assignments[{claimId, "
-                "targets[]}]} | {type: serialize, first, then} | {type: handoff, "
-                "fromClaimId, toClaimId} | {type: joint, claimIds[]} | "
-                "{type: human_arbitration}"
-            ),
-        ] = None,
-        proposal_id: Annotated[
-            str | None, Field(description="Accept this proposal instead of proposing.")
-        ] = None,
-    ) -> CallToolResult:
-        """Settle a meeting on behalf of your claim: propose a typed resolution, or accept
-        another participant's proposal (proposal_id). It takes effect once every affected
-        participant accepted. Give exactly one of resolution or proposal_id."""
-
-        def call() -> dict[str, Any]:
-            if (resolution is None) == (proposal_id is None):
-                raise ValidationError(
-                    "give exactly one of resolution (to propose) or proposal_id (to accept)",
-                    field="resolution",
-                )
-            body = {"expectedMeetingRevision": expected_meeting_revision, "claimId": claim_id}
-            if resolution is not None:
-                result = ctx.backend.propose(meeting_id, {**body, "resolution": resolution})
-            else:
-                assert proposal_id is not None
-                result = ctx.backend.accept(meeting_id, proposal_id, body)
-            meeting = meeting_brief(result["meeting"])
-            settled = meeting.get("status") != "open"
-            return prune(
-                {
-                    "meetingId": meeting.get("meetingId"),
-                    "status": meeting.get("status"),
-                    "revision": meeting.get("revision"),
-                    "next": "continue under your claim's new status"
-                    if settled
-                    else "wait for the other affected participants to accept",
-                    "resolution": meeting.get("resolution"),
-                    "proposals": meeting.get("proposals"),
-                    "claims": [claim_brief(c) for c in result.get("claims", [])],
-                }
-            )
-
-        return ctx.run("meeting_resolve", None, [], call)
-
-    @mcp.tool()
-    def memory_patch_section(
-        path: Annotated[str, Field(description="Memory document, e.g. AGENTS.md.")],
-        section_key: Annotated[str, Field(description="Section slug ('## Build' -> build).")],
-        expected_section_revision: Annotated[
-            int, Field(description="Section revision you last read.")
-        ],
-        expected_file_hash: Annotated[str, Field(description="File hash you last read.")],
-        claim_id: ClaimId,
-        fencing_token: Annotated[int, Field(description="Your claim's fencingToken.")],
-        body: Annotated[str, Field(description="The section's new body.")],
-        worktree: Annotated[
-            str | None, Field(description="Write the file in this worktree.")
-        ] = None,
-    ) -> CallToolResult:
-        """Replace one section of a shared memory document (AGENTS.md, CLAUDE.md...)
-        under your claim, naming the revisions you read. revision_conflict or
-        stale_fencing_token means someone wrote first: re-read and merge."""
-
-        def call() -> dict[str, Any]:
-            request = prune(
-                {
-                    "repo": ctx.repo_for(None),
-                    "path": path,
-                    "sectionKey": section_key,
-                    "expectedSectionRevision": expected_section_revision,
-                    "expectedFileHash": expected_file_hash,
-                    "claimId": claim_id,
-                    "fencingToken": fencing_token,
-                    "worktree": worktree,
-                    "patch": {"body": body},
-                }
-            )
-            result = ctx.backend.patch_memory_section(request)
-            document, section = result["document"], result["section"]
-            return prune(
-                {
-                    "path": document.get("path"),
-                    "sectionKey": section.get("key"),
-                    "sectionRevision": section.get("revision"),
-                    "fileHash": document.get("fileHash"),
-                    "merged": result.get("merged") or None,
-                    "next": "name sectionRevision and fileHash in your next patch",
-                }
-            )
-
-        return ctx.run("memory_patch_section", None, [path], call)
-
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
-    def memory_sections(
-        path: Annotated[str, Field(description="Memory document, e.g. AGENTS.md.")],
-    ) -> CallToolResult:
-        """Read a memory document's sections before patching one: the file hash and each
-        section's key, revision and owning claim (what memory_patch_section must name)."""
-
-        def call() -> dict[str, Any]:
-            repo = ctx.repo_for(None)
-            [document] = ctx.backend.list_documents(repo=repo, path=path)["documents"]
-            return prune(
-                {
-                    "path": document.get("path"),
-                    "class": document.get("class"),
-                    "revision": document.get("revision"),
-                    "fileHash": document.get("fileHash"),
-                    "sections": [
-                        prune(
-                            {
-                                "key": s.get("key"),
-                                "title": s.get("title"),
-                                "revision": s.get("revision"),
-                                "ownerClaimId": s.get("ownerClaimId"),
-                            }
-                        )
-                        for s in document.get("sections", [])
-                    ],
-                }
-            )
-
-        return ctx.run("memory_sections", None, [path], call)
-
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
-    def events_since(
-        since: Annotated[
-            int, Field(ge=0, description="Last sequence you saw (nextSince); 0 = start.")
-        ] = 0,
-        limit: Annotated[int, Field(ge=1, le=500, description="Max events.")] = 50,
-    ) -> CallToolResult:
-        """What happened in the coordination log after 'since': claims opened, renewed,
-        expired, abandoned, meetings, agent registrations. Pass nextSince back to page.
-        Events are hints: read the record (claim_status) before acting on one."""
-
-        def call() -> dict[str, Any]:
-            page = ctx.backend.events(since=since, limit=limit, repo=ctx.backend.default_repo)
-            return {
-                "nextSince": page["nextSince"],
-                "events": [event_brief(e) for e in page["events"]],
-            }
-
-        return ctx.run("events_since", None, [], call)

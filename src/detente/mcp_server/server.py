@@ -11,8 +11,9 @@ Tools (descriptions are written for the agent that reads them):
 - advisory: ``register_agent_work``, ``list_active_agents``, ``claim_files``,
   ``release_files``, ``verify_change_readiness``, ``reconcile_diff_intent``;
 - protocol: ``claim_open``, ``claim_status``, ``claim_renew``, ``claim_scope_add``,
-  ``claim_complete``, ``claim_abandon``, ``meeting_list``, ``meeting_resolve``,
-  ``memory_patch_section``, ``events_since``.
+  ``claim_complete``, ``claim_abandon`` (:mod:`.protocol`); ``meeting_list``,
+  ``meeting_resolve``, ``memory_sections``, ``memory_patch_section``, ``events_since``
+  (:mod:`.records`).
 
 Resources: ``detente://claims/live``, ``detente://activity/current``.
 
@@ -30,7 +31,7 @@ from mcp.server.mcpserver import MCPServer
 
 from detente import __version__
 from detente.clock import Clock, SystemClock
-from detente.mcp_server import advisory, protocol, resources
+from detente.mcp_server import advisory, protocol, records, resources
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.backend import Backend, HttpBackend, ServiceBackend
 from detente.mcp_server.toolkit import ToolContext
@@ -78,6 +79,7 @@ def build_server(
     )
     advisory.register(mcp, ctx)
     protocol.register(mcp, ctx)
+    records.register(mcp, ctx)
     resources.register(mcp, ctx)
     return mcp
 

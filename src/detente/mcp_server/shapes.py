@@ -96,7 +96,8 @@ def overlap_brief(overlap: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def agent_brief(agent: Mapping[str, Any]) -> dict[str, Any]:
-    """``{sessionId, agentName, status, intent, branch, worktree, expiresAt, claimIds}``."""
+    """``{sessionId, agentName, status, intent, branch, worktree, expiresAt, lastSeen,
+    claimIds}`` (``lastSeen``: the last registration, i.e. heartbeat)."""
     return prune(
         {
             "sessionId": agent.get("sessionId"),
@@ -106,6 +107,7 @@ def agent_brief(agent: Mapping[str, Any]) -> dict[str, Any]:
             "branch": agent.get("branch"),
             "worktree": agent.get("worktree"),
             "expiresAt": agent.get("expiresAt"),
+            "lastSeen": agent.get("updatedAt"),
             "claimIds": agent.get("claimIds"),
         }
     )

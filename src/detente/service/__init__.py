@@ -9,12 +9,24 @@ from __future__ import annotations
 from detente.service.agents import AgentsService
 from detente.service.claims import ClaimsService, ClaimView
 from detente.service.core import RepoConfig, ServiceCore
+from detente.service.deployments import DeploymentsService
+from detente.service.integration import GatesService
 from detente.service.meetings import MeetingsService
 from detente.service.memory import MemoryService
+from detente.service.patches import PatchesService
 from detente.service.takeover import TakeoverService
 
 __all__ = ["ClaimView", "RepoConfig", "Service", "ServiceCore"]
 
 
-class Service(TakeoverService, ClaimsService, MeetingsService, AgentsService, MemoryService):
+class Service(
+    TakeoverService,
+    ClaimsService,
+    MeetingsService,
+    AgentsService,
+    MemoryService,
+    GatesService,
+    PatchesService,
+    DeploymentsService,
+):
     """The coordination plane's use cases over one store (see :class:`ServiceCore`)."""

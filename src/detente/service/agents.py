@@ -21,7 +21,7 @@ from detente.service.core import ServiceCore
 
 @dataclass(frozen=True)
 class AgentView:
-    """A session with its status at read time and the ids of its holding claims."""
+    """A session with its status at read time and the ids of its claims whose lease runs."""
 
     session: AgentSession
     status: AgentStatus
@@ -39,7 +39,8 @@ class AgentsService(ServiceCore):
     def _agent_view(self, repo: str, session: AgentSession) -> AgentView:
         state = self._state(repo)
         now = self.clock.now()
-        claims = [c.id for c in adv.session_claims(state, session.session_id)]
+        # Claims whose lease runs; an expired claim is frozen, not the session's live work.
+        claims = [c.id for c in adv.session_claims(state, session.session_id) if c.leased]
         return AgentView(session, agent_status(session, now), claims, now)
 
     def _session_repo(self, session_id: str) -> str | None:

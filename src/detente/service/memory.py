@@ -77,7 +77,7 @@ class MemoryService(ServiceCore):
 
     # ------------------------------------------------------------------ plumbing
 
-    def _root(self, repo: str, worktree: str | None) -> Path:
+    def _memory_root(self, repo: str, worktree: str | None) -> Path:
         config = self._repo(repo)
         if config.path is None:
             raise ValidationError(
@@ -95,7 +95,7 @@ class MemoryService(ServiceCore):
             f"{worktree} is not a worktree of repository {repo!r}", field="worktree"
         )
 
-    def _snapshots(self, repo: str) -> Snapshots:
+    def _memory_snapshots_of(self, repo: str) -> Snapshots:
         path = self._repo(repo).path
         assert path is not None
         cache: dict[str, Snapshots] = self.__dict__.setdefault("_memory_snapshots", {})
@@ -110,17 +110,17 @@ class MemoryService(ServiceCore):
         if doc.doc_class is not DocClass.PRIVATE and root is not None:
             data = read_bytes(inside(root, doc.path))
             if data is not None:
-                disk_hash = self._snapshots(doc.repo).put(data)
+                disk_hash = self._memory_snapshots_of(doc.repo).put(data)
         held = {}
         for section in doc.sections:
             found = owners(state, doc, section.key)
             held[section.key] = found[0].id if found else None
         return DocumentView(doc, held, disk_hash)
 
-    def _run(self, repo: str, plan: Plan) -> tuple[RepoState, mc.Outcome]:
+    def _memory_run(self, repo: str, plan: Plan) -> tuple[RepoState, mc.Outcome]:
         """One memory command: decide, write the file, append; undo the write on failure."""
         journal = FileJournal()
-        snapshots = self._snapshots(repo)
+        snapshots = self._memory_snapshots_of(repo)
         decided: list[mc.Outcome] = []
 
         def decide(state: RepoState) -> list[Any]:
@@ -143,14 +143,14 @@ class MemoryService(ServiceCore):
             raise outcome.refusal
         return state, outcome
 
-    def _document_command(
+    def _memory_command(
         self,
         repo: str,
         raw_path: str,
         worktree: str | None,
         decide: Callable[[RepoState, bytes | None], mc.Outcome],
     ) -> DocumentView:
-        root = self._root(repo, worktree)
+        root = self._memory_root(repo, worktree)
 
         def plan(state: RepoState) -> tuple[Path | None, mc.Outcome]:
             doc = mc.get_document(state, raw_path)
@@ -158,7 +158,7 @@ class MemoryService(ServiceCore):
             return target, decide(state, read_bytes(target))
 
         with self._locks[repo]:
-            state, outcome = self._run(repo, plan)
+            state, outcome = self._memory_run(repo, plan)
             doc = mc.get_document(state, raw_path)
             view = self._document_view(state, doc, root)
         return DocumentView(view.document, view.owners, view.disk_hash, outcome.details)
@@ -172,17 +172,17 @@ class MemoryService(ServiceCore):
             ValidationError: bad path or class, missing file, malformed markers.
             RevisionConflict: already registered.
         """
-        root = self._root(cmd.repo, None)
+        root = self._memory_root(cmd.repo, None)
 
         def plan(state: RepoState) -> tuple[Path | None, mc.Outcome]:
             path = mc.doc_path(state, cmd.path)
             data = read_bytes(inside(root, path))
             if data is not None and cmd.doc_class != DocClass.PRIVATE.value:
-                self._snapshots(cmd.repo).put(data)
+                self._memory_snapshots_of(cmd.repo).put(data)
             return None, decide_register(state, cmd, data, self._ids)
 
         with self._locks[cmd.repo]:
-            state, _ = self._run(cmd.repo, plan)
+            state, _ = self._memory_run(cmd.repo, plan)
             doc = mc.get_document(state, cmd.path)
             return self._document_view(state, doc, root)
 
@@ -210,8 +210,8 @@ class MemoryService(ServiceCore):
             StaleFencingToken, OverlapBlocking, LeaseExpired, ForbiddenError,
             InvalidTransition, NotFoundError, ValidationError.
         """
-        snapshots = self._snapshots(cmd.repo) if self._repo(cmd.repo).path else None
-        return self._document_command(
+        snapshots = self._memory_snapshots_of(cmd.repo) if self._repo(cmd.repo).path else None
+        return self._memory_command(
             cmd.repo,
             cmd.path,
             cmd.worktree,
@@ -229,7 +229,7 @@ class MemoryService(ServiceCore):
 
     def write_document(self, cmd: mc.WriteFile) -> DocumentView:
         """Write a whole file (API ``POST /v1/memory/documents/write``)."""
-        return self._document_command(
+        return self._memory_command(
             cmd.repo,
             cmd.path,
             cmd.worktree,
@@ -238,7 +238,7 @@ class MemoryService(ServiceCore):
 
     def append_entry(self, cmd: mc.Append) -> DocumentView:
         """Append an entry (API ``POST /v1/memory/append``); ``details["entry"]``."""
-        return self._document_command(
+        return self._memory_command(
             cmd.repo,
             cmd.path,
             cmd.worktree,
@@ -257,7 +257,7 @@ class MemoryService(ServiceCore):
             ``{path, error}``) per document.
         """
         if cmd.path is not None:
-            view = self._render_one(cmd.repo, cmd.path, cmd.worktree)
+            view = self._memory_render_one(cmd.repo, cmd.path, cmd.worktree)
             return [{"path": view.document.path, **view.details, "document": view.to_wire()}]
         state = self._fresh(cmd.repo)
         paths = sorted(
@@ -266,15 +266,15 @@ class MemoryService(ServiceCore):
         out: list[dict[str, Any]] = []
         for path in paths:
             try:
-                view = self._render_one(cmd.repo, path, cmd.worktree)
+                view = self._memory_render_one(cmd.repo, path, cmd.worktree)
             except DetenteError as exc:
                 out.append({"path": path, "error": exc.to_problem()})
             else:
                 out.append({"path": path, **view.details, "document": view.to_wire()})
         return out
 
-    def _render_one(self, repo: str, path: str, worktree: str | None) -> DocumentView:
-        return self._document_command(
+    def _memory_render_one(self, repo: str, path: str, worktree: str | None) -> DocumentView:
+        return self._memory_command(
             repo,
             path,
             worktree,
@@ -283,7 +283,7 @@ class MemoryService(ServiceCore):
 
     def reconcile(self, cmd: mc.Reconcile) -> DocumentView:
         """Resolve a reconciliation (API ``POST /v1/memory/reconcile``)."""
-        return self._document_command(
+        return self._memory_command(
             cmd.repo,
             cmd.path,
             cmd.worktree,

@@ -29,9 +29,7 @@ def work_state(
             head = current_oid(repo, f"refs/heads/{branch}")
             state["branchHead"] = head
             if head:
-                count = Git(repo).run(
-                    "rev-list", "--count", f"{base_commit}..{head}", check=False
-                )
+                count = Git(repo).run("rev-list", "--count", f"{base_commit}..{head}", check=False)
                 if count.returncode == 0:
                     state["commitsSinceBase"] = int(count.stdout.strip() or 0)
         rescue = current_oid(repo, RESCUE_PREFIX + claim_id)

@@ -97,9 +97,7 @@ def test_a_diff_applies_at_an_offset_when_lines_were_inserted_above() -> None:
     old = b"".join(b"line %d\n" % i for i in range(20))
     new = old.replace(b"line 15\n", b"line fifteen\n")
     diff = "".join(
-        difflib.unified_diff(
-            old.decode().splitlines(True), new.decode().splitlines(True), "a", "b"
-        )
+        difflib.unified_diff(old.decode().splitlines(True), new.decode().splitlines(True), "a", "b")
     )
     shifted = b"inserted\n" * 3 + old
 
@@ -116,9 +114,7 @@ def test_a_hunk_whose_context_is_gone_fails_the_whole_diff() -> None:
 
 
 @given(st.binary(max_size=40), st.text(min_size=1, max_size=30).filter(str.strip))
-def test_an_append_keeps_every_existing_byte_and_adds_whole_lines(
-    data: bytes, entry: str
-) -> None:
+def test_an_append_keeps_every_existing_byte_and_adds_whole_lines(data: bytes, entry: str) -> None:
     new, offset = append_entry(data, entry.encode())
 
     assert new.startswith(data)

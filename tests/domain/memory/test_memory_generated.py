@@ -58,7 +58,11 @@ def test_rendering_fills_regions_from_the_state_and_keeps_manual_text(state: Rep
     assert "alice (active)" in body and "`src/**`" in body
     assert "bob (active)" in body and "`CLAUDE.md#build`" in body
     assert "`CLAUDE.md#build`: `clm_" in render_region(state, "ownership").decode()
-    for manual in (b"# Agents\n\nManual intro, kept.\n\n", b"\nManual middle.\n\n", b"Manual tail.\n"):
+    for manual in (
+        b"# Agents\n\nManual intro, kept.\n\n",
+        b"\nManual middle.\n\n",
+        b"Manual tail.\n",
+    ):
         assert manual in plan.data
     rest_before = AGENTS.split(b"<!-- detente:end generated ownership -->")[1]
     assert plan.data.endswith(rest_before)
@@ -68,7 +72,17 @@ def test_rendering_twice_with_an_unchanged_state_is_a_fixed_point(state: RepoSta
     doc = state.memory.get("AGENTS.md")
     assert doc is not None
     first = plan_render(state, doc, AGENTS)
-    fold(state, [Event("evt_r", "memory.rendered", f"memory/{doc.id}", {"documentId": doc.id, **first.content})])
+    fold(
+        state,
+        [
+            Event(
+                "evt_r",
+                "memory.rendered",
+                f"memory/{doc.id}",
+                {"documentId": doc.id, **first.content},
+            )
+        ],
+    )
 
     second = plan_render(state, state.memory.get("AGENTS.md"), first.data)  # type: ignore[arg-type]
 
@@ -133,11 +147,17 @@ def test_section_revisions_count_hash_changes_and_writers(state: RepoState) -> N
         "fileHash": digest(data),
         "size": len(data),
         "sections": [
-            {"key": s.key, "title": s.title, "kind": s.kind, "level": s.level,
-             "parent": s.parent, "hash": digest(s.text(data))}
+            {
+                "key": s.key,
+                "title": s.title,
+                "kind": s.kind,
+                "level": s.level,
+                "parent": s.parent,
+                "hash": digest(s.text(data)),
+            }
             for s in outline.sections
         ],
-    }  # fmt: skip
+    }
     data_fields = {"documentId": doc.id, "claimId": "clm_x", "fencingToken": 7}
     fold(
         state,

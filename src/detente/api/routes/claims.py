@@ -91,7 +91,14 @@ def router(service: Service) -> APIRouter:
 
     @r.post("/v1/claims/{claim_id}/complete")
     def complete(claim_id: str, body: CompleteIn) -> dict[str, Any]:
-        view = service.complete(claim_id)
+        """Validate evidence, then advance ``expectedBaseRef.ref`` by CAS (fast-forward).
+
+        ``200 {claim}`` (``integrated``/``completed``); ``409 evidence_rejected`` (every
+        failure in ``failures``), ``stale_base`` (claim ``active`` again, ``actual`` = the
+        ref's OID), ``stale_fencing_token``; ``422`` when ``expectedBaseRef``,
+        ``evidence`` or ``fencingToken`` is missing.
+        """
+        view = service.complete(claim_id, body.to_command(claim_id))
         return {"claim": claim_to_wire(view.claim)}
 
     @r.post("/v1/claims/{claim_id}/cleanup")

@@ -27,8 +27,20 @@ def router(service: Service) -> APIRouter:
         request: Request,
         repo: str | None = None,
         since: Annotated[int | None, Query(ge=0)] = None,
+        claim: Annotated[str | None, Query(description="only events of this claim")] = None,
+        path: Annotated[
+            str | None, Query(description="only claim events touching paths under this prefix")
+        ] = None,
+        type: Annotated[
+            list[str] | None, Query(description="event types; `claim.*` matches a family")
+        ] = None,
         last_event_id: Annotated[str | None, Header()] = None,
     ) -> Any:
+        """Server-Sent Events: ``id:`` is the global sequence; resumes after
+        ``Last-Event-ID``; ``event: resync`` when a position cannot be served; a slow
+        consumer is cut off with a resync hint. Filters (``claim``, ``path``, ``type``) are
+        read by the stream itself from the query string."""
+        del claim, path, type  # parsed by detente.api.sse.parse_filter from the query string
         return await event_stream(
             request, service, repo=repo, since=since, last_event_id=last_event_id
         )

@@ -141,6 +141,10 @@ class MemoryRegistry:
         self.documents[doc.id] = doc
         self.by_path[doc.path] = doc.id
 
+    def private_paths(self) -> frozenset[str]:
+        """Paths of private documents, which overlap analysis is meant to ignore."""
+        return frozenset(d.path for d in self.documents.values() if d.doc_class is DocClass.PRIVATE)
+
 
 def outline_to_wire(outline: Outline, data: bytes) -> dict[str, Any]:
     """What a content event records of a file: hash, size, sections and regions."""

@@ -1,0 +1,306 @@
+"""``detente claim complete`` (gathers evidence itself) and ``detente integrate``.
+
+``claim complete`` collects the evidence in the claim's worktree, in this order, so that
+every test result is recorded *after* the head commit it vouches for:
+
+1. the head commit (``HEAD`` of the worktree); tracked files with uncommitted changes
+   are refused (they would not be integrated);
+2. the expected base: ``--base-ref`` (default ``refs/heads/<default branch>``) at
+   ``--base-oid``, by default the merge base of the head and that ref: the commit the
+   work was built on, *not* the ref's current tip, so a ref that moved is a
+   ``stale_base`` (exit 8), never a silent rebase;
+3. the changed files: the real diff base..head;
+4. each ``--test CMD`` runs in the worktree (``sh -c``), recording its exit code, duration
+   and the time it finished; ``--test NAME=CMD`` names it after one of the claim's
+   ``testResponsibility`` entries (otherwise the name is the command itself);
+5. the claim is read for its revision and fencing token, and the evidence is posted.
+
+``detente integrate`` asks the server to integrate a ``ready_for_review`` claim (one
+completed with ``--no-integrate``) with the evidence it already accepted.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from detente.cli.context import JsonFlag, Session, run
+from detente.errors import ValidationError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["gather_evidence", "register", "run_test"]
+
+ClaimId = Annotated[str, typer.Argument(help="The claim id (clm_...).")]
+ExpectRevision = Annotated[
+    int | None,
+    typer.Option("--expect-revision", help="Claim revision to expect (default: read it now)."),
+]
+BaseOid = Annotated[
+    str | None,
+    typer.Option(
+        "--base-oid",
+        help="OID the protected ref is expected at [default: merge base of HEAD and the ref].",
+    ),
+]
+
+
+def register(app: typer.Typer, claim_app: typer.Typer) -> None:
+    """Add ``claim complete`` and the top-level ``integrate``."""
+    claim_app.command("complete")(complete)
+    app.command("integrate")(integrate)
+
+
+def run_test(command: str, cwd: Path, name: str | None = None) -> dict[str, Any]:
+    """Run ``command`` with ``sh -c`` in ``cwd``; its result as an evidence test record.
+
+    Returns:
+        ``{name, status (passed|failed), exitCode, recordedAt, durationSeconds, output}``;
+        ``recordedAt`` is when the command finished (RFC 3339 UTC), ``output`` its last
+        2,000 characters of combined stdout and stderr.
+    """
+    from detente.clock import SystemClock, format_time
+
+    started = time.monotonic()
+    proc = subprocess.run(
+        ["sh", "-c", command],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        check=False,
+    )
+    finished = SystemClock().now()
+    return {
+        "name": name or command,
+        "status": "passed" if proc.returncode == 0 else "failed",
+        "exitCode": proc.returncode,
+        "recordedAt": format_time(finished),
+        "durationSeconds": round(time.monotonic() - started, 3),
+        "output": proc.stdout.decode("utf-8", "replace")[-2000:],
+    }
+
+
+def _split_test(entry: str, responsibilities: Sequence[str]) -> tuple[str | None, str]:
+    name, sep, command = entry.partition("=")
+    if sep and name in responsibilities and command.strip():
+        return name, command.strip()
+    return None, entry
+
+
+def gather_evidence(
+    claim: Mapping[str, Any],
+    worktree: Path,
+    *,
+    base_ref: str,
+    base_oid: str | None,
+    tests: Sequence[str] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``complete`` body (without revision and token) gathered in ``worktree``.
+
+    Returns:
+        ``{expectedBaseRef {ref, oid}, evidence {...}}``; each test record keeps its
+        ``output`` for display (strip it before posting).
+
+    Raises:
+        ValidationError: uncommitted changes to tracked files, an unknown ``base_oid``,
+            or a ref with no common history with the head.
+    """
+    from detente.vcs.git import Git
+    from detente.vcs.refs import diff_names
+    from detente.vcs.repo import resolve_commit
+
+    git = Git(worktree)
+    dirty = [p for p in git.run("diff", "HEAD", "--name-only", "-z").stdout.split("\0") if p]
+    if dirty:
+        raise ValidationError(
+            f"uncommitted changes to {', '.join(dirty)}: commit them (or restore them) "
+            "before completing",
+            field="worktree",
+            paths=dirty,
+        )
+    head = resolve_commit(worktree, "HEAD", field="headCommit")
+    if base_oid is None:
+        found = git.run("merge-base", head, base_ref, check=False)
+        if not found.ok:
+            raise ValidationError(
+                f"HEAD and {base_ref} share no history; name --base-oid", field="baseOid"
+            )
+        base_oid = found.stdout.strip()
+    base_oid = resolve_commit(worktree, base_oid, field="expectedBaseRef.oid")
+    records = []
+    responsibilities = list(claim.get("testResponsibility") or [])
+    for entry in tests:
+        name, command = _split_test(entry, responsibilities)
+        records.append(run_test(command, worktree, name))
+    evidence: dict[str, Any] = {
+        "headCommit": head,
+        "changedFiles": diff_names(worktree, base_oid, head),
+        "tests": records,
+        "apiChanges": list(claim.get("expectedContractChanges") or []),
+        "deployment": claim.get("deploymentResponsibility"),
+    }
+    evidence.update(extra or {})
+    return {"expectedBaseRef": {"ref": base_ref, "oid": base_oid}, "evidence": evidence}
+
+
+def _worktree(claim: Mapping[str, Any], given: Path | None) -> Path:
+    from detente.cli.workspace import local_worktree
+
+    found = given or local_worktree(claim)
+    if found is None:
+        raise ValidationError(
+            f"claim {claim['id']}'s worktree is not on this machine; pass --worktree DIR",
+            field="worktree",
+        )
+    return found
+
+
+def _default_ref(worktree: Path) -> str:
+    from detente.vcs.repo import open_repo
+
+    return f"refs/heads/{open_repo(worktree).default_branch}"
+
+
+def _report(session: Session, response: dict[str, Any], tests: list[dict[str, Any]]) -> None:
+    claim = response["claim"]
+
+    def text(console: Console) -> None:
+        moved = claim.get("integration") or {}
+        where = (
+            f" ({moved['ref']} -> {str(moved['newOid'])[:12]})"
+            if moved.get("outcome") == "integrated"
+            else ""
+        )
+        console.print(f"{claim['id']}: {claim['status']}{where}", markup=False)
+        for t in tests:
+            console.print(f"  test {t['name']}: {t['status']} (exit {t['exitCode']})", markup=False)
+
+    session.emit({**response, "tests": tests}, text)
+
+
+def complete(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    test: Annotated[
+        list[str] | None,
+        typer.Option("--test", "-t", help="Test command to run and record (repeatable)."),
+    ] = None,
+    base_ref: Annotated[
+        str | None,
+        typer.Option("--base-ref", help="Protected ref to advance [default: the default branch]."),
+    ] = None,
+    base_oid: BaseOid = None,
+    no_integrate: Annotated[
+        bool,
+        typer.Option("--no-integrate", help="Stop at ready_for_review (push it yourself)."),
+    ] = False,
+    worktree: Annotated[
+        Path | None, typer.Option("--worktree", help="The claim's worktree [default: recorded].")
+    ] = None,
+    memory_update: Annotated[
+        list[str] | None, typer.Option("--memory-update", help="Memory file updated.")
+    ] = None,
+    migration: Annotated[
+        list[str] | None, typer.Option("--migration", help="Migration id it adds.")
+    ] = None,
+    risk: Annotated[list[str] | None, typer.Option("--risk", help="Unresolved risk.")] = None,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Gather evidence in the claim's worktree, run the tests, complete and integrate.
+
+    Exit 8 with evidence_rejected (every failure listed) or stale_base (rebase onto the
+    ref's current OID, shown as 'actual', then run this again).
+    """
+
+    def body(session: Session) -> int:
+        from detente.cli.gates_api import GatesApi
+
+        claim = session.client.get_claim(claim_id)["claim"]
+        place = _worktree(claim, worktree)
+        extra = {
+            "memoryUpdates": list(memory_update or []),
+            "migrations": list(migration or []),
+            "unresolvedRisks": list(risk or []),
+        }
+        gathered = gather_evidence(
+            claim,
+            place,
+            base_ref=base_ref or _default_ref(place),
+            base_oid=base_oid,
+            tests=test or [],
+            extra=extra,
+        )
+        records = gathered["evidence"]["tests"]
+        posted = [{k: v for k, v in t.items() if k != "output"} for t in records]
+        claim = session.client.get_claim(claim_id)["claim"]  # fresh revision after the tests
+        response = GatesApi(session.client).complete(
+            claim_id,
+            {
+                "expectedClaimRevision": (
+                    expect_revision if expect_revision is not None else claim["revision"]
+                ),
+                "fencingToken": claim["fencingToken"],
+                "expectedBaseRef": gathered["expectedBaseRef"],
+                "evidence": {**gathered["evidence"], "tests": posted},
+                "integrate": not no_integrate,
+            },
+        )
+        _report(session, response, records)
+        return 0
+
+    run(ctx, json_flag, body)
+
+
+def integrate(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    base_oid: BaseOid = None,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Integrate a ready_for_review claim with the evidence the server accepted.
+
+    The recorded expected base is used unless --base-oid names another (after a rebase,
+    run `detente claim complete` again instead: the evidence must be re-collected).
+    """
+
+    def body(session: Session) -> int:
+        from detente.cli.gates_api import GatesApi
+
+        claim = session.client.get_claim(claim_id)["claim"]
+        evidence = dict(claim.get("evidence") or {})
+        base = dict(evidence.pop("expectedBaseRef", None) or {})
+        if not evidence or claim["status"] != "ready_for_review":
+            raise ValidationError(
+                f"claim {claim_id} is {claim['status']} with no accepted evidence to integrate: "
+                "run `detente claim complete` first",
+                field="evidence",
+            )
+        for key in ("stale", "staleReason"):
+            evidence.pop(key, None)
+        if base_oid is not None:
+            base["oid"] = base_oid
+        response = GatesApi(session.client).complete(
+            claim_id,
+            {
+                "expectedClaimRevision": (
+                    expect_revision if expect_revision is not None else claim["revision"]
+                ),
+                "fencingToken": claim["fencingToken"],
+                "expectedBaseRef": base,
+                "evidence": evidence,
+            },
+        )
+        _report(session, response, [])
+        return 0
+
+    run(ctx, json_flag, body)

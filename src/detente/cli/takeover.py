@@ -1,0 +1,417 @@
+"""``detente claim takeover``, ``claim approve-takeover`` and ``claim check``.
+
+A takeover happens in this order, so the predecessor's work is never overwritten:
+
+1. the predecessor is read; its ``revision`` becomes ``takeoverOf.expectedClaimRevision``
+   (``--expect-revision`` pins it) and its responsibilities (modules, symbols, contracts,
+   tests, deployment, memory) carry over to the successor; its path targets carry over
+   through the pieces (``--piece TARGET=continue|supersede|discard``, unlisted continue);
+2. a NEW branch ``claim/<slug>-<rand>`` and a free worktree directory are chosen (the
+   predecessor's branch may still be checked out in its own, registered worktree);
+3. the takeover is posted; the server saves the predecessor's uncommitted changes under
+   ``refs/detente/rescue/<claim>`` and records its branch head as ``takeoverOf.headCommit``;
+4. the worktree is created on the new branch at that head commit (the predecessor's base
+   when no head is known). If that fails, the successor is abandoned with the reason.
+
+A takeover that touched contracts, migrations or memory waits for approval (successor
+``blocked``): a human, or CODEOWNERS owners, run ``claim approve-takeover``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from detente.cli.context import JsonFlag, Session, run
+from detente.cli.render import EXIT_OVERLAP
+from detente.errors import DetenteError, ValidationError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from detente.cli.workspace import Placement
+
+__all__ = ["parse_pieces", "register"]
+
+ClaimId = Annotated[str, typer.Argument(help="The claim id (clm_...).")]
+ExpectRevision = Annotated[
+    int | None,
+    typer.Option("--expect-revision", help="Claim revision to expect (default: read it now)."),
+]
+
+#: Statuses in which a claim is open but may not write yet (``claim check`` refuses them).
+_WAITING = ("negotiating", "blocked")
+
+
+def register(claim_app: typer.Typer) -> None:
+    """Add ``takeover``, ``approve-takeover`` and ``check`` to the ``claim`` group."""
+    claim_app.command("takeover")(takeover)
+    claim_app.command("approve-takeover")(approve_takeover)
+    claim_app.command("check")(check)
+
+
+def parse_pieces(entries: list[str]) -> list[dict[str, str]]:
+    """``TARGET=continue|supersede|discard`` entries as ``[{target, decision}]``.
+
+    Raises:
+        ValidationError: ``validation_error`` (field ``piece``) for a malformed entry.
+    """
+    pieces: list[dict[str, str]] = []
+    for entry in entries:
+        target, sep, decision = entry.rpartition("=")
+        decision = decision.strip()
+        if not sep or not target.strip() or decision not in ("continue", "supersede", "discard"):
+            raise ValidationError(
+                f"--piece takes TARGET=continue|supersede|discard, got {entry!r}", field="piece"
+            )
+        pieces.append({"target": target.strip(), "decision": decision})
+    return pieces
+
+
+def _approve_commands(claim: dict[str, Any]) -> list[str]:
+    info = claim.get("takeoverOf") or {}
+    if not info.get("pending"):
+        return []
+    commands = [f"detente claim approve-takeover {claim['id']} --approver NAME"]
+    approved = {a.get("approver") for a in info.get("approvals", [])}
+    commands += [
+        f"detente claim approve-takeover {claim['id']} --approver {owner} --owner"
+        for owner in info.get("owners", [])
+        if owner not in approved
+    ]
+    return commands
+
+
+def _takeover_lines(console: Console, claim: dict[str, Any], worktree: Path | None) -> None:
+    info = claim.get("takeoverOf") or {}
+    previous = (info.get("previousOwner") or {}).get("name", "?")
+    console.print(f"  takeover of {info.get('claimId')} (was {previous})", markup=False)
+    head = info.get("headCommit")
+    branch = info.get("branch")
+    if branch or head:
+        console.print(
+            f"    its branch {branch or '-'} at {str(head)[:12] if head else '-'} "
+            "(left as it is; the successor works on its own branch)",
+            markup=False,
+        )
+    state = info.get("worktreeState") or {}
+    if state.get("pruned"):
+        console.print(f"    its missing worktree {state.get('path')} was pruned", markup=False)
+    for piece in info.get("pieces", []):
+        console.print(f"    piece {piece['target']}: {piece['decision']}", markup=False)
+    rescue = info.get("rescue")
+    if rescue:
+        console.print(
+            f"  [yellow]rescued[/] its uncommitted work: {rescue['ref']} -> {rescue['oid'][:12]} "
+            f"({len(rescue.get('paths', []))} paths)",
+            highlight=False,
+        )
+        for path in rescue.get("paths", [])[:20]:
+            console.print(f"    {path}", markup=False)
+        where = f"cd {worktree} && " if worktree else ""
+        console.print(f"    restore it: {where}git checkout {rescue['oid']} -- .", markup=False)
+    if info.get("pending"):
+        console.print(
+            "  [yellow]waiting for approval[/]: " + "; ".join(info.get("gateReasons", [])),
+            highlight=False,
+        )
+        owners = info.get("owners", [])
+        who = "any human"
+        if owners:
+            who += f", or {info.get('quorum', 1)} of the CODEOWNERS owners {', '.join(owners)}"
+        console.print(f"    approvers: {who}", markup=False)
+        for command in _approve_commands(claim):
+            console.print(f"    {command}", markup=False)
+
+
+# ---------------------------------------------------------------------------- takeover
+
+
+def takeover(
+    ctx: typer.Context,
+    claim_id: Annotated[str, typer.Argument(help="The expired or abandoned claim (clm_...).")],
+    objective: Annotated[
+        str | None,
+        typer.Option(
+            "--objective", "-o", help="The successor's objective [default: the predecessor's]."
+        ),
+    ] = None,
+    path: Annotated[
+        list[str] | None,
+        typer.Option("--path", "-p", help="Extra path pattern to claim (repeatable)."),
+    ] = None,
+    piece: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--piece",
+            metavar="TARGET=continue|supersede|discard",
+            help="What to do with one of the predecessor's targets [default: continue].",
+        ),
+    ] = None,
+    ttl: Annotated[int, typer.Option("--ttl", help="Lease TTL in seconds.")] = 300,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="Agent name [default: $DETENTE_AGENT or $USER].")
+    ] = None,
+    session_id: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
+    expect_revision: ExpectRevision = None,
+    no_worktree: Annotated[
+        bool, typer.Option("--no-worktree", help="Do not create a worktree and branch.")
+    ] = False,
+    worktree_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--worktree-dir",
+            help="Worktree directory [default: <repo>/../<repo>.worktrees/<slug>-<rand>].",
+        ),
+    ] = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Take over an expired (past its grace period) or abandoned claim.
+
+    The successor gets a new branch and worktree starting at the predecessor's head
+    commit; uncommitted work of the predecessor is saved under a rescue ref (printed,
+    with the command restoring it). Exits 7 while the predecessor is still live, 6 when
+    the successor is not active yet (negotiating an overlap, or waiting for approval
+    because the predecessor touched contracts, migrations or memory).
+    """
+
+    def body(session: Session) -> int:
+        from detente.cli import workspace
+
+        pred: dict[str, Any] = session.client.get_claim(claim_id)["claim"]
+        pieces = parse_pieces(piece or [])
+        repo = session.settings.repo
+        if not no_worktree and session.repo_name != pred["repo"]:
+            raise ValidationError(
+                f"claim {pred['id']} belongs to repository {pred['repo']!r}, not "
+                f"{session.repo_name!r}: run inside it (or pass --no-worktree)",
+                field="repo",
+            )
+        goal = objective or str(pred["objective"])
+        seed = {
+            "repo": pred["repo"],
+            "objective": goal,
+            "paths": list(path or ()),
+            "modules": list(pred.get("modules", [])),
+            "symbols": list(pred.get("symbols", [])),
+            "expectedContractChanges": list(pred.get("expectedContractChanges", [])),
+            "testResponsibility": list(pred.get("testResponsibility", [])),
+            "deploymentResponsibility": pred.get("deploymentResponsibility"),
+            "memoryImpacts": [
+                {"path": m["path"], "mode": m.get("mode", "section"), "sections": m["sections"]}
+                for m in pred.get("memoryImpacts", [])
+            ],
+            "leaseTtlSeconds": ttl,
+            "agent": {
+                "id": agent or workspace.default_agent(),
+                "name": agent or workspace.default_agent(),
+                "sessionId": session_id,
+            },
+        }
+        placement = None if no_worktree else workspace.plan_placement(repo, goal, worktree_dir)
+        if placement is not None:
+            seed["branch"] = placement.branch
+            seed["worktree"] = str(placement.path)
+        response = session.client.take_over(
+            seed,
+            claim_id=pred["id"],
+            expected_claim_revision=(
+                expect_revision if expect_revision is not None else int(pred["revision"])
+            ),
+            pieces=pieces,
+        )
+        return _report(session, response, placement)
+
+    run(ctx, json_flag, body)
+
+
+def _report(session: Session, response: dict[str, Any], placement: Placement | None) -> int:
+    from detente.cli.views import negotiation_options
+    from detente.vcs import create_worktree
+
+    claim = response["claim"]
+    info = claim.get("takeoverOf") or {}
+    start = str(info.get("headCommit") or claim["baseCommit"])
+    worktree: dict[str, Any] | None = None
+    if placement is not None:
+        try:
+            created = create_worktree(
+                session.settings.repo, placement.path, placement.branch, start
+            )
+        except DetenteError as exc:
+            return _worktree_failed(session, claim, exc)
+        worktree = {
+            "path": str(created.path),
+            "branch": created.branch,
+            "headOid": created.head_oid,
+        }
+    meeting = response.get("meeting")
+    options = (
+        negotiation_options(claim, response.get("overlaps", []), meeting)
+        if claim["status"] == "negotiating" and meeting
+        else []
+    )
+    rescue = info.get("rescue")
+    restore = f"git checkout {rescue['oid']} -- ." if rescue else None
+    approve = _approve_commands(claim)
+
+    def text(console: Console) -> None:
+        from rich.markup import escape
+
+        from detente.cli import views
+
+        views.claim_view(console, claim, session.now())
+        if worktree:
+            console.print(
+                f"  [green]worktree created[/] at {worktree['headOid'][:12]} (the predecessor's "
+                f"{'head' if info.get('headCommit') else 'base'}) on the new branch "
+                f"{escape(worktree['branch'])}"
+            )
+        _takeover_lines(console, claim, Path(worktree["path"]) if worktree else None)
+        views.overlaps_view(console, response.get("overlaps", []))
+        if meeting:
+            views.meeting_view(console, meeting)
+        if options:
+            console.print(
+                "[yellow]not active[/]: a blocking overlap must be resolved first. Options:"
+            )
+            for option in options:
+                console.print(f"  {option['label']:<10} {option['command']}", markup=False)
+
+    session.emit(
+        {
+            **response,
+            "worktree": worktree,
+            "rescue": rescue,
+            "restore": restore,
+            "approve": approve,
+            "options": options,
+        },
+        text,
+    )
+    return EXIT_OVERLAP if claim["status"] in _WAITING else 0
+
+
+def _worktree_failed(session: Session, claim: dict[str, Any], exc: DetenteError) -> int:
+
+    reason = f"worktree creation failed: {exc.detail}"
+    context: dict[str, Any] = {"claim": claim, "abandoned": False}
+    try:
+        record = session.client.abandon(
+            claim["id"], expected_claim_revision=int(claim["revision"]), reason=reason
+        )
+        context.update(claim=record["claim"], abandoned=True)
+    except DetenteError as abandon_exc:
+        context["abandonError"] = abandon_exc.to_problem()
+    if not session.out.json_mode:
+        err = session.out.err
+        err.print(
+            f"takeover {claim['id']} was accepted, but its worktree could not be created.",
+            markup=False,
+        )
+        if context["abandoned"]:
+            err.print(f"claim {claim['id']} was abandoned ({reason}).", markup=False)
+        else:
+            err.print(
+                f"abandoning claim {claim['id']} failed too; abandon it by hand: "
+                f"detente claim abandon {claim['id']}",
+                markup=False,
+            )
+    code: int = session.out.error(exc, context=context)
+    return code
+
+
+# ---------------------------------------------------------------------------- approve
+
+
+def approve_takeover(
+    ctx: typer.Context,
+    claim_id: Annotated[str, typer.Argument(help="The successor claim waiting for approval.")],
+    approver: Annotated[str, typer.Option("--approver", help="Who approves (recorded).")],
+    owner: Annotated[
+        bool,
+        typer.Option("--owner", help="Approve as a CODEOWNERS owner (counts toward the quorum)."),
+    ] = False,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Approve a pending takeover: a human's approval suffices, owners count to a quorum."""
+
+    def body(session: Session) -> None:
+        revision = expect_revision
+        if revision is None:
+            revision = int(session.client.get_claim(claim_id)["claim"]["revision"])
+        response = session.client.approve_takeover(
+            claim_id,
+            expected_claim_revision=revision,
+            approver=approver,
+            kind="owner" if owner else "human",
+        )
+        claim = response["claim"]
+        info = claim.get("takeoverOf") or {}
+
+        def text(console: Console) -> None:
+            approvals = ", ".join(
+                f"{a['approver']} ({a['kind']})" for a in info.get("approvals", [])
+            )
+            console.print(
+                f"{claim['id']}: {claim['status']} (revision {claim['revision']}); "
+                f"approvals: {approvals or '-'}",
+                markup=False,
+            )
+            if info.get("pending"):
+                console.print("  still waiting for approval:", markup=False)
+                for command in _approve_commands(claim):
+                    console.print(f"    {command}", markup=False)
+            else:
+                console.print(f"  {info.get('claimId')} is taken over", markup=False)
+
+        session.emit({**response, "approve": _approve_commands(claim)}, text)
+
+    run(ctx, json_flag, body)
+
+
+# ---------------------------------------------------------------------------- check
+
+
+def check(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    paths: Annotated[list[str], typer.Argument(help="Repo-relative file paths to write.")],
+    fencing_token: Annotated[
+        int | None,
+        typer.Option("--fencing-token", help="The token to present (refused if stale)."),
+    ] = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """May this claim write these paths now? Exit 0 if so, else the refusal's exit code
+    (6 overlap_blocking, 8 out_of_scope or stale_fencing_token, 5 lease_expired, ...)."""
+
+    def body(session: Session) -> int:
+        try:
+            response = session.client.check_writes(claim_id, paths, fencing_token=fencing_token)
+        except DetenteError as exc:
+            code = session.out.error(exc)
+            if not session.out.json_mode:
+                err = session.out.err
+                for blocker in exc.extra.get("blockers", []) or []:
+                    err.print(
+                        f"  {blocker.get('path')} is held by {blocker.get('claimId')} "
+                        f"({blocker.get('agent')})",
+                        markup=False,
+                    )
+                for outside in exc.extra.get("paths", []) or []:
+                    err.print(f"  outside the claim: {outside}", markup=False)
+            return code
+        session.emit(
+            response,
+            lambda console: console.print(
+                f"allowed: {response['claimId']} may write {', '.join(response['paths'])}",
+                markup=False,
+            ),
+        )
+        return 0
+
+    run(ctx, json_flag, body)

@@ -1,0 +1,118 @@
+"""Deployment CAS use cases (API.md "Deployments and patches": ``/v1/deployments/{env}``).
+
+The environment's pointer moves only from the commit the deployer expected; policy
+checks are pure (:mod:`detente.domain.deployments`); the git facts (is the commit a
+commit, does it contain the claim's integrated head) are read before the command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from detente.domain.deployments import (
+    Deploy,
+    DeployFacts,
+    SetPolicy,
+    check_environment_name,
+    decide_deploy,
+    decide_policy,
+    effective_policy,
+    policy_to_wire,
+)
+from detente.domain.gate_records import Environment, environment_id, environment_to_wire
+from detente.domain.model import Claim
+from detente.errors import ValidationError
+from detente.service.core import ServiceCore
+from detente.vcs.repo import is_ancestor, resolve_commit
+
+__all__ = ["DeploymentView", "DeploymentsService"]
+
+
+@dataclass(frozen=True)
+class DeploymentView:
+    """An environment: its current deployment, policy and history."""
+
+    repo: str
+    name: str
+    environment: Environment | None
+    policy: dict[str, Any]
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{deployment, history[], environment, policy}`` (``deployment`` null before the
+        first one)."""
+        env = self.environment
+        return {
+            "deployment": (
+                {**env.current, "environment": self.name, "repo": self.repo}
+                if env is not None and env.current
+                else None
+            ),
+            "history": list(env.history) if env is not None else [],
+            "environment": environment_to_wire(env) if env is not None else None,
+            "policy": self.policy,
+        }
+
+
+class DeploymentsService(ServiceCore):
+    """Deploy by CAS, read an environment, set its policy."""
+
+    def _deploy_repo(self, repo: str | None) -> str:
+        if repo:
+            return self._repo(repo).name
+        if len(self.repos) == 1:
+            return next(iter(self.repos))
+        raise ValidationError(
+            "this server coordinates several repositories: name one in repo", field="repo"
+        )
+
+    def _deploy_facts(self, repo: str, claim: Claim | None, commit: str) -> DeployFacts:
+        path = self.repos[repo].path
+        if path is None:
+            return DeployFacts(commit_oid=commit.lower())
+        try:
+            oid = resolve_commit(path, commit, field="commitOid")
+        except ValidationError:
+            return DeployFacts(commit_oid=None)
+        moved = (claim.integration or {}) if claim is not None else {}
+        head = moved.get("newOid") if moved.get("outcome") == "integrated" else None
+        if not head:
+            return DeployFacts(commit_oid=oid)
+        return DeployFacts(commit_oid=oid, contains_claim_head=is_ancestor(path, str(head), oid))
+
+    def deploy(self, cmd: Deploy) -> DeploymentView:
+        """Move ``cmd.environment`` to ``cmd.commit_oid`` if it is still at
+        ``cmd.expected_prev_commit_oid`` and the policy allows it.
+
+        Raises:
+            ValidationError, NotFoundError, StaleBase (``actual`` = the environment's current
+            commit; nothing recorded), EvidenceRejected (every policy failure listed).
+        """
+        repo = self._deploy_repo(cmd.repo)
+        name = check_environment_name(cmd.environment)
+        state = self._fresh(repo)
+        with self._locks[repo]:
+            claim = state.claims.get(cmd.claim_id)
+        facts = self._deploy_facts(repo, claim, cmd.commit_oid)
+        with self._locks[repo]:
+            state, _ = self._execute(repo, lambda s: decide_deploy(s, cmd, facts, self._ids))
+            return self._env_view(repo, name)
+
+    def get_deployment(self, environment: str, repo: str | None = None) -> DeploymentView:
+        """The environment's current deployment, history and effective policy."""
+        name = check_environment_name(environment)
+        repo = self._deploy_repo(repo)
+        self._fresh(repo)
+        with self._locks[repo]:
+            return self._env_view(repo, name)
+
+    def set_deploy_policy(self, cmd: SetPolicy) -> DeploymentView:
+        """Set the environment's policy (evented). Raises ``revision_conflict``."""
+        repo = self._deploy_repo(cmd.repo)
+        with self._locks[repo]:
+            self._execute(repo, lambda s: decide_policy(s, cmd, self._ids))
+            return self._env_view(repo, cmd.environment)
+
+    def _env_view(self, repo: str, name: str) -> DeploymentView:
+        env = self._state(repo).gates.environments.get(environment_id(repo, name))
+        return DeploymentView(repo, name, env, policy_to_wire(effective_policy(env, name)))

@@ -1,0 +1,258 @@
+"""Evidence-gated integration and the hook checks, over the command path.
+
+:func:`complete_claim` is ``POST /v1/claims/{id}/complete``:
+
+1. read the claim (no lock) and the git facts its evidence names (git IO outside the
+   repository's lock: commits are immutable, only the ref is contested);
+2. under the repository's serialized command: check the claim, validate the evidence
+   (``evidence_rejected``), record ``ready_for_review``, then compare-and-swap the
+   protected ref with ``git update-ref <ref> <head> <oid>``;
+3. the CAS won: ``integrated`` (``completed`` when nothing is pending). It lost:
+   ``ready_for_review -> active`` is recorded, then ``409 stale_base`` carries the ref's
+   current OID in ``actual``.
+
+A command retried after the ref moved but before its events were stored (a crash, a
+store failure, a lost append race) finds the ref already at its head commit and records
+the integration then (``recovered: true``), so the ref and the log converge.
+
+:class:`GatesService` answers the git hooks: the server-side ``pre-receive`` check of a
+push to a protected ref, and the local ``pre-commit`` guard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from detente.domain.commands import get_claim
+from detente.domain.events import Event
+from detente.domain.evidence import GitFacts
+from detente.domain.gates import PathFinding, PushedCommit, commit_findings, push_failures
+from detente.domain.integration import (
+    CompleteClaim,
+    check_completion,
+    decide_finish,
+    decide_pushed,
+    decide_ready,
+    integrated_events,
+    stale_events,
+)
+from detente.domain.model import Claim, ClaimStatus
+from detente.domain.overlap.paths import normalize_path
+from detente.domain.state import RepoState
+from detente.domain.wire import claim_to_wire
+from detente.errors import EvidenceRejected, StaleBase, ValidationError
+from detente.service.core import ServiceCore
+from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
+
+if TYPE_CHECKING:
+    from detente.service.claims import ClaimsService, ClaimView
+
+__all__ = ["CommitCheck", "GatesService", "complete_claim"]
+
+
+def complete_claim(svc: ClaimsService, cmd: CompleteClaim) -> ClaimView:
+    """Complete a claim with evidence; integrate it by CAS (see the module docstring).
+
+    Returns:
+        The claim, ``integrated`` or ``completed`` (``ready_for_review`` when
+        ``cmd.integrate`` is False).
+
+    Raises:
+        NotFoundError, ValidationError (``expectedBaseRef``, ``evidence``,
+        ``fencingToken``; a repository without a path), StaleFencingToken, LeaseExpired,
+        RevisionConflict, InvalidTransition, EvidenceRejected (``failures`` lists every
+        reason), StaleBase (the claim is ``active`` again; ``actual`` = the ref's OID).
+    """
+    repo = svc._find_repo_of(cmd.claim_id)
+    state = svc._fresh(repo)
+    with svc._locks[repo]:
+        snapshot = state.claims[cmd.claim_id]
+    if snapshot.status is ClaimStatus.INTEGRATED:
+        return _finish(svc, repo, cmd)
+    path = svc.repos[repo].path
+    if path is None:
+        raise ValidationError(
+            f"repository {repo!r} has no path on this server: integration needs its git repository",
+            field="repo",
+        )
+    base_ref, evidence = cmd.expected_base_ref, cmd.evidence
+    if base_ref is None or not base_ref.oid:
+        raise ValidationError(
+            "expectedBaseRef {ref, oid} is required: name the OID you read the protected ref "
+            "at (it is never defaulted to the current tip)",
+            field="expectedBaseRef.oid",
+        )
+    if evidence is None:
+        raise ValidationError("evidence is required", field="evidence")
+    check_ref_name(base_ref.ref)
+    facts = _facts(path, snapshot, evidence.head_commit, base_ref.oid)
+    stale: list[StaleBase] = []
+
+    def decide(s: RepoState) -> list[Event]:
+        stale.clear()
+        now = svc.clock.now()
+        claim = check_completion(s, cmd, now)
+        if claim.status is ClaimStatus.INTEGRATED:  # integrated by a concurrent request
+            return decide_finish(claim, cmd, svc._ids)
+        events = decide_ready(s, claim, cmd, facts, svc._ids)
+        head = facts.head_oid
+        if not cmd.integrate or head is None:
+            return events
+        recovered = False
+        try:
+            cas_update_ref(
+                path, base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
+            )
+        except StaleBase as exc:
+            actual = exc.extra.get("actual")
+            if actual != head:
+                stale.append(exc)
+                return events + stale_events(claim, base_ref, actual, svc._ids)
+            recovered = True
+        return events + integrated_events(
+            s,
+            claim,
+            base_ref,
+            head,
+            svc._ids,
+            recovered=recovered,
+            memory_updates=evidence.memory_updates,
+        )
+
+    with svc._locks[repo]:
+        state, _ = svc._execute(repo, decide)
+        view = svc._view(state, state.claims[cmd.claim_id])
+    if stale:
+        exc = stale[0]
+        raise StaleBase(
+            f"{exc.detail}; claim {cmd.claim_id} is active again: rebase onto "
+            f"{exc.extra.get('actual')} and re-collect the evidence",
+            expected=base_ref.oid,
+            actual=exc.extra.get("actual"),
+            ref=base_ref.ref,
+            current=claim_to_wire(view.claim),
+        )
+    return view
+
+
+def _finish(svc: ClaimsService, repo: str, cmd: CompleteClaim) -> ClaimView:
+    def decide(s: RepoState) -> list[Event]:
+        claim = check_completion(s, cmd, svc.clock.now())
+        return decide_finish(claim, cmd, svc._ids)
+
+    with svc._locks[repo]:
+        state, _ = svc._execute(repo, decide)
+        return svc._view(state, state.claims[cmd.claim_id])
+
+
+def _facts(path: Path, claim: Claim, head: str, base: str) -> GitFacts:
+    found = commit_facts(
+        path, head=head, base=base, claim_base=claim.base_commit, branch=claim.branch
+    )
+    return GitFacts(
+        head_oid=found.head_oid,
+        head_time=found.head_time,
+        base_oid=found.base_oid,
+        from_base=found.from_base,
+        from_claim_base=found.from_claim_base,
+        branch_head=found.branch_head,
+        diff=found.diff,
+    )
+
+
+@dataclass(frozen=True)
+class CommitCheck:
+    """The ``pre-commit`` guard's answer.
+
+    Attributes:
+        claim_id: the committing claim (None: nobody claimed this commit).
+        problems: sentences about the claim itself (not active, ...).
+        findings: refused paths (held by another live claim, or outside the claim).
+    """
+
+    claim_id: str | None
+    problems: list[str] = field(default_factory=list)
+    findings: list[PathFinding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.findings
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{ok, claimId, problems[], findings[{path, kind, claimId, agent}], reasons[]}``."""
+        return {
+            "ok": self.ok,
+            "claimId": self.claim_id,
+            "problems": list(self.problems),
+            "findings": [f.to_wire() for f in self.findings],
+            "reasons": self.problems + [f.sentence(self.claim_id) for f in self.findings],
+        }
+
+
+class GatesService(ServiceCore):
+    """The checks behind the git hooks (see :mod:`detente.domain.gates`)."""
+
+    def check_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> CommitCheck:
+        """May ``claim_id`` (or nobody) commit these staged paths?
+
+        Args:
+            repo: the repository name.
+            claim_id: the committing claim, or None.
+            paths: staged repo-relative file paths.
+
+        Returns:
+            The :class:`CommitCheck` (the hook refuses unless ``ok``).
+
+        Raises:
+            ValidationError: unknown repository or a malformed path (``paths[i]``).
+            NotFoundError: unknown ``claim_id``.
+        """
+        state = self._fresh(self._repo(repo).name)
+        with self._locks[repo]:
+            norm = [
+                normalize_path(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
+                for i, p in enumerate(paths)
+            ]
+            claim = get_claim(state, claim_id) if claim_id is not None else None
+            problems, findings = commit_findings(state, claim, norm)
+        return CommitCheck(claim_id, problems, findings)
+
+    def check_push(
+        self, repo: str, ref: str, commits: Sequence[PushedCommit], *, fast_forward: bool
+    ) -> int:
+        """Is this update of a protected ref the integration of valid claims?
+
+        Returns:
+            The number of commits checked.
+
+        Raises:
+            EvidenceRejected: ``evidence_rejected``; ``failures`` lists every reason.
+            ValidationError: unknown repository.
+        """
+        state = self._fresh(self._repo(repo).name)
+        with self._locks[repo]:
+            failures = push_failures(state, ref, commits, fast_forward=fast_forward)
+        if failures:
+            raise EvidenceRejected(failures, ref=ref)
+        return len(commits)
+
+    def record_push(
+        self, repo: str, ref: str, old: str, new: str, claim_ids: Sequence[str]
+    ) -> list[str]:
+        """A checked push to a protected ref landed: integrate the claims it names.
+
+        Returns:
+            The ids of the claims that became ``integrated`` (or ``completed``).
+
+        Raises:
+            ValidationError: unknown repository.
+        """
+        name = self._repo(repo).name
+        with self._locks[name]:
+            _, stored = self._execute(
+                name, lambda s: decide_pushed(s, ref, old, new, list(claim_ids), self._ids)
+            )
+        return [str(e.data["claimId"]) for e in stored if e.type == "claim.integrated"]

@@ -1,0 +1,89 @@
+"""Patch queue use cases (API.md "Deployments and patches": ``/v1/patches``)."""
+
+from __future__ import annotations
+
+from detente.domain.gate_records import Patch
+from detente.domain.patches import (
+    LISTED_STATUSES,
+    STATUSES,
+    DiscardPatch,
+    PublishPatch,
+    decide_discard,
+    decide_publish,
+    patch_id,
+)
+from detente.errors import NotFoundError, ValidationError
+from detente.service.core import ServiceCore
+
+__all__ = ["PatchesService"]
+
+
+class PatchesService(ServiceCore):
+    """Publish, list, read and discard patch artifacts."""
+
+    def _repo_of_claim(self, claim_id: str) -> str:
+        for name in sorted(self.repos):
+            state = self._fresh(name)
+            with self._locks[name]:
+                if claim_id in state.claims:
+                    return name
+        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
+
+    def publish_patch(self, cmd: PublishPatch) -> tuple[Patch, bool]:
+        """Store a ``git format-patch`` mbox for ``cmd.claim_id``'s repository.
+
+        Returns:
+            ``(patch, created)``; ``created`` is False when the same content was already
+            published in that repository (content-addressed: the same record comes back).
+
+        Raises:
+            NotFoundError: unknown claim.
+            ValidationError: ``format``, ``baseCommit`` or ``mbox`` (field named).
+        """
+        repo = self._repo_of_claim(cmd.claim_id)
+        pid = patch_id(repo, cmd.mbox)
+        with self._locks[repo]:
+            state, stored = self._execute(repo, lambda s: decide_publish(s, cmd, self._ids))
+            return state.gates.patches[pid], bool(stored)
+
+    def get_patch(self, patch_id_: str) -> Patch:
+        """One artifact (with its mbox). Raises ``not_found``."""
+        for name in sorted(self.repos):
+            state = self._fresh(name)
+            with self._locks[name]:
+                patch = state.gates.patches.get(patch_id_)
+            if patch is not None:
+                return patch
+        raise NotFoundError(f"no patch {patch_id_!r}", patchId=patch_id_)
+
+    def list_patches(self, *, repo: str | None = None, status: str | None = None) -> list[Patch]:
+        """The queue: ``published`` patches unless ``status`` names another (or ``all``),
+        oldest first.
+
+        Raises:
+            ValidationError: unknown repository or status.
+        """
+        if status is not None and status not in (*STATUSES, "all"):
+            raise ValidationError(
+                f"status must be one of {', '.join(STATUSES)} or all", field="status"
+            )
+        wanted = LISTED_STATUSES if status is None else None if status == "all" else {status}
+        out: list[Patch] = []
+        for name in [self._repo(repo).name] if repo else sorted(self.repos):
+            state = self._fresh(name)
+            with self._locks[name]:
+                out += [
+                    p for p in state.gates.patches.values() if wanted is None or p.status in wanted
+                ]
+        return sorted(out, key=lambda p: (p.created_at, p.id))
+
+    def discard_patch(self, cmd: DiscardPatch) -> Patch:
+        """Take a published patch out of the queue.
+
+        Raises:
+            NotFoundError, RevisionConflict (``expectedRevision``), InvalidTransition.
+        """
+        repo = self.get_patch(cmd.patch_id).repo
+        with self._locks[repo]:
+            state, _ = self._execute(repo, lambda s: decide_discard(s, cmd, self._ids))
+            return state.gates.patches[cmd.patch_id]
