@@ -113,17 +113,40 @@ def get_claim(state: RepoState, claim_id: str) -> Claim:
     return claim
 
 
-def check_claim_revision(claim: Claim, expected: int) -> None:
-    """``revision_conflict`` (with the current record) unless ``expected`` is current."""
-    if expected != claim.revision:
+def check_revision(
+    kind: str,
+    record_id: str,
+    actual: int,
+    expected: int,
+    current: Callable[[], dict[str, Any]],
+    last_event_id: str | None,
+) -> None:
+    """The compare in compare-and-swap: ``revision_conflict`` unless ``expected == actual``.
+
+    The error carries the canonical current record (``current()``, built only on a
+    mismatch), ``expected``, ``actual`` and the id of the event that made it current.
+    """
+    if expected != actual:
         raise RevisionConflict(
-            f"claim {claim.id} is at revision {claim.revision}, not {expected}: "
+            f"{kind} {record_id} is at revision {actual}, not {expected}: "
             "re-read it and decide again",
             expected=expected,
-            actual=claim.revision,
-            current=claim_to_wire(claim),
-            event_ids=[claim.last_event_id] if claim.last_event_id else [],
+            actual=actual,
+            current=current(),
+            event_ids=[last_event_id] if last_event_id else [],
         )
+
+
+def check_claim_revision(claim: Claim, expected: int) -> None:
+    """``revision_conflict`` (with the current claim) unless ``expected`` is current."""
+    check_revision(
+        "claim",
+        claim.id,
+        claim.revision,
+        expected,
+        lambda: claim_to_wire(claim),
+        claim.last_event_id,
+    )
 
 
 def check_alive(claim: Claim, now: datetime) -> None:

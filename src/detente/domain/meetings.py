@@ -17,7 +17,7 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.commands import IdSource, Policy, check_alive, get_claim
+from detente.domain.commands import IdSource, Policy, check_alive, check_revision, get_claim
 from detente.domain.model import Meeting, MeetingStatus, Overlap, Severity
 from detente.domain.resolutions import OwnersOf, apply_events, validate
 from detente.domain.state import RepoState
@@ -26,7 +26,6 @@ from detente.errors import (
     ForbiddenError,
     InvalidTransition,
     NotFoundError,
-    RevisionConflict,
     ValidationError,
 )
 
@@ -130,15 +129,14 @@ def get_meeting(state: RepoState, meeting_id: str) -> Meeting:
 
 def check_meeting_revision(meeting: Meeting, expected: int) -> None:
     """``revision_conflict`` (with the current meeting) unless ``expected`` is current."""
-    if expected != meeting.revision:
-        raise RevisionConflict(
-            f"meeting {meeting.id} is at revision {meeting.revision}, not {expected}: "
-            "re-read it and decide again",
-            expected=expected,
-            actual=meeting.revision,
-            current=meeting_to_wire(meeting),
-            event_ids=[meeting.last_event_id] if meeting.last_event_id else [],
-        )
+    check_revision(
+        "meeting",
+        meeting.id,
+        meeting.revision,
+        expected,
+        lambda: meeting_to_wire(meeting),
+        meeting.last_event_id,
+    )
 
 
 def _require_status(meeting: Meeting, allowed_statuses: set[MeetingStatus], action: str) -> None:

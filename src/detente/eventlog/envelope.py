@@ -157,18 +157,7 @@ def verify_link(
         return ChainBreak(event.seq, f"sequence gap: expected {expected_seq}, found {event.seq}")
     if event.prev_hash != expected_prev_hash:
         return ChainBreak(event.seq, "prevHash does not equal the previous event's hash")
-    recomputed = compute_hash(
-        seq=event.seq,
-        id=event.id,
-        type=event.type,
-        version=event.version,
-        repo=event.repo,
-        subject=event.subject,
-        subject_revision=event.subject_revision,
-        data=event.data,
-        at=event.at,
-        prev_hash=event.prev_hash,
-    )
+    recomputed = compute_hash(**{k: v for k, v in vars(event).items() if k != "hash"})
     if recomputed != event.hash:
         return ChainBreak(event.seq, "hash does not match the event's content (tampered?)")
     return None
