@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GitRunner
 from detente.domain.patches import mbox_commits, mbox_files
 from detente.errors import ValidationError
 from detente.vcs.patches import apply_patch, format_patch
 
+GitRunner = Callable[..., str]
 Commit = Callable[..., str]
 
 
