@@ -22,6 +22,28 @@ from storage.servers import etcd_cluster, postgres_server  # noqa: F401  (sessio
 from support import counting_ids
 
 
+@pytest.fixture(autouse=True, scope="session")
+def git_identity() -> Iterator[None]:
+    """Tests commit in throwaway repositories: give git an identity on a fresh machine
+    (without overriding one the environment already sets)."""
+    import os
+
+    added = {
+        key: value
+        for key, value in {
+            "GIT_AUTHOR_NAME": "detente tests",
+            "GIT_AUTHOR_EMAIL": "tests@detente.invalid",
+            "GIT_COMMITTER_NAME": "detente tests",
+            "GIT_COMMITTER_EMAIL": "tests@detente.invalid",
+        }.items()
+        if key not in os.environ
+    }
+    os.environ.update(added)
+    yield
+    for key in added:
+        os.environ.pop(key, None)
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()

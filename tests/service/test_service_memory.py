@@ -532,9 +532,8 @@ def test_a_split_ownership_resolution_assigns_sections_that_each_claim_may_then_
     assert (owners["build"], owners["style"]) == (a.id, b.id)
 
 
-
 def test_private_memory_documents_are_ignored_by_overlap_analysis(tmp_path: Path) -> None:
-    from support import seed
+    import subprocess
 
     from detente.clock import FakeClock
     from detente.domain.memory.commands import Register
@@ -542,7 +541,7 @@ def test_private_memory_documents_are_ignored_by_overlap_analysis(tmp_path: Path
     from detente.service import RepoConfig, Service
     from detente.storage.memory import MemoryStore
 
-    import subprocess
+    from support import seed
 
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "notes").mkdir()
