@@ -8,6 +8,12 @@ overlapping live claim, answered by :class:`PatternIndex` and by a brute-force p
 ``intersect`` scan over pre-compiled patterns, in the same run. Both answers are checked
 to be equal.
 
+A second table measures the whole use case, ``Service.open_claim`` on the in-memory
+store (validation, overlap analysis inside the command transaction, event append with
+expected revisions, projection, the response's overlap report), with N live claims
+opened beforehand; the baseline is the same service whose pattern index is swapped, in
+the same run, for a brute-force list that scans every live pattern.
+
 Usage: ``python bench/overlap.py [--sizes 100,1000,10000] [--queries 200] [--seed 1]``
 """
 
@@ -155,6 +161,93 @@ def run_size(paths: list[str], size: int, queries: int, seed: int) -> tuple[str,
     )
 
 
+class BruteIndex:
+    """The baseline: every live pattern in a list, every query a full pairwise scan."""
+
+    def __init__(self, entries: list[tuple[str, str]]) -> None:
+        self.entries = [(key, pattern, compile_pattern(pattern)) for key, pattern in entries]
+
+    def add(self, key: str, pattern: str) -> None:
+        self.entries.append((key, pattern, compile_pattern(pattern)))
+
+    def remove_key(self, key: str) -> int:
+        before = len(self.entries)
+        self.entries = [e for e in self.entries if e[0] != key]
+        return before - len(self.entries)
+
+    def overlapping(self, pattern: str, *, exclude: str | None = None) -> list[tuple[str, str, str]]:
+        query = compile_pattern(pattern)
+        out = []
+        for key, theirs, compiled in self.entries:
+            if key != exclude:
+                witness = intersect_compiled(query, compiled)
+                if witness is not None:
+                    out.append((key, theirs, witness))
+        return sorted(out)
+
+
+def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[str, ...]:
+    """Median/p99 of ``Service.open_claim`` with ``size`` live claims: index vs scan."""
+    from detente.clock import FakeClock
+    from detente.domain.commands import OpenClaim
+    from detente.domain.model import Agent
+    from detente.service import RepoConfig, Service
+    from detente.storage.memory import MemoryStore
+
+    maker = PatternMaker(paths, random.Random(seed * 7_000_003 + size))
+    service = Service(MemoryStore(), FakeClock(), [RepoConfig("bench")])
+
+    def seed_of(n: int, patterns: list[str]) -> OpenClaim:
+        return OpenClaim(
+            repo="bench",
+            objective=f"work {n}",
+            base_commit="a" * 40,
+            agent=Agent(f"agent-{n % 50}", f"agent-{n % 50}"),
+            lease_ttl_seconds=86_400,
+            paths=tuple(patterns),
+        )
+
+    for n in range(size):
+        service.open_claim(seed_of(n, maker.claim(f"c{n}")[1]))
+        if n % 2000 == 1999:
+            print(f"service N={size}: {n + 1} claims opened", file=sys.stderr)
+    state = service._fresh("bench")  # noqa: SLF001  (the bench swaps the index in place)
+    real_index = state.path_index
+    entries = list(real_index)
+    timings: dict[str, list[int]] = {"index": [], "scan": []}
+    for n in range(queries):
+        for method in ("index", "scan") if n % 2 == 0 else ("scan", "index"):
+            state.path_index = real_index if method == "index" else BruteIndex(entries)  # type: ignore[assignment]
+            cmd = seed_of(size + n, maker.claim("q")[1])
+            compile_pattern.cache_clear()
+            start = time.perf_counter_ns()
+            view = service.open_claim(cmd)
+            timings[method].append(time.perf_counter_ns() - start)
+            entries += [(view.claim.id, p) for p in view.claim.paths]
+            if method == "scan":
+                for p in view.claim.paths:
+                    real_index.add(view.claim.id, p)
+    state.path_index = real_index
+    idx, scan = timings["index"], timings["scan"]
+    return (
+        f"{size}",
+        f"{statistics.median(idx) / 1000:.0f}",
+        f"{p99(idx) / 1000:.0f}",
+        f"{len(idx) / (sum(idx) / 1e9):,.0f}",
+        f"{statistics.median(scan) / 1000:.0f}",
+        f"{p99(scan) / 1000:.0f}",
+        f"{statistics.median(scan) / statistics.median(idx):.1f}x",
+    )
+
+
+def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    print(" | ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
+    print("-|-".join("-" * w for w in widths))
+    for row in rows:
+        print(" | ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="100,1000,10000", help="comma-separated N")
@@ -178,12 +271,23 @@ def main(argv: list[str] | None = None) -> None:
         "brute n",
         "brute/index",
     )
-    rows = [run_size(paths, size, args.queries, args.seed) for size in sizes]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    print(" | ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
-    print("-|-".join("-" * w for w in widths))
-    for row in rows:
-        print(" | ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
+    print("Overlap query: which live claims does a new 1-3 pattern claim meet?")
+    table(header, [run_size(paths, size, args.queries, args.seed) for size in sizes])
+    print()
+    print("Service.open_claim end to end (memory store): pattern index vs full scan")
+    service_header = (
+        "N claims",
+        "index median us",
+        "index p99 us",
+        "index opens/s",
+        "scan median us",
+        "scan p99 us",
+        "scan/index",
+    )
+    table(
+        service_header,
+        [run_service(paths, size, min(args.queries, 100), args.seed) for size in sizes],
+    )
 
 
 if __name__ == "__main__":

@@ -155,7 +155,7 @@ def test_show_lists_participants_contested_targets_and_runnable_options(cli: Cli
         (alice, "alice", "active"),
         (bob, "bob", "negotiating"),
     ]
-    assert body["meeting"]["contestedTargets"][0]["target"] == "src/pkg/a.py"
+    assert body["meeting"]["contestedTargets"][0]["target"] == "src/**"  # the held target
     assert body["deadline"]["passed"] is False
     assert body["meeting"]["arbitrators"] == []
     assert text.exit_code == 0

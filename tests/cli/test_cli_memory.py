@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import Cli
+from cli_harness import Cli
 
 CLAUDE = "# CLAUDE.md\n\nIntro.\n\n## Build\n\nRun make.\n\n## Style\n\nUse black.\n"
 AGENTS = (

@@ -33,6 +33,21 @@ def _targets(data: dict[str, Any]) -> tuple[ContestedTarget, ...]:
     )
 
 
+def _merge(
+    old: tuple[ContestedTarget, ...], new: tuple[ContestedTarget, ...]
+) -> tuple[ContestedTarget, ...]:
+    """Contested targets keyed by target: a joining claim adds its id to an existing one."""
+    merged = {t.target: t for t in old}
+    for t in new:
+        have = merged.get(t.target)
+        merged[t.target] = (
+            t
+            if have is None
+            else replace(have, claim_ids=tuple(sorted({*have.claim_ids, *t.claim_ids})))
+        )
+    return tuple(merged.values())
+
+
 def apply_meeting_event(
     state: RepoState, event_type: str, data: dict[str, Any], at: datetime, event_id: str
 ) -> None:
@@ -70,7 +85,7 @@ def _evolve(
         return replace(
             old,
             participants=old.participants + joined,
-            contested_targets=old.contested_targets + _targets(data),
+            contested_targets=_merge(old.contested_targets, _targets(data)),
         )
     if event_type == ev.MEETING_PROPOSAL_ADDED:
         proposal = {

@@ -42,24 +42,43 @@ def meeting_events_for(
     ids: IdSource,
     policy: Policy,
 ) -> tuple[str, list[ev.Event]]:
-    """Join an open meeting of one of the holders, or open a new one. Returns its id."""
-    contested = [
-        {
-            "target": t.witness,
-            "claimIds": sorted({claim_id, o.claim_id}),
-            "reason": f"{o.kind.value} overlap: {t.mine!r} vs {t.theirs!r}",
-        }
-        for o in blocking
-        for t in o.targets
-    ]
+    """Join the open meeting that already contests one of the same held targets, or open a
+    new one. Returns its id.
+
+    A contested target is the holder's pattern (``src/**``), so several claims asking for
+    parts of one held target meet in one room instead of in pairs; claims that only share
+    a holder, not a target, get their own room.
+    """
+    contested: dict[str, dict[str, Any]] = {}
+    for o in blocking:
+        for t in o.targets:
+            entry = contested.setdefault(
+                t.theirs,
+                {
+                    "target": t.theirs,
+                    "claimIds": sorted({claim_id, o.claim_id}),
+                    "reason": f"{o.kind.value} overlap: {t.mine!r} vs {t.theirs!r} "
+                    f"(held by {o.claim_id}), both cover {t.witness!r}",
+                },
+            )
+            entry["claimIds"] = sorted({*entry["claimIds"], claim_id, o.claim_id})
     holders = {o.claim_id for o in blocking}
     for meeting in sorted(state.meetings.values(), key=lambda m: m.created_at):
-        if meeting.status is MeetingStatus.OPEN and holders & set(meeting.participants):
+        held = {t.target for t in meeting.contested_targets}
+        if (
+            meeting.status is MeetingStatus.OPEN
+            and holders & set(meeting.participants)
+            and held & set(contested)
+        ):
             joined = ev.Event(
                 id=ids("evt"),
                 type=ev.MEETING_JOINED,
                 subject=ev.meeting_subject(meeting.id),
-                data={"meetingId": meeting.id, "claimId": claim_id, "contestedTargets": contested},
+                data={
+                    "meetingId": meeting.id,
+                    "claimId": claim_id,
+                    "contestedTargets": list(contested.values()),
+                },
             )
             return meeting.id, [joined]
     meeting_id = ids("mtg")
@@ -70,7 +89,7 @@ def meeting_events_for(
         data={
             "meetingId": meeting_id,
             "participants": [*sorted(holders), claim_id],
-            "contestedTargets": contested,
+            "contestedTargets": list(contested.values()),
             "deadline": format_time(now + timedelta(seconds=policy.meeting_deadline_seconds)),
         },
     )
