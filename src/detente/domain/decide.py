@@ -244,7 +244,9 @@ def decide_scope_change(
         )
     )
     if blocking:
-        meeting_id, meeting_events = meeting_events_for(state, claim.id, blocking, now, ids, policy)
+        meeting_ids, meeting_events = meeting_events_for(
+            state, claim.id, blocking, now, ids, policy
+        )
         out.extend(meeting_events)
         out.append(
             ev.Event(
@@ -254,7 +256,8 @@ def decide_scope_change(
                 data={
                     "claimId": claim.id,
                     "status": status.value,
-                    "meetingId": meeting_id,
+                    "meetingId": meeting_ids[0],
+                    "meetingIds": meeting_ids,
                     "reason": "scope change overlaps " + ", ".join(o.claim_id for o in blocking),
                 },
             )

@@ -41,59 +41,78 @@ def meeting_events_for(
     now: datetime,
     ids: IdSource,
     policy: Policy,
-) -> tuple[str, list[ev.Event]]:
-    """Join the open meeting that already contests one of the same held targets, or open a
-    new one. Returns its id.
+) -> tuple[list[str], list[ev.Event]]:
+    """Put ``claim_id`` in a meeting for each contested held target. Returns the meeting
+    ids (the first is its primary meeting) and the events.
 
-    A contested target is the holder's pattern (``src/**``), so several claims asking for
-    parts of one held target meet in one room instead of in pairs; claims that only share
-    a holder, not a target, get their own room.
+    A contested target is the holder's pattern (``src/**``). A held target already
+    contested in an open meeting is negotiated there: the claim joins that room, so
+    several claims asking for parts of one target meet once instead of in pairs. The
+    remaining targets are negotiated in one new room with their holders. A claim never
+    drags its other contests into a room, so rooms stay about one target each.
     """
     contested: dict[str, dict[str, Any]] = {}
+    holders_of: dict[str, set[str]] = {}
     for o in blocking:
         for t in o.targets:
             entry = contested.setdefault(
                 t.theirs,
                 {
                     "target": t.theirs,
-                    "claimIds": sorted({claim_id, o.claim_id}),
+                    "claimIds": [],
                     "reason": f"{o.kind.value} overlap: {t.mine!r} vs {t.theirs!r} "
                     f"(held by {o.claim_id}), both cover {t.witness!r}",
                 },
             )
             entry["claimIds"] = sorted({*entry["claimIds"], claim_id, o.claim_id})
-    holders = {o.claim_id for o in blocking}
-    for meeting in sorted(state.meetings.values(), key=lambda m: m.created_at):
-        held = {t.target for t in meeting.contested_targets}
-        if (
-            meeting.status is MeetingStatus.OPEN
-            and holders & set(meeting.participants)
-            and held & set(contested)
-        ):
-            joined = ev.Event(
+            holders_of.setdefault(t.theirs, set()).add(o.claim_id)
+    rooms: dict[str, list[dict[str, Any]]] = {}
+    fresh: list[dict[str, Any]] = []
+    open_rooms = sorted(
+        (m for m in state.meetings.values() if m.status is MeetingStatus.OPEN),
+        key=lambda m: (m.created_at, m.id),
+    )
+    for target, entry in contested.items():
+        room = next(
+            (m for m in open_rooms if any(t.target == target for t in m.contested_targets)),
+            None,
+        )
+        if room is None:
+            fresh.append(entry)
+        else:
+            rooms.setdefault(room.id, []).append(entry)
+    events: list[ev.Event] = []
+    meeting_ids: list[str] = []
+    for meeting_id, entries in rooms.items():
+        meeting_ids.append(meeting_id)
+        events.append(
+            ev.Event(
                 id=ids("evt"),
                 type=ev.MEETING_JOINED,
-                subject=ev.meeting_subject(meeting.id),
+                subject=ev.meeting_subject(meeting_id),
+                data={"meetingId": meeting_id, "claimId": claim_id, "contestedTargets": entries},
+            )
+        )
+    if fresh:
+        meeting_id = ids("mtg")
+        meeting_ids.append(meeting_id)
+        holders = sorted({h for e in fresh for h in holders_of[e["target"]]})
+        events.append(
+            ev.Event(
+                id=ids("evt"),
+                type=ev.MEETING_OPENED,
+                subject=ev.meeting_subject(meeting_id),
                 data={
-                    "meetingId": meeting.id,
-                    "claimId": claim_id,
-                    "contestedTargets": list(contested.values()),
+                    "meetingId": meeting_id,
+                    "participants": [*holders, claim_id],
+                    "contestedTargets": fresh,
+                    "deadline": format_time(
+                        now + timedelta(seconds=policy.meeting_deadline_seconds)
+                    ),
                 },
             )
-            return meeting.id, [joined]
-    meeting_id = ids("mtg")
-    opened = ev.Event(
-        id=ids("evt"),
-        type=ev.MEETING_OPENED,
-        subject=ev.meeting_subject(meeting_id),
-        data={
-            "meetingId": meeting_id,
-            "participants": [*sorted(holders), claim_id],
-            "contestedTargets": list(contested.values()),
-            "deadline": format_time(now + timedelta(seconds=policy.meeting_deadline_seconds)),
-        },
-    )
-    return meeting_id, [opened]
+        )
+    return meeting_ids, events
 
 
 # ---------------------------------------------------------------------------- negotiation

@@ -164,7 +164,7 @@ def activate_or_negotiate(
             data={"claimId": claim_id, "status": ClaimStatus.ACTIVE.value, "reason": "no overlap"},
         )
         return [activated]
-    meeting_id, meeting_events = meeting_events_for(state, claim_id, blocking, now, ids, policy)
+    meeting_ids, meeting_events = meeting_events_for(state, claim_id, blocking, now, ids, policy)
     negotiating = ev.Event(
         id=ids("evt"),
         type=ev.CLAIM_NEGOTIATING,
@@ -172,7 +172,8 @@ def activate_or_negotiate(
         data={
             "claimId": claim_id,
             "status": ClaimStatus.NEGOTIATING.value,
-            "meetingId": meeting_id,
+            "meetingId": meeting_ids[0],
+            "meetingIds": meeting_ids,
             "reason": "blocking overlap with " + ", ".join(o.claim_id for o in blocking),
         },
     )

@@ -269,10 +269,8 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
         )
         return replace(claim, lease=lease)
     if event_type == ev.CLAIM_NEGOTIATING:
-        meeting_id = str(data["meetingId"])
-        meetings = claim.meeting_ids + (
-            (meeting_id,) if meeting_id not in claim.meeting_ids else ()
-        )
+        joined = [str(m) for m in data.get("meetingIds", [data["meetingId"]])]
+        meetings = claim.meeting_ids + tuple(m for m in joined if m not in claim.meeting_ids)
         return replace(claim, status=status, status_reason=reason, meeting_ids=meetings)
     if event_type == ev.CLAIM_SCOPE_CHANGED:
         return replace(

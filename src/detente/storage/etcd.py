@@ -1,12 +1,8 @@
 """The etcd backend (``etcd://h1:p1,h2:p2,h3:p3[/prefix]``): the log on a consensus store.
 
-Key layout (``P`` = the URL's prefix, default ``detente``; components URL-quoted)::
-
-    /P/head                          {"seq", "hash", "at"} of the last event
-    /P/events/<seq, 20 digits>       the stored event (JSON envelope)
-    /P/repos/<repo>/events/<seq>     the same event again: per-repository reads in one range
-    /P/streams/<subject>             the stream's revision ("7"): the CAS target
-    /P/records/<kind>/<id>           the projection row (JSON)
+The keys (``/P/head``, ``/P/events/<seq>``, ``/P/repos/<repo>/events/<seq>``,
+``/P/streams/<subject>``, ``/P/records/<kind>/<id>`` under the URL's prefix ``P``) and
+the JSON stored under them are laid out in :mod:`detente.storage.etcd_layout`.
 
 Every command is ONE etcd ``Txn``: compare ``mod_revision(/P/head)`` with the value read
 when the transaction began (so appends are serialized globally: one sequence, one hash
@@ -28,8 +24,9 @@ whose reply was lost is re-sent unchanged (the head compare lets at most one cop
 apply) and then looked up by its first event id, so an applied command is never
 reported as failed nor applied twice.
 
-aetcd is asyncio-only; :class:`EtcdStore` is a synchronous facade running it on a private
-event loop thread.
+aetcd is asyncio-only; :class:`EtcdStore` is a synchronous facade running it on the
+private event loop thread of its :class:`~detente.storage.etcd_connection.EtcdConnection`
+(which also does the endpoint failover).
 """
 
 from __future__ import annotations
@@ -38,30 +35,34 @@ import asyncio
 import concurrent.futures
 import json
 import threading
-import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-from urllib.parse import quote, unquote
 
 import aetcd
-import grpc
 from aetcd import rpc
 
 from detente.clock import parse_time
-from detente.errors import ConcurrencyError, StoreError, ValidationError
+from detente.errors import ConcurrencyError, ValidationError
 from detente.eventlog.envelope import GENESIS_HASH, StoredEvent, seal
 from detente.storage.base import NewEvent, RecordRow
+from detente.storage.etcd_connection import FAILOVER_SECONDS, RPC_TIMEOUT, EtcdConnection
+from detente.storage.etcd_layout import (
+    EtcdKeys,
+    event_from_json,
+    event_to_json,
+    head_to_json,
+    prefix_end,
+    record_from_json,
+    record_to_json,
+)
+
+__all__ = ["FAILOVER_SECONDS", "RPC_TIMEOUT", "EtcdStore", "parse_etcd_url"]
 
 T = TypeVar("T")
 
-#: Seconds a request keeps failing over across endpoints before ``store_unavailable``.
-FAILOVER_SECONDS = 20.0
-#: Seconds one RPC may take (gRPC deadline).
-RPC_TIMEOUT = 5.0
 _PAGE = 500
-_RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
 
 
 def parse_etcd_url(url: str) -> tuple[list[tuple[str, int]], str]:
@@ -83,47 +84,8 @@ def parse_etcd_url(url: str) -> tuple[list[tuple[str, int]], str]:
     return endpoints, prefix.strip("/") or "detente"
 
 
-def _event_from_json(raw: bytes) -> StoredEvent:
-    w = json.loads(raw)
-    return StoredEvent(
-        seq=w["seq"],
-        id=w["id"],
-        type=w["type"],
-        version=w["version"],
-        repo=w["repo"],
-        subject=w["subject"],
-        subject_revision=w["subjectRevision"],
-        data=w["data"],
-        at=w["at"],
-        prev_hash=w["prevHash"],
-        hash=w["hash"],
-    )
-
-
 def _put(key: bytes, value: bytes) -> Any:
     return rpc.RequestOp(request_put=rpc.PutRequest(key=key, value=value))
-
-
-def _prefix_end(prefix: bytes) -> bytes:
-    return prefix[:-1] + bytes([prefix[-1] + 1])
-
-
-class _Loop:
-    """A private asyncio loop on a daemon thread; ``run`` is the sync bridge."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self.loop.run_forever, name="detente-etcd", daemon=True
-        )
-        self._thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = FAILOVER_SECONDS + 10) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=5)
 
 
 class _Head:
@@ -144,7 +106,7 @@ class _EtcdTx:
 
     def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
         return self._store._range_events(
-            self._store._repo_events(repo), since=seq, revision=self.head.revision
+            self._store._keys.repo_events(repo), since=seq, revision=self.head.revision
         )
 
     def _revision(self, subject: str) -> int:
@@ -210,59 +172,22 @@ class EtcdStore:
         self, endpoints: Sequence[tuple[str, int]], *, prefix: str = "detente", url: str = ""
     ) -> None:
         self.url = url or "etcd://" + ",".join(f"{h}:{p}" for h, p in endpoints) + f"/{prefix}"
-        self._endpoints = list(endpoints)
-        self._current = 0
-        self._clients: dict[int, aetcd.Client] = {}
-        self._p = f"/{quote(prefix, safe='')}/".encode()
+        self._connection = EtcdConnection(endpoints)
+        self._keys = EtcdKeys(prefix)
         self._tx_lock = threading.Lock()  # this process's writers never conflict with each other
         self._listeners: dict[int, Callable[[int], None]] = {}
         self._listen_lock = threading.Lock()
         self._watch_task: concurrent.futures.Future[None] | None = None
         self._last_at: datetime | None = None
-        self._loop = _Loop()
         self.head()  # fail fast when no member answers
 
     # ------------------------------------------------------------------ plumbing
 
-    def _key(self, *parts: str) -> bytes:
-        return self._p + "/".join(quote(p, safe="") for p in parts).encode()
-
-    def _repo_events(self, repo: str) -> bytes:
-        return self._key("repos", repo, "events") + b"/"
-
-    def _client(self, index: int) -> aetcd.Client:
-        client = self._clients.get(index)
-        if client is None:
-            host, port = self._endpoints[index]
-            client = aetcd.Client(
-                host=host,
-                port=port,
-                timeout=RPC_TIMEOUT,
-                options={"grpc.max_receive_message_length": 64 * 1024 * 1024},
-            )
-            self._clients[index] = client
-        return client
-
     async def _call(self, op: Callable[[aetcd.Client], Awaitable[T]]) -> T:
         """Run ``op`` on the current endpoint, failing over on unavailability."""
-        deadline = time.monotonic() + FAILOVER_SECONDS
-        attempt = 0
-        while True:
-            index = self._current
-            client = self._client(index)
-            try:
-                await client.connect()
-                return await op(client)
-            except (grpc.aio.AioRpcError, aetcd.ClientError) as exc:
-                retryable = isinstance(
-                    exc, aetcd.ConnectionFailedError | aetcd.ConnectionTimeoutError
-                ) or (isinstance(exc, grpc.aio.AioRpcError) and exc.code() in _RETRYABLE)
-                if not retryable or time.monotonic() > deadline:
-                    raise StoreError(f"etcd request failed: {exc}") from exc
-            attempt += 1
-            if self._current == index:
-                self._current = (index + 1) % len(self._endpoints)
-            await asyncio.sleep(min(0.05 * attempt, 0.5))
+        # FAILOVER_SECONDS is read here, at call time, so that it can be tuned as
+        # ``detente.storage.etcd.FAILOVER_SECONDS``.
+        return await self._connection.call(op, failover_seconds=FAILOVER_SECONDS)
 
     async def _range(
         self, start: bytes, end: bytes, *, limit: int = 0, revision: int = 0
@@ -282,23 +207,23 @@ class EtcdStore:
         self, prefix: bytes, *, since: int, limit: int | None = None, revision: int = 0
     ) -> list[StoredEvent]:
         out: list[StoredEvent] = []
-        start, end = prefix + b"%020d" % (since + 1), _prefix_end(prefix)
+        start, end = prefix + b"%020d" % (since + 1), prefix_end(prefix)
         while limit is None or len(out) < limit:
             page = _PAGE if limit is None else min(_PAGE, limit - len(out))
-            kvs, _ = self._loop.run(self._range(start, end, limit=page, revision=revision))
-            out.extend(_event_from_json(kv.value) for kv in kvs)
+            kvs, _ = self._connection.run(self._range(start, end, limit=page, revision=revision))
+            out.extend(event_from_json(kv.value) for kv in kvs)
             if len(kvs) < page:
                 break
             start = kvs[-1].key + b"\0"
         return out
 
     def _stream_revision(self, subject: str, revision: int) -> int:
-        key = self._key("streams", subject)
-        kvs, _ = self._loop.run(self._range(key, b"", revision=revision))
+        key = self._keys.stream(subject)
+        kvs, _ = self._connection.run(self._range(key, b"", revision=revision))
         return int(kvs[0].value) if kvs else 0
 
     def _read_head(self) -> _Head:
-        kvs, revision = self._loop.run(self._range(self._key("head"), b""))
+        kvs, revision = self._connection.run(self._range(self._keys.head, b""))
         if not kvs:
             return _Head(0, GENESIS_HASH, None, 0, revision)
         body = json.loads(kvs[0].value)
@@ -329,16 +254,16 @@ class EtcdStore:
             tx = _EtcdTx(self, self._read_head())
             yield tx
             if tx.events or tx.rows:
-                self._loop.run(self._commit(tx))
+                self._connection.run(self._commit(tx))
                 if tx.events:
                     self._see(tx.events[-1].at)
 
     async def _commit(self, tx: _EtcdTx) -> None:
-        head_key = self._key("head")
+        head_key = self._keys.head
         compare = [(aetcd.transactions.Mod(head_key) == tx.head.mod_revision).build_message()]
         for subject, base in tx.base.items():
             if subject in tx.revisions:
-                key = self._key("streams", subject)
+                key = self._keys.stream(subject)
                 check = (
                     aetcd.transactions.Version(key) == 0
                     if base == 0
@@ -347,19 +272,15 @@ class EtcdStore:
                 compare.append(check.build_message())
         ops = []
         for e in tx.events:
-            raw = json.dumps(e.to_wire(), sort_keys=True, ensure_ascii=False).encode()
-            ops.append(_put(self._p + b"events/%020d" % e.seq, raw))
-            ops.append(_put(self._repo_events(e.repo) + b"%020d" % e.seq, raw))
+            raw = event_to_json(e)
+            ops.append(_put(self._keys.event(e.seq), raw))
+            ops.append(_put(self._keys.repo_event(e.repo, e.seq), raw))
         for subject, rev in tx.revisions.items():
-            ops.append(_put(self._key("streams", subject), str(rev).encode()))
+            ops.append(_put(self._keys.stream(subject), str(rev).encode()))
         for row in tx.rows.values():
-            body = {"repo": row.repo, "revision": row.revision, "status": row.status}
-            body["body"] = row.body
-            ops.append(_put(self._key("records", row.kind, row.id), json.dumps(body).encode()))
+            ops.append(_put(self._keys.record(row.kind, row.id), record_to_json(row)))
         if tx.events:
-            last = tx.events[-1]
-            head = {"seq": last.seq, "hash": last.hash, "at": last.at}
-            ops.append(_put(head_key, json.dumps(head).encode()))
+            ops.append(_put(head_key, head_to_json(tx.events[-1])))
         request = rpc.TxnRequest(compare=compare, success=ops, failure=[])
         sent = False
 
@@ -377,16 +298,16 @@ class EtcdStore:
             raise ConcurrencyError("another server appended first (the log head moved)")
 
     async def _has_event(self, client: aetcd.Client, event: StoredEvent) -> bool:
-        request = rpc.RangeRequest(key=self._p + b"events/%020d" % event.seq)
+        request = rpc.RangeRequest(key=self._keys.event(event.seq))
         reply = await client.kvstub.Range(request, timeout=RPC_TIMEOUT, metadata=client.metadata)
-        return bool(reply.kvs) and _event_from_json(reply.kvs[0].value).id == event.id
+        return bool(reply.kvs) and event_from_json(reply.kvs[0].value).id == event.id
 
     # ------------------------------------------------------------------ reads
 
     def read(
         self, *, since: int = 0, limit: int = 1000, repo: str | None = None
     ) -> list[StoredEvent]:
-        prefix = self._p + b"events/" if repo is None else self._repo_events(repo)
+        prefix = self._keys.events if repo is None else self._keys.repo_events(repo)
         return self._range_events(prefix, since=max(since, 0), limit=max(limit, 0))
 
     def iter_all(self, *, batch: int = 1000) -> Iterator[StoredEvent]:
@@ -400,21 +321,12 @@ class EtcdStore:
         return head.seq, head.hash
 
     def records(self, kind: str, repo: str | None = None) -> list[RecordRow]:
-        prefix = self._key("records", kind) + b"/"
-        start, end, rows = prefix, _prefix_end(prefix), []
+        prefix = self._keys.records(kind)
+        start, end, rows = prefix, prefix_end(prefix), []
         while True:
-            kvs, _ = self._loop.run(self._range(start, end, limit=_PAGE))
+            kvs, _ = self._connection.run(self._range(start, end, limit=_PAGE))
             for kv in kvs:
-                body = json.loads(kv.value)
-                record_id = kv.key[len(prefix) :].decode()
-                row = RecordRow(
-                    kind,
-                    unquote(record_id),
-                    body["repo"],
-                    body["revision"],
-                    body["status"],
-                    body["body"],
-                )
+                row = record_from_json(kind, kv.key[len(prefix) :], kv.value)
                 if repo is None or row.repo == repo:
                     rows.append(row)
             if len(kvs) < _PAGE:
@@ -448,7 +360,7 @@ class EtcdStore:
             key = max(self._listeners, default=0) + 1
             self._listeners[key] = fn
             if self._watch_task is None:
-                self._watch_task = asyncio.run_coroutine_threadsafe(self._watch(), self._loop.loop)
+                self._watch_task = self._connection.submit(self._watch())
 
         def unlisten() -> None:
             with self._listen_lock:
@@ -463,10 +375,10 @@ class EtcdStore:
             fn(seq)
 
     async def _watch(self) -> None:
-        head_key = self._key("head")
+        head_key = self._keys.head
         while True:
             try:
-                client = self._client(self._current)
+                client = self._connection.client(self._connection.current)
                 await client.connect()
                 watch = await client.watch(head_key)
                 self._notify(0)
@@ -475,20 +387,16 @@ class EtcdStore:
             except asyncio.CancelledError:
                 raise
             except Exception:  # member gone, no leader, compaction: re-watch elsewhere
-                self._current = (self._current + 1) % len(self._endpoints)
+                self._connection.skip(self._connection.current)
             await asyncio.sleep(0.2)
 
     def close(self) -> None:
         async def shutdown() -> None:
             if self._watch_task is not None:
                 self._watch_task.cancel()
-            for client in self._clients.values():
-                try:
-                    await asyncio.wait_for(client.close(), 2)
-                except Exception:  # closing a channel to a dead member
-                    continue
+            await self._connection.close_clients()
 
         try:
-            self._loop.run(shutdown(), timeout=10)
+            self._connection.run(shutdown(), timeout=10)
         finally:
-            self._loop.stop()
+            self._connection.stop()

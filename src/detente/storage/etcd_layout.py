@@ -1,0 +1,124 @@
+"""The key layout of the etcd store and the JSON stored under it.
+
+Key layout (``P`` = the URL's prefix, default ``detente``; components URL-quoted)::
+
+    /P/head                          {"seq", "hash", "at"} of the last event
+    /P/events/<seq, 20 digits>       the stored event (JSON envelope)
+    /P/repos/<repo>/events/<seq>     the same event again: per-repository reads in one range
+    /P/streams/<subject>             the stream's revision ("7"): the CAS target
+    /P/records/<kind>/<id>           the projection row (JSON)
+
+Events and their per-repository copies are written once and never overwritten; the
+head, the stream revisions and the projection rows are rewritten by every commit that
+moves them (see :mod:`detente.storage.etcd` for the transaction that writes them all).
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote, unquote
+
+from detente.eventlog.envelope import StoredEvent
+from detente.storage.base import RecordRow
+
+
+class EtcdKeys:
+    """The keys of one detente installation (one prefix), as bytes.
+
+    Args:
+        prefix: the key namespace, without slashes (``detente``).
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self.root = f"/{quote(prefix, safe='')}/".encode()
+
+    def key(self, *parts: str) -> bytes:
+        """``/P/part1/part2...`` with each part URL-quoted."""
+        return self.root + "/".join(quote(p, safe="") for p in parts).encode()
+
+    @property
+    def head(self) -> bytes:
+        """``/P/head``."""
+        return self.key("head")
+
+    @property
+    def events(self) -> bytes:
+        """``/P/events/``: the prefix of the global log."""
+        return self.root + b"events/"
+
+    def event(self, seq: int) -> bytes:
+        """``/P/events/<seq>``."""
+        return self.events + b"%020d" % seq
+
+    def repo_events(self, repo: str) -> bytes:
+        """``/P/repos/<repo>/events/``: the prefix of one repository's copies."""
+        return self.key("repos", repo, "events") + b"/"
+
+    def repo_event(self, repo: str, seq: int) -> bytes:
+        """``/P/repos/<repo>/events/<seq>``."""
+        return self.repo_events(repo) + b"%020d" % seq
+
+    def stream(self, subject: str) -> bytes:
+        """``/P/streams/<subject>``."""
+        return self.key("streams", subject)
+
+    def records(self, kind: str) -> bytes:
+        """``/P/records/<kind>/``: the prefix of one kind's rows."""
+        return self.key("records", kind) + b"/"
+
+    def record(self, kind: str, record_id: str) -> bytes:
+        """``/P/records/<kind>/<id>``."""
+        return self.key("records", kind, record_id)
+
+
+def prefix_end(prefix: bytes) -> bytes:
+    """The end of the key range of every key starting with ``prefix``."""
+    return prefix[:-1] + bytes([prefix[-1] + 1])
+
+
+def event_to_json(event: StoredEvent) -> bytes:
+    """The stored form of ``event``: its wire envelope, keys sorted."""
+    return json.dumps(event.to_wire(), sort_keys=True, ensure_ascii=False).encode()
+
+
+def event_from_json(raw: bytes) -> StoredEvent:
+    """The event stored as ``raw`` (see :func:`event_to_json`)."""
+    w = json.loads(raw)
+    return StoredEvent(
+        seq=w["seq"],
+        id=w["id"],
+        type=w["type"],
+        version=w["version"],
+        repo=w["repo"],
+        subject=w["subject"],
+        subject_revision=w["subjectRevision"],
+        data=w["data"],
+        at=w["at"],
+        prev_hash=w["prevHash"],
+        hash=w["hash"],
+    )
+
+
+def head_to_json(event: StoredEvent) -> bytes:
+    """The head after ``event``: ``{"seq", "hash", "at"}``."""
+    return json.dumps({"seq": event.seq, "hash": event.hash, "at": event.at}).encode()
+
+
+def record_to_json(row: RecordRow) -> bytes:
+    """The stored form of a projection row (its kind and id are in the key)."""
+    body = {"repo": row.repo, "revision": row.revision, "status": row.status}
+    body["body"] = row.body
+    return json.dumps(body).encode()
+
+
+def record_from_json(kind: str, quoted_id: bytes, raw: bytes) -> RecordRow:
+    """The row stored as ``raw`` under ``/P/records/<kind>/<quoted_id>``."""
+    body = json.loads(raw)
+    return RecordRow(
+        kind,
+        unquote(quoted_id.decode()),
+        body["repo"],
+        body["revision"],
+        body["status"],
+        body["body"],
+    )
