@@ -123,3 +123,27 @@ def test_render_with_broken_markers_exits_1_and_leaves_the_file(cli: Cli, repo: 
 
     assert code == 1 and body["results"][0]["error"]["code"] == "validation_error"
     assert (repo / "AGENTS.md").read_text() == broken
+
+
+def test_a_persons_unsaved_edit_in_the_same_section_is_never_overwritten(
+    cli: Cli, repo: Path
+) -> None:
+    (repo / "CLAUDE.md").write_text(CLAUDE)
+    assert cli.json("memory", "register", "CLAUDE.md", "--class", "section_owned")[0] == 0
+    claim = memory_claim(cli, "alice", "CLAUDE.md#build")
+    edited = CLAUDE.replace("Run make.", "Run make.\nA person's note.")
+    (repo / "CLAUDE.md").write_text(edited)  # a person edits Build while alice works
+    (repo.parent / "body.md").write_text("\nRun ninja.\n\n")
+
+    result = cli(
+        "memory",
+        "patch",
+        "CLAUDE.md#build",
+        "--from",
+        str(repo.parent / "body.md"),
+        "--claim",
+        claim["id"],
+    )
+
+    assert result.exit_code == 4, result.output
+    assert (repo / "CLAUDE.md").read_text() == edited

@@ -206,7 +206,11 @@ def patch(
         int | None, typer.Option("--expect-revision", help="Section revision you read.")
     ] = None,
     expect_file_hash: Annotated[
-        str | None, typer.Option("--expect-file-hash", help="File hash (sha256) you read.")
+        str | None,
+        typer.Option(
+            "--expect-file-hash",
+            help="File hash (sha256) you read [default: the hash detente recorded].",
+        ),
     ] = None,
     worktree: WorktreeOpt = None,
     json_flag: JsonFlag = False,
@@ -225,7 +229,9 @@ def patch(
         revision = expect_revision
         if revision is None:
             revision = next((s["revision"] for s in doc["sections"] if s["key"] == key), 0)
-        file_hash = expect_file_hash or _local_hash(session, doc["path"], worktree)
+        # What you read is what detente last recorded, not what is on disk now: a person's
+        # unsaved edit on disk must be merged or refused, never taken as your base.
+        file_hash = expect_file_hash or doc.get("fileHash")
         text_in = _read_input(source)
         response = api.patch(
             {
