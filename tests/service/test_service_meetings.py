@@ -254,3 +254,13 @@ def test_the_audit_replays_meeting_history_exactly(service: Service) -> None:
     service.set_status(SetStatus(a, first.revision, ClaimStatus.ABANDONED))
     report = service.audit()
     assert report.ok, report.mismatches
+
+
+def test_a_newcomer_still_negotiating_never_blocks_the_holders_writes(service: Service) -> None:
+    a, b, mtg = _pair(service, ("src/**",), ("src/a.py",))
+    assert service.check_write(a, ["src/a.py"]) == ["src/a.py"]
+    with pytest.raises(OverlapBlocking):
+        service.check_write(b, ["src/a.py"])
+    holder = service.get_claim(a)
+    assert [x.id for x in holder.meetings] == [mtg]
+    assert holder.to_wire()["meeting"]["id"] == mtg

@@ -8,9 +8,11 @@ path :func:`check_write` requires:
    negotiating or blocked; ``invalid_transition`` otherwise);
 2. one of the claim's granted path patterns matches the path, else ``overlap_blocking``
    naming the claim that holds it, or ``out_of_scope`` when nobody does;
-3. no other holding claim covers the path, unless a recorded resolution lets this claim
-   write it: ``joint`` (both), ``serialize`` (the ``first``), a pending ``handoff`` (the
-   sender). Advisory claims never block. Anything else is ``overlap_blocking``.
+3. no other claim holds the path with authority (its granted targets: a claim still
+   negotiating its opening, or a scope change's pending part, blocks nobody), unless a
+   recorded resolution lets this claim write it: ``joint`` (both), ``serialize`` (the
+   ``first``), a pending ``handoff`` (the sender). Advisory claims never block. Anything
+   else is ``overlap_blocking``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.errors import InvalidTransition, OutOfScope, OverlapBlocking
+
+
+def _authoritative(other: Claim, pattern: str) -> bool:
+    """Does ``other``'s ``pattern`` carry authority? Only granted targets of a holding claim
+    do: a claim negotiating its opening, or the pending part of a scope change, waits."""
+    return other.holding and other.granted and pattern not in other.pending_paths
 
 
 def _may_share(state: RepoState, claim: Claim, other: Claim) -> bool:
@@ -84,8 +92,8 @@ def check_write(
     for path in normalised:
         others = [
             state.claims[key]
-            for key, _, _ in state.path_index.overlapping(path, exclude=claim.id)
-            if state.claims[key].holding
+            for key, theirs, _ in state.path_index.overlapping(path, exclude=claim.id)
+            if _authoritative(state.claims[key], theirs)
         ]
         refusing = [o for o in others if not _may_share(state, claim, o)]
         for other in refusing:

@@ -111,8 +111,11 @@ class Claim:
     """A claim record (API.md "Claims").
 
     ``paths`` are the granted path patterns (normalised); ``pending_paths`` are patterns a
-    scope change asked for that wait on a negotiation. ``revision`` counts every event of
-    the claim's stream; ``fencing_token`` is fixed at grant time and monotonic per repo.
+    scope change asked for that wait on a negotiation. ``granted`` turns True the first
+    time the claim becomes ``active``: only then do its ``paths`` carry authority over
+    others' writes (a claim still negotiating its opening never blocks the holder it
+    contests). ``revision`` counts every event of the claim's stream; ``fencing_token``
+    is fixed at grant time and monotonic per repo.
     """
 
     id: str
@@ -143,6 +146,7 @@ class Claim:
     advisory: bool = False
     takeover: dict[str, object] | None = None
     successor_id: str | None = None
+    granted: bool = False
     evidence: dict[str, Any] | None = None
     integration: dict[str, Any] | None = None
 

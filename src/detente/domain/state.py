@@ -256,6 +256,8 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
 def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datetime) -> Claim:
     status = ClaimStatus(data["status"]) if "status" in data else claim.status
     reason = data.get("reason", claim.status_reason)
+    if status is ClaimStatus.ACTIVE and not claim.granted:
+        claim = replace(claim, granted=True)
     if "takeoverOf" in data:
         claim = replace(claim, takeover=data["takeoverOf"])
     if "successorId" in data:

@@ -80,6 +80,7 @@ def claim_to_wire(claim: Claim) -> dict[str, Any]:
         "abandonment": abandonment_to_wire(claim.abandonment) if claim.abandonment else None,
         "lastEventId": claim.last_event_id,
         "advisory": claim.advisory,
+        "granted": claim.granted,
         "takeoverOf": claim.takeover,
         "successorId": claim.successor_id,
         "evidence": claim.evidence,

@@ -49,7 +49,12 @@ class ClaimsService(ServiceCore):
         overlaps = (
             find_overlaps(state, Targets.of(claim), exclude=claim.id) if claim.holding else []
         )
-        meetings = [state.meetings[m] for m in claim.meeting_ids if m in state.meetings]
+        # The holder a newcomer contests is a participant too, though its own record never
+        # changed: show it every room it sits in.
+        meetings = sorted(
+            (m for m in state.meetings.values() if claim.id in m.participants),
+            key=lambda m: (m.created_at, m.id),
+        )
         return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
 
     # ------------------------------------------------------------------ claims
