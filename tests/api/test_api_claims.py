@@ -173,3 +173,20 @@ def test_repos_openapi_and_audit_endpoints_answer(http: httpx.Client) -> None:
     http.post("/v1/claims", json=claim_body("a.py"))
     audit = http.get("/v1/audit/verify").json()
     assert audit["ok"] is True and audit["events"] == 2 and len(audit["headHash"]) == 64
+
+
+def test_hostile_input_is_refused_cleanly(http: httpx.Client) -> None:
+    r = http.post(
+        "/v1/claims",
+        content=b'{"repo": "demo", "objective"',
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 422 and r.json()["field"] is None
+    assert "not valid JSON" in r.json()["detail"]
+    r = http.post("/v1/claims", json=claim_body("a.py", objective="x\x1b[2Jy"))
+    assert r.status_code == 422 and r.json()["field"] == "objective"
+    r = http.post("/v1/claims", json={**claim_body("a.py"), "repo": "nope", "baseCommit": None})
+    assert r.status_code == 422 and r.json()["field"] == "repo"
+    r = http.get("/v1/events", params={"since": 2**63})
+    assert r.status_code == 422 and r.json()["code"] == "validation_error"
+    assert http.get("/v1/claims").json()["claims"] == []

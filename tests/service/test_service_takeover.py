@@ -294,3 +294,18 @@ def test_an_expired_claims_record_shows_the_work_it_left(
     assert view.work["branchHead"] == git(wt, "rev-parse", "HEAD")
     assert view.work["commitsSinceBase"] == 1
     assert view.work["worktree"] == {"path": str(wt), "exists": True}
+
+
+def test_a_worktree_field_naming_the_main_checkout_is_never_touched(
+    svc: Service, repo: Path, clock: FakeClock
+) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    a = svc.open_claim(
+        replace(seed("src/**", agent="alice", ttl=10), base_commit=base, worktree=str(repo))
+    ).claim
+    (repo / "README.md").write_text("# someone's unsaved work\n")
+    clock.advance(16)
+    b = svc.take_over(replace(seed("src/**", agent="bob"), base_commit=""), _takeover(svc, a.id))
+    assert b.claim.takeover is not None and b.claim.takeover["rescue"] is None
+    assert git(repo, "for-each-ref", "refs/detente/") == ""
+    assert (repo / "README.md").read_text() == "# someone's unsaved work\n"

@@ -69,6 +69,9 @@ async def validation_error_handler(request: Request, exc: Exception) -> JSONResp
     loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
     field = ".".join(loc) or None
     message = str(first.get("msg", "invalid request"))
+    if first.get("type") == "json_invalid":  # loc is a character offset, not a field
+        field = None
+        message = f"the request body is not valid JSON ({message} at offset {loc[0] if loc else 0})"
     detail = f"{field}: {message}" if field else message
     return problem(
         422,

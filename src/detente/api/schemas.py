@@ -12,7 +12,6 @@ from detente.domain import decide as d
 from detente.domain.integration import CompleteClaim
 from detente.domain.model import Agent, ClaimStatus, MemoryImpact
 from detente.domain.takeover import TakeoverRequest
-from detente.errors import ValidationError
 
 
 class Body(BaseModel):
@@ -82,8 +81,6 @@ class ClaimIn(Body):
 
     def to_command(self) -> d.OpenClaim:
         """The seed as a domain command (``baseCommit`` required unless taking over)."""
-        if self.base_commit is None and self.takeover_of is None:
-            raise ValidationError("baseCommit is required", field="baseCommit")
         agent = self.agent or AgentIn(id="anonymous", name="anonymous")
         return d.OpenClaim(
             repo=self.repo,

@@ -49,6 +49,8 @@ def bind(host: str, port: int) -> tuple[socket.socket, str]:
         ValidationError: ``validation_error`` (field ``port``) when the address is in use
             or cannot be bound.
     """
+    if not 0 <= port <= 65535:
+        raise ValidationError(f"port must be between 0 and 65535, got {port}", field="port")
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     address = "127.0.0.1" if host == "localhost" else host.strip("[]")
     sock = socket.socket(family, socket.SOCK_STREAM)

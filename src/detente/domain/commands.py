@@ -188,9 +188,16 @@ def check_fencing(state: RepoState, claim: Claim, token: int | None) -> None:
 
 
 def text_field(value: str, fld: str, policy: Policy, *, required: bool = True) -> str:
+    """A stripped text field; refuses empty (when required), overlong and control chars.
+
+    Control characters (terminal escapes, NUL) would reach every terminal and log that
+    shows the record: they are refused, except tab and newline in free text.
+    """
     value = value.strip()
     if required and not value:
         raise ValidationError(f"{fld} must not be empty", field=fld)
+    if any((ord(c) < 32 and c not in "\t\n") or 127 <= ord(c) < 160 for c in value):
+        raise ValidationError(f"{fld} contains a control character", field=fld)
     if len(value) > policy.max_text:
         raise ValidationError(f"{fld} is longer than {policy.max_text} characters", field=fld)
     return value

@@ -69,6 +69,10 @@ class ClaimsService(ServiceCore):
             ValidationError: bad field (``field`` names it), unknown repo or base commit.
         """
         repo = self._repo(cmd.repo)
+        if not cmd.base_commit:
+            raise ValidationError(
+                "baseCommit is required (only a takeover may omit it)", field="baseCommit"
+            )
         base = cmd.base_commit
         if repo.path is not None and self._resolve_commit is not None:
             base = self._resolve_commit(repo.path, cmd.base_commit)

@@ -25,7 +25,12 @@ from detente.security import codeowners
 from detente.service.claims import ClaimsService, ClaimView
 from detente.service.core import RepoConfig
 from detente.vcs.repo import current_oid
-from detente.vcs.rescue import prune_missing_worktree, remove_one_worktree, rescue_dirty_state
+from detente.vcs.rescue import (
+    is_linked_worktree,
+    prune_missing_worktree,
+    remove_one_worktree,
+    rescue_dirty_state,
+)
 from detente.vcs.worktrees import changed_files
 
 
@@ -95,7 +100,7 @@ class TakeoverService(ClaimsService):
         worktree: dict[str, Any] | None = None
         rescue: dict[str, Any] | None = None
         changed: list[str] = []
-        if pred.worktree:
+        if pred.worktree and is_linked_worktree(repo.path, Path(pred.worktree)):
             path = Path(pred.worktree)
             exists = path.is_dir()
             worktree = {"path": pred.worktree, "exists": exists, "pruned": False}
@@ -141,7 +146,11 @@ class TakeoverService(ClaimsService):
         repo = self.repos[claim.repo]
         rescue: dict[str, Any] | None = None
         removed = False
-        if repo.path is not None and claim.worktree:
+        if (
+            repo.path is not None
+            and claim.worktree
+            and is_linked_worktree(repo.path, Path(claim.worktree))
+        ):
             path = Path(claim.worktree)
             if path.is_dir():
                 saved = rescue_dirty_state(path, claim.id)

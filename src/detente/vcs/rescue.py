@@ -108,6 +108,19 @@ def rescue_dirty_state(
     return Rescue(ref=ref, oid=work_commit, paths=paths)
 
 
+def is_linked_worktree(repo: Path, path: Path) -> bool:
+    """True when ``path`` is a registered linked worktree of ``repo`` (never the main one).
+
+    A claim's ``worktree`` field is what its client said; detente only touches a path that
+    git itself lists as one of this repository's linked worktrees.
+    """
+    target = os.path.normcase(os.path.abspath(path))
+    entries = list_worktrees(repo)
+    return any(
+        os.path.normcase(os.path.abspath(e.path)) == target for e in entries[1:] if not e.bare
+    )
+
+
 def remove_one_worktree(repo: Path, path: Path) -> bool:
     """Unlock and remove ONE worktree entry (present or missing); its branch is kept.
 

@@ -9,6 +9,8 @@ from fastapi import APIRouter, Header, Query, Request
 from detente.api.sse import event_stream
 from detente.service import Service
 
+_MAX_SEQ = 2**63 - 1  # sequences are 64-bit signed integers in every store
+
 
 def router(service: Service) -> APIRouter:
     r = APIRouter()
@@ -16,7 +18,7 @@ def router(service: Service) -> APIRouter:
     @r.get("/v1/events")
     def list_events(
         repo: str | None = None,
-        since: Annotated[int, Query(ge=0)] = 0,
+        since: Annotated[int, Query(ge=0, le=_MAX_SEQ)] = 0,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict[str, Any]:
         events, next_since = service.events(since=since, limit=limit, repo=repo)
@@ -26,7 +28,7 @@ def router(service: Service) -> APIRouter:
     async def stream(
         request: Request,
         repo: str | None = None,
-        since: Annotated[int | None, Query(ge=0)] = None,
+        since: Annotated[int | None, Query(ge=0, le=_MAX_SEQ)] = None,
         claim: Annotated[str | None, Query(description="only events of this claim")] = None,
         path: Annotated[
             str | None, Query(description="only claim events touching paths under this prefix")

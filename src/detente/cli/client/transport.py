@@ -11,11 +11,13 @@ One ``httpx.Client`` (``base_url`` set) carries every request: a real one for a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from detente.cli.problems import ServerUnavailable, decode
+from detente.errors import ValidationError
 
 if TYPE_CHECKING:
     import httpx
@@ -85,6 +87,7 @@ class Transport:
         """
         import httpx
 
+        _check_path(path)
         query = {k: v for k, v in (params or {}).items() if v is not None}
         try:
             response = self.http.request(method, path, json=json, params=query or None)
@@ -93,3 +96,18 @@ class Transport:
                 f"cannot reach the detente server at {self.url}: {exc}", url=self.url
             ) from None
         return decode(response)
+
+
+_SEGMENT = re.compile(r"[A-Za-z0-9_.@~-]+")
+
+
+def _check_path(path: str) -> None:
+    """Refuse a URL path built from a malformed id (empty, ``..``, ``?``, ``/``...): ids
+    are opaque, but they never need escaping, and one that does is a typo, not a request.
+
+    Raises:
+        ValidationError: ``validation_error`` naming the bad segment.
+    """
+    for segment in path.split("/")[1:]:
+        if not _SEGMENT.fullmatch(segment) or segment in (".", ".."):
+            raise ValidationError(f"{segment!r} is not a valid id", field="id")
