@@ -4,7 +4,9 @@ Besides the meeting records this maintains two derived indexes the domain consul
 
 - ``state.serialized``: ``first claim id -> claim ids waiting behind it`` (serialize);
 - ``state.resolved_pairs``: ``frozenset({a, b}) -> resolution`` for every pair of claims a
-  meeting resolution covers, so overlap reports and write checks honour the outcome.
+  meeting resolution covers, so overlap reports and write checks honour the outcome;
+- ``state.room_of_target``: ``held target -> open meeting id``, so a newcomer finds the
+  room negotiating its target without scanning every meeting.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ def apply_meeting_event(
             updated_at=at,
             last_event_id=event_id,
         )
+        _index_rooms(state, state.meetings[meeting_id])
         return
     old = state.meetings.get(meeting_id)
     if old is None:
@@ -74,6 +77,17 @@ def apply_meeting_event(
     state.meetings[meeting_id] = replace(
         new, revision=old.revision + 1, updated_at=at, last_event_id=event_id
     )
+    _index_rooms(state, state.meetings[meeting_id])
+
+
+def _index_rooms(state: RepoState, meeting: Meeting) -> None:
+    if meeting.status is MeetingStatus.OPEN:
+        for target in meeting.contested_targets:
+            state.room_of_target.setdefault(target.target, meeting.id)
+    else:
+        for target in meeting.contested_targets:
+            if state.room_of_target.get(target.target) == meeting.id:
+                del state.room_of_target[target.target]
 
 
 def _evolve(

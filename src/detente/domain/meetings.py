@@ -68,19 +68,12 @@ def meeting_events_for(
             holders_of.setdefault(t.theirs, set()).add(o.claim_id)
     rooms: dict[str, list[dict[str, Any]]] = {}
     fresh: list[dict[str, Any]] = []
-    open_rooms = sorted(
-        (m for m in state.meetings.values() if m.status is MeetingStatus.OPEN),
-        key=lambda m: (m.created_at, m.id),
-    )
     for target, entry in contested.items():
-        room = next(
-            (m for m in open_rooms if any(t.target == target for t in m.contested_targets)),
-            None,
-        )
+        room = state.room_of_target.get(target)
         if room is None:
             fresh.append(entry)
         else:
-            rooms.setdefault(room.id, []).append(entry)
+            rooms.setdefault(room, []).append(entry)
     events: list[ev.Event] = []
     meeting_ids: list[str] = []
     for meeting_id, entries in rooms.items():

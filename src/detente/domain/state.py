@@ -67,6 +67,7 @@ class RepoState:
         self.memory_holders: set[str] = set()
         self.stream_revisions: dict[str, int] = {}
         self.serialized: dict[str, set[str]] = {}
+        self.room_of_target: dict[str, str] = {}
         self.resolved_pairs: dict[frozenset[str], dict[str, Any]] = {}
         self._deadlines: list[tuple[datetime, str, int]] = []
 
