@@ -65,7 +65,7 @@ def open_(
         Path | None,
         typer.Option(
             "--worktree-dir",
-            help="Worktree directory [default: <repo>/../<repo>.worktrees/<slug>-<rand>].",
+            help="Worktree directory [default: REPO/../REPO.worktrees/SLUG-RAND].",
         ),
     ] = None,
     json_flag: JsonFlag = False,
