@@ -175,7 +175,9 @@ class BruteIndex:
         self.entries = [e for e in self.entries if e[0] != key]
         return before - len(self.entries)
 
-    def overlapping(self, pattern: str, *, exclude: str | None = None) -> list[tuple[str, str, str]]:
+    def overlapping(
+        self, pattern: str, *, exclude: str | None = None
+    ) -> list[tuple[str, str, str]]:
         query = compile_pattern(pattern)
         out = []
         for key, theirs, compiled in self.entries:
@@ -211,7 +213,7 @@ def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[s
         service.open_claim(seed_of(n, maker.claim(f"c{n}")[1]))
         if n % 2000 == 1999:
             print(f"service N={size}: {n + 1} claims opened", file=sys.stderr)
-    state = service._fresh("bench")  # noqa: SLF001  (the bench swaps the index in place)
+    state = service._fresh("bench")  # the bench swaps the index in place
     real_index = state.path_index
     entries = list(real_index)
     timings: dict[str, list[int]] = {"index": [], "scan": []}
