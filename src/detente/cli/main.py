@@ -270,5 +270,33 @@ def demo(
 
 
 def main() -> None:
-    """Console entry point (``detente``)."""
-    app(prog_name="detente")
+    """Console entry point (``detente``).
+
+    Usage errors (a missing option, a value of the wrong type) are click's, raised before
+    any command runs; with ``--json`` they are still one problem document on stdout, with
+    exit code 2, as every other error is.
+    """
+    import sys
+
+    if "--json" not in sys.argv[1:]:
+        app(prog_name="detente")
+        return
+    import json
+
+    import typer
+
+    try:
+        # Without standalone mode click returns a command's exit code instead of exiting.
+        code = app(prog_name="detente", standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(1)
+    except Exception as exc:  # typer's vendored click UsageError family
+        format_message = getattr(exc, "format_message", None)
+        if format_message is None or getattr(exc, "exit_code", None) != 2:
+            raise
+        problem = {"code": "validation_error", "detail": format_message(), "status": 2}
+        print(json.dumps(problem))
+        sys.exit(2)
