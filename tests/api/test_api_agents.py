@@ -14,7 +14,7 @@ def agent_body(session: str, **extra: object) -> dict[str, object]:
         "sessionId": session,
         "agentName": "claude-code",
         "branch": "feat/docs",
-        "worktree": "/work/docs",
+        "worktree": "/srv/agents/docs",
         "intent": "rewrite the docs",
         "ttlSeconds": 60,
     }
@@ -35,7 +35,7 @@ def test_registering_returns_201_and_the_list_shows_the_session_active(
         "sessionId": "s1",
         "agentName": "claude-code",
         "branch": "feat/docs",
-        "worktree": "/work/docs",
+        "worktree": "/srv/agents/docs",
         "intent": "rewrite the docs",
     }
 
