@@ -6,7 +6,8 @@ Besides the meeting records this maintains two derived indexes the domain consul
 - ``state.resolved_pairs``: ``frozenset({a, b}) -> resolution`` for every pair of claims a
   meeting resolution covers, so overlap reports and write checks honour the outcome;
 - ``state.room_of_target``: ``held target -> open meeting id``, so a newcomer finds the
-  room negotiating its target without scanning every meeting.
+  room negotiating its target without scanning every meeting;
+- ``state.rooms_of_claim``: ``claim id -> meeting ids it sits in``, in the order it joined.
 """
 
 from __future__ import annotations
@@ -81,6 +82,10 @@ def apply_meeting_event(
 
 
 def _index_rooms(state: RepoState, meeting: Meeting) -> None:
+    for claim_id in meeting.participants:
+        rooms = state.rooms_of_claim.setdefault(claim_id, [])
+        if meeting.id not in rooms:
+            rooms.append(meeting.id)
     if meeting.status is MeetingStatus.OPEN:
         for target in meeting.contested_targets:
             state.room_of_target.setdefault(target.target, meeting.id)

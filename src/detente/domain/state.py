@@ -68,6 +68,7 @@ class RepoState:
         self.stream_revisions: dict[str, int] = {}
         self.serialized: dict[str, set[str]] = {}
         self.room_of_target: dict[str, str] = {}
+        self.rooms_of_claim: dict[str, list[str]] = {}
         self.resolved_pairs: dict[frozenset[str], dict[str, Any]] = {}
         self._deadlines: list[tuple[datetime, str, int]] = []
 

@@ -51,10 +51,7 @@ class ClaimsService(ServiceCore):
         )
         # The holder a newcomer contests is a participant too, though its own record never
         # changed: show it every room it sits in.
-        meetings = sorted(
-            (m for m in state.meetings.values() if claim.id in m.participants),
-            key=lambda m: (m.created_at, m.id),
-        )
+        meetings = [state.meetings[m] for m in state.rooms_of_claim.get(claim.id, ())]
         return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
 
     # ------------------------------------------------------------------ claims

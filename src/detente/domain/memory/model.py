@@ -132,6 +132,7 @@ class MemoryRegistry:
 
     documents: dict[str, MemoryDocument] = field(default_factory=dict)
     by_path: dict[str, str] = field(default_factory=dict)
+    private: frozenset[str] = frozenset()
 
     def get(self, path: str) -> MemoryDocument | None:
         doc_id = self.by_path.get(path)
@@ -140,10 +141,15 @@ class MemoryRegistry:
     def put(self, doc: MemoryDocument) -> None:
         self.documents[doc.id] = doc
         self.by_path[doc.path] = doc.id
+        if doc.doc_class is DocClass.PRIVATE:
+            self.private = self.private | {doc.path}
+        else:
+            self.private = self.private - {doc.path}
 
     def private_paths(self) -> frozenset[str]:
-        """Paths of private documents, which overlap analysis is meant to ignore."""
-        return frozenset(d.path for d in self.documents.values() if d.doc_class is DocClass.PRIVATE)
+        """Paths of private documents, which overlap analysis ignores (kept up to date by
+        :meth:`put`: overlap analysis asks on every claim open)."""
+        return self.private
 
 
 def outline_to_wire(outline: Outline, data: bytes) -> dict[str, Any]:
