@@ -1,4 +1,4 @@
-"""The storage protocol every backend implements (memory, SQLite; PostgreSQL/etcd later).
+"""The storage protocol every backend implements (memory, SQLite, PostgreSQL, etcd).
 
 A backend stores two things:
 
@@ -17,36 +17,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from detente.eventlog.envelope import StoredEvent
+from detente.eventlog.envelope import NewEvent, StoredEvent
+from detente.eventlog.records import RecordRow
 
-
-@dataclass(frozen=True)
-class NewEvent:
-    """An event ready to append (no sequence or hash yet)."""
-
-    id: str
-    type: str
-    version: int
-    repo: str
-    subject: str
-    data: dict[str, Any]
-    at: str
-
-
-@dataclass(frozen=True)
-class RecordRow:
-    """A projection row: the current wire record of one claim or meeting."""
-
-    kind: str
-    id: str
-    repo: str
-    revision: int
-    status: str
-    body: dict[str, Any]
+__all__ = [
+    "NewEvent",
+    "NotifyingStore",
+    "PagedReads",
+    "RecordRow",
+    "RetainingStore",
+    "Store",
+    "StoreTx",
+    "TimedStore",
+]
 
 
 class StoreTx(Protocol):
@@ -101,6 +87,22 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class PagedReads:
+    """``iter_all`` for a store whose ``read`` pages by sequence (SQL stores, etcd)."""
+
+    def read(
+        self, *, since: int = 0, limit: int = 1000, repo: str | None = None
+    ) -> list[StoredEvent]:
+        raise NotImplementedError
+
+    def iter_all(self, *, batch: int = 1000) -> Iterator[StoredEvent]:
+        """Every event in sequence order, read ``batch`` at a time."""
+        since = 0
+        while chunk := self.read(since=since, limit=batch):
+            yield from chunk
+            since = chunk[-1].seq
 
 
 # Optional capabilities: a backend implements them when it can; callers check with
