@@ -141,10 +141,11 @@ class PostgresStore(SqlReads):
         }
 
     def _error(self, what: str, exc: BaseException | None = None) -> StoreError:
-        detail = f"{self.endpoint}: {what}" + (f": {exc}" if exc is not None else "")
+        reason = " ".join(str(exc).split()) if exc is not None else ""
+        detail = f"{self.endpoint}: {what}" + (f": {reason}" if reason else "")
         if self._password:
             detail = detail.replace(self._password, "***")
-        return StoreError(detail.strip())
+        return StoreError(detail)
 
     def _connect(self) -> psycopg.Connection[Any]:
         try:
