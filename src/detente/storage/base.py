@@ -24,6 +24,8 @@ from detente.eventlog.envelope import NewEvent, StoredEvent
 from detente.eventlog.records import RecordRow
 
 __all__ = [
+    "EXPIRY_BATCH",
+    "BoundedStore",
     "NewEvent",
     "NotifyingStore",
     "PagedReads",
@@ -32,6 +34,7 @@ __all__ = [
     "Store",
     "StoreTx",
     "TimedStore",
+    "expiry_batch",
 ]
 
 
@@ -140,3 +143,24 @@ class RetainingStore(Protocol):
     def first_seq(self) -> int:
         """The lowest sequence still readable (1 when nothing was trimmed)."""
         ...
+
+
+@runtime_checkable
+class BoundedStore(Protocol):
+    """A store that refuses a transaction larger than a limit (etcd: ``--max-txn-ops``)."""
+
+    #: The most events one transaction may append (each with its own stream and row).
+    max_events_per_transaction: int
+
+
+#: Leases expired in one transaction on a store without a limit of its own.
+EXPIRY_BATCH = 256
+
+
+def expiry_batch(store: Store) -> int:
+    """How many leases one transaction on ``store`` may expire: a quarter of a bounded
+    store's event limit (room for the reactions an expiry triggers), else
+    :data:`EXPIRY_BATCH`."""
+    if isinstance(store, BoundedStore):
+        return max(1, store.max_events_per_transaction // 4)
+    return EXPIRY_BATCH

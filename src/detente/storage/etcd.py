@@ -39,12 +39,13 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
+from urllib.parse import parse_qs
 
 import aetcd
 from aetcd import rpc
 
 from detente.clock import parse_time
-from detente.errors import ConcurrencyError, ValidationError
+from detente.errors import ConcurrencyError, StoreError, ValidationError
 from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.append import BufferedTx
@@ -65,15 +66,19 @@ __all__ = ["FAILOVER_SECONDS", "RPC_TIMEOUT", "EtcdStore", "parse_etcd_url"]
 T = TypeVar("T")
 
 _PAGE = 500
+#: etcd's default ``--max-txn-ops``: the most operations one Txn may hold.
+MAX_TXN_OPS = 128
+#: Puts one appended event may need: the event, its per-repo copy, its stream, its row.
+_OPS_PER_EVENT = 4
 
 
 def parse_etcd_url(url: str) -> tuple[list[tuple[str, int]], str]:
-    """``etcd://h1:p1,h2:p2/prefix`` -> ``([(h1, p1), (h2, p2)], "prefix")``.
+    """``etcd://h1:p1,h2:p2/prefix[?max_txn_ops=N]`` -> ``([(h1, p1), (h2, p2)], "prefix")``.
 
     Raises:
         ValidationError: ``validation_error`` when no endpoint or a bad port is given.
     """
-    rest = url.removeprefix("etcd://")
+    rest = url.removeprefix("etcd://").partition("?")[0]
     hosts, _, prefix = rest.partition("/")
     endpoints: list[tuple[str, int]] = []
     for item in filter(None, hosts.split(",")):
@@ -84,6 +89,20 @@ def parse_etcd_url(url: str) -> tuple[list[tuple[str, int]], str]:
     if not endpoints:
         raise ValidationError("etcd URL needs endpoints: etcd://host:port,...", field="store")
     return endpoints, prefix.strip("/") or "detente"
+
+
+def parse_max_txn_ops(url: str) -> int:
+    """The ``max_txn_ops`` query option of an etcd URL (the cluster's ``--max-txn-ops``;
+    default :data:`MAX_TXN_OPS`, etcd's own default).
+
+    Raises:
+        ValidationError: ``validation_error`` when it is not a number from 8 up.
+    """
+    options = parse_qs(url.partition("?")[2])
+    raw = options.get("max_txn_ops", [str(MAX_TXN_OPS)])[-1]
+    if not raw.isdigit() or int(raw) < 8:
+        raise ValidationError(f"max_txn_ops must be a number >= 8, not {raw!r}", field="store")
+    return int(raw)
 
 
 def _put(key: bytes, value: bytes) -> Any:
@@ -119,16 +138,26 @@ class EtcdStore(PagedReads):
         endpoints: ``(host, port)`` of each member's client URL.
         prefix: the key namespace (one detente installation per prefix).
         url: the URL this store was opened from (for display).
+        max_txn_ops: the cluster's ``--max-txn-ops``; a command needing more operations
+            is refused before it is sent, and lease expiries are batched to fit.
 
     Raises:
         StoreError: ``store_unavailable`` when no endpoint answers.
     """
 
     def __init__(
-        self, endpoints: Sequence[tuple[str, int]], *, prefix: str = "detente", url: str = ""
+        self,
+        endpoints: Sequence[tuple[str, int]],
+        *,
+        prefix: str = "detente",
+        url: str = "",
+        max_txn_ops: int = MAX_TXN_OPS,
     ) -> None:
         self.url = url or "etcd://" + ",".join(f"{h}:{p}" for h, p in endpoints) + f"/{prefix}"
         self._connection = EtcdConnection(endpoints)
+        self.max_txn_ops = max_txn_ops
+        #: The most events one transaction may append (see ``BoundedStore``).
+        self.max_events_per_transaction = (max_txn_ops - 1) // _OPS_PER_EVENT
         self._keys = EtcdKeys(prefix)
         self._tx_lock = threading.Lock()  # this process's writers never conflict with each other
         self._listeners = Broadcaster()
@@ -237,6 +266,12 @@ class EtcdStore(PagedReads):
             ops.append(_put(self._keys.record(row.kind, row.id), record_to_json(row)))
         if tx.events:
             ops.append(_put(head_key, head_to_json(tx.events[-1])))
+        if max(len(ops), len(compare)) > self.max_txn_ops:
+            raise StoreError(
+                f"{self._connection.name}: one command needs {max(len(ops), len(compare))} "
+                f"operations, more than the cluster's --max-txn-ops {self.max_txn_ops} "
+                "(raise it, and max_txn_ops in the store URL)"
+            )
         request = rpc.TxnRequest(compare=compare, success=ops, failure=[])
         sent = False
 
