@@ -25,6 +25,7 @@ from detente.api.routes import (
     claims,
     deployments,
     events,
+    index,
     integration,
     meetings,
     memory,
@@ -77,6 +78,6 @@ def create_app(service: Service, *, sweep_interval: float | None = None) -> Fast
 
     calls = ServiceCalls(service)
     areas = (system, claims, meetings, events, agents, memory)
-    for area in (*areas, integration, patches, deployments):
+    for area in (*areas, integration, patches, deployments, index):
         app.include_router(area.router(calls))
     return app

@@ -29,6 +29,7 @@ from detente.cli.claims import claim_app
 from detente.cli.context import JsonFlag, Session, Settings, run
 from detente.cli.deploy import deploy as deploy_command
 from detente.cli.hooks import hooks_app
+from detente.cli.index_commands import register as register_index_commands
 from detente.cli.integrate import register as register_integration_commands
 from detente.cli.mcp import mcp_command
 from detente.cli.meetings import meeting_app
@@ -65,6 +66,7 @@ app.add_typer(patch_app, name="patch")
 app.add_typer(hooks_app, name="hooks")
 app.command("deploy")(deploy_command)
 app.command("mcp")(mcp_command)
+register_index_commands(app)
 
 
 @app.callback()

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from detente import __version__
 from detente.client.base import Wire
+from detente.client.index_calls import IndexCalls
 from detente.client.protocol import Client
 from detente.client.routes import Route
 from detente.client.sse import SseMessage
@@ -52,7 +53,7 @@ MAX_SEQ = 2**63 - 1
 MAX_EVENTS_PAGE = 1000
 
 
-class ServiceCalls:
+class ServiceCalls(IndexCalls):
     """Every API operation as one service call (see the module docstring).
 
     Args:
@@ -347,6 +348,7 @@ def body_models() -> dict[str, type[BaseModel]]:
     from detente.client import gate_bodies as g
     from detente.client import memory_bodies as mb
     from detente.client.agent_bodies import AgentIn, ReadinessIn
+    from detente.client.index_bodies import ReconcileIntentsIn
 
     return {
         "open_claim": b.ClaimIn,
@@ -371,6 +373,7 @@ def body_models() -> dict[str, type[BaseModel]]:
         "append_entry": mb.AppendIn,
         "render": mb.RenderIn,
         "reconcile": mb.ReconcileIn,
+        "reconcile_intents": ReconcileIntentsIn,
         "publish_patch": g.PatchIn,
         "discard_patch": g.DiscardIn,
         "deploy": g.DeployIn,

@@ -14,6 +14,8 @@ from detente.service.integration import GatesService
 from detente.service.meetings import MeetingsService
 from detente.service.memory import MemoryService
 from detente.service.patches import PatchesService
+from detente.service.reconcile import ReconcileService
+from detente.service.search import SearchService
 from detente.service.takeover import TakeoverService
 
 __all__ = ["ClaimView", "RepoConfig", "Service", "ServiceCore"]
@@ -28,5 +30,7 @@ class Service(
     GatesService,
     PatchesService,
     DeploymentsService,
+    ReconcileService,
+    SearchService,
 ):
     """The coordination plane's use cases over one store (see :class:`ServiceCore`)."""

@@ -19,6 +19,7 @@ from detente.domain.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 from detente.service.repo_index import resolve_symbols
+from detente.service.search import semantic_overlaps, similarity
 from detente.vcs.workstate import work_state
 
 
@@ -30,9 +31,12 @@ class ClaimView:
     overlaps: list[Overlap]
     meetings: list[Meeting] = field(default_factory=list)
     work: dict[str, Any] | None = None
+    semantic: list[Overlap] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
-        """``{claim, overlaps[], meeting, meetings[]}`` (``meeting``: the newest open one)."""
+        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[]}``
+        (``meeting``: the newest open one; ``semanticOverlaps``: advisory ``kind: semantic``
+        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`)."""
         open_meetings = [m for m in self.meetings if m.status.value == "open"]
         return {
             "claim": claim_to_wire(self.claim),
@@ -40,6 +44,7 @@ class ClaimView:
             "meeting": meeting_to_wire(open_meetings[-1]) if open_meetings else None,
             "meetings": [meeting_to_wire(m) for m in self.meetings],
             "work": self.work,
+            "semanticOverlaps": [overlap_to_wire(o) for o in self.semantic],
         }
 
 
@@ -54,6 +59,14 @@ class ClaimsService(ServiceCore):
         # changed: show it every room it sits in.
         meetings = [state.meetings[m] for m in state.rooms_of_claim.get(claim.id, ())]
         return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
+
+    def _with_semantic(self, state: RepoState, view: ClaimView) -> ClaimView:
+        """The view plus its advisory semantic overlaps (on open and on read only: the
+        model costs milliseconds, which renewals and completions need not pay)."""
+        if not view.claim.holding:
+            return view
+        semantic = semantic_overlaps(state, view.claim, view.overlaps, similarity())
+        return replace(view, semantic=semantic)
 
     # ------------------------------------------------------------------ claims
 
@@ -82,7 +95,7 @@ class ClaimsService(ServiceCore):
                 repo.name,
                 lambda s: d.decide_open(s, seeded, self.clock.now(), self._ids, self.policy),
             )
-            return self._view(state, state.claims[claim_id])
+            return self._with_semantic(state, self._view(state, state.claims[claim_id]))
 
     def get_claim(
         self, claim_id: str, repo: str | None = None, *, with_work: bool = False
@@ -100,7 +113,7 @@ class ClaimsService(ServiceCore):
             with self._locks[name]:
                 claim = state.claims.get(claim_id)
                 if claim is not None:
-                    view = self._view(state, claim)
+                    view = self._with_semantic(state, self._view(state, claim))
                     break
         else:
             raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
