@@ -48,14 +48,14 @@ def test_the_same_objective_on_disjoint_paths_is_a_semantic_advisory_beside_no_o
     carol = repo.open("README.md", agent="carol", objective="Dark theme for the dashboard")
     assert bob.claim.status is ClaimStatus.ACTIVE
     assert bob.overlaps == []
-    [advice] = bob.semantic
+    [advice] = repo.service.get_claim(bob.claim.id).semantic
     assert (advice.claim_id, advice.kind, advice.severity) == (
         alice.claim.id,
         OverlapKind.SEMANTIC,
         Severity.ADVISORY,
     )
     assert "similar objective" in advice.reason
-    assert carol.semantic == []
+    assert repo.service.get_claim(carol.claim.id).semantic == []
     wire = repo.service.get_claim(alice.claim.id).to_wire()
     assert [o["claimId"] for o in wire["semanticOverlaps"]] == [bob.claim.id]
 

@@ -61,8 +61,8 @@ class ClaimsService(ServiceCore):
         return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
 
     def _with_semantic(self, state: RepoState, view: ClaimView) -> ClaimView:
-        """The view plus its advisory semantic overlaps (on open and on read only: the
-        model costs milliseconds, which renewals and completions need not pay)."""
+        """The view plus its advisory semantic overlaps (on read only: the model costs
+        milliseconds, which writes, serialized per repository, need not pay)."""
         if not view.claim.holding:
             return view
         semantic = semantic_overlaps(state, view.claim, view.overlaps, similarity())
@@ -95,7 +95,7 @@ class ClaimsService(ServiceCore):
                 repo.name,
                 lambda s: d.decide_open(s, seeded, self.clock.now(), self._ids, self.policy),
             )
-            return self._with_semantic(state, self._view(state, state.claims[claim_id]))
+            return self._view(state, state.claims[claim_id])
 
     def get_claim(
         self, claim_id: str, repo: str | None = None, *, with_work: bool = False
