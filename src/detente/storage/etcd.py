@@ -44,7 +44,7 @@ from urllib.parse import parse_qs
 import aetcd
 from aetcd import rpc
 
-from detente.clock import parse_time
+from detente.clock import format_time, parse_time
 from detente.errors import ConcurrencyError, StoreError, ValidationError
 from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
 from detente.eventlog.subscription import Broadcaster
@@ -331,6 +331,10 @@ class EtcdStore(PagedReads):
         local = datetime.now(UTC)
         floor = self._last_at
         return max(local, floor) if floor is not None else local
+
+    def last_time(self) -> str | None:
+        """The ``at`` of the newest commit this process has seen (the floor of lease time)."""
+        return format_time(self._last_at) if self._last_at is not None else None
 
     # ------------------------------------------------------------------ wake-ups
 
