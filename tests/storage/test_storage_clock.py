@@ -4,6 +4,7 @@ that the test steps, since a test may not set the real wall clock."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -157,3 +158,32 @@ def test_a_stepped_store_clock_moves_lease_time_only_within_the_slew_bound() -> 
     clocks.step(7200)
     clocks.run(10)
     assert clock.now().timestamp() - start - elapsed <= 10 * (1 + SLEW) + 1e-3
+
+
+def test_clock_reads_racing_commands_on_sqlite_never_deadlock(tmp_path: Path) -> None:
+    """A command reads the clock while it holds the store; a sweeper reads the clock, which
+    reads the store: the two locks are never taken in opposite orders."""
+    store = SqliteStore(tmp_path / "d.db")
+    clock = SteadyClock(store)
+    service = Service(store, clock, [RepoConfig("demo")])
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def read_clock() -> None:
+        try:
+            while not done.is_set():
+                clock.now()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    reader = threading.Thread(target=read_clock)
+    reader.start()
+    writer = threading.Thread(
+        target=lambda: [service.open_claim(seed(f"src/{n}.py")) for n in range(40)]
+    )
+    writer.start()
+    writer.join(timeout=60)
+    done.set()
+    reader.join(timeout=60)
+    assert not writer.is_alive() and not reader.is_alive(), "deadlocked"
+    assert errors == [] and len(service.list_claims()) == 40

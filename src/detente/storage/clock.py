@@ -172,19 +172,22 @@ class SteadyClock(_Steady):
         Raises:
             StoreError: ``store_unavailable`` when the store keeping the plan fails.
         """
-        with self._lock:
-            if self._store is None:
+        store = self._store
+        if store is None:
+            with self._lock:
                 when, _ = self._tick(self._sources.wall(), None, None)
-                return _utc(when)
-            stored = self._store.clock_plan()
-            plan = TimePlan.from_json(stored) if stored else None
-            floor = (
-                _floor(self._store) if plan is None or plan.boot != self._sources.boot() else None
-            )
-            when, new = self._tick(self._sources.wall(), floor, plan)
-            if new != plan:
-                self._store.save_clock_plan(new.to_json())
             return _utc(when)
+        # The store is read and written outside this clock's lock: a command holding the
+        # store's lock reads the clock, so taking them in the other order could deadlock.
+        stored = store.clock_plan()
+        plan = TimePlan.from_json(stored) if stored else None
+        fresh = plan is None or plan.boot != self._sources.boot()
+        floor = _floor(store) if fresh else None
+        with self._lock:
+            when, new = self._tick(self._sources.wall(), floor, plan)
+        if new != plan:
+            store.save_clock_plan(new.to_json())
+        return _utc(when)
 
 
 class StoreClock(_Steady):
