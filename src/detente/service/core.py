@@ -133,7 +133,9 @@ class ServiceCore:
                 apply_stored(state, stored_event)
             tx.upsert_records(rows_for(state, (e.subject for e in stored)))
             out += stored
-            batch = react(state, [(e.type, e.data) for e in stored], self._ids)
+            batch = react(
+                state, [(e.type, e.data) for e in stored], self._ids, self.clock.now(), self.policy
+            )
         raise StoreError("reactions did not settle; refusing to loop (a bug: please report it)")
 
     def owners_of(self, repo: str) -> OwnersOf:
