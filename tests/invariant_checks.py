@@ -29,7 +29,10 @@ def _replay(service: ServiceCore, repo: str) -> Replay:
     replays: dict[str, Replay] = service.__dict__.setdefault("_invariant_replays", {})
     if repo not in replays:
         folded = service.repos[repo].case_insensitive
-        replays[repo] = Replay(RepoState(repo, case_insensitive=folded))
+        state = RepoState(repo, case_insensitive=folded)
+        cached = service._states.get(repo)
+        state.trees = cached.trees if cached is not None else None  # same severity judge
+        replays[repo] = Replay(state)
     return replays[repo]
 
 

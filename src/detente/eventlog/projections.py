@@ -12,6 +12,7 @@ from detente.domain.gate_records import environment_to_wire, patch_to_wire
 from detente.domain.invariants import Replay, state_violations
 from detente.domain.memory.model import document_to_wire
 from detente.domain.model import Claim, Meeting
+from detente.domain.overlap.trees import TreeSource
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire, meeting_to_wire
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
@@ -136,13 +137,19 @@ class AuditReport:
         return body
 
 
-def verify(store: AuditSource, case_insensitive: dict[str, bool] | None = None) -> AuditReport:
+def verify(
+    store: AuditSource,
+    case_insensitive: dict[str, bool] | None = None,
+    trees: Mapping[str, TreeSource] | None = None,
+) -> AuditReport:
     """Walk the whole log: check every hash link, replay every repo, compare projections,
     check the protocol invariants (:mod:`detente.domain.invariants`).
 
     Args:
         store: the backend to audit.
         case_insensitive: per-repo path case folding (affects only index building).
+        trees: per-repo base-commit trees, so the invariants judge overlap severity as the
+            service does (a glob meeting only in paths no base commit has is potential).
 
     Returns:
         An :class:`AuditReport`; ``ok`` is False at the first broken link (the replay
@@ -157,7 +164,9 @@ def verify(store: AuditSource, case_insensitive: dict[str, bool] | None = None) 
         replay = replays.get(event.repo)
         if replay is None:
             folded = (case_insensitive or {}).get(event.repo, False)
-            replay = replays[event.repo] = Replay(RepoState(event.repo, case_insensitive=folded))
+            fresh = RepoState(event.repo, case_insensitive=folded)
+            fresh.trees = (trees or {}).get(event.repo)
+            replay = replays[event.repo] = Replay(fresh)
         replay.fold(
             event.type,
             event.data,
