@@ -105,6 +105,8 @@ def cas_update_ref(repo: Path, ref: str, new: str, old: str, *, message: str) ->
         ValidationError: ``ref`` is not a full ref name.
         VcsError: ``vcs_error`` when git fails for another reason.
     """
+    from detente.vcs.hookpass import pass_env
+
     check_ref_name(ref)
     git = Git(repo)
     result = git.run(
@@ -117,6 +119,7 @@ def cas_update_ref(repo: Path, ref: str, new: str, old: str, *, message: str) ->
         new,
         old,
         check=False,
+        env=pass_env(repo, ref, old, new),  # the server-side hooks know it was checked
     )
     if result.ok:
         return
