@@ -118,7 +118,11 @@ def status(
     ctx: typer.Context,
     bare: Annotated[
         Path | None,
-        typer.Option("--bare", help="Show the server-side hooks of this shared repository."),
+        typer.Option(
+            "--bare",
+            help="Show the server-side hooks of this shared repository "
+            "[default: the current repository's, when it is bare].",
+        ),
     ] = None,
     json_flag: JsonFlag = False,
 ) -> None:
@@ -130,7 +134,14 @@ def status(
     def body(session: Session) -> int:
         from detente.hooks.status import hooks_status
 
-        found = hooks_status(bare or session.settings.repo, server=bare is not None)
+        from detente.vcs.git import Git
+
+        where = bare or session.settings.repo
+        server = bare is not None or (
+            Git(where).run("rev-parse", "--is-bare-repository", check=False).stdout.strip()
+            == "true"
+        )
+        found = hooks_status(where, server=server)
 
         def text(console: Console) -> None:
             for hook in found.hooks:
@@ -147,7 +158,7 @@ def status(
                     markup=False,
                 )
             if not found.ok:
-                again = "detente hooks install" + (f" --bare {bare}" if bare else "")
+                again = "detente hooks install" + (f" --bare {where}" if server else "")
                 console.print(f"reinstall with: {again}", markup=False)
 
         session.emit(found.to_wire(), text)

@@ -136,9 +136,7 @@ class HookRepo:
             raise result.error()
         return result.returncode == 0
 
-    def added_commits(
-        self, old: str, new: str, *, known: Sequence[str] = ()
-    ) -> list[HookCommit]:
+    def added_commits(self, old: str, new: str, *, known: Sequence[str] = ()) -> list[HookCommit]:
         """Commits reachable from ``new`` but not from ``old``, oldest first, with their
         trailers and files. A new ref (``old`` the zero OID) adds the commits reachable
         from none of the ``known`` refs (none given: from no existing ref).
