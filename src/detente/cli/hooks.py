@@ -133,7 +133,6 @@ def status(
 
     def body(session: Session) -> int:
         from detente.hooks.status import hooks_status
-
         from detente.vcs.git import Git
 
         where = bare or session.settings.repo
