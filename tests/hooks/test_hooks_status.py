@@ -7,7 +7,7 @@ from pathlib import Path
 from hooks_harness import Server, Shared, detente, git
 
 from detente import __version__
-from detente.hooks.status import hooks_status, parse_git_version
+from detente.vcs.hook_status import hooks_status, parse_git_version
 
 SERVER_HOOKS = ["pre-receive", "update", "reference-transaction", "post-receive"]
 

@@ -60,7 +60,7 @@ def install(
     """Install the pre-commit guard here, or the server-side checks in --bare BARE."""
 
     def body(session: Session) -> None:
-        from detente.hooks.install import install_local, install_server
+        from detente.vcs.hook_scripts import install_local, install_server
 
         if server is None:
             done = install_local(session.settings.repo, warn=warn, force=force)
@@ -132,8 +132,8 @@ def status(
     """
 
     def body(session: Session) -> int:
-        from detente.hooks.status import hooks_status
         from detente.vcs.git import Git
+        from detente.vcs.hook_status import hooks_status
 
         where = bare or session.settings.repo
         server = bare is not None or (

@@ -22,17 +22,12 @@
 Every git call a hook makes keeps the repository variables git gave it
 (``GIT_INDEX_FILE``, ``GIT_DIR``, the push quarantine, ...; :mod:`detente.hooks.gitread`),
 so a hook reads exactly what git is committing or receiving. ``detente hooks status``
-(:mod:`detente.hooks.status`) shows what is installed and whether it is current.
+(:mod:`detente.vcs.hook_status`) shows what is installed and whether it is current.
 
-The installed scripts run ``python -m detente.hooks <hook>`` with the interpreter that
-installed them; this package imports nothing heavy at start-up.
+The installed scripts (written by :mod:`detente.vcs.hook_scripts`) run
+``python -m detente.hooks <hook>`` with the interpreter that installed them; this package
+imports nothing heavy at start-up. The hooks talk to detente through
+:func:`detente.client.connect`, like every other adapter.
 """
 
 from __future__ import annotations
-
-__all__ = ["HOOK_MARKER", "VERSION_MARKER"]
-
-#: The line that marks a hook script as detente's (reinstalling replaces only those).
-HOOK_MARKER = "# detente-hook"
-#: The line naming the detente version that wrote a hook script.
-VERSION_MARKER = "# detente-hook-version"

@@ -48,19 +48,17 @@ def run_post(stdin: str, repo: Path | None = None) -> int:
     mine = [u for u in parse_updates(stdin) if u.ref in protected and u.new != ZERO_OID]
     if not mine or not cfg.url:
         return 0
-    from detente.cli.client import connect
-    from detente.cli.gates_api import GatesApi
+    from detente.client import connect
 
     try:
         with connect(cfg.url, None) as client:
-            api = GatesApi(client)
             for u in mine:
                 # After the push a new ref's commits are all reachable: report its tip's.
                 landed = (
                     [here.commit(u.new)] if u.old == ZERO_OID else here.added_commits(u.old, u.new)
                 )
                 ids = [c for commit in landed for c in commit.claim_ids]
-                done = api.post_receive(
+                done = client.post_receive(
                     {
                         "repo": cfg.name,
                         "ref": u.ref,

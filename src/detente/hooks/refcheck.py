@@ -16,7 +16,7 @@ worktree, libgit2 tools) all run :func:`check_updates`:
 
 The server must answer within ``git config detente.timeout`` seconds (default 5) or the
 update is refused (fail closed), as it is when the server is unreachable or not
-configured. ``git config detente.warn true`` (``hooks install --server BARE --warn``)
+configured. ``git config detente.warn true`` (``hooks install --bare BARE --warn``)
 turns every refusal into a printed warning.
 """
 
@@ -228,15 +228,13 @@ def _ask(url: str, bodies: list[dict[str, Any]], timeout: float) -> _Outcome:
     outcome = _Outcome()
 
     def work() -> None:
-        from detente.cli.client import connect
-        from detente.cli.gates_api import GatesApi
+        from detente.client import connect
 
         try:
             with connect(url, None) as client:
-                api = GatesApi(client)
                 for body in bodies:
                     try:
-                        api.pre_receive(body)
+                        client.pre_receive(body)
                     except EvidenceRejected as exc:
                         outcome.failures += exc.failures
         except DetenteError as exc:

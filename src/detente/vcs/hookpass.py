@@ -7,7 +7,7 @@ the server again would cost a second round trip and wait for the very lock the
 integration holds. So the integration passes the hook a pass in ``$DETENTE_INTEGRATION``:
 ``<ref> <old> <new> <mac>``, the mac an HMAC-SHA256 (RFC 2104) of exactly that update
 under a key kept in the repository (``<git common dir>/detente/hook.key``, mode 0600,
-written by ``detente hooks install --server``). The hook lets through exactly that
+written by ``detente hooks install --bare``). The hook lets through exactly that
 update and nothing else; without the key nobody can mint a pass, and a copied pass
 authorizes nothing but the update the server already checked.
 

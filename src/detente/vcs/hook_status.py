@@ -14,9 +14,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from detente.errors import ValidationError
-from detente.hooks import HOOK_MARKER, VERSION_MARKER
-from detente.hooks.install import LOCAL_HOOKS, SERVER_HOOKS, hook_script, hooks_dir
 from detente.vcs.git import Git
+from detente.vcs.hook_scripts import (
+    HOOK_MARKER,
+    LOCAL_HOOKS,
+    SERVER_HOOKS,
+    VERSION_MARKER,
+    hook_script,
+    hooks_dir,
+)
 
 __all__ = ["HookState", "HooksStatus", "hooks_status", "parse_git_version"]
 

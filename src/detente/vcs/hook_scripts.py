@@ -1,9 +1,10 @@
-"""Writing the hook scripts (``detente hooks install``).
+"""Writing detente's git hook scripts into a repository (``detente hooks install``).
 
 A script is a short ``sh`` file that execs ``python -m detente.hooks <hook>`` with the
-interpreter that installed it (so the hook works without ``detente`` on ``PATH``) and
-names the detente version that wrote it (``hooks status`` compares it). An existing hook
-that detente did not write is never replaced unless ``force`` says so.
+interpreter that installed it (so the hook works without ``detente`` on ``PATH``; what
+the hooks do is :mod:`detente.hooks`) and names the detente version that wrote it
+(:mod:`detente.vcs.hook_status` compares it). An existing hook that detente did not
+write is never replaced unless ``force`` says so.
 
 The ``reference-transaction`` script returns at once, without starting Python, in the
 ``committed`` and ``aborted`` states (git ignores the hook's answer there).
@@ -19,12 +20,13 @@ from pathlib import Path
 
 from detente import __version__
 from detente.errors import ValidationError
-from detente.hooks import HOOK_MARKER, VERSION_MARKER
 from detente.vcs.git import Git
 
 __all__ = [
+    "HOOK_MARKER",
     "LOCAL_HOOKS",
     "SERVER_HOOKS",
+    "VERSION_MARKER",
     "Installed",
     "hook_script",
     "hooks_dir",
@@ -32,6 +34,10 @@ __all__ = [
     "install_server",
 ]
 
+#: The line that marks a hook script as detente's (reinstalling replaces only those).
+HOOK_MARKER = "# detente-hook"
+#: The line naming the detente version that wrote a hook script.
+VERSION_MARKER = "# detente-hook-version"
 #: The hooks ``detente hooks install`` writes in a claim's repository.
 LOCAL_HOOKS = ("pre-commit",)
 #: The hooks ``detente hooks install --bare BARE`` writes in the shared repository.
