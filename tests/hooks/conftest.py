@@ -19,7 +19,7 @@ import pytest
 from hooks_harness import Server, Shared, detente, git
 
 from detente.clock import SystemClock
-from detente.runtime import make_server
+from detente.server import make_server
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 
