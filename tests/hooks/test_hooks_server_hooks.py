@@ -286,3 +286,19 @@ def test_hooks_install_refuses_a_foreign_hook_and_writes_nothing(
     assert "update exists and was not written by detente" in str(failed)
     assert not (shared.bare / "hooks" / "pre-receive").exists()
     assert foreign.read_text() == "#!/bin/sh\nexit 0\n"
+
+
+def test_the_update_hook_alone_checks_each_pushed_ref_as_on_an_older_git(
+    shared: Shared, installed: Server
+) -> None:
+    for hook in ("pre-receive", "reference-transaction"):  # what a git < 2.28 server runs
+        (shared.bare / "hooks" / hook).unlink()
+    head = commit(shared.work, "b.py", "b = 2\n")
+
+    pushed = run_git(shared.work, "push", "origin", "HEAD:main", "HEAD:refs/heads/topic")
+
+    assert pushed.returncode != 0
+    assert f"commit {head[:12]} has no 'Detente-Claim: <id>' trailer" in pushed.stderr
+    assert git(shared.bare, "rev-parse", "main") == shared.m0
+    assert git(shared.bare, "rev-parse", "topic") == head  # only the protected ref refused
+    assert installed.checks == ["refs/heads/main"]

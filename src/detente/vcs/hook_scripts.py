@@ -7,7 +7,8 @@ the hooks do is :mod:`detente.hooks`) and names the detente version that wrote i
 write is never replaced unless ``force`` says so.
 
 The ``reference-transaction`` script returns at once, without starting Python, in the
-``committed`` and ``aborted`` states (git ignores the hook's answer there).
+``committed`` and ``aborted`` states (git ignores the hook's answer there); it and the
+other server-side scripts start Python only when a protected ref is updated.
 """
 
 from __future__ import annotations
@@ -52,19 +53,49 @@ class Installed:
     config: tuple[tuple[str, str], ...] = ()
 
 
+# The server-side hooks start Python only for an update of a protected ref (one ``git
+# config`` call decides; without configured protected refs Python decides, defaulting to
+# HEAD's ref): ``reference-transaction`` runs for every ref transaction of the shared
+# repository. ``exec`` keeps git the parent of the Python process, which
+# :mod:`detente.hooks.checked` relies on.
+_PROTECTED = "protected=$(git config --get-all detente.protectedRef)\n"
+_STDIN_FILTER = (
+    "updates=$(cat)\n"
+    + _PROTECTED
+    + """\
+if [ -n "$protected" ]; then
+    mine=$(printf '%s\\n' "$updates" | cut -d ' ' -f 3 | grep -xF -e "$protected")
+    [ -n "$mine" ] || exit 0  # no protected ref
+fi
+"""
+)
+_ARG_FILTER = (
+    _PROTECTED
+    + """\
+if [ -n "$protected" ]; then
+    printf '%s\\n' "$protected" | grep -qxF -e "$1" || exit 0  # not a protected ref
+fi
+"""
+)
+_PREPARED_ONLY = '[ "$1" = prepared ] || exit 0  # committed/aborted: nothing to decide\n'
+
+
 def hook_script(hook: str, *args: str) -> str:
     """The ``sh`` text of a hook running ``python -m detente.hooks <hook> <args>``."""
     argv = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "detente.hooks", hook, *args))
-    early = ""
-    if hook == "reference-transaction":
-        early = '[ "$1" = prepared ] || exit 0  # committed/aborted: nothing to decide\n'
-    return (
+    head = (
         "#!/bin/sh\n"
         f"{HOOK_MARKER}: installed by `detente hooks install`; reinstall rather than edit.\n"
         f"{VERSION_MARKER}: {__version__}\n"
-        f"{early}"
-        f'exec {argv} "$@"\n'
     )
+    stdin = f'exec {argv} "$@" <<EOF\n$updates\nEOF\n'
+    if hook == "reference-transaction":
+        return f"{head}{_PREPARED_ONLY}{_STDIN_FILTER}{stdin}"
+    if hook in ("pre-receive", "post-receive"):
+        return f"{head}{_STDIN_FILTER}{stdin}"
+    if hook == "update":
+        return f'{head}{_ARG_FILTER}exec {argv} "$@"\n'
+    return f'{head}exec {argv} "$@"\n'
 
 
 def hooks_dir(git: Git) -> Path:
