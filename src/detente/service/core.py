@@ -37,6 +37,7 @@ from detente.eventlog.projections import AuditReport, apply_stored, rows_for, ve
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
 from detente.security import codeowners
+from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
 
 _MAX_REACTION_ROUNDS = 16
@@ -100,6 +101,9 @@ class ServiceCore:
         state = self._states.get(repo)
         if state is None:
             state = RepoState(repo, case_insensitive=self.repos[repo].case_insensitive)
+            path = self.repos[repo].path
+            if path is not None:
+                state.trees = tree_source(path)
             self._states[repo] = state
         return state
 
@@ -135,7 +139,9 @@ class ServiceCore:
                 apply_stored(state, stored_event)
             tx.upsert_records(rows_for(state, (e.subject for e in stored)))
             out += stored
-            batch = react(state, [(e.type, e.data) for e in stored], self._ids)
+            batch = react(
+                state, [(e.type, e.data) for e in stored], self._ids, self.clock.now(), self.policy
+            )
         raise StoreError("reactions did not settle; refusing to loop (a bug: please report it)")
 
     def owners_of(self, repo: str) -> OwnersOf:
@@ -158,7 +164,9 @@ class ServiceCore:
             return expired[: self.expiry_batch], True
         if not due_meetings(state, now):
             return expired, False
-        return expired + decide_deadlines(state, now, self._ids, self.owners_of(state.repo)), False
+        if expired:  # escalate on the state with these expiries folded in (next round)
+            return expired, True
+        return decide_deadlines(state, now, self._ids, self.owners_of(state.repo)), False
 
     def _due(self, state: RepoState) -> bool:
         now = self.clock.now()
@@ -262,4 +270,7 @@ class ServiceCore:
 
     def audit(self) -> AuditReport:
         """Verify the hash chain and that projections equal a full replay."""
-        return verify(self.store, {r.name: r.case_insensitive for r in self.repos.values()})
+        trees = {r.name: tree_source(r.path) for r in self.repos.values() if r.path is not None}
+        return verify(
+            self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees
+        )
