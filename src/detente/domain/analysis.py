@@ -22,8 +22,15 @@ from detente.domain.model import (
     OverlapTarget,
     Severity,
 )
-from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.globs import Budget, Undecided, intersect
+from detente.domain.overlap.search import ANALYSIS_BUDGET
 from detente.domain.state import RepoState
+
+#: The reason given for a pair of patterns the search could not decide: it blocks.
+UNDECIDED_REASON = (
+    "undecided within budget (the pattern search gave up); treated as overlapping. "
+    "Narrow the patterns (fewer wildcards) to let detente decide"
+)
 
 _KIND_ORDER = (
     OverlapKind.PATH,
@@ -88,6 +95,7 @@ def find_overlaps(
         One :class:`Overlap` per other claim, sorted by claim id; empty when none.
     """
     found: dict[str, _Found] = {}
+    budget = Budget(total=ANALYSIS_BUDGET)  # one analysis: bounded work in total
     private = state.memory.private_paths()
     if private:  # private memory documents are scratchpads: never coordinated
         targets = Targets(
@@ -100,7 +108,9 @@ def find_overlaps(
         )
 
     for mine in targets.paths:
-        for claim_id, theirs, witness in state.path_index.overlapping(mine, exclude=exclude):
+        for claim_id, theirs, witness in state.path_index.overlapping(
+            mine, exclude=exclude, budget=budget
+        ):
             found.setdefault(claim_id, _Found()).add(
                 OverlapKind.PATH, OverlapTarget(mine=mine, theirs=theirs, witness=witness)
             )
@@ -115,7 +125,7 @@ def find_overlaps(
                     found.setdefault(claim_id, _Found()).add(
                         kind, OverlapTarget(mine=value, theirs=value, witness=value)
                     )
-    _memory_overlaps(state, targets, exclude, found)
+    _memory_overlaps(state, targets, exclude, found, budget)
 
     report: list[Overlap] = []
     for claim_id in sorted(found):
@@ -144,7 +154,11 @@ def find_overlaps(
 
 
 def _memory_overlaps(
-    state: RepoState, targets: Targets, exclude: str | None, found: dict[str, _Found]
+    state: RepoState,
+    targets: Targets,
+    exclude: str | None,
+    found: dict[str, _Found],
+    budget: Budget,
 ) -> None:
     """Memory impacts meet when their paths intersect and their sections do (empty = all)."""
     private = state.memory.private_paths()
@@ -156,13 +170,15 @@ def _memory_overlaps(
             for theirs in other.memory_impacts:
                 if theirs.path in private:
                     continue
-                witness = intersect(mine.path, theirs.path)
-                if witness is None:
+                meet, witness = _meet(mine.path, theirs.path, budget)
+                if not meet:
                     continue
                 shared = _shared_sections(mine.sections, theirs.sections)
                 if shared is None:
                     continue
-                label = f"{witness}#{shared}" if shared else witness
+                label = witness
+                if witness is not None and shared:
+                    label = f"{witness}#{shared}"
                 found.setdefault(claim_id, _Found()).add(
                     OverlapKind.MEMORY,
                     OverlapTarget(
@@ -172,7 +188,7 @@ def _memory_overlaps(
     # A memory impact also meets another claim's plain path pattern on the same file.
     for mine in targets.memory:
         for claim_id, theirs_path, witness in state.path_index.overlapping(
-            mine.path, exclude=exclude
+            mine.path, exclude=exclude, budget=budget
         ):
             found.setdefault(claim_id, _Found()).add(
                 OverlapKind.MEMORY,
@@ -183,14 +199,23 @@ def _memory_overlaps(
             continue
         for theirs in state.claims[claim_id].memory_impacts:
             for mine_path in targets.paths:
-                witness = intersect(mine_path, theirs.path)
-                if witness is not None:
+                meet, witness = _meet(mine_path, theirs.path, budget)
+                if meet:
                     found.setdefault(claim_id, _Found()).add(
                         OverlapKind.MEMORY,
                         OverlapTarget(
                             mine=mine_path, theirs=_memory_label(theirs), witness=witness
                         ),
                     )
+
+
+def _meet(a: str, b: str, budget: Budget) -> tuple[bool, str | None]:
+    """Whether two patterns meet, and the witness (None when undecided within budget)."""
+    try:
+        witness = intersect(a, b, budget=budget)
+    except Undecided:
+        return True, None
+    return witness is not None, witness
 
 
 def _shared_sections(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
@@ -210,7 +235,11 @@ def _memory_label(impact: MemoryImpact) -> str:
 def _reason(other: Claim, kinds: tuple[OverlapKind, ...], targets: list[OverlapTarget]) -> str:
     first = targets[0]
     kind = kinds[0]
-    if kind is OverlapKind.PATH:
+    if first.witness is None:
+        text = (
+            f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}): {UNDECIDED_REASON}"
+        )
+    elif kind is OverlapKind.PATH:
         text = (
             f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}) "
             f"both match {first.witness!r}"

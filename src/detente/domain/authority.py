@@ -23,7 +23,7 @@ from datetime import datetime
 from detente.domain.commands import check_alive, check_fencing, get_claim
 from detente.domain.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
-from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
 from detente.errors import InvalidTransition, OutOfScope, OverlapBlocking
 
@@ -84,7 +84,7 @@ def check_write(
             f"claim {claim.id} is {claim.status.value}: it cannot write",
         )
     normalised = [
-        normalize_pattern(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
+        normalize_path(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
         for i, p in enumerate(paths)
     ]
     blockers: list[dict[str, str]] = []
@@ -92,7 +92,7 @@ def check_write(
     for path in normalised:
         others = [
             state.claims[key]
-            for key, theirs, _ in state.path_index.overlapping(path, exclude=claim.id)
+            for key, theirs in state.path_index.matching(path, exclude=claim.id)
             if _authoritative(state.claims[key], theirs)
         ]
         refusing = [o for o in others if not _may_share(state, claim, o)]

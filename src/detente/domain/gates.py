@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from detente.domain.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
+from detente.domain.overlap.paths import escape
 from detente.domain.state import RepoState
 
 __all__ = [
@@ -87,8 +88,8 @@ class PushedCommit:
 
 
 def literal_pattern(path: str) -> str:
-    """A pattern that matches exactly ``path`` (glob characters become one-char classes)."""
-    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
+    """A pattern that matches exactly ``path`` (see :func:`~detente.domain.overlap.escape`)."""
+    return escape(path)
 
 
 def may_share(state: RepoState, claim_id: str | None, other: Claim) -> bool:
@@ -114,9 +115,7 @@ def may_share(state: RepoState, claim_id: str | None, other: Claim) -> bool:
 def holders_of(state: RepoState, path: str, exclude: str | None = None) -> list[Claim]:
     """Holding claims (other than ``exclude``) whose granted or pending patterns match
     ``path``, sorted by id."""
-    keys = {
-        key for key, _, _ in state.path_index.overlapping(literal_pattern(path), exclude=exclude)
-    }
+    keys = {key for key, _ in state.path_index.matching(path, exclude=exclude)}
     found = [state.claims[k] for k in keys if k in state.claims]
     return sorted((c for c in found if c.holding), key=lambda c: c.id)
 

@@ -169,11 +169,20 @@ class Claim:
 
 @dataclass(frozen=True)
 class OverlapTarget:
-    """One contested pair: my target, theirs, and an example both cover (``witness``)."""
+    """One contested pair: my target, theirs, and an example both cover (``witness``).
+
+    ``witness`` is ``None`` when the pattern search could not decide within its budget
+    (:data:`~detente.domain.overlap.SEARCH_BUDGET`): the pair then counts as overlapping.
+    """
 
     mine: str
     theirs: str
-    witness: str
+    witness: str | None
+
+    @property
+    def undecided(self) -> bool:
+        """True when the overlap was not decided within the search budget."""
+        return self.witness is None
 
 
 @dataclass(frozen=True)

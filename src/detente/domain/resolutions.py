@@ -25,7 +25,7 @@ from detente.domain import events as ev
 from detente.domain.analysis import Targets, find_overlaps
 from detente.domain.commands import IdSource
 from detente.domain.model import Claim, ClaimStatus, Meeting, MemoryImpact, Severity
-from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.transitions import allowed
@@ -120,7 +120,7 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
                 path, case_insensitive=state.case_insensitive, field=f"{fld}.targets[{j}]"
             )
             asked = claim.paths + claim.pending_paths + tuple(m.path for m in claim.memory_impacts)
-            if not any(intersect(norm, mine) is not None for mine in asked):
+            if not any(may_overlap(norm, mine) for mine in asked):
                 raise ValidationError(
                     f"{fld}.targets[{j}] {target!r} is not part of what claim {claim_id} asked for "
                     "(a split narrows scopes, it never grants new territory)",
@@ -150,7 +150,10 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
 def _targets_meet(a: str, b: str) -> str | None:
     pa, _, sa = a.partition("#")
     pb, _, sb = b.partition("#")
-    witness = intersect(pa, pb)
+    try:
+        witness = intersect(pa, pb)
+    except Undecided:
+        witness = "a path of both (undecided within the search budget)"
     if witness is None or (sa and sb and sa != sb):
         return None
     return f"{witness}#{sa or sb}" if (sa or sb) else witness
@@ -158,7 +161,7 @@ def _targets_meet(a: str, b: str) -> str | None:
 
 def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
     wanted = recipient.paths + recipient.pending_paths
-    return [p for p in sender.paths if any(intersect(p, w) is not None for w in wanted)]
+    return [p for p in sender.paths if any(may_overlap(p, w) for w in wanted)]
 
 
 # ---------------------------------------------------------------------------- events

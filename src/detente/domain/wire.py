@@ -124,7 +124,9 @@ def overlap_to_wire(overlap: Overlap) -> dict[str, Any]:
         "severity": overlap.severity.value,
         "theirStatus": overlap.their_status.value,
         "targets": [
-            {"mine": t.mine, "theirs": t.theirs, "witness": t.witness} for t in overlap.targets
+            {"mine": t.mine, "theirs": t.theirs, "witness": t.witness}
+            | ({"undecided": True} if t.undecided else {})
+            for t in overlap.targets
         ],
         "reason": overlap.reason,
     }

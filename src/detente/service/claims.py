@@ -12,7 +12,7 @@ from detente.domain.authority import check_write
 from detente.domain.events import Event
 from detente.domain.integration import CompleteClaim
 from detente.domain.model import Claim, ClaimStatus, Meeting, Overlap
-from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.globs import may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
@@ -143,7 +143,7 @@ class ClaimsService(ServiceCore):
                     if agent is not None and agent not in (claim.agent.id, claim.agent.name):
                         continue
                     if probe is not None and not any(
-                        intersect(p, probe) is not None for p in claim.paths + claim.pending_paths
+                        may_overlap(p, probe) for p in claim.paths + claim.pending_paths
                     ):
                         continue
                     out.append(claim)

@@ -81,7 +81,7 @@ def owners(state: RepoState, doc: MemoryDocument, key: str) -> list[Claim]:
 
 def _holders(state: RepoState, path: str, scope: Sequence[str] | None, me: str) -> list[Claim]:
     ids = set(state.memory_holders)
-    ids.update(cid for cid, _, _ in state.path_index.overlapping(path, exclude=me))
+    ids.update(cid for cid, _ in state.path_index.matching(path, exclude=me))
     out = []
     for cid in sorted(ids - {me}):
         other = state.claims.get(cid)
