@@ -14,8 +14,16 @@ from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from detente import __version__
+from detente.api.edges import (
+    DEFAULT_MAX_BODY_BYTES,
+    BodyLimitMiddleware,
+    http_error_handler,
+    unexpected_error_handler,
+)
+from detente.api.idempotency import IdempotencyMiddleware
 from detente.api.problems import detente_error_handler, validation_error_handler
 from detente.api.routes import (
     agents,
@@ -33,13 +41,20 @@ from detente.mcp_server import http as mcp_http
 from detente.service import Service
 
 
-def create_app(service: Service, *, sweep_interval: float | None = None) -> FastAPI:
+def create_app(
+    service: Service,
+    *,
+    sweep_interval: float | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> FastAPI:
     """Build the ASGI app around ``service``.
 
     Args:
         service: the use cases.
         sweep_interval: seconds between background lease sweeps; None disables the
             sweeper (expiry still happens lazily on every read and write).
+        max_body_bytes: the request body limit in bytes (``413 payload_too_large``
+            beyond it; default 1 MiB).
     """
 
     @contextlib.asynccontextmanager
@@ -69,8 +84,13 @@ def create_app(service: Service, *, sweep_interval: float | None = None) -> Fast
         lifespan=lifespan,
     )
     app.state.service = service
+    app.state.max_body_bytes = max_body_bytes
     app.add_exception_handler(DetenteError, detente_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    app.add_exception_handler(Exception, unexpected_error_handler)
+    app.add_middleware(IdempotencyMiddleware)
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)  # outermost
 
     areas = (system, claims, meetings, events, agents, memory)
     for area in (*areas, integration, patches, deployments):

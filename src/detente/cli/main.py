@@ -297,6 +297,6 @@ def main() -> None:
         format_message = getattr(exc, "format_message", None)
         if format_message is None or getattr(exc, "exit_code", None) != 2:
             raise
-        problem = {"code": "validation_error", "detail": format_message(), "status": 2}
+        problem = {"code": "validation_error", "detail": format_message(), "exitCode": 2}
         print(json.dumps(problem))
         sys.exit(2)

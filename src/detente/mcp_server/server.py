@@ -18,7 +18,8 @@ Tools (descriptions are written for the agent that reads them):
 Resources: ``detente://claims/live``, ``detente://activity/current``.
 
 Errors are tool errors (``isError: true``) whose data is ``{code, detail, next, ...}``
-(see :mod:`detente.mcp_server.results`).
+(see :mod:`detente.mcp_server.results`), invalid arguments and unknown tools included; a
+malformed message gets a JSON-RPC error (:mod:`detente.mcp_server.errors`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from detente.clock import Clock, SystemClock
 from detente.mcp_server import advisory, protocol, records, resources
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.backend import Backend, HttpBackend, ServiceBackend
+from detente.mcp_server.errors import DetenteMCPServer
 from detente.mcp_server.toolkit import ToolContext
 
 __all__ = ["INSTRUCTIONS", "build_server", "local_backend", "remote_backend", "run_stdio"]
@@ -70,7 +72,7 @@ def build_server(
     if clock is None:
         clock = backend.service.clock if isinstance(backend, ServiceBackend) else SystemClock()
     ctx = ToolContext(backend=backend, clock=clock, activity=activity or Activity())
-    mcp: MCPServer[Any] = MCPServer(
+    mcp: MCPServer[Any] = DetenteMCPServer(
         "detente",
         title="detente: coordination for coding agents",
         instructions=INSTRUCTIONS,
