@@ -13,8 +13,8 @@ import httpx
 import pytest
 import uvicorn
 
-from detente.api.app import create_app
 from detente.clock import FakeClock
+from detente.server import build_app
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 
@@ -43,10 +43,10 @@ class _Server(uvicorn.Server):
 def running(service: Service, **app_options: Any) -> Iterator[str]:
     """Serve ``service`` over HTTP until the block exits; yields the base URL.
 
-    ``app_options`` go to :func:`create_app` (e.g. ``max_body_bytes``).
+    ``app_options`` go to :func:`~detente.server.build_app` (e.g. ``max_body_bytes``).
     """
     port = free_port()
-    app = create_app(service, **app_options)
+    app = build_app(service, **app_options)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = _Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
