@@ -32,6 +32,7 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from detente.api.problems import problem
@@ -49,6 +50,8 @@ __all__ = [
 DEFAULT_MAX_BODY_BYTES: Final = 1 << 20
 
 _log = logging.getLogger("detente.api")
+
+_METHODS: Final = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 _CODE_BY_STATUS: Final = {
     400: "validation_error",
@@ -130,7 +133,8 @@ async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
     if status == 404 and exc.detail == "Not Found":
         detail = f"no route {request.method} {request.url.path}"
     elif status == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
+        allowed = _allowed_methods(request)  # every route of the path, not just the first
+        exc.headers = {**(exc.headers or {}), "Allow": allowed}
         detail = f"{request.method} is not allowed on {request.url.path}" + (
             f" (allowed: {allowed})" if allowed else ""
         )
@@ -147,6 +151,20 @@ async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
     for name, value in (exc.headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def _allowed_methods(request: Request) -> str:
+    """The ``Allow`` value (RFC 9110 section 10.2.1): the methods of every route of the path.
+
+    Starlette names only the first route whose path matched; a path served by several
+    routes (``GET`` and ``POST /v1/claims``) allows all of theirs.
+    """
+    allowed: list[str] = []
+    for method in _METHODS:
+        probe = {**request.scope, "method": method}
+        if any(route.matches(probe)[0] is Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return ", ".join(allowed)
 
 
 def _parse_failure(exc: StarletteHTTPException) -> str:
