@@ -59,7 +59,8 @@ def make_server(
     host: str = "127.0.0.1",
     port: int = 7420,
     sweep_interval: float = SWEEP_INTERVAL,
-    log_level: str = "warning",
+    log_level: str = "info",
+    max_body_bytes: int | None = None,
 ) -> uvicorn.Server:
     """A uvicorn server for ``service`` (not started).
 
@@ -68,7 +69,9 @@ def make_server(
         host: interface to bind.
         port: TCP port (0 lets the OS choose; read it back from the socket you pass).
         sweep_interval: seconds between background lease sweeps.
-        log_level: uvicorn's log level.
+        log_level: ``debug``, ``info`` (default: one access line per request),
+            ``warning``, ``error`` or ``critical`` (see :mod:`detente.logs`).
+        max_body_bytes: the request body limit in bytes (default 1 MiB).
 
     Returns:
         The ``uvicorn.Server``; run it with ``server.run()`` (blocking, in any thread) and
@@ -76,12 +79,16 @@ def make_server(
     """
     import uvicorn
 
+    from detente import logs
+
+    logs.configure(log_level)
     config = uvicorn.Config(
-        build_app(service, sweep_interval=sweep_interval),
+        build_app(service, sweep_interval=sweep_interval, max_body_bytes=max_body_bytes),
         host=host,
         port=port,
-        log_level=log_level,
-        access_log=False,
+        log_level=log_level.lower(),
+        log_config=None,  # detente.logs formats uvicorn's records too
+        access_log=False,  # detente.access logs every request with its fields
         timeout_graceful_shutdown=2,
         lifespan="on",
     )
@@ -95,6 +102,8 @@ def serve(
     port: int = 7420,
     sweep_interval: float = SWEEP_INTERVAL,
     sock: socket.socket | None = None,
+    log_level: str = "info",
+    max_body_bytes: int | None = None,
 ) -> None:
     """Serve the HTTP API until SIGINT or SIGTERM, then return after a graceful shutdown.
 
@@ -104,8 +113,17 @@ def serve(
         port: TCP port.
         sweep_interval: seconds between background lease sweeps.
         sock: an already bound listening socket to serve on instead of ``host:port``.
+        log_level: see :func:`make_server`.
+        max_body_bytes: see :func:`make_server`.
     """
-    server = make_server(service, host=host, port=port, sweep_interval=sweep_interval)
+    server = make_server(
+        service,
+        host=host,
+        port=port,
+        sweep_interval=sweep_interval,
+        log_level=log_level,
+        max_body_bytes=max_body_bytes,
+    )
     stops: list[int] = []
     handlers = {}
     if threading.current_thread() is threading.main_thread():

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
@@ -20,6 +19,8 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from detente import __version__
+from detente.api import openapi
+from detente.api.access_log import AccessLogMiddleware
 from detente.api.edges import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
@@ -39,6 +40,7 @@ from detente.api.routes import (
     patches,
     system,
 )
+from detente.api.supervision import supervisor_for
 from detente.client.inprocess import ServiceCalls
 from detente.errors import DetenteError
 from detente.service import Service
@@ -62,19 +64,19 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        stop = threading.Event()
         task: asyncio.Task[None] | None = None
         if sweep_interval is not None:
+            interval = sweep_interval
 
             async def sweeper() -> None:
-                while not stop.is_set():
-                    with contextlib.suppress(DetenteError):
-                        await asyncio.to_thread(service.sweep)
-                    await asyncio.sleep(sweep_interval)
+                # Any failure (store down, a bug) ends this run; the supervisor logs it
+                # and restarts the sweeper with backoff (/healthz shows it meanwhile).
+                while True:
+                    await asyncio.to_thread(service.sweep)
+                    await asyncio.sleep(interval)
 
-            task = asyncio.create_task(sweeper())
+            task = supervisor_for(service).start("sweeper", sweeper)
         yield
-        stop.set()
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -93,7 +95,9 @@ def create_app(
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(Exception, unexpected_error_handler)
     app.add_middleware(IdempotencyMiddleware)
-    app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)  # outermost
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
+    app.add_middleware(AccessLogMiddleware)  # outermost: it sees every answer, 413s too
+    openapi.install(app)
 
     calls = ServiceCalls(service)
     areas = (system, claims, meetings, events, agents, memory)
