@@ -153,6 +153,7 @@ def serve(
         from detente.cli.serving import bind, check_loopback, serve
         from detente.errors import ValidationError
         from detente.logs import LEVELS
+        from detente.storage.factory import display_url
 
         check_loopback(host)
         if log_level.lower() not in LEVELS:
@@ -170,7 +171,7 @@ def serve(
                 {"name": r.name, "path": str(r.path), "defaultBranch": r.default_branch}
                 for r in service.list_repos()
             ],
-            "store": runtime.resolve_store_url(paths[0], store),
+            "store": display_url(runtime.resolve_store_url(paths[0], store)),
         }
 
         def text(console: Console) -> None:
