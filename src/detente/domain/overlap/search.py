@@ -50,7 +50,7 @@ V_START, V_DOT, V_DOTDOT, V_NAME = 0, 1, 2, 3
 
 #: Product transitions one intersection search may try before it gives up (see
 #: :class:`Undecided`). Pairs drawn from real repositories need under a thousand;
-#: ``bench/overlap.py`` measures what a search that spends it all costs (tens of ms).
+#: ``bench/overlap_budget.py`` measures what a search that spends it all costs (tens of ms).
 SEARCH_BUDGET: Final = 20_000
 #: Units one overlap analysis (one claim's patterns against every live claim) may spend
 #: on searches in total: a few hundred realistic searches, about a second at worst.
