@@ -81,12 +81,16 @@ def test_a_task_waiting_to_restart_makes_the_supervisor_unhealthy() -> None:
 
 
 class _FlakyStore(SqliteStore):
-    """A real SQLite store whose next ``read`` fails once with an unexpected error."""
+    """A real SQLite store whose next ``read`` by the event fan-out fails once.
+
+    The fan-out reads through ``asyncio.to_thread`` (threads named ``asyncio_N``); request
+    handlers run in AnyIO's worker threads and are left alone.
+    """
 
     fail_next = False
 
     def read(self, *, since: int = 0, limit: int = 1000, repo: str | None = None) -> list:  # type: ignore[override,type-arg]
-        if self.fail_next:
+        if self.fail_next and threading.current_thread().name.startswith("asyncio"):
             self.fail_next = False
             raise RuntimeError("injected read failure")
         return super().read(since=since, limit=limit, repo=repo)
