@@ -142,8 +142,10 @@ def make_server(
     import uvicorn
 
     from detente.api.app import create_app
+    from detente.dashboard import mount as mount_dashboard
 
     app = create_app(service, sweep_interval=sweep_interval)
+    mount_dashboard(app, service)  # the live dashboard at / (its actions call /v1)
     config = uvicorn.Config(
         app,
         host=host,
