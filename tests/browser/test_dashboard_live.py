@@ -5,11 +5,15 @@ Every wait is bounded (Playwright's ``expect`` with a timeout); nothing sleeps.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from browser_harness import Server
 from playwright.sync_api import Page, expect
+from typer.testing import CliRunner
+
+from detente.cli.main import app
 
 
 def _open_live(page: Page, server: Server, path: str = "/") -> list[str]:
@@ -204,3 +208,15 @@ def test_the_page_fits_a_390_px_wide_screen(page: Page, server: Server) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth")
 
     assert overflow <= 390
+
+
+def test_detente_dashboard_names_the_page_of_the_running_server(page: Page, server: Server) -> None:
+    result = CliRunner().invoke(app, ["--server", server.url, "dashboard", "--no-open", "--json"])
+    assert result.exit_code == 0, result.output
+    url = json.loads(result.stdout)["url"]
+    assert url == server.url + "/"
+
+    page.goto(url)
+
+    expect(page.get_by_role("heading", name="Claims")).to_be_visible()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live", timeout=10_000)

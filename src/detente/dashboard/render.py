@@ -84,6 +84,11 @@ def context(
     groups, finished = views.claim_groups(snap.claims, snap.owners, group)
     live_meetings, resolved_meetings = views.meetings_view(snap.meetings, claims, overlaps)
     results = search(query, snap.claims, snap.documents) if query.strip() else None
+    rooms: dict[str, list[str]] = {}
+    for meeting in snap.meetings:
+        if meeting["status"] != "resolved":
+            for participant in meeting["participants"]:
+                rooms.setdefault(participant, []).append(meeting["id"])
     return {
         "now": snap.now,
         "seq": snap.seq,
@@ -94,6 +99,7 @@ def context(
         "finished": finished,
         "live_count": sum(len(g.claims) for g in groups),
         "owners": snap.owners,
+        "rooms": rooms,
         "live_meetings": live_meetings,
         "resolved_meetings": resolved_meetings,
         "patches": snap.patches,
