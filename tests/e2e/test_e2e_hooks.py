@@ -24,7 +24,7 @@ from detente.clock import SystemClock
 from detente.domain.evidence import BaseRef, Evidence
 from detente.domain.integration import CompleteClaim
 from detente.domain.model import ClaimStatus
-from detente.runtime import make_server
+from detente.server import make_server
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 

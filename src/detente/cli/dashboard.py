@@ -11,8 +11,6 @@ from detente.cli.context import JsonFlag, Session, run
 
 __all__ = ["dashboard_command"]
 
-#: Where a server listens when none is named (``detente serve``'s default).
-_DEFAULT_URL = "http://127.0.0.1:7420"
 _PROBE_SECONDS = 2.0
 
 
@@ -32,11 +30,10 @@ def dashboard_command(
     def body(session: Session) -> int:
         import httpx
 
+        from detente.client.connect import DEFAULT_URL, URL_ENV
         from detente.errors import StoreError
 
-        base = (session.settings.server or os.environ.get("DETENTE_URL") or _DEFAULT_URL).rstrip(
-            "/"
-        )
+        base = (session.settings.server or os.environ.get(URL_ENV) or DEFAULT_URL).rstrip("/")
         try:
             health = httpx.get(f"{base}/healthz", timeout=_PROBE_SECONDS).json()
         except (httpx.HTTPError, ValueError):

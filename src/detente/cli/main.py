@@ -139,7 +139,7 @@ def serve(
 
     def body(session: Session) -> None:
         from detente import runtime
-        from detente.cli.serving import bind, check_loopback
+        from detente.cli.serving import bind, check_loopback, serve
 
         check_loopback(host)
         paths = list(repo or [session.settings.repo])
@@ -165,7 +165,7 @@ def serve(
 
         session.out.emit(described, text)
         try:
-            runtime.serve(service, sock=sock)
+            serve(service, sock)
         finally:
             service.store.close()
         if not session.out.json_mode:
