@@ -140,6 +140,7 @@ def serve(
     def body(session: Session) -> None:
         from detente import runtime
         from detente.cli.serving import bind, check_loopback, serve
+        from detente.storage.factory import display_url
 
         check_loopback(host)
         paths = list(repo or [session.settings.repo])
@@ -151,7 +152,7 @@ def serve(
                 {"name": r.name, "path": str(r.path), "defaultBranch": r.default_branch}
                 for r in service.list_repos()
             ],
-            "store": runtime.resolve_store_url(paths[0], store),
+            "store": display_url(runtime.resolve_store_url(paths[0], store)),
         }
 
         def text(console: Console) -> None:

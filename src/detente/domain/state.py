@@ -33,6 +33,7 @@ from detente.domain.model import (
     Meeting,
 )
 from detente.domain.overlap.index import PatternIndex
+from detente.domain.overlap.trees import TreeSource
 from detente.domain.wire import agent_from_wire, memory_impact_from_wire
 
 
@@ -70,6 +71,8 @@ class RepoState:
         self.room_of_target: dict[str, str] = {}
         self.rooms_of_claim: dict[str, list[str]] = {}
         self.resolved_pairs: dict[frozenset[str], dict[str, Any]] = {}
+        # Base-commit trees for tree-aware severity; set by the service (None: unknown).
+        self.trees: TreeSource | None = None
         self._deadlines: list[tuple[datetime, str, int]] = []
 
     # ------------------------------------------------------------------ queries

@@ -18,7 +18,7 @@ from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
-from detente.service.symbol_names import resolve_symbols
+from detente.service.repo_index import resolve_symbols
 from detente.vcs.workstate import work_state
 
 
