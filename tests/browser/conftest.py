@@ -68,8 +68,10 @@ def server(repo: Path) -> Iterator[Server]:
         srv.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one test module. Not longer: Playwright's sync API holds an asyncio loop
+    running on the main thread while it is started, which would break later async tests."""
     found = os.environ.get("DETENTE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
     executable = require_binary("chromium", found if Path(found).exists() else None)
     with playwright_api.sync_playwright() as pw:
