@@ -17,6 +17,7 @@ from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.agents import agent_subject
 from detente.domain.analysis import Targets, find_overlaps
+from detente.domain.authority import carries_authority
 from detente.domain.commands import (
     DEFAULT_POLICY,
     IdSource,
@@ -185,8 +186,10 @@ def assess_readiness(
 ) -> Readiness:
     """Whether ``session_id`` may edit ``paths`` without meeting another session's claim.
 
-    Every holding claim counts (advisory file leases and protocol claims, an expired
-    protocol claim too: its work is frozen, not released); the session's own claims do not.
+    Every advisory file lease counts, and every protocol claim whose authority covers
+    the paths (:mod:`detente.domain.authority`: granted targets, an expired claim's too:
+    its work is frozen, not released; a claim still negotiating holds nothing yet); the
+    session's own claims do not.
 
     Args:
         state: the repository's projection, expiry applied.
@@ -210,6 +213,8 @@ def assess_readiness(
         if other.agent.session_id == session_id:
             continue
         theirs = tuple(dict.fromkeys(t.theirs for t in overlap.targets))
+        if not other.advisory and not any(carries_authority(other, t) for t in theirs):
+            continue  # the one rule: a claim still negotiating holds nothing yet
         entries.append(
             OverlappingClaim(
                 claim_id=other.id,
