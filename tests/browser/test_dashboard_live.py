@@ -142,13 +142,16 @@ def test_a_resolution_against_a_meeting_someone_else_changed_shows_the_conflict_
     assert server.get(f"/v1/meetings/{meeting['id']}")["meeting"]["status"] == "open"
 
 
-def test_an_expired_claim_shows_as_frozen_with_a_red_timer(page: Page, server: Server) -> None:
+def test_a_lease_turns_amber_under_a_fifth_of_its_ttl_and_an_expired_claim_shows_as_frozen(
+    page: Page, server: Server
+) -> None:
     _open_live(page, server)
 
-    claim = server.open_claim("short-lived probe", ["docs/guide.md"], "gamma", ttl=2)["claim"]
+    claim = server.open_claim("short-lived probe", ["docs/guide.md"], "gamma", ttl=10)["claim"]
 
     card = _claim(page, claim["id"])
     expect(card).to_be_visible(timeout=5_000)
+    expect(card.locator(".lease")).to_have_class("lease low", timeout=15_000)
     expect(card.locator(".badge")).to_have_attribute("data-status", "expired", timeout=15_000)
     expect(card.locator(".badge")).to_have_text("expired · frozen")
     expect(card.locator(".lease")).to_have_class("lease expired")

@@ -284,7 +284,22 @@
     if (el.name === "resolvedBy" && !el.value) el.value = localStorage.getItem(NAME_KEY) || "";
   });
 
+  // A server that asks for credentials says so before the page reads anything.
+  async function start() {
+    try {
+      const res = await fetch("/dashboard/config", { headers: { Accept: "application/json" } });
+      const config = res.ok ? await res.json() : {};
+      if (config.auth && config.auth.required && !sessionStorage.getItem(TOKEN_KEY)) {
+        await askToken();
+        schedule();
+      }
+    } catch (err) {
+      // The stream below reports the server as unreachable and keeps retrying.
+    }
+    stream();
+  }
+
   setInterval(tick, 1000);
   tick();
-  stream();
+  start();
 })();
