@@ -10,6 +10,7 @@ from pydantic import Field
 from detente.client.body import Body
 from detente.client.evidence_bodies import BaseRefIn, EvidenceIn
 from detente.domain import decide as d
+from detente.domain import meetings as m
 from detente.domain.integration import CompleteClaim
 from detente.domain.model import Agent, ClaimStatus, MemoryImpact
 from detente.domain.takeover import TakeoverRequest
@@ -229,12 +230,21 @@ class ProposalIn(Body):
     claim_id: str = Field(min_length=1)
     resolution: dict[str, Any]
 
+    def to_command(self, meeting_id: str) -> m.Propose:
+        return m.Propose(meeting_id, self.expected_meeting_revision, self.claim_id, self.resolution)
+
 
 class AcceptIn(Body):
     """``POST /v1/meetings/{id}/proposals/{proposalId}/accept`` and ``.../handoff/accept``."""
 
     expected_meeting_revision: int = Field(strict=True)
     claim_id: str = Field(min_length=1)
+
+    def to_accept(self, meeting_id: str, proposal_id: str) -> m.Accept:
+        return m.Accept(meeting_id, self.expected_meeting_revision, self.claim_id, proposal_id)
+
+    def to_handoff(self, meeting_id: str) -> m.AcceptHandoff:
+        return m.AcceptHandoff(meeting_id, self.expected_meeting_revision, self.claim_id)
 
 
 class ResolveIn(Body):
@@ -243,6 +253,10 @@ class ResolveIn(Body):
     expected_meeting_revision: int = Field(strict=True)
     resolution: dict[str, Any]
     resolved_by: str = Field(default="human", min_length=1, max_length=200)
+
+    def to_command(self, meeting_id: str) -> m.Resolve:
+        rev = self.expected_meeting_revision
+        return m.Resolve(meeting_id, rev, self.resolution, self.resolved_by)
 
 
 class WriteCheckIn(Body):
