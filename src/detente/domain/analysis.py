@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from detente.domain.memory.model import DocClass
 from detente.domain.model import (
     Claim,
     ClaimStatus,
@@ -69,7 +70,7 @@ class Targets:
             paths=claim.paths + claim.pending_paths,
             modules=claim.modules,
             symbols=claim.symbols,
-            contracts=claim.expected_contract_changes,
+            contracts=claim.contract_areas,
             memory=claim.memory_impacts,
             advisory=claim.advisory,
             base_commit=claim.base_commit,
@@ -267,7 +268,7 @@ def _memory_overlaps(
                 if theirs.path in private:
                     continue
                 meet, witness = _meet(mine.path, theirs.path, budget)
-                if not meet:
+                if not meet or _appenders(state, witness, mine, theirs):
                     continue
                 shared = _shared_sections(mine.sections, theirs.sections)
                 if shared is None:
@@ -312,6 +313,17 @@ def _meet(a: str, b: str, budget: Budget) -> tuple[bool, str | None]:
     except Undecided:
         return True, None
     return witness is not None, witness
+
+
+def _appenders(state: RepoState, witness: str | None, a: MemoryImpact, b: MemoryImpact) -> bool:
+    """Two appenders never contest: an append-only document is never exclusive (appends
+    serialize in the repository's command transaction; see :mod:`.authority`)."""
+    if a.mode == "append" and b.mode == "append":
+        return True
+    if witness is None:  # undecided within the search budget: no document to look at
+        return False
+    doc = state.memory.get(witness)
+    return doc is not None and doc.doc_class is DocClass.APPEND_ONLY
 
 
 def _shared_sections(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:

@@ -12,6 +12,7 @@ from detente.domain.authority import check_write
 from detente.domain.events import Event
 from detente.domain.integration import CompleteClaim
 from detente.domain.model import Claim, ClaimStatus, Meeting, Overlap
+from detente.domain.opening import decide_announce_draft
 from detente.domain.overlap.globs import may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
@@ -168,6 +169,28 @@ class ClaimsService(ServiceCore):
             state, _ = self._execute(repo, decide_fn)
             return self._view(state, state.claims[claim_id])
 
+    def announce_draft(
+        self, claim_id: str, expected_claim_revision: int, ttl_seconds: int | None = None
+    ) -> ClaimView:
+        """``draft -> announced``, then ``active`` or ``negotiating`` (API ``announce``).
+
+        Raises:
+            NotFoundError, RevisionConflict, InvalidTransition (not a draft),
+            ValidationError (``leaseTtlSeconds``).
+        """
+        return self._claim_command(
+            claim_id,
+            lambda s: decide_announce_draft(
+                s,
+                claim_id,
+                expected_claim_revision,
+                ttl_seconds,
+                self.clock.now(),
+                self._ids,
+                self.policy,
+            ),
+        )
+
     def renew(self, cmd: d.RenewLease) -> ClaimView:
         """Extend the lease only. Raises ``lease_expired``, ``revision_conflict``, ``not_found``."""
         return self._claim_command(
@@ -204,14 +227,14 @@ class ClaimsService(ServiceCore):
         (``evidence_rejected``, ``stale_base``, ``stale_fencing_token``, ...).
 
         Raises:
-            ValidationError: ``cmd`` missing (evidence, expectedBaseRef and fencingToken
-                are required), or it names another claim.
+            ValidationError: ``cmd`` missing (evidence and expectedBaseRef are required;
+                without fencingToken the claim's own is used), or it names another claim.
         """
         from detente.service.integration import complete_claim
 
         if cmd is None or cmd.claim_id != claim_id:
             raise ValidationError(
-                "complete needs expectedClaimRevision, fencingToken, expectedBaseRef and evidence",
+                "complete needs expectedClaimRevision, expectedBaseRef and evidence",
                 field="evidence",
             )
         return complete_claim(self, cmd)
