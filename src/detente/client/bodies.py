@@ -28,6 +28,21 @@ class MemoryImpactIn(Body):
     sections: list[str] = []
 
 
+class ContractChangeIn(Body):
+    """An expected contract change ``{type, area, change}``; overlap compares ``area``."""
+
+    type: str | None = Field(default=None, max_length=200)
+    area: str = Field(min_length=1, max_length=4000)
+    change: str | None = Field(default=None, max_length=4000)
+
+    def to_seed(self) -> dict[str, Any]:
+        return {"type": self.type, "area": self.area, "change": self.change}
+
+
+def _contracts(items: list[str | ContractChangeIn]) -> tuple[str | dict[str, Any], ...]:
+    return tuple(c if isinstance(c, str) else c.to_seed() for c in items)
+
+
 class PieceIn(Body):
     target: str = Field(min_length=1)
     decision: str = "continue"
@@ -68,14 +83,15 @@ class ClaimIn(Body):
     paths: list[str] = []
     modules: list[str] = []
     symbols: list[str] = []
-    expected_contract_changes: list[str] = []
-    test_responsibility: list[str] = []
+    expected_contract_changes: list[str | ContractChangeIn] = []
+    test_responsibility: list[str] | dict[str, list[str]] = []
     deployment_responsibility: str | None = None
     lease_ttl_seconds: int = Field(default=300, strict=True)
     memory_impacts: list[MemoryImpactIn] = []
     agent: AgentIn | None = None
     takeover_of: TakeoverOfIn | None = None
     advisory: bool = False
+    draft: bool = False
 
     def to_command(self) -> d.OpenClaim:
         """The seed as a domain command (``baseCommit`` required unless taking over)."""
@@ -89,8 +105,12 @@ class ClaimIn(Body):
             paths=tuple(self.paths),
             modules=tuple(self.modules),
             symbols=tuple(self.symbols),
-            expected_contract_changes=tuple(self.expected_contract_changes),
-            test_responsibility=tuple(self.test_responsibility),
+            expected_contract_changes=_contracts(self.expected_contract_changes),
+            test_responsibility=(
+                dict(self.test_responsibility)
+                if isinstance(self.test_responsibility, dict)
+                else tuple(self.test_responsibility)
+            ),
             deployment_responsibility=self.deployment_responsibility,
             memory_impacts=tuple(
                 MemoryImpact(path=m.path, mode=m.mode, sections=tuple(m.sections))
@@ -99,7 +119,15 @@ class ClaimIn(Body):
             branch=self.branch,
             worktree=self.worktree,
             advisory=self.advisory,
+            draft=self.draft,
         )
+
+
+class AnnounceIn(Body):
+    """``POST /v1/claims/{id}/announce``: a draft becomes ``announced`` (lease starts)."""
+
+    expected_claim_revision: int = Field(strict=True)
+    lease_ttl_seconds: int | None = Field(default=None, strict=True)
 
 
 class RenewIn(Body):
@@ -122,7 +150,7 @@ class ScopeChangeIn(Body):
     remove_paths: list[str] = []
     add_modules: list[str] = []
     add_symbols: list[str] = []
-    add_expected_contract_changes: list[str] = []
+    add_expected_contract_changes: list[str | ContractChangeIn] = []
     reason: str | None = None
 
     def to_command(self, claim_id: str) -> d.ChangeScope:
@@ -133,7 +161,7 @@ class ScopeChangeIn(Body):
             remove_paths=tuple(self.remove_paths),
             add_modules=tuple(self.add_modules),
             add_symbols=tuple(self.add_symbols),
-            add_expected_contract_changes=tuple(self.add_expected_contract_changes),
+            add_expected_contract_changes=_contracts(self.add_expected_contract_changes),
             reason=self.reason,
         )
 

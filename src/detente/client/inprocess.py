@@ -129,6 +129,12 @@ class ServiceCalls(IndexCalls):
     def renew(self, claim_id: str, body: b.RenewIn) -> Wire:
         return {"claim": claim_to_wire(self.service.renew(body.to_command(claim_id)).claim)}
 
+    def announce(self, claim_id: str, body: b.AnnounceIn) -> Wire:
+        view = self.service.announce_draft(
+            claim_id, body.expected_claim_revision, body.lease_ttl_seconds
+        )
+        return view.to_wire()
+
     def scope_change(self, claim_id: str, body: b.ScopeChangeIn) -> Wire:
         return self.service.change_scope(body.to_command(claim_id)).to_wire()
 
@@ -276,6 +282,7 @@ def body_models() -> dict[str, type[BaseModel]]:
         "takeover": b.ClaimIn,
         "approve_takeover": b.ApproveTakeoverIn,
         "renew": b.RenewIn,
+        "announce": b.AnnounceIn,
         "scope_change": b.ScopeChangeIn,
         "suspend": b.StatusChangeIn,
         "resume": b.StatusChangeIn,

@@ -8,13 +8,13 @@ ids) and ``validation_error`` (naming the field).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.model import Agent, Claim, ClaimStatus, MemoryImpact
+from detente.domain.model import Agent, Claim, ClaimStatus, ContractChange, MemoryImpact
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire
@@ -49,6 +49,11 @@ class Policy:
 DEFAULT_POLICY = Policy()
 
 
+#: An expected contract change as a seed gives it: an area, ``{type, area, change}``, or
+#: the record itself.
+ContractSeed = str | Mapping[str, Any] | ContractChange
+
+
 @dataclass(frozen=True)
 class OpenClaim:
     """Seed of a new claim (API.md ``POST /v1/claims``)."""
@@ -61,14 +66,15 @@ class OpenClaim:
     paths: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
     symbols: tuple[str, ...] = ()
-    expected_contract_changes: tuple[str, ...] = ()
-    test_responsibility: tuple[str, ...] = ()
+    expected_contract_changes: tuple[ContractSeed, ...] = ()
+    test_responsibility: tuple[str, ...] | Mapping[str, Sequence[str]] = ()
     deployment_responsibility: str | None = None
     memory_impacts: tuple[MemoryImpact, ...] = ()
     branch: str | None = None
     worktree: str | None = None
     claim_id: str | None = None
     advisory: bool = False
+    draft: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,7 @@ class ChangeScope:
     remove_paths: tuple[str, ...] = ()
     add_modules: tuple[str, ...] = ()
     add_symbols: tuple[str, ...] = ()
-    add_expected_contract_changes: tuple[str, ...] = ()
+    add_expected_contract_changes: tuple[ContractSeed, ...] = ()
     reason: str | None = None
 
 
@@ -226,6 +232,68 @@ def pattern_list(state: RepoState, raw: Sequence[str], fld: str, policy: Policy)
         if pattern not in out:
             out.append(pattern)
     return tuple(out)
+
+
+def contract_list(
+    raw: Sequence[ContractSeed], fld: str, policy: Policy
+) -> tuple[ContractChange, ...]:
+    """Validate expected contract changes: an area (string) or ``{type, area, change}``
+    (``area`` required). Returns them deduplicated, in order.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld[i]`` or ``fld[i].area``.
+    """
+    out: list[ContractChange] = []
+    for i, item in enumerate(raw):
+        if isinstance(item, ContractChange):
+            change = item
+        elif isinstance(item, str):
+            change = ContractChange(area=text_field(item, f"{fld}[{i}]", policy))
+        elif isinstance(item, Mapping):
+            extra = sorted(set(item) - {"type", "area", "change"})
+            if extra:
+                raise ValidationError(
+                    f"{fld}[{i}] has unknown fields {', '.join(extra)} "
+                    "(expected {type, area, change})",
+                    field=f"{fld}[{i}]",
+                )
+            kind, what = item.get("type"), item.get("change")
+            change = ContractChange(
+                area=text_field(item.get("area") or "", f"{fld}[{i}].area", policy),
+                type=text_field(str(kind), f"{fld}[{i}].type", policy) if kind else None,
+                change=text_field(str(what), f"{fld}[{i}].change", policy) if what else None,
+            )
+        else:
+            raise ValidationError(
+                f"{fld}[{i}] must be an area or {{type, area, change}}", field=f"{fld}[{i}]"
+            )
+        if change not in out:
+            out.append(change)
+    return tuple(out)
+
+
+def test_names(
+    raw: Sequence[str] | Mapping[str, Sequence[str]], fld: str, policy: Policy
+) -> tuple[tuple[str, ...], dict[str, list[str]] | None]:
+    """``testResponsibility``: a list of test names, or ``{unit: [...], integration: [...],
+    migration: [...]}``. Returns ``(every name, the object normalised or None)``.
+
+    Raises:
+        ValidationError: ``validation_error`` naming the field.
+    """
+    if isinstance(raw, Mapping):
+        for kind, names in raw.items():
+            if isinstance(names, str) or not isinstance(names, Sequence):
+                raise ValidationError(
+                    f"{fld}.{kind} must be a list of test names", field=f"{fld}.{kind}"
+                )
+        plan = {
+            text_field(str(kind), fld, policy): list(name_list(names, f"{fld}.{kind}", policy))
+            for kind, names in raw.items()
+        }
+        names = tuple(dict.fromkeys(n for group in plan.values() for n in group))
+        return names, plan
+    return name_list(raw, fld, policy), None
 
 
 def name_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:

@@ -30,6 +30,7 @@ from detente.domain.commands import (
     SetStatus,
     check_alive,
     check_claim_revision,
+    contract_list,
     get_claim,
     name_list,
     pattern_list,
@@ -37,11 +38,12 @@ from detente.domain.commands import (
     ttl_field,
 )
 from detente.domain.meetings import blocking_only, meeting_events_for
+from detente.domain.memory.touched import memory_state
 from detente.domain.model import ClaimStatus
 from detente.domain.opening import activate_or_negotiate, announce, decide_open
 from detente.domain.state import RepoState
 from detente.domain.transitions import require
-from detente.domain.wire import claim_to_wire
+from detente.domain.wire import claim_to_wire, contract_to_wire
 from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
 
 __all__ = [
@@ -177,7 +179,9 @@ def decide_scope_change(
     )
     contracts = tuple(
         c
-        for c in name_list(cmd.add_expected_contract_changes, "addExpectedContractChanges", policy)
+        for c in contract_list(
+            cmd.add_expected_contract_changes, "addExpectedContractChanges", policy
+        )
         if c not in claim.expected_contract_changes
     )
     kept = tuple(p for p in claim.paths if p not in remove)
@@ -205,7 +209,7 @@ def decide_scope_change(
                 paths=new_paths,
                 modules=modules,
                 symbols=symbols,
-                contracts=contracts,
+                contracts=tuple(c.area for c in contracts if c.area not in claim.contract_areas),
                 base_commit=claim.base_commit,
             ),
             exclude=claim.id,
@@ -244,7 +248,9 @@ def decide_scope_change(
                 "pendingPaths": list(pending),
                 "modules": list(claim.modules + modules),
                 "symbols": list(claim.symbols + symbols),
-                "expectedContractChanges": list(claim.expected_contract_changes + contracts),
+                "expectedContractChanges": [
+                    contract_to_wire(c) for c in claim.expected_contract_changes + contracts
+                ],
                 "reason": reason,
             },
         )
@@ -320,7 +326,12 @@ def decide_status(
         data.update(
             headCommit=cmd.details.get("headCommit"),
             diffSummary=cmd.details.get("diffSummary") or {},
-            memoryState=cmd.details.get("memoryState") or {},
+            # The server's record of each memory document the claim touched wins over
+            # what the client says (its current revision and file hash).
+            memoryState={
+                **(cmd.details.get("memoryState") or {}),
+                **memory_state(state.memory, claim),
+            },
         )
     return [
         ev.Event(

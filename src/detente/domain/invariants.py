@@ -29,7 +29,7 @@ from detente.domain import events as ev
 from detente.domain.analysis import Targets, find_overlaps
 from detente.domain.authority import carries_authority
 from detente.domain.model import Claim, ClaimStatus, MeetingStatus, Severity
-from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.globs import may_overlap
 from detente.domain.settle import awaiting_handoff, meeting_is_live
 from detente.domain.state import RepoState
 from detente.domain.transitions import allowed
@@ -42,7 +42,7 @@ def _granted_targets(claim: Claim) -> Targets:
         paths=tuple(p for p in claim.paths if p not in claim.pending_paths),
         modules=claim.modules,
         symbols=claim.symbols,
-        contracts=claim.expected_contract_changes,
+        contracts=claim.contract_areas,
         memory=claim.memory_impacts,
     )
 
@@ -126,7 +126,7 @@ class Replay:
             )
         if event_type == ev.CLAIM_SCOPE_CHANGED and after is not None and after.id in self._kept:
             meeting_id, kept = self._kept.pop(after.id)
-            lost = [p for p in kept if p not in after.paths]
+            lost = [p for p in kept if p not in after.paths + after.pending_paths]
             if lost:
                 self.violations.append(
                     f"meeting {meeting_id}'s resolution dropped uncontested targets of claim "
@@ -150,6 +150,6 @@ class Replay:
             kept = [
                 p
                 for p in claim.paths + claim.pending_paths
-                if all(intersect(p, q) is None for q in theirs)
+                if all(not may_overlap(p, q) for q in theirs)
             ]
             self._kept[claim.id] = (meeting_id, kept)

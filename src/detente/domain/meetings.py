@@ -17,6 +17,7 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
+from detente.domain.analysis import UNDECIDED_REASON
 from detente.domain.commands import IdSource, Policy, check_alive, check_revision, get_claim
 from detente.domain.model import Meeting, MeetingStatus, Overlap, Severity
 from detente.domain.resolutions import OwnersOf, apply_events, validate
@@ -61,7 +62,8 @@ def meeting_events_for(
                     "target": t.theirs,
                     "claimIds": [],
                     "reason": f"{o.kind.value} overlap: {t.mine!r} vs {t.theirs!r} "
-                    f"(held by {o.claim_id}), both cover {t.witness!r}",
+                    f"(held by {o.claim_id}), "
+                    + (f"both cover {t.witness!r}" if t.witness is not None else UNDECIDED_REASON),
                 },
             )
             entry["claimIds"] = sorted({*entry["claimIds"], claim_id, o.claim_id})

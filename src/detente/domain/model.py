@@ -89,6 +89,19 @@ class MemoryImpact:
 
 
 @dataclass(frozen=True)
+class ContractChange:
+    """An expected contract change: ``{type, area, change}`` (API.md claims).
+
+    Overlap is decided on ``area`` (two claims changing one contract area meet); a plain
+    string seed is an ``area`` with no ``type`` or ``change``.
+    """
+
+    area: str
+    type: str | None = None
+    change: str | None = None
+
+
+@dataclass(frozen=True)
 class Lease:
     """Liveness proof of a claim. ``expires_at`` is an absolute, persisted deadline."""
 
@@ -132,7 +145,7 @@ class Claim:
     paths: tuple[str, ...]
     modules: tuple[str, ...]
     symbols: tuple[str, ...]
-    expected_contract_changes: tuple[str, ...]
+    expected_contract_changes: tuple[ContractChange, ...]
     test_responsibility: tuple[str, ...]
     deployment_responsibility: str | None
     memory_impacts: tuple[MemoryImpact, ...]
@@ -151,6 +164,12 @@ class Claim:
     granted: bool = False
     evidence: dict[str, Any] | None = None
     integration: dict[str, Any] | None = None
+    test_plan: dict[str, tuple[str, ...]] | None = None
+
+    @property
+    def contract_areas(self) -> tuple[str, ...]:
+        """The contract areas this claim changes (what contract overlap compares)."""
+        return tuple(dict.fromkeys(c.area for c in self.expected_contract_changes))
 
     @property
     def holding(self) -> bool:
@@ -171,11 +190,20 @@ class Claim:
 
 @dataclass(frozen=True)
 class OverlapTarget:
-    """One contested pair: my target, theirs, and an example both cover (``witness``)."""
+    """One contested pair: my target, theirs, and an example both cover (``witness``).
+
+    ``witness`` is ``None`` when the pattern search could not decide within its budget
+    (:data:`~detente.domain.overlap.SEARCH_BUDGET`): the pair then counts as overlapping.
+    """
 
     mine: str
     theirs: str
-    witness: str
+    witness: str | None
+
+    @property
+    def undecided(self) -> bool:
+        """True when the overlap was not decided within the search budget."""
+        return self.witness is None
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,12 @@ from detente.domain.commands import (
     IdSource,
     OpenClaim,
     Policy,
+    check_claim_revision,
+    contract_list,
+    get_claim,
     name_list,
     pattern_list,
+    test_names,
     text_field,
     ttl_field,
 )
@@ -29,7 +33,8 @@ from detente.domain.meetings import blocking_only, meeting_events_for
 from detente.domain.model import ClaimStatus, MemoryImpact
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
-from detente.domain.wire import agent_to_wire, memory_impact_to_wire
+from detente.domain.transitions import require
+from detente.domain.wire import agent_to_wire, contract_to_wire, memory_impact_to_wire
 from detente.errors import ValidationError
 
 
@@ -45,7 +50,54 @@ def decide_open(
         ValidationError: ``validation_error`` naming the field.
     """
     claim_id, announced, targets = announce(state, cmd, now, ids, policy)
+    if cmd.draft:
+        if cmd.advisory:
+            raise ValidationError("an advisory lease cannot be a draft", field="draft")
+        # A draft is recorded only: no running lease, no worktree, not indexed for
+        # overlap (``draft`` is not a holding status) until it is announced.
+        announced.data.update(status=ClaimStatus.DRAFT.value, worktree=None)
+        return [announced]
     return [announced, *activate_or_negotiate(state, claim_id, targets, now, ids, policy)]
+
+
+def decide_announce_draft(
+    state: RepoState,
+    claim_id: str,
+    expected_claim_revision: int,
+    ttl_seconds: int | None,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy = DEFAULT_POLICY,
+) -> list[ev.Event]:
+    """``draft -> announced``: the lease starts now (``ttl_seconds``, default the draft's),
+    then the claim activates or negotiates like a fresh claim.
+
+    Raises:
+        NotFoundError, RevisionConflict, InvalidTransition (not a draft), ValidationError.
+    """
+    claim = get_claim(state, claim_id)
+    check_claim_revision(claim, expected_claim_revision)
+    require(claim.status, ClaimStatus.ANNOUNCED, claim_id=claim.id)
+    ttl = ttl_field(
+        ttl_seconds if ttl_seconds is not None else claim.lease.ttl_seconds,
+        "leaseTtlSeconds",
+        policy,
+    )
+    announced = ev.Event(
+        id=ids("evt"),
+        type=ev.CLAIM_DRAFT_ANNOUNCED,
+        subject=ev.claim_subject(claim.id),
+        data={
+            "claimId": claim.id,
+            "status": ClaimStatus.ANNOUNCED.value,
+            "from": claim.status.value,
+            "leaseRevision": claim.lease.revision + 1,
+            "ttlSeconds": ttl,
+            "expiresAt": format_time(now + timedelta(seconds=ttl)),
+            "reason": "draft announced",
+        },
+    )
+    return [announced, *activate_or_negotiate(state, claim.id, Targets.of(claim), now, ids, policy)]
 
 
 def announce(
@@ -72,7 +124,8 @@ def announce(
     paths = pattern_list(state, cmd.paths, "paths", policy)
     modules = name_list(cmd.modules, "modules", policy)
     symbols = name_list(cmd.symbols, "symbols", policy)
-    contracts = name_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
+    contracts = contract_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
+    tests, test_plan = test_names(cmd.test_responsibility, "testResponsibility", policy)
     memory = tuple(
         MemoryImpact(
             path=normalize_pattern(
@@ -111,10 +164,8 @@ def announce(
             "paths": list(paths),
             "modules": list(modules),
             "symbols": list(symbols),
-            "expectedContractChanges": list(contracts),
-            "testResponsibility": list(
-                name_list(cmd.test_responsibility, "testResponsibility", policy)
-            ),
+            "expectedContractChanges": [contract_to_wire(c) for c in contracts],
+            "testResponsibility": test_plan if test_plan is not None else list(tests),
             "deploymentResponsibility": cmd.deployment_responsibility,
             "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
             "lease": {
@@ -133,7 +184,7 @@ def announce(
         paths=paths,
         modules=modules,
         symbols=symbols,
-        contracts=contracts,
+        contracts=tuple(dict.fromkeys(c.area for c in contracts)),
         memory=memory,
         base_commit=base,
     )

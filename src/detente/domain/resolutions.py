@@ -26,13 +26,14 @@ from typing import Any
 
 from detente.domain import events as ev
 from detente.domain.analysis import Targets, find_overlaps
+from detente.domain.authority import carries_authority
 from detente.domain.commands import IdSource
 from detente.domain.model import Claim, ClaimStatus, Meeting, MemoryImpact, Severity
-from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.transitions import allowed
-from detente.domain.wire import memory_impact_to_wire
+from detente.domain.wire import contract_to_wire, memory_impact_to_wire
 from detente.errors import ValidationError
 
 OwnersOf = Callable[[Sequence[str]], tuple[list[str], list[str]]]
@@ -123,7 +124,7 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
                 path, case_insensitive=state.case_insensitive, field=f"{fld}.targets[{j}]"
             )
             asked = claim.paths + claim.pending_paths + tuple(m.path for m in claim.memory_impacts)
-            if not any(intersect(norm, mine) is not None for mine in asked):
+            if not any(may_overlap(norm, mine) for mine in asked):
                 raise ValidationError(
                     f"{fld}.targets[{j}] {target!r} is not part of what claim {claim_id} asked for "
                     "(a split narrows scopes, it never grants new territory)",
@@ -169,7 +170,7 @@ def _trim_impact(impact: MemoryImpact, theirs: Sequence[str]) -> MemoryImpact | 
     sections = list(impact.sections)
     for target in theirs:
         path, _, section = target.partition("#")
-        if intersect(impact.path, path) is None:
+        if not may_overlap(impact.path, path):
             continue
         if not section or not sections:
             return None  # a whole file on either side cannot be subtracted from
@@ -193,7 +194,7 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
         kept = [
             p
             for p in claim.paths + claim.pending_paths
-            if p not in mine and all(intersect(p, q) is None for q in their_paths)
+            if p not in mine and all(not may_overlap(p, q) for q in their_paths)
         ]
         memory: list[MemoryImpact] = []
         for impact in claim.memory_impacts:
@@ -214,7 +215,10 @@ def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str 
     """A target both scopes would still cover after the split, or None."""
     for pa in sa[0]:
         for pb in sb[0]:
-            witness = intersect(pa, pb)
+            try:
+                witness = intersect(pa, pb)
+            except Undecided:  # undecided counts as a clash, never as disjoint
+                return f"{pa} and {pb} (undecided within the search budget)"
             if witness is not None:
                 return witness
     labels_a = [f"{m.path}#{s}" for m in sa[1] for s in (m.sections or ("",))]
@@ -228,7 +232,7 @@ def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str 
     for field_a, field_b in (
         (ca.modules, cb.modules),
         (ca.symbols, cb.symbols),
-        (ca.expected_contract_changes, cb.expected_contract_changes),
+        (ca.contract_areas, cb.contract_areas),
     ):
         shared = sorted(set(field_a) & set(field_b))
         if shared:
@@ -239,7 +243,10 @@ def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str 
 def _targets_meet(a: str, b: str) -> str | None:
     pa, _, sa = a.partition("#")
     pb, _, sb = b.partition("#")
-    witness = intersect(pa, pb)
+    try:
+        witness = intersect(pa, pb)
+    except Undecided:
+        witness = "a path of both (undecided within the search budget)"
     if witness is None or (sa and sb and sa != sb):
         return None
     return f"{witness}#{sa or sb}" if (sa or sb) else witness
@@ -247,7 +254,7 @@ def _targets_meet(a: str, b: str) -> str | None:
 
 def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
     wanted = recipient.paths + recipient.pending_paths
-    return [p for p in sender.paths if any(intersect(p, w) is not None for w in wanted)]
+    return [p for p in sender.paths if any(may_overlap(p, w) for w in wanted)]
 
 
 # ---------------------------------------------------------------------------- events
@@ -309,6 +316,19 @@ def grant_events(ids: IdSource, claim: Claim, reason: str, **extra: Any) -> list
     return out
 
 
+def grant_pending_events(ids: IdSource, claim: Claim, reason: str) -> list[ev.Event]:
+    """An ``active`` claim's pending targets are granted (nothing contests them now)."""
+    paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
+    return [
+        _claim_event(
+            ids,
+            claim.id,
+            ev.CLAIM_SCOPE_CHANGED,
+            **_scope(claim, paths, claim.memory_impacts, reason),
+        )
+    ]
+
+
 def _activate(
     ids: IdSource, state: RepoState, claim: Claim, meeting: Meeting, reason: str
 ) -> list[ev.Event]:
@@ -317,6 +337,15 @@ def _activate(
     if still_blocked(state, claim):
         return []
     return grant_events(ids, claim, reason, meetingId=meeting.id)
+
+
+def _held_by_others(state: RepoState, pattern: str, exclude: set[str]) -> bool:
+    """Does a claim outside ``exclude`` hold ``pattern`` (or part of it) with authority?"""
+    for key, theirs, _ in state.path_index.overlapping(pattern):
+        other = state.claims.get(key)
+        if other is not None and key not in exclude and carries_authority(other, theirs):
+            return True
+    return False
 
 
 def _scope(
@@ -329,7 +358,7 @@ def _scope(
         "removePaths": [p for p in claim.paths + claim.pending_paths if p not in paths],
         "modules": list(claim.modules),
         "symbols": list(claim.symbols),
-        "expectedContractChanges": list(claim.expected_contract_changes),
+        "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
         "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
         "reason": reason,
     }
@@ -348,13 +377,19 @@ def apply_events(
     out: list[ev.Event] = []
     why = f"meeting {meeting.id} resolved: {kind}"
     if kind == "split_ownership":
-        for claim_id, (paths, memory) in split_scopes(state, resolution).items():
+        scopes = split_scopes(state, resolution)
+        for claim_id, (paths, memory) in scopes.items():
             claim = state.claims[claim_id]
-            out.append(
-                _claim_event(
-                    ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **_scope(claim, paths, memory, why)
-                )
-            )
+            # A pending target a claim outside the split holds stays pending: the split
+            # settles this meeting's contest, not that one.
+            waiting = [
+                p
+                for p in paths
+                if p in claim.pending_paths and _held_by_others(state, p, set(scopes))
+            ]
+            scope = _scope(claim, [p for p in paths if p not in waiting], memory, why)
+            scope["pendingPaths"] = waiting
+            out.append(_claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     elif kind == "serialize":
         then = state.claims[resolution["then"]]
         out += _set_status(
@@ -379,24 +414,22 @@ def apply_events(
                 **_scope(sender, kept, sender.memory_impacts, f"handed off to {recipient.id}"),
             )
         )
-        gained = [
-            *recipient.paths,
+        wanted = [
             *recipient.pending_paths,
             *(p for p in moved if p not in recipient.paths),
         ]
-        out.append(
-            _claim_event(
-                ids,
-                recipient.id,
-                ev.CLAIM_SCOPE_CHANGED,
-                **_scope(
-                    recipient,
-                    list(dict.fromkeys(gained)),
-                    recipient.memory_impacts,
-                    f"handoff from {sender.id}",
-                ),
-            )
+        # What a third claim holds with authority by now stays pending: the recipient
+        # negotiates for it (:mod:`detente.domain.settle` rooms it), never takes it.
+        contested = [p for p in wanted if _held_by_others(state, p, {sender.id, recipient.id})]
+        gained = [*recipient.paths, *(p for p in wanted if p not in contested)]
+        scope = _scope(
+            recipient,
+            list(dict.fromkeys(gained)),
+            recipient.memory_impacts,
+            f"handoff from {sender.id}",
         )
+        scope["pendingPaths"] = list(dict.fromkeys(contested))
+        out.append(_claim_event(ids, recipient.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     elif kind == "human_arbitration":
         for claim_id in meeting.participants:
             claim = state.claims[claim_id]

@@ -33,7 +33,7 @@ from detente.domain.analysis import Targets, find_overlaps
 from detente.domain.commands import IdSource, Policy
 from detente.domain.meetings import blocking_only, meeting_events_for
 from detente.domain.model import Claim, ClaimStatus, Meeting, MeetingStatus, Overlap
-from detente.domain.resolutions import grant_events
+from detente.domain.resolutions import grant_events, grant_pending_events
 from detente.domain.state import RepoState
 
 __all__ = ["awaiting_handoff", "live_blockers", "meeting_is_live", "settle"]
@@ -111,6 +111,10 @@ def _touched(
             claims.add(data["successorId"])
         if event_type == ev.MEMORY_REGISTERED:  # a document's class changes overlap for all
             meetings.update(state.room_of_target.values())
+    for meeting_id in list(meetings):
+        meeting = state.meetings.get(meeting_id)
+        if meeting is not None:
+            claims.update(meeting.participants)
     for claim_id in list(claims):
         meetings.update(m.id for m in _open_rooms(state, claim_id))
     for meeting_id in meetings:
@@ -149,7 +153,13 @@ def settle(
     roomed: dict[frozenset[str], list[str]] = {}
     for claim_id in sorted(claims - skipped):
         claim = state.claims.get(claim_id)
-        if claim is None or claim.status not in _WAITING or awaiting_handoff(state, claim_id):
+        if claim is None or awaiting_handoff(state, claim_id):
+            continue
+        if claim.status is ClaimStatus.ACTIVE and claim.pending_paths:
+            out += _settle_pending(state, claim, now, ids, policy, roomed, meetings)
+            moved.add(claim_id)
+            continue
+        if claim.status not in _WAITING:
             continue
         if claim.status is ClaimStatus.BLOCKED:
             if _escalated(state, claim_id) or claim.takeover is not None:
@@ -204,6 +214,29 @@ def settle(
                 )
             )
     return out
+
+
+def _settle_pending(
+    state: RepoState,
+    claim: Claim,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy,
+    roomed: dict[frozenset[str], list[str]],
+    meetings: set[str],
+) -> list[ev.Event]:
+    """An ``active`` claim with pending targets (a handoff that met a third holder):
+    grant them when nothing contests them, else negotiate for them in a room."""
+    pending = Targets(paths=claim.pending_paths, base_commit=claim.base_commit)
+    blocking = blocking_only(find_overlaps(state, pending, exclude=claim.id))
+    if not blocking:
+        return grant_pending_events(ids, claim, "its pending targets are no longer contested")
+    events = _follow_up(state, claim, blocking, now, ids, policy)
+    opened = [str(e.data["meetingId"]) for e in events if e.type.startswith("meeting.")]
+    for o in blocking:
+        roomed[frozenset({claim.id, o.claim_id})] = opened
+    meetings.update(opened)
+    return events
 
 
 def _follow_up(

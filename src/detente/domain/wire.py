@@ -13,6 +13,7 @@ from detente.domain.model import (
     Abandonment,
     Agent,
     Claim,
+    ContractChange,
     Meeting,
     MemoryImpact,
     Overlap,
@@ -29,6 +30,31 @@ def agent_from_wire(data: dict[str, Any]) -> Agent:
 
 def memory_impact_to_wire(impact: MemoryImpact) -> dict[str, Any]:
     return {"path": impact.path, "mode": impact.mode, "sections": list(impact.sections)}
+
+
+def contract_to_wire(change: ContractChange) -> str | dict[str, Any]:
+    """A plain area as a string (the seed's shape), else ``{type, area, change}``."""
+    if change.type is None and change.change is None:
+        return change.area
+    return {"type": change.type, "area": change.area, "change": change.change}
+
+
+def contract_from_wire(data: Any) -> ContractChange:
+    if isinstance(data, dict):
+        kind, what = data.get("type"), data.get("change")
+        return ContractChange(
+            area=str(data["area"]),
+            type=str(kind) if kind is not None else None,
+            change=str(what) if what is not None else None,
+        )
+    return ContractChange(area=str(data))
+
+
+def tests_to_wire(claim: Claim) -> list[str] | dict[str, list[str]]:
+    """The seed's shape: a list of test names, or ``{unit: [...], integration: [...], ...}``."""
+    if claim.test_plan is not None:
+        return {kind: list(names) for kind, names in claim.test_plan.items()}
+    return list(claim.test_responsibility)
 
 
 def memory_impact_from_wire(data: dict[str, Any]) -> MemoryImpact:
@@ -64,8 +90,8 @@ def claim_to_wire(claim: Claim) -> dict[str, Any]:
         "pendingPaths": list(claim.pending_paths),
         "modules": list(claim.modules),
         "symbols": list(claim.symbols),
-        "expectedContractChanges": list(claim.expected_contract_changes),
-        "testResponsibility": list(claim.test_responsibility),
+        "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
+        "testResponsibility": tests_to_wire(claim),
         "deploymentResponsibility": claim.deployment_responsibility,
         "memoryImpacts": [memory_impact_to_wire(m) for m in claim.memory_impacts],
         "lease": {
@@ -124,7 +150,9 @@ def overlap_to_wire(overlap: Overlap) -> dict[str, Any]:
         "severity": overlap.severity.value,
         "theirStatus": overlap.their_status.value,
         "targets": [
-            {"mine": t.mine, "theirs": t.theirs, "witness": t.witness} for t in overlap.targets
+            {"mine": t.mine, "theirs": t.theirs, "witness": t.witness}
+            | ({"undecided": True} if t.undecided else {})
+            for t in overlap.targets
         ],
         "reason": overlap.reason,
     }

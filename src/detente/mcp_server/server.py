@@ -19,7 +19,8 @@ Tools (descriptions are written for the agent that reads them):
 Resources: ``detente://claims/live``, ``detente://activity/current``.
 
 Errors are tool errors (``isError: true``) whose data is ``{code, detail, next, ...}``
-(see :mod:`detente.mcp_server.results`).
+(see :mod:`detente.mcp_server.results`), invalid arguments and unknown tools included; a
+malformed message gets a JSON-RPC error (:mod:`detente.mcp_server.errors`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from detente.client import Client
 from detente.clock import Clock, SystemClock
 from detente.mcp_server import advisory, index_tools, protocol, records, resources
 from detente.mcp_server.activity import Activity
+from detente.mcp_server.errors import DetenteMCPServer
 from detente.mcp_server.toolkit import ToolContext
 
 __all__ = ["INSTRUCTIONS", "build_server", "run_stdio"]
@@ -70,7 +72,7 @@ def build_server(
     if clock is None:
         clock = getattr(client, "clock", None) or SystemClock()
     ctx = ToolContext(client=client, clock=clock, activity=activity or Activity())
-    mcp: MCPServer[Any] = MCPServer(
+    mcp: MCPServer[Any] = DetenteMCPServer(
         "detente",
         title="detente: coordination for coding agents",
         instructions=INSTRUCTIONS,

@@ -12,7 +12,8 @@ from detente.domain.authority import check_write
 from detente.domain.events import Event
 from detente.domain.integration import CompleteClaim
 from detente.domain.model import Claim, ClaimStatus, Meeting, Overlap
-from detente.domain.overlap.globs import intersect
+from detente.domain.opening import decide_announce_draft
+from detente.domain.overlap.globs import may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
@@ -158,7 +159,7 @@ class ClaimsService(ServiceCore):
                     if agent is not None and agent not in (claim.agent.id, claim.agent.name):
                         continue
                     if probe is not None and not any(
-                        intersect(p, probe) is not None for p in claim.paths + claim.pending_paths
+                        may_overlap(p, probe) for p in claim.paths + claim.pending_paths
                     ):
                         continue
                     out.append(claim)
@@ -180,6 +181,28 @@ class ClaimsService(ServiceCore):
         with self._locks[repo]:
             state, _ = self._execute(repo, decide_fn)
             return self._view(state, state.claims[claim_id])
+
+    def announce_draft(
+        self, claim_id: str, expected_claim_revision: int, ttl_seconds: int | None = None
+    ) -> ClaimView:
+        """``draft -> announced``, then ``active`` or ``negotiating`` (API ``announce``).
+
+        Raises:
+            NotFoundError, RevisionConflict, InvalidTransition (not a draft),
+            ValidationError (``leaseTtlSeconds``).
+        """
+        return self._claim_command(
+            claim_id,
+            lambda s: decide_announce_draft(
+                s,
+                claim_id,
+                expected_claim_revision,
+                ttl_seconds,
+                self.clock.now(),
+                self._ids,
+                self.policy,
+            ),
+        )
 
     def renew(self, cmd: d.RenewLease) -> ClaimView:
         """Extend the lease only. Raises ``lease_expired``, ``revision_conflict``, ``not_found``."""
@@ -217,14 +240,14 @@ class ClaimsService(ServiceCore):
         (``evidence_rejected``, ``stale_base``, ``stale_fencing_token``, ...).
 
         Raises:
-            ValidationError: ``cmd`` missing (evidence, expectedBaseRef and fencingToken
-                are required), or it names another claim.
+            ValidationError: ``cmd`` missing (evidence and expectedBaseRef are required;
+                without fencingToken the claim's own is used), or it names another claim.
         """
         from detente.service.integration import complete_claim
 
         if cmd is None or cmd.claim_id != claim_id:
             raise ValidationError(
-                "complete needs expectedClaimRevision, fencingToken, expectedBaseRef and evidence",
+                "complete needs expectedClaimRevision, expectedBaseRef and evidence",
                 field="evidence",
             )
         return complete_claim(self, cmd)

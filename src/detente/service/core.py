@@ -271,6 +271,4 @@ class ServiceCore:
     def audit(self) -> AuditReport:
         """Verify the hash chain and that projections equal a full replay."""
         trees = {r.name: tree_source(r.path) for r in self.repos.values() if r.path is not None}
-        return verify(
-            self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees
-        )
+        return verify(self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees)

@@ -106,6 +106,23 @@ class DeploymentsService(ServiceCore):
         with self._locks[repo]:
             return self._env_view(repo, name)
 
+    def list_deployments(self, repo: str | None = None) -> list[DeploymentView]:
+        """Every environment deployed to or given a policy, by repository and name.
+
+        Raises:
+            ValidationError: ``validation_error`` for an unknown repository.
+        """
+        out: list[DeploymentView] = []
+        for name in [self._repo(repo).name] if repo else sorted(self.repos):
+            state = self._fresh(name)
+            with self._locks[name]:
+                envs = sorted(
+                    (e for e in state.gates.environments.values() if e.repo == name),
+                    key=lambda e: e.name,
+                )
+                out += [self._env_view(name, e.name) for e in envs]
+        return out
+
     def set_deploy_policy(self, cmd: SetPolicy) -> DeploymentView:
         """Set the environment's policy (evented). Raises ``revision_conflict``."""
         repo = self._deploy_repo(cmd.repo)

@@ -45,6 +45,7 @@ from detente.domain.state import RepoState
 from detente.domain.wire import claim_to_wire
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
 from detente.service.core import ServiceCore
+from detente.vcs.checkout import refuse_dirty_checkouts, update_checkouts
 from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
 
 if TYPE_CHECKING:
@@ -102,10 +103,12 @@ def complete_claim(svc: ClaimsService, cmd: CompleteClaim) -> ClaimView:
         if not cmd.integrate or head is None:
             return events
         recovered = False
+        checkouts = refuse_dirty_checkouts(path, base_ref.ref, base_ref.oid, head)
         try:
             cas_update_ref(
                 path, base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
             )
+            update_checkouts(checkouts, base_ref.oid, head)
         except StaleBase as exc:
             actual = exc.extra.get("actual")
             if actual != head:

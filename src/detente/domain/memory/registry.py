@@ -29,6 +29,7 @@ from detente.domain.memory.edits import unified_diff
 from detente.domain.memory.generated import check_regions, plan_overlay, plan_render, render_region
 from detente.domain.memory.markdown import digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
+from detente.domain.memory.text_style import restyle
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, RevisionConflict, ValidationError
 
@@ -118,7 +119,9 @@ def decide_render(
                 regionKey=key,
                 recordedHash=recorded,
                 diskHash=disk_hash,
-                diff=unified_diff(render_region(state, key), body, f"{doc.path}#{key}"),
+                diff=unified_diff(
+                    restyle(render_region(state, key), disk), body, f"{doc.path}#{key}"
+                ),
             )
         )
     recorded_regions = [{"key": r.key, "hash": r.hash} for r in doc.regions]
