@@ -151,9 +151,12 @@ def test_a_server_that_accepts_but_never_answers_is_reported_as_busy_not_unreach
     silent.listen()  # the kernel accepts connections; nobody ever answers
     url = f"http://127.0.0.1:{silent.getsockname()[1]}"
     route = replace(routes.AUDIT_VERIFY, read_timeout=0.2)
-    with silent, HttpClient(httpx.Client(base_url=url), repo_name="demo") as client:
-        with pytest.raises(ServerUnavailable) as failed:
-            client._call(route)
+    with (
+        silent,
+        HttpClient(httpx.Client(base_url=url), repo_name="demo") as client,
+        pytest.raises(ServerUnavailable) as failed,
+    ):
+        client._call(route)
     assert "did not answer GET /v1/audit/verify within 0.2 s" in failed.value.detail
     assert "busy or stuck" in failed.value.detail
 
