@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from detente.clock import FakeClock
+from detente.domain.state import RepoState
+from detente.errors import ValidationError
 from detente.eventlog.envelope import canonical_json
+from detente.eventlog.projections import apply_stored
 from detente.eventlog.records import RecordRow
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
@@ -103,3 +109,18 @@ def test_a_row_that_differs_at_the_same_revision_is_reported_at_once(tmp_path: P
     report = _service(db).audit()
     assert not report.ok
     assert any(m.startswith(f"claim/{claim.id}: differs") for m in report.mismatches)
+
+
+def test_a_pattern_stored_under_an_earlier_policy_still_replays(tmp_path: Path) -> None:
+    svc = _service(tmp_path / "d.db")
+    claim = svc.open_claim(seed("a.py")).claim
+    old_patterns = [" ", "x" + "*a" * 40, ".git/config"]  # accepted by earlier releases
+    state = RepoState("demo")
+    for event in svc.store.read(limit=100):
+        if event.type == "claim.announced":
+            event = replace(event, data={**event.data, "paths": old_patterns})
+        apply_stored(state, event)
+    assert state.claims[claim.id].paths == tuple(old_patterns)
+    assert [key for key, _ in state.path_index.matching(" ")] == [claim.id]
+    with pytest.raises(ValidationError):
+        svc.open_claim(seed(" "))  # today's policy still refuses it as new input

@@ -253,10 +253,12 @@ def compile_pattern(pattern: str) -> CompiledPattern:
         The compiled pattern.
 
     Raises:
-        ValidationError: code ``validation_error`` when the pattern is invalid (see
-            ``normalize_pattern``).
+        ValidationError: code ``validation_error`` when the pattern is structurally invalid
+            (see ``normalize_pattern``). The input policy (length and wildcard limits,
+            ``.git`` and white-space segments) belongs to the edge: a pattern the log
+            already holds compiles whatever today's policy says, so replay never breaks.
     """
-    canonical = normalize_pattern(pattern)
+    canonical = normalize_pattern(pattern, policy=False)  # stored patterns replay as they are
     if canonical != pattern:
         return compile_pattern(canonical)
     return CompiledPattern(canonical)

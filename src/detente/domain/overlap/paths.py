@@ -119,7 +119,9 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 _FORBIDDEN_CATEGORIES: Final = frozenset({"Cc", "Cs"})
 
 
-def normalize_pattern(raw: str, *, case_insensitive: bool = False, field: str = "paths") -> str:
+def normalize_pattern(
+    raw: str, *, case_insensitive: bool = False, field: str = "paths", policy: bool = True
+) -> str:
     """Return the canonical spelling of a claim path pattern.
 
     Args:
@@ -127,6 +129,10 @@ def normalize_pattern(raw: str, *, case_insensitive: bool = False, field: str = 
         case_insensitive: fold case (``str.casefold``) for repositories whose file system
             ignores case.
         field: the request field the pattern came from; named in error details.
+        policy: apply the input policy: the length and wildcard limits, no ``.git`` or
+            white-space-padded segment. False for a pattern the log already holds: replay
+            must read every pattern accepted under an earlier policy (the glob search's
+            work budget still bounds what such a pattern costs).
 
     Returns:
         The canonical pattern: NFC, ``/`` separators, no ``.`` or empty segments, a trailing
@@ -138,7 +144,9 @@ def normalize_pattern(raw: str, *, case_insensitive: bool = False, field: str = 
             empty, absolute, starts with ``!``, has a ``..`` segment, a control character,
             an unbalanced or empty class, a reversed range, or ``**`` inside a segment.
     """
-    segments, directory = _clean(raw, case_insensitive=case_insensitive, field=field)
+    segments, directory = _clean(
+        raw, case_insensitive=case_insensitive, field=field, policy=policy
+    )
     canonical: list[str] = []
     wildcards = 0
     for text in segments:
@@ -153,7 +161,7 @@ def normalize_pattern(raw: str, *, case_insensitive: bool = False, field: str = 
     if directory and canonical[-1] != "**":
         canonical.append("**")
         wildcards += 1
-    if wildcards > MAX_WILDCARDS:
+    if policy and wildcards > MAX_WILDCARDS:
         raise _invalid(
             field, _shown(raw), f"has {wildcards} wildcards; at most {MAX_WILDCARDS} are allowed"
         )
@@ -220,12 +228,16 @@ def has_wildcard(pattern: str) -> bool:
 
 
 def _clean(
-    raw: str, *, case_insensitive: bool, field: str, path: bool = False
+    raw: str, *, case_insensitive: bool, field: str, path: bool = False, policy: bool = True
 ) -> tuple[list[str], bool]:
-    """Common normalisation: returns the non-empty segments and the "is a directory" flag."""
+    """Common normalisation: returns the non-empty segments and the "is a directory" flag.
+
+    ``policy`` False skips the input policy (see :func:`normalize_pattern`), keeping the
+    structural rules every canonical pattern satisfies.
+    """
     kind = "path" if path else "path pattern"
     limit = MAX_PATH_LENGTH if path else MAX_PATTERN_LENGTH
-    if len(raw) > limit:  # checked before any work on the text
+    if policy and len(raw) > limit:  # checked before any work on the text
         raise _invalid(
             field, _shown(raw), f"is {len(raw)} characters long; at most {limit}", kind=kind
         )
@@ -247,6 +259,17 @@ def _clean(
         raise _invalid(field, raw, "is empty once './' and '/' are removed", kind=kind)
     if ".." in segments:
         raise _invalid(field, raw, "contains a '..' segment", kind=kind)
+    if policy:
+        _check_policy(raw, segments, field=field, kind=kind)
+    if _DRIVE.match(segments[0]):
+        raise _invalid(field, raw, "starts with a drive letter (absolute)", kind=kind)
+    if not path and segments[0].startswith("!"):
+        raise _invalid(field, raw, "starts with '!' (negation is not supported)", kind=kind)
+    return segments, directory
+
+
+def _check_policy(raw: str, segments: list[str], *, field: str, kind: str) -> None:
+    """The input policy on segments (see :func:`normalize_pattern`'s ``policy``)."""
     if any(part.casefold() == ".git" for part in segments):
         # git itself never tracks a path through a `.git` component (any case)
         raise _invalid(field, raw, "names the '.git' directory, which git never tracks", kind=kind)
@@ -258,11 +281,6 @@ def _clean(
                 f"has a segment with leading or trailing white space ({part!r})",
                 kind=kind,
             )
-    if _DRIVE.match(segments[0]):
-        raise _invalid(field, raw, "starts with a drive letter (absolute)", kind=kind)
-    if not path and segments[0].startswith("!"):
-        raise _invalid(field, raw, "starts with '!' (negation is not supported)", kind=kind)
-    return segments, directory
 
 
 def _parse_segment(text: str) -> Segment:
