@@ -191,8 +191,8 @@ class BruteIndex:
 def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[str, ...]:
     """Median/p99 of ``Service.open_claim`` with ``size`` live claims: index vs scan."""
     from detente.clock import FakeClock
-    from detente.domain.commands import OpenClaim
-    from detente.domain.model import Agent
+    from detente.domain.claims.commands import OpenClaim
+    from detente.domain.claims.model import Agent
     from detente.service import RepoConfig, Service
     from detente.storage.memory import MemoryStore
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from detente.clock import Clock, FakeClock, SystemClock
-from detente.domain.model import ClaimStatus
+from detente.domain.claims.model import ClaimStatus
 from detente.service import RepoConfig, Service
 from detente.storage.clock import StoreClock, default_clock
 from detente.storage.factory import open_store

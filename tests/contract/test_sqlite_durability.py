@@ -35,8 +35,8 @@ def test_every_acknowledged_claim_survives_a_kill_9_of_the_writer(tmp_path: Path
         f"""
         import sys
         from detente.clock import SystemClock
-        from detente.domain.decide import OpenClaim
-        from detente.domain.model import Agent
+        from detente.domain.claims.decide import OpenClaim
+        from detente.domain.claims.model import Agent
         from detente.service import RepoConfig, Service
         from detente.storage.sqlite import SqliteStore
         svc = Service(SqliteStore({str(db)!r}), SystemClock(), [RepoConfig("demo")])

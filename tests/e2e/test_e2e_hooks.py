@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 
 from detente.cli.main import app
 from detente.clock import SystemClock
-from detente.domain.evidence import BaseRef, Evidence
-from detente.domain.integration import CompleteClaim
-from detente.domain.model import ClaimStatus
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.gates.evidence import BaseRef, Evidence
+from detente.domain.gates.integration import CompleteClaim
 from detente.runtime import make_server
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore

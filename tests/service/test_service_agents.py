@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from detente.clock import FakeClock, format_time
-from detente.domain.advisory import RegisterAgent
-from detente.domain.decide import OpenClaim, SetStatus
-from detente.domain.model import Agent, ClaimStatus
+from detente.domain.agents.advisory import RegisterAgent
+from detente.domain.claims.decide import OpenClaim, SetStatus
+from detente.domain.claims.model import Agent, ClaimStatus
 from detente.errors import NotFoundError, ValidationError
 from detente.service import RepoConfig, Service
 from detente.storage.memory import MemoryStore

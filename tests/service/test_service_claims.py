@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.decide import ChangeScope, RenewLease, SetStatus
-from detente.domain.model import ClaimStatus
+from detente.domain.claims.decide import ChangeScope, RenewLease, SetStatus
+from detente.domain.claims.model import ClaimStatus
 from detente.errors import (
     InvalidTransition,
     LeaseExpired,

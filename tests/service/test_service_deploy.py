@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from detente.domain.deployments import Deploy, DeployPolicy, Migration, SetPolicy
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
 from detente.errors import EvidenceRejected, RevisionConflict, StaleBase
 from detente.service import Service
 from gates_support import commit, completion, hermetic, make_repo, make_service

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from detente.domain.decide import OpenClaim
-from detente.domain.evidence import BaseRef, TestRecord
-from detente.domain.meetings import Accept, Propose
-from detente.domain.model import Claim, ClaimStatus, MemoryImpact
+from detente.domain.claims.decide import OpenClaim
+from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
+from detente.domain.gates.evidence import BaseRef, TestRecord
+from detente.domain.meetings.decide import Accept, Propose
 from detente.errors import (
     EvidenceRejected,
     StaleBase,

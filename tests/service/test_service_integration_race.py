@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from detente.domain.integration import CompleteClaim
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.gates.integration import CompleteClaim
 from detente.errors import StaleBase
 from detente.service import Service
 from gates_support import at, completion, git, hermetic, make_service

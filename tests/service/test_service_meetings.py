@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain import meetings as m
-from detente.domain.decide import ChangeScope, SetStatus
-from detente.domain.model import ClaimStatus, MeetingStatus
+from detente.domain.claims.decide import ChangeScope, SetStatus
+from detente.domain.claims.model import ClaimStatus, MeetingStatus
+from detente.domain.meetings import decide as m
 from detente.errors import (
     ForbiddenError,
     OutOfScope,

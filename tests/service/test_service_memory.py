@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain import meetings
+from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
+from detente.domain.meetings import decide as meetings
 from detente.domain.memory import commands as mc
-from detente.domain.model import Claim, ClaimStatus, MemoryImpact
 from detente.errors import (
     DetenteError,
     ForbiddenError,
@@ -536,8 +536,8 @@ def test_private_memory_documents_are_ignored_by_overlap_analysis(tmp_path: Path
     import subprocess
 
     from detente.clock import FakeClock
+    from detente.domain.claims.model import MemoryImpact
     from detente.domain.memory.commands import Register
-    from detente.domain.model import MemoryImpact
     from detente.service import RepoConfig, Service
     from detente.storage.memory import MemoryStore
 

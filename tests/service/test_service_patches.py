@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from detente.domain.patches import DiscardPatch, PublishPatch
+from detente.domain.gates.patches import DiscardPatch, PublishPatch
 from detente.errors import RevisionConflict, ValidationError
 from detente.vcs.patches import format_patch
 from gates_support import commit, completion, git, hermetic, make_repo, make_service

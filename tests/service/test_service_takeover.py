@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.commands import Policy
-from detente.domain.decide import RenewLease, SetStatus
-from detente.domain.model import ClaimStatus
-from detente.domain.takeover import TakeoverRequest
+from detente.domain.claims.commands import Policy
+from detente.domain.claims.decide import RenewLease, SetStatus
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.takeover import TakeoverRequest
 from detente.errors import (
     ForbiddenError,
     InvalidTransition,

@@ -8,10 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from detente.api.evidence_schemas import BaseRefIn, EvidenceIn
-from detente.domain import decide as d
-from detente.domain.integration import CompleteClaim
-from detente.domain.model import Agent, ClaimStatus, MemoryImpact
-from detente.domain.takeover import TakeoverRequest
+from detente.domain.claims import decide as d
+from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
+from detente.domain.claims.takeover import TakeoverRequest
+from detente.domain.gates.integration import CompleteClaim
 
 
 class Body(BaseModel):

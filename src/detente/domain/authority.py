@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from detente.domain.commands import check_alive, check_fencing, get_claim
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.commands import check_alive, check_fencing, get_claim
+from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState

@@ -21,19 +21,19 @@ from typing import Any
 
 from detente.clock import parse_time
 from detente.domain import events as ev
-from detente.domain.agents import AgentSession, apply_agent_event
-from detente.domain.gate_records import GATE_EVENT_TYPES, GateRegistry, apply_gate_event
-from detente.domain.meeting_state import apply_meeting_event
-from detente.domain.memory.fold import MemoryRegistry, apply_memory_event
-from detente.domain.model import (
+from detente.domain.agents.model import AgentSession, apply_agent_event
+from detente.domain.claims.model import (
     Abandonment,
     Claim,
     ClaimStatus,
     Lease,
     Meeting,
 )
+from detente.domain.claims.wire import agent_from_wire, memory_impact_from_wire
+from detente.domain.gates.evolve import GATE_EVENT_TYPES, GateRegistry, apply_gate_event
+from detente.domain.meetings.evolve import apply_meeting_event
+from detente.domain.memory.evolve import MemoryRegistry, apply_memory_event
 from detente.domain.overlap.index import PatternIndex
-from detente.domain.wire import agent_from_wire, memory_impact_from_wire
 
 
 class RepoState:
@@ -43,9 +43,9 @@ class RepoState:
         repo: repository name.
         case_insensitive: whether paths are compared case-folded (``core.ignorecase``).
         claims / meetings: records by id.
-        agents: agent sessions by session id (:mod:`detente.domain.agents`).
+        agents: agent sessions by session id (:mod:`detente.domain.agents.model`).
         memory: registered memory documents (:mod:`detente.domain.memory`).
-        gates: patch artifacts and deployment environments (:mod:`.gate_records`).
+        gates: patch artifacts and deployment environments (:mod:`detente.domain.gates.evolve`).
         last_fencing_token: the highest fencing token granted so far (0 before any).
         last_seq: global sequence of the last event applied.
     """

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.clock import parse_time
-from detente.domain.agents import agent_to_wire
-from detente.domain.gate_records import environment_to_wire, patch_to_wire
+from detente.domain.agents.model import agent_to_wire
+from detente.domain.claims.model import Claim, Meeting
+from detente.domain.claims.wire import claim_to_wire, meeting_to_wire
+from detente.domain.gates.evolve import environment_to_wire, patch_to_wire
 from detente.domain.memory.model import document_to_wire
-from detente.domain.model import Claim, Meeting
 from detente.domain.state import RepoState
-from detente.domain.wire import claim_to_wire, meeting_to_wire
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
 from detente.storage.base import RecordRow, Store
 

@@ -33,8 +33,8 @@ from detente.api.schemas import (
     ScopeChangeIn,
 )
 from detente.cli.client import Client
-from detente.domain import meetings as m
-from detente.domain.wire import claim_to_wire, meeting_to_wire
+from detente.domain.claims.wire import claim_to_wire, meeting_to_wire
+from detente.domain.meetings import decide as m
 from detente.errors import DetenteError, InvalidTransition, ValidationError
 from detente.service import Service
 from detente.vcs.repo import current_oid

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from detente.domain import advisory as adv
-from detente.domain.agents import AgentSession, AgentStatus, agent_status, agent_to_wire
+from detente.domain.agents import advisory as adv
+from detente.domain.agents.model import AgentSession, AgentStatus, agent_status, agent_to_wire
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 

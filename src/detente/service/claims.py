@@ -6,16 +6,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from detente.domain import decide as d
-from detente.domain.analysis import Targets, find_overlaps
 from detente.domain.authority import check_write
+from detente.domain.claims import decide as d
+from detente.domain.claims.model import Claim, ClaimStatus, Meeting, Overlap
+from detente.domain.claims.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
 from detente.domain.events import Event
-from detente.domain.integration import CompleteClaim
-from detente.domain.model import Claim, ClaimStatus, Meeting, Overlap
+from detente.domain.gates.integration import CompleteClaim
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.globs import intersect
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
-from detente.domain.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 from detente.vcs.workstate import work_state

@@ -20,11 +20,11 @@ from datetime import datetime
 from pathlib import Path
 
 from detente.clock import Clock, format_time
-from detente.domain import decide as d
+from detente.domain.claims import decide as d
 from detente.domain.events import Event
-from detente.domain.meetings import decide_deadlines, due_meetings
-from detente.domain.reactions import react
-from detente.domain.resolutions import OwnersOf
+from detente.domain.meetings.decide import decide_deadlines, due_meetings
+from detente.domain.meetings.reactions import react
+from detente.domain.meetings.resolutions import OwnersOf
 from detente.domain.state import RepoState
 from detente.errors import (
     ConcurrencyError,

@@ -1,7 +1,7 @@
 """Deployment CAS use cases (API.md "Deployments and patches": ``/v1/deployments/{env}``).
 
 The environment's pointer moves only from the commit the deployer expected; policy
-checks are pure (:mod:`detente.domain.deployments`); the git facts (is the commit a
+checks are pure (:mod:`detente.domain.gates.deployments`); the git facts (is the commit a
 commit, does it contain the claim's integrated head) are read before the command.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from detente.domain.deployments import (
+from detente.domain.claims.model import Claim
+from detente.domain.gates.deployments import (
     Deploy,
     DeployFacts,
     SetPolicy,
@@ -20,8 +21,7 @@ from detente.domain.deployments import (
     effective_policy,
     policy_to_wire,
 )
-from detente.domain.gate_records import Environment, environment_id, environment_to_wire
-from detente.domain.model import Claim
+from detente.domain.gates.evolve import Environment, environment_id, environment_to_wire
 from detente.errors import ValidationError
 from detente.service.core import ServiceCore
 from detente.vcs.repo import is_ancestor, resolve_commit

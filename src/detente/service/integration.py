@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from detente.domain.commands import get_claim
+from detente.domain.claims.commands import get_claim
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.wire import claim_to_wire
 from detente.domain.events import Event
-from detente.domain.evidence import GitFacts
-from detente.domain.gates import PathFinding, PushedCommit, commit_findings, push_failures
-from detente.domain.integration import (
+from detente.domain.gates.evidence import GitFacts
+from detente.domain.gates.findings import PathFinding, PushedCommit, commit_findings, push_failures
+from detente.domain.gates.integration import (
     CompleteClaim,
     check_completion,
     decide_finish,
@@ -39,10 +41,8 @@ from detente.domain.integration import (
     integrated_events,
     stale_events,
 )
-from detente.domain.model import Claim, ClaimStatus
 from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
-from detente.domain.wire import claim_to_wire
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
 from detente.service.core import ServiceCore
 from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
@@ -193,7 +193,7 @@ class CommitCheck:
 
 
 class GatesService(ServiceCore):
-    """The checks behind the git hooks (see :mod:`detente.domain.gates`)."""
+    """The checks behind the git hooks (see :mod:`detente.domain.gates.findings`)."""
 
     def check_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> CommitCheck:
         """May ``claim_id`` (or nobody) commit these staged paths?

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from detente.domain import meetings as m
+from detente.domain.claims.model import Claim, Meeting, MeetingStatus
+from detente.domain.claims.wire import claim_to_wire, meeting_to_wire
 from detente.domain.events import Event
-from detente.domain.model import Claim, Meeting, MeetingStatus
+from detente.domain.meetings import decide as m
 from detente.domain.state import RepoState
-from detente.domain.wire import claim_to_wire, meeting_to_wire
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 

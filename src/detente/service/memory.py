@@ -21,8 +21,8 @@ from typing import Any
 
 from detente.domain.memory import commands as mc
 from detente.domain.memory.authority import owners
+from detente.domain.memory.decide import decide_reconcile, decide_register, decide_render
 from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
-from detente.domain.memory.registry import decide_reconcile, decide_register, decide_render
 from detente.domain.memory.writes import decide_append, decide_patch, decide_write
 from detente.domain.state import RepoState
 from detente.errors import DetenteError, NotFoundError, ValidationError

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from detente.domain.gate_records import Patch
-from detente.domain.patches import (
+from detente.domain.gates.evolve import Patch
+from detente.domain.gates.patches import (
     LISTED_STATUSES,
     STATUSES,
     DiscardPatch,

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain import takeover as t
-from detente.domain.commands import OpenClaim
+from detente.domain.claims import takeover as t
+from detente.domain.claims.commands import OpenClaim
+from detente.domain.claims.model import Claim
 from detente.domain.events import Event
-from detente.domain.model import Claim
 from detente.domain.overlap.globs import compile_pattern
 from detente.errors import DetenteError, InvalidTransition
 from detente.security import codeowners

@@ -6,13 +6,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from detente.domain import decide as d
+from detente.domain.claims import decide as d
+from detente.domain.claims.model import MemoryImpact
 from detente.domain.events import Event
 from detente.domain.memory.commands import Register
+from detente.domain.memory.decide import decide_register
 from detente.domain.memory.generated import plan_overlay, plan_render, render_region
 from detente.domain.memory.markdown import MarkupError, digest, parse
-from detente.domain.memory.registry import decide_register
-from detente.domain.model import MemoryImpact
 from detente.domain.state import RepoState
 
 from support import counting_ids, seed

@@ -16,8 +16,8 @@ from detente.api.schemas import (
     StatusChangeIn,
     WriteCheckIn,
 )
-from detente.domain.model import ClaimStatus
-from detente.domain.wire import claim_to_wire
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.wire import claim_to_wire
 from detente.errors import ValidationError
 from detente.service import Service
 

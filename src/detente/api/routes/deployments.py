@@ -19,7 +19,7 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from detente.api.schemas import Body
-from detente.domain.deployments import Deploy, DeployPolicy, Migration, SetPolicy
+from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
 from detente.service import Service
 
 

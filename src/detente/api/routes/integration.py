@@ -22,7 +22,7 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from detente.api.schemas import Body
-from detente.domain.gates import PushedCommit
+from detente.domain.gates.findings import PushedCommit
 from detente.service import Service
 
 

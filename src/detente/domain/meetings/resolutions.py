@@ -7,7 +7,7 @@ A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
   section). Assigned targets must come from what the claim asked for and be pairwise
   disjoint; the claims go ``active`` unless another, unrelated claim still blocks them.
 - ``serialize {first, then}``: ``then`` is ``suspended`` until ``first`` is integrated,
-  completed or abandoned (see :mod:`detente.domain.reactions`); ``first`` goes ``active``.
+  completed or abandoned (see :mod:`detente.domain.meetings.reactions`); ``first`` goes ``active``.
 - ``handoff {fromClaimId, toClaimId}``: the sender's patterns that overlap the recipient's
   move to the recipient once the recipient accepts; until then the sender keeps them and
   the recipient waits (``negotiating``).
@@ -22,14 +22,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.analysis import Targets, find_overlaps
-from detente.domain.commands import IdSource
-from detente.domain.model import Claim, ClaimStatus, Meeting, MemoryImpact, Severity
+from detente.domain.claims.commands import IdSource
+from detente.domain.claims.model import Claim, ClaimStatus, Meeting, MemoryImpact, Severity
+from detente.domain.claims.transitions import allowed
+from detente.domain.claims.wire import memory_impact_to_wire
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.globs import intersect
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
-from detente.domain.transitions import allowed
-from detente.domain.wire import memory_impact_to_wire
 from detente.errors import ValidationError
 
 OwnersOf = Callable[[Sequence[str]], tuple[list[str], list[str]]]

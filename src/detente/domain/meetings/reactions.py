@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.commands import IdSource
-from detente.domain.model import ClaimStatus, MeetingStatus
-from detente.domain.resolutions import activation_events, still_blocked
+from detente.domain.claims.commands import IdSource
+from detente.domain.claims.model import ClaimStatus, MeetingStatus
+from detente.domain.meetings.resolutions import activation_events, still_blocked
 from detente.domain.state import RepoState
 
 _RELEASED = frozenset(

@@ -8,7 +8,7 @@ repository's serialized command:
 1. :func:`check_completion`: the claim exists, presents its fencing token (an older one
    than the claim's: ``stale_fencing_token``; a claim taken over is fenced off), its
    lease is alive, ``expectedClaimRevision`` is current, and its status allows it;
-2. :func:`decide_ready`: the evidence passes :func:`~detente.domain.evidence.
+2. :func:`decide_ready`: the evidence passes :func:`~detente.domain.gates.evidence.
    evidence_failures` (else ``evidence_rejected`` listing every failure) and the claim
    moves to ``ready_for_review`` with the evidence recorded;
 3. the CAS wins: :func:`integrated_events` (``integrated``; the claim's published patches
@@ -18,7 +18,7 @@ repository's serialized command:
 
 An ``integrated`` claim completes later: :func:`decide_finish` (memory updates presented)
 or a deployment to its ``deploymentResponsibility`` environment
-(:mod:`detente.domain.deployments`).
+(:mod:`detente.domain.gates.deployments`).
 """
 
 from __future__ import annotations
@@ -28,23 +28,23 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.commands import (
+from detente.domain.claims.commands import (
     IdSource,
     check_alive,
     check_claim_revision,
     check_fencing,
     get_claim,
 )
-from detente.domain.evidence import (
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.transitions import require
+from detente.domain.gates.evidence import (
     BaseRef,
     Evidence,
     GitFacts,
     evidence_failures,
     evidence_to_wire,
 )
-from detente.domain.model import Claim, ClaimStatus
 from detente.domain.state import RepoState
-from detente.domain.transitions import require
 from detente.errors import EvidenceRejected, InvalidTransition, ValidationError
 
 __all__ = [

@@ -26,8 +26,7 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.analysis import Targets
-from detente.domain.commands import (
+from detente.domain.claims.commands import (
     IdSource,
     OpenClaim,
     Policy,
@@ -36,13 +35,14 @@ from detente.domain.commands import (
     get_claim,
     text_field,
 )
-from detente.domain.model import Claim, ClaimStatus
-from detente.domain.opening import activate_or_negotiate, announce
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.opening import activate_or_negotiate, announce
+from detente.domain.claims.transitions import require
+from detente.domain.claims.wire import agent_to_wire, memory_impact_to_wire
+from detente.domain.overlap.analysis import Targets
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
-from detente.domain.transitions import require
-from detente.domain.wire import agent_to_wire, memory_impact_to_wire
 from detente.errors import ForbiddenError, InvalidTransition, ValidationError
 
 DECISIONS = ("continue", "supersede", "discard")

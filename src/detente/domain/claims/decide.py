@@ -19,8 +19,7 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.analysis import Targets, find_overlaps
-from detente.domain.commands import (
+from detente.domain.claims.commands import (
     DEFAULT_POLICY,
     ChangeScope,
     IdSource,
@@ -36,12 +35,13 @@ from detente.domain.commands import (
     text_field,
     ttl_field,
 )
-from detente.domain.meetings import blocking_only, meeting_events_for
-from detente.domain.model import ClaimStatus
-from detente.domain.opening import activate_or_negotiate, announce, decide_open
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.opening import activate_or_negotiate, announce, decide_open
+from detente.domain.claims.transitions import require
+from detente.domain.claims.wire import claim_to_wire
+from detente.domain.meetings.decide import blocking_only, meeting_events_for
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.state import RepoState
-from detente.domain.transitions import require
-from detente.domain.wire import claim_to_wire
 from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
 
 __all__ = [

@@ -15,9 +15,8 @@ from typing import Any, Literal
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.agents import agent_subject
-from detente.domain.analysis import Targets, find_overlaps
-from detente.domain.commands import (
+from detente.domain.agents.model import agent_subject
+from detente.domain.claims.commands import (
     DEFAULT_POLICY,
     IdSource,
     Policy,
@@ -26,7 +25,8 @@ from detente.domain.commands import (
     text_field,
     ttl_field,
 )
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState

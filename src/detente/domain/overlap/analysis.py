@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from detente.domain.model import (
+from detente.domain.claims.model import (
     Claim,
     ClaimStatus,
     MemoryImpact,

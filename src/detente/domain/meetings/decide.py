@@ -2,7 +2,7 @@
 
 A room opens when a claim (or a scope change) meets a blocking overlap; later claims
 contesting the same holders join it rather than spawning pairs. Participants propose
-typed resolutions (:mod:`detente.domain.resolutions`); a proposal takes effect when every
+typed resolutions (:mod:`detente.domain.meetings.resolutions`); a proposal takes effect when every
 affected participant has accepted it, or when a human resolves. An open meeting past its
 deadline escalates to human arbitration (arbitrators from CODEOWNERS); it never resolves
 itself. Every call names ``expectedMeetingRevision``.
@@ -17,11 +17,11 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.commands import IdSource, Policy, check_alive, check_revision, get_claim
-from detente.domain.model import Meeting, MeetingStatus, Overlap, Severity
-from detente.domain.resolutions import OwnersOf, apply_events, validate
+from detente.domain.claims.commands import IdSource, Policy, check_alive, check_revision, get_claim
+from detente.domain.claims.model import Meeting, MeetingStatus, Overlap, Severity
+from detente.domain.claims.wire import meeting_to_wire
+from detente.domain.meetings.resolutions import OwnersOf, apply_events, validate
 from detente.domain.state import RepoState
-from detente.domain.wire import meeting_to_wire
 from detente.errors import (
     ForbiddenError,
     InvalidTransition,

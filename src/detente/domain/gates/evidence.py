@@ -29,8 +29,8 @@ from datetime import datetime
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.gates import path_findings
-from detente.domain.model import Claim
+from detente.domain.claims.model import Claim
+from detente.domain.gates.findings import path_findings
 from detente.domain.state import RepoState
 
 __all__ = [

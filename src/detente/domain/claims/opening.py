@@ -13,8 +13,7 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.analysis import Targets, find_overlaps
-from detente.domain.commands import (
+from detente.domain.claims.commands import (
     DEFAULT_POLICY,
     OID_PATTERN,
     IdSource,
@@ -25,11 +24,12 @@ from detente.domain.commands import (
     text_field,
     ttl_field,
 )
-from detente.domain.meetings import blocking_only, meeting_events_for
-from detente.domain.model import ClaimStatus, MemoryImpact
+from detente.domain.claims.model import ClaimStatus, MemoryImpact
+from detente.domain.claims.wire import agent_to_wire, memory_impact_to_wire
+from detente.domain.meetings.decide import blocking_only, meeting_events_for
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
-from detente.domain.wire import agent_to_wire, memory_impact_to_wire
 from detente.errors import ValidationError
 
 

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from detente.domain import events as ev
-from detente.domain.commands import IdSource
+from detente.domain.claims.commands import IdSource
 from detente.domain.memory.commands import (
     Outcome,
     Reconcile,

@@ -1,7 +1,7 @@
 """Who may change these concrete files: the checks behind every gate (pure, no IO).
 
 Three gates ask the same question about concrete repo-relative file paths (never
-globs): completion evidence (:mod:`detente.domain.evidence`), the server-side
+globs): completion evidence (:mod:`detente.domain.gates.evidence`), the server-side
 ``pre-receive`` check of a push to a protected ref, and the local ``pre-commit`` guard.
 For each path :func:`path_findings` reports
 
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
 from detente.domain.state import RepoState
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.model import (
+from detente.domain.claims.model import (
     Abandonment,
     Agent,
     Claim,

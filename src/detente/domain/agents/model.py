@@ -9,7 +9,7 @@ the projection stays a pure function of the log.
 
 This module holds the record, its fold (called by :meth:`RepoState.apply`) and its wire
 shape; it imports nothing from the state or decision modules so that ``state.py`` can
-depend on it. Decisions live in :mod:`detente.domain.advisory`.
+depend on it. Decisions live in :mod:`detente.domain.agents.advisory`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
 
 if TYPE_CHECKING:
     from detente.domain.state import RepoState

@@ -14,10 +14,10 @@ from datetime import datetime
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.model import Agent, Claim, ClaimStatus, MemoryImpact
+from detente.domain.claims.model import Agent, Claim, ClaimStatus, MemoryImpact
+from detente.domain.claims.wire import claim_to_wire
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
-from detente.domain.wire import claim_to_wire
 from detente.errors import (
     LeaseExpired,
     NotFoundError,
