@@ -9,8 +9,9 @@ import pytest
 
 from detente.clock import FakeClock
 from detente.domain.claims.decide import ChangeScope, SetStatus
-from detente.domain.claims.model import ClaimStatus, MeetingStatus
+from detente.domain.claims.model import ClaimStatus
 from detente.domain.meetings import decide as m
+from detente.domain.meetings.model import MeetingStatus
 from detente.errors import (
     ForbiddenError,
     OutOfScope,

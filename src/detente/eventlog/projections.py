@@ -8,9 +8,10 @@ from typing import Any
 
 from detente.clock import parse_time
 from detente.domain.agents.model import agent_to_wire
-from detente.domain.claims.model import Claim, Meeting
-from detente.domain.claims.wire import claim_to_wire, meeting_to_wire
+from detente.domain.claims.model import Claim
+from detente.domain.claims.wire import claim_to_wire
 from detente.domain.gates.evolve import environment_to_wire, patch_to_wire
+from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.memory.model import document_to_wire
 from detente.domain.state import RepoState
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link

@@ -33,8 +33,9 @@ from detente.api.schemas import (
     ScopeChangeIn,
 )
 from detente.cli.client import Client
-from detente.domain.claims.wire import claim_to_wire, meeting_to_wire
+from detente.domain.claims.wire import claim_to_wire
 from detente.domain.meetings import decide as m
+from detente.domain.meetings.model import meeting_to_wire
 from detente.errors import DetenteError, InvalidTransition, ValidationError
 from detente.service import Service
 from detente.vcs.repo import current_oid

@@ -8,12 +8,14 @@ from typing import Any
 
 from detente.domain.authority import check_write
 from detente.domain.claims import decide as d
-from detente.domain.claims.model import Claim, ClaimStatus, Meeting, Overlap
-from detente.domain.claims.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.wire import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.gates.integration import CompleteClaim
+from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.model import Overlap, overlap_to_wire
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError

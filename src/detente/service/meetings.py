@@ -6,10 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from detente.domain.claims.model import Claim, Meeting, MeetingStatus
-from detente.domain.claims.wire import claim_to_wire, meeting_to_wire
+from detente.domain.claims.model import Claim
+from detente.domain.claims.wire import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.meetings import decide as m
+from detente.domain.meetings.model import Meeting, MeetingStatus, meeting_to_wire
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore

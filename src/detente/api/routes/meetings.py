@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import APIRouter
 
 from detente.api.schemas import AcceptIn, ProposalIn, ResolveIn
-from detente.domain.claims.wire import meeting_to_wire
 from detente.domain.meetings import decide as m
+from detente.domain.meetings.model import meeting_to_wire
 from detente.service import Service
 
 

@@ -1,13 +1,13 @@
-"""Records of the coordination plane: claims, leases, meetings, overlap reports.
+"""The claim record and its parts: agent, lease, memory impacts, abandonment.
 
-All records are frozen dataclasses; the state projection (``state.py``) replaces them
+All records are frozen dataclasses; the state projection (:mod:`detente.domain.claims.evolve`) replaces them
 wholesale on every event. Times are timezone-aware UTC ``datetime``s; durations are
 integer seconds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -46,26 +46,6 @@ LEASED_STATUSES = frozenset(
 #: targets (authority frozen, work not handed to anyone silently): only a takeover or an
 #: abandonment releases them.
 HOLDING_STATUSES = LEASED_STATUSES | {ClaimStatus.EXPIRED}
-
-
-class OverlapKind(StrEnum):
-    PATH = "path"
-    MODULE = "module"
-    SYMBOL = "symbol"
-    CONTRACT = "contract"
-    MEMORY = "memory"
-    SEMANTIC = "semantic"
-
-
-class Severity(StrEnum):
-    BLOCKING = "blocking"
-    ADVISORY = "advisory"
-
-
-class MeetingStatus(StrEnum):
-    OPEN = "open"
-    RESOLVED = "resolved"
-    ESCALATED = "escalated"
 
 
 @dataclass(frozen=True)
@@ -165,64 +145,3 @@ class Claim:
     def leased(self) -> bool:
         """True while the lease runs (the claim expires at ``lease.expires_at``)."""
         return self.status in LEASED_STATUSES
-
-
-@dataclass(frozen=True)
-class OverlapTarget:
-    """One contested pair: my target, theirs, and an example both cover (``witness``)."""
-
-    mine: str
-    theirs: str
-    witness: str
-
-
-@dataclass(frozen=True)
-class Overlap:
-    """Overlap with one other claim; its contested targets listed inside."""
-
-    claim_id: str
-    agent: Agent
-    kind: OverlapKind
-    severity: Severity
-    targets: tuple[OverlapTarget, ...]
-    reason: str
-    kinds: tuple[OverlapKind, ...] = ()
-    their_status: ClaimStatus = ClaimStatus.ACTIVE
-
-
-@dataclass(frozen=True)
-class ContestedTarget:
-    target: str
-    claim_ids: tuple[str, ...]
-    reason: str
-
-
-RESOLUTION_TYPES = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
-
-
-@dataclass(frozen=True)
-class Meeting:
-    """A meeting room opened by a blocking overlap.
-
-    ``proposals`` are dicts ``{id, claimId, resolution, affected[], acceptedBy[], status}``;
-    ``resolution`` is the applied resolution ``{type, ..., meetingId, resolvedBy}``;
-    ``arbitrators`` are the CODEOWNERS owners asked to decide after an escalation;
-    ``notices`` are notifications to participants (e.g. a serialized first expired).
-    """
-
-    id: str
-    repo: str
-    status: MeetingStatus
-    revision: int
-    participants: tuple[str, ...]
-    contested_targets: tuple[ContestedTarget, ...]
-    deadline: datetime
-    created_at: datetime
-    updated_at: datetime
-    proposals: tuple[dict[str, object], ...] = ()
-    resolution: dict[str, object] | None = None
-    options: tuple[str, ...] = field(default=RESOLUTION_TYPES)
-    arbitrators: tuple[str, ...] = ()
-    escalation: dict[str, object] | None = None
-    notices: tuple[dict[str, object], ...] = ()
-    last_event_id: str | None = None

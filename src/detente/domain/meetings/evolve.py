@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from detente.clock import format_time, parse_time
 from detente.domain import events as ev
-from detente.domain.claims.model import ContestedTarget, Meeting, MeetingStatus
+from detente.domain.meetings.model import ContestedTarget, Meeting, MeetingStatus
 
 if TYPE_CHECKING:
     from detente.domain.state import RepoState

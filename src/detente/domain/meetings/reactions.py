@@ -21,7 +21,8 @@ from typing import Any
 
 from detente.domain import events as ev
 from detente.domain.claims.commands import IdSource
-from detente.domain.claims.model import ClaimStatus, MeetingStatus
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.meetings.model import MeetingStatus
 from detente.domain.meetings.resolutions import activation_events, still_blocked
 from detente.domain.state import RepoState
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from detente.domain.claims.model import MeetingStatus
+from detente.domain.meetings.model import MeetingStatus
 from detente.domain.memory.authority import owners
 from detente.domain.memory.edits import section_text_with_body, splice
 from detente.domain.memory.markdown import Outline, Span, digest, parse

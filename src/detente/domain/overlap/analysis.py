@@ -13,16 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from detente.domain.claims.model import (
-    Claim,
-    ClaimStatus,
-    MemoryImpact,
-    Overlap,
-    OverlapKind,
-    OverlapTarget,
-    Severity,
-)
+from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
 from detente.domain.state import RepoState
 
 _KIND_ORDER = (
