@@ -1,7 +1,7 @@
 """The claim record and its parts: agent, lease, memory impacts, abandonment.
 
-All records are frozen dataclasses; the state projection (:mod:`detente.domain.claims.evolve`) replaces them
-wholesale on every event. Times are timezone-aware UTC ``datetime``s; durations are
+All records are frozen dataclasses; the fold (:mod:`detente.domain.claims.evolve`)
+replaces them wholesale on every event. Times are timezone-aware UTC ``datetime``s; durations are
 integer seconds.
 """
 
