@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.claims.commands import Policy
+from detente.domain.claims.commands import TakeoverRequest
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.claims.takeover import TakeoverRequest
+from detente.domain.policy import Policy
 from detente.errors import StaleFencingToken
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.claims.commands import Policy
+from detente.domain.claims.commands import TakeoverRequest
 from detente.domain.claims.decide import RenewLease, SetStatus
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.claims.takeover import TakeoverRequest
+from detente.domain.policy import Policy
 from detente.errors import (
     ForbiddenError,
     InvalidTransition,

@@ -9,8 +9,8 @@ from pydantic.alias_generators import to_camel
 
 from detente.api.evidence_schemas import BaseRefIn, EvidenceIn
 from detente.domain.claims import decide as d
+from detente.domain.claims.commands import TakeoverRequest
 from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
-from detente.domain.claims.takeover import TakeoverRequest
 from detente.domain.gates.integration import CompleteClaim
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from detente.domain.claims.commands import check_alive, check_fencing, get_claim
+from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import normalize_pattern

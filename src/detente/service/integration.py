@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from detente.domain.claims.commands import get_claim
+from detente.domain.claims.guards import get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.events import Event

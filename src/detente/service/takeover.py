@@ -16,7 +16,7 @@ from typing import Any
 
 from detente.domain import events as ev
 from detente.domain.claims import takeover as t
-from detente.domain.claims.commands import OpenClaim
+from detente.domain.claims.commands import OpenClaim, TakeoverRequest
 from detente.domain.claims.model import Claim
 from detente.domain.events import Event
 from detente.domain.overlap.globs import compile_pattern
@@ -37,7 +37,7 @@ from detente.vcs.worktrees import changed_files
 class TakeoverService(ClaimsService):
     """Successors picking up predecessors' work."""
 
-    def take_over(self, seed: OpenClaim, request: t.TakeoverRequest) -> ClaimView:
+    def take_over(self, seed: OpenClaim, request: TakeoverRequest) -> ClaimView:
         """Open ``seed`` as the successor of ``request.claim_id``.
 
         ``seed.base_commit`` may be empty: the successor then keeps the predecessor's base

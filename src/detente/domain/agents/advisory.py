@@ -16,20 +16,13 @@ from typing import Any, Literal
 from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.agents.model import agent_subject
-from detente.domain.claims.commands import (
-    DEFAULT_POLICY,
-    IdSource,
-    Policy,
-    name_list,
-    pattern_list,
-    text_field,
-    ttl_field,
-)
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
+from detente.domain.validation import name_list, pattern_list, text_field, ttl_field
 from detente.errors import ValidationError
 
 __all__ = [

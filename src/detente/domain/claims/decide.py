@@ -19,29 +19,17 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.claims.commands import (
-    DEFAULT_POLICY,
-    ChangeScope,
-    IdSource,
-    OpenClaim,
-    Policy,
-    RenewLease,
-    SetStatus,
-    check_alive,
-    check_claim_revision,
-    get_claim,
-    name_list,
-    pattern_list,
-    text_field,
-    ttl_field,
-)
+from detente.domain.claims.commands import ChangeScope, OpenClaim, RenewLease, SetStatus
+from detente.domain.claims.guards import check_alive, check_claim_revision, get_claim
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.claims.opening import activate_or_negotiate, announce, decide_open
 from detente.domain.claims.transitions import require
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
+from detente.domain.validation import name_list, pattern_list, text_field, ttl_field
 from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
 
 __all__ = [

@@ -13,23 +13,15 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.claims.commands import (
-    DEFAULT_POLICY,
-    OID_PATTERN,
-    IdSource,
-    OpenClaim,
-    Policy,
-    name_list,
-    pattern_list,
-    text_field,
-    ttl_field,
-)
+from detente.domain.claims.commands import OpenClaim
 from detente.domain.claims.model import ClaimStatus, MemoryImpact
 from detente.domain.claims.wire import agent_to_wire, memory_impact_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.policy import DEFAULT_POLICY, OID_PATTERN, IdSource, Policy
 from detente.domain.state import RepoState
+from detente.domain.validation import name_list, pattern_list, text_field, ttl_field
 from detente.errors import ValidationError
 
 

@@ -28,13 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.claims.commands import (
-    IdSource,
-    check_alive,
-    check_claim_revision,
-    check_fencing,
-    get_claim,
-)
+from detente.domain.claims.guards import check_alive, check_claim_revision, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import require
 from detente.domain.gates.evidence import (
@@ -44,6 +38,7 @@ from detente.domain.gates.evidence import (
     evidence_failures,
     evidence_to_wire,
 )
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, InvalidTransition, ValidationError
 

@@ -17,11 +17,13 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.claims.commands import IdSource, Policy, check_alive, check_revision, get_claim
+from detente.domain.claims.guards import check_alive, get_claim
 from detente.domain.meetings.model import Meeting, MeetingStatus, meeting_to_wire
 from detente.domain.meetings.resolutions import OwnersOf, apply_events, validate
 from detente.domain.overlap.model import Overlap, Severity
+from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
+from detente.domain.validation import check_revision
 from detente.errors import (
     ForbiddenError,
     InvalidTransition,

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.claims.commands import IdSource
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.meetings.resolutions import activation_events, still_blocked
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 
 _RELEASED = frozenset(

@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.claims.commands import IdSource
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.claims.transitions import allowed
 from detente.domain.claims.wire import memory_impact_to_wire
@@ -31,6 +30,7 @@ from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.globs import intersect
 from detente.domain.overlap.model import Severity
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import ValidationError
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from detente.domain.claims.commands import check_alive, get_claim
+from detente.domain.claims.guards import check_alive, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.memory.model import MemoryDocument
 from detente.domain.overlap.globs import matches

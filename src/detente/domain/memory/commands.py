@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.claims.commands import IdSource
 from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
 from detente.domain.overlap.paths import normalize_path
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import DetenteError, ForbiddenError, NotFoundError, ValidationError
 

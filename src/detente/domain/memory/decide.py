@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 from detente.domain import events as ev
-from detente.domain.claims.commands import IdSource
 from detente.domain.memory.commands import (
     Outcome,
     Reconcile,
@@ -29,6 +28,7 @@ from detente.domain.memory.edits import unified_diff
 from detente.domain.memory.generated import check_regions, plan_overlay, plan_render, render_region
 from detente.domain.memory.markdown import digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, RevisionConflict, ValidationError
 

@@ -28,7 +28,6 @@ from datetime import datetime, timedelta
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.claims.commands import IdSource, Policy
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import require
 from detente.domain.memory.authority import check_writer, covers, owners, section_scope
@@ -56,6 +55,7 @@ from detente.domain.memory.edits import (
 )
 from detente.domain.memory.markdown import Outline, digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
+from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
 from detente.errors import (
     ForbiddenError,
