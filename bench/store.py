@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import aetcd
 
-from detente.domain.claims.decide import OpenClaim, RenewLease
+from detente.domain.claims.commands import OpenClaim, RenewLease
 from detente.domain.claims.model import Agent
 from detente.service import RepoConfig, Service
 from detente.storage.clock import default_clock

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
-from detente.domain.claims.decide import OpenClaim
+from detente.domain.claims.commands import OpenClaim
 from detente.domain.claims.model import Agent
 
 BASE = "a" * 40

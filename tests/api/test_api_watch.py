@@ -14,7 +14,7 @@ import httpx
 from detente.api import sse
 from detente.api.sse import StreamSettings
 from detente.clock import FakeClock
-from detente.domain.claims.decide import ChangeScope
+from detente.domain.claims.commands import ChangeScope
 from detente.eventlog.envelope import StoredEvent
 from detente.service import RepoConfig, Service
 from detente.storage.memory import MemoryStore

@@ -35,7 +35,7 @@ def test_every_acknowledged_claim_survives_a_kill_9_of_the_writer(tmp_path: Path
         f"""
         import sys
         from detente.clock import SystemClock
-        from detente.domain.claims.decide import OpenClaim
+        from detente.domain.claims.commands import OpenClaim
         from detente.domain.claims.model import Agent
         from detente.service import RepoConfig, Service
         from detente.storage.sqlite import SqliteStore

@@ -9,7 +9,7 @@ import pytest
 
 from detente.clock import FakeClock, format_time
 from detente.domain.agents.advisory import RegisterAgent
-from detente.domain.claims.decide import OpenClaim, SetStatus
+from detente.domain.claims.commands import OpenClaim, SetStatus
 from detente.domain.claims.model import Agent, ClaimStatus
 from detente.errors import NotFoundError, ValidationError
 from detente.service import RepoConfig, Service

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.claims.decide import ChangeScope, RenewLease, SetStatus
+from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus
 from detente.domain.claims.model import ClaimStatus
 from detente.errors import (
     InvalidTransition,

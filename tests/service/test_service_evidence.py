@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from detente.domain.claims.decide import OpenClaim
+from detente.domain.claims.commands import OpenClaim
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.gates.evidence import BaseRef, TestRecord
 from detente.domain.meetings.decide import Accept, Propose

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.claims.decide import ChangeScope, SetStatus
+from detente.domain.claims.commands import ChangeScope, SetStatus
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.meetings import decide as m
 from detente.domain.meetings.model import MeetingStatus

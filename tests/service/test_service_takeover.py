@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.claims.commands import TakeoverRequest
-from detente.domain.claims.decide import RenewLease, SetStatus
+from detente.domain.claims.commands import RenewLease, SetStatus, TakeoverRequest
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.policy import Policy
 from detente.errors import (

@@ -8,8 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from detente.api.evidence_schemas import BaseRefIn, EvidenceIn
-from detente.domain.claims import decide as d
-from detente.domain.claims.commands import TakeoverRequest
+from detente.domain.claims.commands import (
+    ChangeScope,
+    OpenClaim,
+    RenewLease,
+    SetStatus,
+    TakeoverRequest,
+)
 from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
 from detente.domain.gates.integration import CompleteClaim
 
@@ -79,10 +84,10 @@ class ClaimIn(Body):
     takeover_of: TakeoverOfIn | None = None
     advisory: bool = False
 
-    def to_command(self) -> d.OpenClaim:
+    def to_command(self) -> OpenClaim:
         """The seed as a domain command (``baseCommit`` required unless taking over)."""
         agent = self.agent or AgentIn(id="anonymous", name="anonymous")
-        return d.OpenClaim(
+        return OpenClaim(
             repo=self.repo,
             objective=self.objective,
             base_commit=self.base_commit or "",
@@ -109,8 +114,8 @@ class RenewIn(Body):
     expected_claim_revision: int = Field(strict=True)
     ttl_seconds: int = Field(strict=True)
 
-    def to_command(self, claim_id: str) -> d.RenewLease:
-        return d.RenewLease(
+    def to_command(self, claim_id: str) -> RenewLease:
+        return RenewLease(
             claim_id=claim_id,
             expected_lease_revision=self.expected_lease_revision,
             expected_claim_revision=self.expected_claim_revision,
@@ -127,8 +132,8 @@ class ScopeChangeIn(Body):
     add_expected_contract_changes: list[str] = []
     reason: str | None = None
 
-    def to_command(self, claim_id: str) -> d.ChangeScope:
-        return d.ChangeScope(
+    def to_command(self, claim_id: str) -> ChangeScope:
+        return ChangeScope(
             claim_id=claim_id,
             expected_claim_revision=self.expected_claim_revision,
             add_paths=tuple(self.add_paths),
@@ -146,8 +151,8 @@ class StatusChangeIn(Body):
     expected_claim_revision: int = Field(strict=True)
     reason: str | None = None
 
-    def to_command(self, claim_id: str, to: ClaimStatus) -> d.SetStatus:
-        return d.SetStatus(
+    def to_command(self, claim_id: str, to: ClaimStatus) -> SetStatus:
+        return SetStatus(
             claim_id=claim_id,
             expected_claim_revision=self.expected_claim_revision,
             to=to,
@@ -162,8 +167,8 @@ class AbandonIn(Body):
     memory_state: dict[str, Any] = {}
     reason: str | None = None
 
-    def to_command(self, claim_id: str) -> d.SetStatus:
-        return d.SetStatus(
+    def to_command(self, claim_id: str) -> SetStatus:
+        return SetStatus(
             claim_id=claim_id,
             expected_claim_revision=self.expected_claim_revision,
             to=ClaimStatus.ABANDONED,

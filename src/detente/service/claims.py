@@ -7,8 +7,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from detente.domain.authority import check_write
-from detente.domain.claims import decide as d
+from detente.domain.claims.commands import ChangeScope, OpenClaim, RenewLease, SetStatus
+from detente.domain.claims.decide import decide_renew, decide_scope_change, decide_status
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.opening import decide_open
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.gates.integration import CompleteClaim
@@ -58,7 +60,7 @@ class ClaimsService(ServiceCore):
 
     # ------------------------------------------------------------------ claims
 
-    def open_claim(self, cmd: d.OpenClaim) -> ClaimView:
+    def open_claim(self, cmd: OpenClaim) -> ClaimView:
         """Announce a claim (API ``POST /v1/claims``).
 
         Returns:
@@ -80,7 +82,7 @@ class ClaimsService(ServiceCore):
         with self._locks[repo.name]:
             state, _ = self._execute(
                 repo.name,
-                lambda s: d.decide_open(s, seeded, self.clock.now(), self._ids, self.policy),
+                lambda s: decide_open(s, seeded, self.clock.now(), self._ids, self.policy),
             )
             return self._view(state, state.claims[claim_id])
 
@@ -168,24 +170,24 @@ class ClaimsService(ServiceCore):
             state, _ = self._execute(repo, decide_fn)
             return self._view(state, state.claims[claim_id])
 
-    def renew(self, cmd: d.RenewLease) -> ClaimView:
+    def renew(self, cmd: RenewLease) -> ClaimView:
         """Extend the lease only. Raises ``lease_expired``, ``revision_conflict``, ``not_found``."""
         return self._claim_command(
-            cmd.claim_id, lambda s: d.decide_renew(s, cmd, self.clock.now(), self._ids, self.policy)
+            cmd.claim_id, lambda s: decide_renew(s, cmd, self.clock.now(), self._ids, self.policy)
         )
 
-    def change_scope(self, cmd: d.ChangeScope) -> ClaimView:
+    def change_scope(self, cmd: ChangeScope) -> ClaimView:
         """Add/remove targets; re-runs overlap analysis (may move to ``negotiating``)."""
         return self._claim_command(
             cmd.claim_id,
-            lambda s: d.decide_scope_change(s, cmd, self.clock.now(), self._ids, self.policy),
+            lambda s: decide_scope_change(s, cmd, self.clock.now(), self._ids, self.policy),
         )
 
-    def set_status(self, cmd: d.SetStatus) -> ClaimView:
+    def set_status(self, cmd: SetStatus) -> ClaimView:
         """Suspend, resume or abandon. Raises ``invalid_transition`` naming from/to."""
         return self._claim_command(
             cmd.claim_id,
-            lambda s: d.decide_status(s, cmd, self.clock.now(), self._ids, self.policy),
+            lambda s: decide_status(s, cmd, self.clock.now(), self._ids, self.policy),
         )
 
     def complete(self, claim_id: str, cmd: CompleteClaim | None = None) -> ClaimView:

@@ -20,11 +20,12 @@ from datetime import datetime
 from pathlib import Path
 
 from detente.clock import Clock, format_time
-from detente.domain.claims import decide as d
+from detente.domain.claims.decide import decide_expiry
 from detente.domain.events import Event
 from detente.domain.meetings.decide import decide_deadlines, due_meetings
 from detente.domain.meetings.reactions import react
 from detente.domain.meetings.resolutions import OwnersOf
+from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.errors import (
     ConcurrencyError,
@@ -71,7 +72,7 @@ class ServiceCore:
         clock: Clock,
         repos: Sequence[RepoConfig],
         *,
-        policy: d.Policy = d.DEFAULT_POLICY,
+        policy: Policy = DEFAULT_POLICY,
         ids: Callable[[str], str] = new_id,
         resolve_commit: Callable[[Path, str], str] | None = None,
     ) -> None:
@@ -147,7 +148,7 @@ class ServiceCore:
 
     def _timeouts(self, state: RepoState, now: datetime) -> list[Event]:
         """Leases past their deadline expire; open meetings past theirs escalate."""
-        expired = d.decide_expiry(state, now, self._ids)
+        expired = decide_expiry(state, now, self._ids)
         if not due_meetings(state, now):
             return expired
         return expired + decide_deadlines(state, now, self._ids, self.owners_of(state.repo))

@@ -1,4 +1,7 @@
-"""Commands in, events out: ``decide(state, command, now, ids) -> list[Event]``.
+"""Claim decisions: renew, expire, change scope, set status (commands in, events out).
+
+Opening a claim is decided in :mod:`.opening`, a takeover in :mod:`.takeover`; every one
+has the shape ``decide(state, command, now, ids) -> list[Event]``.
 
 Each ``decide_*`` function is pure: it reads the projection, the command, the time the
 server's clock gave and an id source, and either raises a typed
@@ -19,10 +22,9 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.claims.commands import ChangeScope, OpenClaim, RenewLease, SetStatus
+from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus
 from detente.domain.claims.guards import check_alive, check_claim_revision, get_claim
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.claims.opening import activate_or_negotiate, announce, decide_open
 from detente.domain.claims.transitions import require
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
@@ -31,26 +33,6 @@ from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import name_list, pattern_list, text_field, ttl_field
 from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
-
-__all__ = [
-    "DEFAULT_POLICY",
-    "ChangeScope",
-    "IdSource",
-    "OpenClaim",
-    "Policy",
-    "RenewLease",
-    "SetStatus",
-    "activate_or_negotiate",
-    "announce",
-    "decide_expiry",
-    "decide_open",
-    "decide_renew",
-    "decide_scope_change",
-    "decide_status",
-]
-
-
-# ---------------------------------------------------------------------------- decide
 
 
 def decide_renew(
