@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from detente.clock import FakeClock, format_time
-from detente.domain.agents.advisory import RegisterAgent
+from detente.domain.agents.commands import RegisterAgent
 from detente.domain.claims.commands import OpenClaim, SetStatus
 from detente.domain.claims.model import Agent, ClaimStatus
 from detente.errors import NotFoundError, ValidationError

@@ -11,7 +11,7 @@ import pytest
 from detente.domain.claims.commands import OpenClaim
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.gates.evidence import BaseRef, TestRecord
-from detente.domain.meetings.decide import Accept, Propose
+from detente.domain.meetings.commands import Accept, Propose
 from detente.errors import (
     EvidenceRejected,
     StaleBase,

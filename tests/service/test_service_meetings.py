@@ -10,7 +10,7 @@ import pytest
 from detente.clock import FakeClock
 from detente.domain.claims.commands import ChangeScope, SetStatus
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.meetings import decide as m
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.model import MeetingStatus
 from detente.errors import (
     ForbiddenError,
@@ -46,10 +46,10 @@ def test_a_split_gives_each_claim_its_assignment_and_refuses_writes_outside_it(
             {"claimId": b, "targets": ["docs/api/**"]},
         ],
     }
-    view = service.propose(m.Propose(mtg, meeting.revision, b, split))
+    view = service.propose(Propose(mtg, meeting.revision, b, split))
     assert view.meeting.status is MeetingStatus.OPEN
     proposal = view.meeting.proposals[0]
-    view = service.accept(m.Accept(mtg, view.meeting.revision, a, str(proposal["id"])))
+    view = service.accept(Accept(mtg, view.meeting.revision, a, str(proposal["id"])))
     assert view.meeting.status is MeetingStatus.RESOLVED
     claim_b = service.get_claim(b).claim
     assert claim_b.status is ClaimStatus.ACTIVE
@@ -75,19 +75,17 @@ def test_a_split_that_still_overlaps_or_grants_new_territory_is_refused(service:
         ],
     }
     with pytest.raises(ValidationError, match="still overlap"):
-        service.propose(m.Propose(mtg, rev, a, overlapping))
+        service.propose(Propose(mtg, rev, a, overlapping))
     grabbing = {"type": "split_ownership", "assignments": [{"claimId": b, "targets": ["lib/**"]}]}
     with pytest.raises(ValidationError, match="never grants new territory"):
-        service.propose(m.Propose(mtg, rev, b, grabbing))
+        service.propose(Propose(mtg, rev, b, grabbing))
     assert service.get_meeting(mtg).revision == rev
 
 
 def test_serialize_suspends_then_and_resumes_it_when_first_is_abandoned(service: Service) -> None:
     a, b, mtg = _pair(service, ("lib/**",), ("lib/core.py",))
     rev = service.get_meeting(mtg).revision
-    view = service.resolve(
-        m.Resolve(mtg, rev, {"type": "serialize", "first": a, "then": b}, "lead")
-    )
+    view = service.resolve(Resolve(mtg, rev, {"type": "serialize", "first": a, "then": b}, "lead"))
     assert {c.id: c.status for c in view.claims} == {
         a: ClaimStatus.ACTIVE,
         b: ClaimStatus.SUSPENDED,
@@ -110,7 +108,7 @@ def test_serialize_leaves_then_suspended_with_a_notice_when_first_expires(
     b = service.open_claim(seed("lib/core.py", agent="bob", ttl=1000)).claim
     mtg = b.meeting_ids[0]
     service.resolve(
-        m.Resolve(
+        Resolve(
             mtg,
             service.get_meeting(mtg).revision,
             {"type": "serialize", "first": a, "then": b.id},
@@ -129,15 +127,15 @@ def test_a_handoff_not_yet_accepted_leaves_ownership_with_the_sender(service: Se
     a, b, mtg = _pair(service, ("pkg/**",), ("pkg/mod.py",))
     rev = service.get_meeting(mtg).revision
     view = service.resolve(
-        m.Resolve(mtg, rev, {"type": "handoff", "fromClaimId": a, "toClaimId": b}, "lead")
+        Resolve(mtg, rev, {"type": "handoff", "fromClaimId": a, "toClaimId": b}, "lead")
     )
     assert view.meeting.resolution is not None and view.meeting.resolution["accepted"] is False
     assert service.check_write(a, ["pkg/mod.py"]) == ["pkg/mod.py"]
     with pytest.raises(OverlapBlocking):
         service.check_write(b, ["pkg/mod.py"])
     with pytest.raises(ForbiddenError):
-        service.accept_handoff(m.AcceptHandoff(mtg, view.meeting.revision, a))
-    service.accept_handoff(m.AcceptHandoff(mtg, view.meeting.revision, b))
+        service.accept_handoff(AcceptHandoff(mtg, view.meeting.revision, a))
+    service.accept_handoff(AcceptHandoff(mtg, view.meeting.revision, b))
     assert service.get_claim(b).claim.status is ClaimStatus.ACTIVE
     assert service.check_write(b, ["pkg/mod.py"]) == ["pkg/mod.py"]
     assert service.get_claim(a).claim.paths == ()
@@ -148,7 +146,7 @@ def test_a_handoff_not_yet_accepted_leaves_ownership_with_the_sender(service: Se
 def test_a_joint_resolution_lets_both_claims_write_the_shared_targets(service: Service) -> None:
     a, b, mtg = _pair(service, ("api/**",), ("api/schema.json",))
     rev = service.get_meeting(mtg).revision
-    service.resolve(m.Resolve(mtg, rev, {"type": "joint", "claimIds": [a, b]}, "lead"))
+    service.resolve(Resolve(mtg, rev, {"type": "joint", "claimIds": [a, b]}, "lead"))
     assert service.check_write(a, ["api/schema.json"]) and service.check_write(
         b, ["api/schema.json"]
     )
@@ -169,7 +167,7 @@ def test_two_resolves_racing_with_the_same_revision_let_exactly_one_win(tmp_path
     def resolve(resolution: dict[str, object]) -> None:
         barrier.wait(timeout=10)
         try:
-            service.resolve(m.Resolve(mtg, rev, resolution, "lead"))
+            service.resolve(Resolve(mtg, rev, resolution, "lead"))
             outcomes.append("ok")
         except RevisionConflict as exc:
             assert exc.extra["current"]["status"] == "resolved"
@@ -207,10 +205,10 @@ def test_a_meeting_past_its_deadline_escalates_to_codeowners_and_blocks_its_clai
     assert {service.get_claim(c).claim.status for c in (a, b)} == {ClaimStatus.BLOCKED}
     with pytest.raises(ForbiddenError):
         service.resolve(
-            m.Resolve(mtg, meeting.revision, {"type": "joint", "claimIds": [a, b]}, "@someone")
+            Resolve(mtg, meeting.revision, {"type": "joint", "claimIds": [a, b]}, "@someone")
         )
     view = service.resolve(
-        m.Resolve(
+        Resolve(
             mtg, meeting.revision, {"type": "serialize", "first": a, "then": b}, "@billing-team"
         )
     )
@@ -233,18 +231,18 @@ def test_proposals_need_a_participant_and_the_current_revision(service: Service)
     rev = service.get_meeting(mtg).revision
     joint = {"type": "joint", "claimIds": [a, b]}
     with pytest.raises(ForbiddenError):
-        service.propose(m.Propose(mtg, rev, outsider, joint))
+        service.propose(Propose(mtg, rev, outsider, joint))
     with pytest.raises(RevisionConflict):
-        service.propose(m.Propose(mtg, rev + 1, a, joint))
+        service.propose(Propose(mtg, rev + 1, a, joint))
     with pytest.raises(ValidationError):
-        service.propose(m.Propose(mtg, rev, a, {"type": "coin_flip"}))
+        service.propose(Propose(mtg, rev, a, {"type": "coin_flip"}))
     assert service.get_meeting(mtg).proposals == ()
 
 
 def test_the_audit_replays_meeting_history_exactly(service: Service) -> None:
     a, b, mtg = _pair(service, ("z/**",), ("z/1.py",))
     service.resolve(
-        m.Resolve(
+        Resolve(
             mtg,
             service.get_meeting(mtg).revision,
             {"type": "serialize", "first": a, "then": b},

@@ -16,7 +16,7 @@ import pytest
 
 from detente.clock import FakeClock
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
-from detente.domain.meetings import decide as meetings
+from detente.domain.meetings.commands import Resolve
 from detente.domain.memory import commands as mc
 from detente.errors import (
     DetenteError,
@@ -509,7 +509,7 @@ def test_a_split_ownership_resolution_assigns_sections_that_each_claim_may_then_
         {"claimId": b_view.claim.id, "targets": ["CLAUDE.md#style"]},
     ]
     svc.resolve(
-        meetings.Resolve(
+        Resolve(
             meeting.id,
             meeting.revision,
             {"type": "split_ownership", "assignments": assignments},

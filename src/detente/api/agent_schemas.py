@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from detente.api.schemas import Body
-from detente.domain.agents.advisory import RegisterAgent
+from detente.domain.agents.commands import RegisterAgent
 
 __all__ = ["AgentIn", "ReadinessIn"]
 

@@ -21,13 +21,16 @@ from typing import Any
 
 from detente.clock import parse_time
 from detente.domain import events as ev
-from detente.domain.agents.model import AgentSession, apply_agent_event
+from detente.domain.agents.evolve import apply_agent_event
+from detente.domain.agents.model import AgentSession
 from detente.domain.claims.model import Abandonment, Claim, ClaimStatus, Lease
 from detente.domain.claims.wire import agent_from_wire, memory_impact_from_wire
-from detente.domain.gates.evolve import GATE_EVENT_TYPES, GateRegistry, apply_gate_event
+from detente.domain.gates.evolve import GATE_EVENT_TYPES, apply_gate_event
+from detente.domain.gates.model import GateRegistry
 from detente.domain.meetings.evolve import apply_meeting_event
 from detente.domain.meetings.model import Meeting
-from detente.domain.memory.evolve import MemoryRegistry, apply_memory_event
+from detente.domain.memory.evolve import apply_memory_event
+from detente.domain.memory.model import MemoryRegistry
 from detente.domain.overlap.index import PatternIndex
 
 

@@ -34,7 +34,7 @@ from detente.api.schemas import (
 )
 from detente.cli.client import Client
 from detente.domain.claims.wire import claim_to_wire
-from detente.domain.meetings import decide as m
+from detente.domain.meetings.commands import Accept, Propose
 from detente.domain.meetings.model import meeting_to_wire
 from detente.errors import DetenteError, InvalidTransition, ValidationError
 from detente.service import Service
@@ -183,14 +183,14 @@ class ServiceBackend:
 
     def propose(self, meeting_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         parsed = _parse(ProposalIn, body)
-        cmd = m.Propose(
+        cmd = Propose(
             meeting_id, parsed.expected_meeting_revision, parsed.claim_id, parsed.resolution
         )
         return self.service.propose(cmd).to_wire()
 
     def accept(self, meeting_id: str, proposal_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         parsed = _parse(AcceptIn, body)
-        cmd = m.Accept(meeting_id, parsed.expected_meeting_revision, parsed.claim_id, proposal_id)
+        cmd = Accept(meeting_id, parsed.expected_meeting_revision, parsed.claim_id, proposal_id)
         return self.service.accept(cmd).to_wire()
 
     def list_documents(self, *, repo: str, path: str | None) -> dict[str, Any]:

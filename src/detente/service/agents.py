@@ -14,6 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain.agents import advisory as adv
+from detente.domain.agents.commands import RegisterAgent
+from detente.domain.agents.decide import check_session_id, decide_register
 from detente.domain.agents.model import AgentSession, AgentStatus, agent_status, agent_to_wire
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
@@ -81,7 +83,7 @@ class AgentsService(ServiceCore):
             field="repo",
         )
 
-    def register_agent(self, cmd: adv.RegisterAgent) -> AgentView:
+    def register_agent(self, cmd: RegisterAgent) -> AgentView:
         """Register a session, or renew it (``expiresAt = now + ttlSeconds``).
 
         Args:
@@ -95,7 +97,7 @@ class AgentsService(ServiceCore):
             ValidationError: a bad field (``field`` names it), an unknown repository, or a
                 session id already registered in another repository.
         """
-        adv.check_session_id(cmd.session_id)
+        check_session_id(cmd.session_id)
         repo = self.resolve_repo(cmd.repo or None, cmd.session_id)
         elsewhere = self._session_repo(cmd.session_id)
         if elsewhere is not None and elsewhere != repo:
@@ -108,7 +110,7 @@ class AgentsService(ServiceCore):
         with self._locks[repo]:
             state, _ = self._execute(
                 repo,
-                lambda s: adv.decide_register(s, seeded, self.clock.now(), self._ids, self.policy),
+                lambda s: decide_register(s, seeded, self.clock.now(), self._ids, self.policy),
             )
             return self._agent_view(repo, state.agents[cmd.session_id])
 
@@ -155,7 +157,7 @@ class AgentsService(ServiceCore):
             ValidationError: ``validation_error`` naming ``sessionId``, ``paths[i]`` or
                 ``repo``.
         """
-        adv.check_session_id(session_id)
+        check_session_id(session_id)
         name = self.resolve_repo(repo, session_id)
         state = self._fresh(name)
         with self._locks[name]:

@@ -21,7 +21,7 @@ from detente.domain.gates.deployments import (
     effective_policy,
     policy_to_wire,
 )
-from detente.domain.gates.evolve import Environment, environment_id, environment_to_wire
+from detente.domain.gates.model import Environment, environment_id, environment_to_wire
 from detente.errors import ValidationError
 from detente.service.core import ServiceCore
 from detente.vcs.repo import is_ancestor, resolve_commit

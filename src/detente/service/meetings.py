@@ -10,6 +10,7 @@ from detente.domain.claims.model import Claim
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.meetings import decide as m
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.model import Meeting, MeetingStatus, meeting_to_wire
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
@@ -72,7 +73,7 @@ class MeetingsService(ServiceCore):
             )
         return sorted(out, key=lambda x: (x.created_at, x.id))
 
-    def propose(self, cmd: m.Propose) -> MeetingView:
+    def propose(self, cmd: Propose) -> MeetingView:
         """Add a proposal (applied at once when nobody else is affected).
 
         Raises:
@@ -84,21 +85,21 @@ class MeetingsService(ServiceCore):
             lambda s: m.decide_propose(s, cmd, self.clock.now(), self._ids, self.owners_of(s.repo)),
         )
 
-    def accept(self, cmd: m.Accept) -> MeetingView:
+    def accept(self, cmd: Accept) -> MeetingView:
         """Accept a proposal; the last affected acceptance applies it atomically."""
         return self._meeting_command(
             cmd.meeting_id,
             lambda s: m.decide_accept(s, cmd, self.clock.now(), self._ids, self.owners_of(s.repo)),
         )
 
-    def resolve(self, cmd: m.Resolve) -> MeetingView:
+    def resolve(self, cmd: Resolve) -> MeetingView:
         """A human resolves (``forbidden`` unless an arbitrator once escalated)."""
         return self._meeting_command(
             cmd.meeting_id,
             lambda s: m.decide_resolve(s, cmd, self.clock.now(), self._ids, self.owners_of(s.repo)),
         )
 
-    def accept_handoff(self, cmd: m.AcceptHandoff) -> MeetingView:
+    def accept_handoff(self, cmd: AcceptHandoff) -> MeetingView:
         """The handoff recipient accepts; the sender's targets move to it."""
         return self._meeting_command(
             cmd.meeting_id, lambda s: m.decide_accept_handoff(s, cmd, self.clock.now(), self._ids)

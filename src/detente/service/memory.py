@@ -22,6 +22,7 @@ from typing import Any
 from detente.domain.memory import commands as mc
 from detente.domain.memory.authority import owners
 from detente.domain.memory.decide import decide_reconcile, decide_register, decide_render
+from detente.domain.memory.guards import doc_path, get_document
 from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
 from detente.domain.memory.writes import decide_append, decide_patch, decide_write
 from detente.domain.state import RepoState
@@ -153,13 +154,13 @@ class MemoryService(ServiceCore):
         root = self._memory_root(repo, worktree)
 
         def plan(state: RepoState) -> tuple[Path | None, mc.Outcome]:
-            doc = mc.get_document(state, raw_path)
+            doc = get_document(state, raw_path)
             target = inside(root, doc.path)
             return target, decide(state, read_bytes(target))
 
         with self._locks[repo]:
             state, outcome = self._memory_run(repo, plan)
-            doc = mc.get_document(state, raw_path)
+            doc = get_document(state, raw_path)
             view = self._document_view(state, doc, root)
         return DocumentView(view.document, view.owners, view.disk_hash, outcome.details)
 
@@ -175,7 +176,7 @@ class MemoryService(ServiceCore):
         root = self._memory_root(cmd.repo, None)
 
         def plan(state: RepoState) -> tuple[Path | None, mc.Outcome]:
-            path = mc.doc_path(state, cmd.path)
+            path = doc_path(state, cmd.path)
             data = read_bytes(inside(root, path))
             if data is not None and cmd.doc_class != DocClass.PRIVATE.value:
                 self._memory_snapshots_of(cmd.repo).put(data)
@@ -183,7 +184,7 @@ class MemoryService(ServiceCore):
 
         with self._locks[cmd.repo]:
             state, _ = self._memory_run(cmd.repo, plan)
-            doc = mc.get_document(state, cmd.path)
+            doc = get_document(state, cmd.path)
             return self._document_view(state, doc, root)
 
     def list_documents(self, repo: str, path: str | None = None) -> list[DocumentView]:
@@ -192,7 +193,7 @@ class MemoryService(ServiceCore):
         root = self._repo(repo).path
         with self._locks[repo]:
             if path is not None:
-                docs = [mc.get_document(state, path)]
+                docs = [get_document(state, path)]
             else:
                 docs = sorted(state.memory.documents.values(), key=lambda d: d.path)
             return [self._document_view(state, d, root) for d in docs]
@@ -278,7 +279,7 @@ class MemoryService(ServiceCore):
             repo,
             path,
             worktree,
-            lambda state, disk: decide_render(state, mc.get_document(state, path), disk, self._ids),
+            lambda state, disk: decide_render(state, get_document(state, path), disk, self._ids),
         )
 
     def reconcile(self, cmd: mc.Reconcile) -> DocumentView:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from detente.domain.gates.evolve import Patch
+from detente.domain.gates.model import Patch
 from detente.domain.gates.patches import (
     LISTED_STATUSES,
     STATUSES,

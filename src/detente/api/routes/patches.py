@@ -16,7 +16,7 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from detente.api.schemas import Body
-from detente.domain.gates.evolve import patch_to_wire
+from detente.domain.gates.model import patch_to_wire
 from detente.domain.gates.patches import DiscardPatch, PublishPatch
 from detente.service import Service
 

@@ -11,19 +11,19 @@ itself. Every call names ``expectedMeetingRevision``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.claims.guards import check_alive, get_claim
-from detente.domain.meetings.model import Meeting, MeetingStatus, meeting_to_wire
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.domain.meetings.guards import check_meeting_revision, get_meeting
+from detente.domain.meetings.model import Meeting, MeetingStatus
 from detente.domain.meetings.resolutions import OwnersOf, apply_events, validate
 from detente.domain.overlap.model import Overlap, Severity
 from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.validation import check_revision
 from detente.errors import (
     ForbiddenError,
     InvalidTransition,
@@ -111,65 +111,6 @@ def meeting_events_for(
 
 
 # ---------------------------------------------------------------------------- negotiation
-
-
-@dataclass(frozen=True)
-class Propose:
-    """A participant proposes a typed resolution (it accepts its own proposal)."""
-
-    meeting_id: str
-    expected_meeting_revision: int
-    claim_id: str
-    resolution: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Accept:
-    """An affected participant accepts a proposal (``proposal_id``)."""
-
-    meeting_id: str
-    expected_meeting_revision: int
-    claim_id: str
-    proposal_id: str
-
-
-@dataclass(frozen=True)
-class Resolve:
-    """A human principal resolves (directly, or after an escalation as its arbitrator)."""
-
-    meeting_id: str
-    expected_meeting_revision: int
-    resolution: dict[str, Any]
-    resolved_by: str
-
-
-@dataclass(frozen=True)
-class AcceptHandoff:
-    """The recipient of a handoff resolved by a human accepts the transfer."""
-
-    meeting_id: str
-    expected_meeting_revision: int
-    claim_id: str
-
-
-def get_meeting(state: RepoState, meeting_id: str) -> Meeting:
-    """The meeting, or ``not_found``."""
-    meeting = state.meetings.get(meeting_id)
-    if meeting is None:
-        raise NotFoundError(f"no meeting {meeting_id!r}", meetingId=meeting_id)
-    return meeting
-
-
-def check_meeting_revision(meeting: Meeting, expected: int) -> None:
-    """``revision_conflict`` (with the current meeting) unless ``expected`` is current."""
-    check_revision(
-        "meeting",
-        meeting.id,
-        meeting.revision,
-        expected,
-        lambda: meeting_to_wire(meeting),
-        meeting.last_event_id,
-    )
 
 
 def _require_status(meeting: Meeting, allowed_statuses: set[MeetingStatus], action: str) -> None:

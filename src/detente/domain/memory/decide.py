@@ -13,10 +13,10 @@
 from __future__ import annotations
 
 from detente.domain import events as ev
-from detente.domain.memory.commands import (
-    Outcome,
-    Reconcile,
-    Register,
+from detente.domain.memory.commands import Outcome, Reconcile, Register
+from detente.domain.memory.edits import unified_diff
+from detente.domain.memory.generated import check_regions, plan_overlay, plan_render, render_region
+from detente.domain.memory.guards import (
     check_size,
     current,
     doc_path,
@@ -24,8 +24,6 @@ from detente.domain.memory.commands import (
     memory_event,
     require_class,
 )
-from detente.domain.memory.edits import unified_diff
-from detente.domain.memory.generated import check_regions, plan_overlay, plan_render, render_region
 from detente.domain.memory.markdown import digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
 from detente.domain.policy import IdSource

@@ -38,11 +38,6 @@ from detente.domain.memory.commands import (
     Outcome,
     PatchSection,
     WriteFile,
-    check_size,
-    current,
-    get_document,
-    memory_event,
-    require_class,
 )
 from detente.domain.memory.edits import (
     append_entry,
@@ -52,6 +47,13 @@ from detente.domain.memory.edits import (
     section_text_with_body,
     splice,
     unified_diff,
+)
+from detente.domain.memory.guards import (
+    check_size,
+    current,
+    get_document,
+    memory_event,
+    require_class,
 )
 from detente.domain.memory.markdown import Outline, digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
