@@ -103,43 +103,6 @@ MEMORY_EVENT_TYPES = frozenset(
     }
 )
 
-EVENT_TYPES = frozenset(
-    {
-        *MEMORY_EVENT_TYPES,
-        CLAIM_ANNOUNCED,
-        CLAIM_ACTIVATED,
-        CLAIM_NEGOTIATING,
-        CLAIM_SCOPE_CHANGED,
-        CLAIM_SUSPENDED,
-        CLAIM_RESUMED,
-        CLAIM_ABANDONED,
-        CLAIM_EXPIRED,
-        LEASE_RENEWED,
-        MEETING_OPENED,
-        MEETING_JOINED,
-        MEETING_PROPOSAL_ADDED,
-        MEETING_PROPOSAL_ACCEPTED,
-        MEETING_RESOLVED,
-        MEETING_ESCALATED,
-        MEETING_HANDOFF_ACCEPTED,
-        MEETING_NOTICE,
-        CLAIM_BLOCKED,
-        CLAIM_TAKEN_OVER,
-        CLAIM_TAKEOVER_APPROVED,
-        CLAIM_WORKTREE_CLEANED,
-        AGENT_REGISTERED,
-        CLAIM_READY_FOR_REVIEW,
-        CLAIM_INTEGRATED,
-        CLAIM_INTEGRATION_STALE,
-        CLAIM_COMPLETED,
-        PATCH_PUBLISHED,
-        PATCH_INTEGRATED,
-        PATCH_DISCARDED,
-        DEPLOYMENT_RECORDED,
-        DEPLOYMENT_POLICY_SET,
-    }
-)
-
 
 @dataclass(frozen=True)
 class Event:
@@ -147,7 +110,7 @@ class Event:
 
     Attributes:
         id: unique event id (``evt_...``), chosen by the caller of ``decide``.
-        type: one of :data:`EVENT_TYPES`.
+        type: one of the event type constants of this module.
         subject: the stream, ``claim/<id>`` or ``meeting/<id>``.
         data: JSON-ready payload, camelCase keys.
         version: payload schema version of ``type``.

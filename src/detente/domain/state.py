@@ -96,11 +96,6 @@ class RepoState:
                 due.append(claim)
         return due
 
-    def next_deadline(self) -> datetime | None:
-        """The earliest deadline among live leases, or None."""
-        self._drop_stale_deadlines()
-        return self._deadlines[0][0] if self._deadlines else None
-
     def _drop_stale_deadlines(self) -> None:
         while self._deadlines:
             _, claim_id, lease_rev = self._deadlines[0]

@@ -16,7 +16,6 @@ class OverlapKind(StrEnum):
     SYMBOL = "symbol"
     CONTRACT = "contract"
     MEMORY = "memory"
-    SEMANTIC = "semantic"
 
 
 class Severity(StrEnum):
