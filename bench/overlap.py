@@ -214,12 +214,12 @@ def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[s
         if n % 2000 == 1999:
             print(f"service N={size}: {n + 1} claims opened", file=sys.stderr)
     state = service._fresh("bench")  # the bench swaps the index in place
-    real_index = state.path_index
+    real_index = state.claims.path_index
     entries = list(real_index)
     timings: dict[str, list[int]] = {"index": [], "scan": []}
     for n in range(queries):
         for method in ("index", "scan") if n % 2 == 0 else ("scan", "index"):
-            state.path_index = real_index if method == "index" else BruteIndex(entries)  # type: ignore[assignment]
+            state.claims.path_index = real_index if method == "index" else BruteIndex(entries)  # type: ignore[assignment]
             cmd = seed_of(size + n, maker.claim("q")[1])
             compile_pattern.cache_clear()
             start = time.perf_counter_ns()
@@ -229,7 +229,7 @@ def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[s
             if method == "scan":
                 for p in view.claim.paths:
                     real_index.add(view.claim.id, p)
-    state.path_index = real_index
+    state.claims.path_index = real_index
     idx, scan = timings["index"], timings["scan"]
     return (
         f"{size}",

@@ -37,7 +37,7 @@ def _authoritative(other: Claim, pattern: str) -> bool:
 def _may_share(state: RepoState, claim: Claim, other: Claim) -> bool:
     if other.advisory:
         return True
-    resolution = state.resolved_pairs.get(frozenset({claim.id, other.id}))
+    resolution = state.meetings.resolved_pairs.get(frozenset({claim.id, other.id}))
     if resolution is None:
         return False
     kind = resolution["type"]
@@ -92,7 +92,7 @@ def check_write(
     for path in normalised:
         others = [
             state.claims[key]
-            for key, theirs, _ in state.path_index.overlapping(path, exclude=claim.id)
+            for key, theirs, _ in state.claims.path_index.overlapping(path, exclude=claim.id)
             if _authoritative(state.claims[key], theirs)
         ]
         refusing = [o for o in others if not _may_share(state, claim, o)]

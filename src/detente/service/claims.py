@@ -55,7 +55,7 @@ class ClaimsService(ServiceCore):
         )
         # The holder a newcomer contests is a participant too, though its own record never
         # changed: show it every room it sits in.
-        meetings = [state.meetings[m] for m in state.rooms_of_claim.get(claim.id, ())]
+        meetings = [state.meetings[m] for m in state.meetings.rooms_of_claim.get(claim.id, ())]
         return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
 
     # ------------------------------------------------------------------ claims

@@ -155,7 +155,7 @@ class ServiceCore:
 
     def _due(self, state: RepoState) -> bool:
         now = self.clock.now()
-        return bool(state.due_for_expiry(now)) or due_meetings(state, now)
+        return bool(state.claims.due_for_expiry(now)) or due_meetings(state, now)
 
     def _execute(
         self, repo: str, decide_fn: Callable[[RepoState], list[Event]]

@@ -82,7 +82,7 @@ def decide_renew(
 def decide_expiry(state: RepoState, now: datetime, ids: IdSource) -> list[ev.Event]:
     """``claim.expired`` for every leased claim whose deadline is at or before ``now``."""
     out: list[ev.Event] = []
-    for claim in state.due_for_expiry(now):
+    for claim in state.claims.due_for_expiry(now):
         require(claim.status, ClaimStatus.EXPIRED, claim_id=claim.id)
         out.append(
             ev.Event(
@@ -176,7 +176,7 @@ def decide_scope_change(
         )
     )
     for overlap in blocking:
-        settled = state.resolved_pairs.get(frozenset({claim.id, overlap.claim_id}))
+        settled = state.meetings.resolved_pairs.get(frozenset({claim.id, overlap.claim_id}))
         if settled is not None:
             raise OverlapBlocking(
                 f"meeting {settled['meetingId']} already settled these targets "

@@ -87,7 +87,7 @@ def announce(
     text_field(cmd.agent.name, "agent.name", policy)
 
     claim_id = cmd.claim_id or ids("clm")
-    token = state.last_fencing_token + 1
+    token = state.claims.last_fencing_token + 1
     announced = ev.Event(
         id=ids("evt"),
         type=ev.CLAIM_ANNOUNCED,

@@ -98,7 +98,7 @@ def may_share(state: RepoState, claim_id: str | None, other: Claim) -> bool:
         return True
     if claim_id is None:
         return False
-    resolution = state.resolved_pairs.get(frozenset({claim_id, other.id}))
+    resolution = state.meetings.resolved_pairs.get(frozenset({claim_id, other.id}))
     if resolution is None:
         return False
     kind = resolution["type"]
@@ -115,7 +115,8 @@ def holders_of(state: RepoState, path: str, exclude: str | None = None) -> list[
     """Holding claims (other than ``exclude``) whose granted or pending patterns match
     ``path``, sorted by id."""
     keys = {
-        key for key, _, _ in state.path_index.overlapping(literal_pattern(path), exclude=exclude)
+        key
+        for key, _, _ in state.claims.path_index.overlapping(literal_pattern(path), exclude=exclude)
     }
     found = [state.claims[k] for k in keys if k in state.claims]
     return sorted((c for c in found if c.holding), key=lambda c: c.id)

@@ -71,7 +71,7 @@ def meeting_events_for(
     rooms: dict[str, list[dict[str, Any]]] = {}
     fresh: list[dict[str, Any]] = []
     for target, entry in contested.items():
-        room = state.room_of_target.get(target)
+        room = state.meetings.room_of_target.get(target)
         if room is None:
             fresh.append(entry)
         else:

@@ -46,7 +46,7 @@ def react(
             continue
         first = str(data["claimId"])
         status = ClaimStatus(data["status"])
-        for then_id in sorted(state.serialized.get(first, ())):
+        for then_id in sorted(state.meetings.serialized.get(first, ())):
             then = state.claims.get(then_id)
             if then is None or then.status is not ClaimStatus.SUSPENDED:
                 continue
@@ -86,7 +86,7 @@ def react(
 
 
 def _serialize_meeting(state: RepoState, first: str, then: str) -> str | None:
-    resolution = state.resolved_pairs.get(frozenset({first, then}))
+    resolution = state.meetings.resolved_pairs.get(frozenset({first, then}))
     return str(resolution["meetingId"]) if resolution else None
 
 

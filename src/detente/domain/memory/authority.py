@@ -73,15 +73,15 @@ def owners(state: RepoState, doc: MemoryDocument, key: str) -> list[Claim]:
     scope = section_scope(doc, key)
     found = [
         state.claims[c]
-        for c in sorted(state.memory_holders)
+        for c in sorted(state.claims.memory_holders)
         if c in state.claims and _named(state.claims[c], doc.path, scope)
     ]
     return sorted(found, key=lambda c: (c.status is not ClaimStatus.ACTIVE, c.fencing_token, c.id))
 
 
 def _holders(state: RepoState, path: str, scope: Sequence[str] | None, me: str) -> list[Claim]:
-    ids = set(state.memory_holders)
-    ids.update(cid for cid, _, _ in state.path_index.overlapping(path, exclude=me))
+    ids = set(state.claims.memory_holders)
+    ids.update(cid for cid, _, _ in state.claims.path_index.overlapping(path, exclude=me))
     out = []
     for cid in sorted(ids - {me}):
         other = state.claims.get(cid)

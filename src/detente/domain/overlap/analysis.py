@@ -93,14 +93,14 @@ def find_overlaps(
         )
 
     for mine in targets.paths:
-        for claim_id, theirs, witness in state.path_index.overlapping(mine, exclude=exclude):
+        for claim_id, theirs, witness in state.claims.path_index.overlapping(mine, exclude=exclude):
             found.setdefault(claim_id, _Found()).add(
                 OverlapKind.PATH, OverlapTarget(mine=mine, theirs=theirs, witness=witness)
             )
     for kind, mapping, values in (
-        (OverlapKind.MODULE, state.modules, targets.modules),
-        (OverlapKind.SYMBOL, state.symbols, targets.symbols),
-        (OverlapKind.CONTRACT, state.contracts, targets.contracts),
+        (OverlapKind.MODULE, state.claims.modules, targets.modules),
+        (OverlapKind.SYMBOL, state.claims.symbols, targets.symbols),
+        (OverlapKind.CONTRACT, state.claims.contracts, targets.contracts),
     ):
         for value in values:
             for claim_id in sorted(mapping.get(value, ())):
@@ -117,7 +117,9 @@ def find_overlaps(
         kinds = tuple(k for k in _KIND_ORDER if k in entry.kinds)
         reason = _reason(other, kinds, entry.targets)
         advisory = targets.advisory or other.advisory
-        resolved = state.resolved_pairs.get(frozenset({exclude, claim_id})) if exclude else None
+        resolved = (
+            state.meetings.resolved_pairs.get(frozenset({exclude, claim_id})) if exclude else None
+        )
         if resolved is not None and resolved["type"] in _SHARING_RESOLUTIONS:
             advisory = True
             reason += f"; settled by meeting {resolved['meetingId']} ({resolved['type']})"
@@ -141,7 +143,7 @@ def _memory_overlaps(
 ) -> None:
     """Memory impacts meet when their paths intersect and their sections do (empty = all)."""
     private = state.memory.private_paths()
-    for claim_id in sorted(state.memory_holders):
+    for claim_id in sorted(state.claims.memory_holders):
         if claim_id == exclude:
             continue
         other = state.claims[claim_id]
@@ -164,14 +166,14 @@ def _memory_overlaps(
                 )
     # A memory impact also meets another claim's plain path pattern on the same file.
     for mine in targets.memory:
-        for claim_id, theirs_path, witness in state.path_index.overlapping(
+        for claim_id, theirs_path, witness in state.claims.path_index.overlapping(
             mine.path, exclude=exclude
         ):
             found.setdefault(claim_id, _Found()).add(
                 OverlapKind.MEMORY,
                 OverlapTarget(mine=_memory_label(mine), theirs=theirs_path, witness=witness),
             )
-    for claim_id in sorted(state.memory_holders):
+    for claim_id in sorted(state.claims.memory_holders):
         if claim_id == exclude:
             continue
         for theirs in state.claims[claim_id].memory_impacts:
