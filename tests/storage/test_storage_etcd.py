@@ -8,12 +8,16 @@ import threading
 import aetcd
 import pytest
 
+from detente.clock import FakeClock
 from detente.errors import StoreError, ValidationError
 from detente.eventlog.envelope import GENESIS_HASH, verify_link
+from detente.service import RepoConfig, Service
 from detente.storage.base import NewEvent
-from detente.storage.etcd import EtcdStore, parse_etcd_url
+from detente.storage.etcd import EtcdStore, parse_etcd_url, parse_max_txn_ops
 from detente.storage.factory import open_store
 from storage.servers import EtcdCluster
+
+from support import counting_ids, seed
 
 
 def _append(store: EtcdStore | object, n: int, subject: str = "claim/c") -> None:
@@ -38,9 +42,49 @@ def _compact_everything(cluster: EtcdCluster) -> None:
 def test_etcd_urls_name_every_endpoint_and_an_optional_prefix() -> None:
     assert parse_etcd_url("etcd://a:1,b:2/team") == ([("a", 1), ("b", 2)], "team")
     assert parse_etcd_url("etcd://a:1") == ([("a", 1)], "detente")
+    assert parse_etcd_url("etcd://a:1/team?max_txn_ops=1024") == ([("a", 1)], "team")
     for bad in ("etcd://", "etcd://a", "etcd://a:x"):
         with pytest.raises(ValidationError):
             parse_etcd_url(bad)
+
+
+def test_the_transaction_limit_comes_from_the_url_and_defaults_to_etcds_own() -> None:
+    assert parse_max_txn_ops("etcd://a:1/p?max_txn_ops=1024") == 1024
+    assert parse_max_txn_ops("etcd://a:1/p") == 128
+    with pytest.raises(ValidationError, match="max_txn_ops"):
+        parse_max_txn_ops("etcd://a:1/p?max_txn_ops=lots")
+
+
+@pytest.mark.timeout(120)
+def test_256_leases_expiring_at_once_are_committed_in_batches_and_the_repo_stays_usable(
+    etcd_cluster: EtcdCluster,
+) -> None:
+    """256 expiries in one Txn need 4 * 256 + 1 operations: more than the cluster's
+    ``--max-txn-ops 1024``. Batches bounded by the limit keep every later command working."""
+    store = open_store(etcd_cluster.url() + "?max_txn_ops=1024")
+    clock = FakeClock()
+    service = Service(store, clock, [RepoConfig("demo")], ids=counting_ids())
+    for n in range(256):
+        service.open_claim(seed(f"src/f{n}.py", ttl=60))
+    clock.advance(61)
+    after = service.open_claim(seed("src/after.py"))
+    assert after.claim.status.value == "active"
+    claims = service.list_claims()
+    assert sum(c.status.value == "expired" for c in claims) == 256
+    assert service.audit().ok
+    store.close()
+
+
+@pytest.mark.timeout(15)
+def test_an_unreachable_cluster_is_store_unavailable_naming_its_endpoints() -> None:
+    from storage.servers import free_port
+
+    port = free_port()
+    with pytest.raises(StoreError) as info:
+        open_store(f"etcd://127.0.0.1:{port}")
+    assert info.value.code == "store_unavailable"
+    assert f"etcd at 127.0.0.1:{port}" in info.value.detail
+    assert "AioRpcError" not in info.value.detail and "debug_error_string" not in info.value.detail
 
 
 def test_compacting_every_old_revision_loses_no_event_and_the_log_continues(

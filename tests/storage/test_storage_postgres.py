@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import threading
+
 import psycopg
 import pytest
 
 from detente.errors import StoreError
+from detente.service import RepoConfig, Service
 from detente.storage.base import NewEvent
+from detente.storage.clock import StoreClock
 from detente.storage.factory import open_store
-from detente.storage.postgres import APPEND_LOCK
+from detente.storage.postgres import APPEND_LOCK, PostgresStore
 from storage.servers import PostgresServer, free_port
+
+from support import seed
 
 
 def test_the_events_table_refuses_update_delete_and_truncate(
@@ -44,7 +50,46 @@ def test_a_write_transaction_holds_the_global_append_lock_until_it_ends(
     store.close()
 
 
-def test_an_unreachable_database_is_store_unavailable() -> None:
+@pytest.mark.timeout(10)
+def test_an_unreachable_database_is_store_unavailable_naming_the_endpoint_not_the_password() -> (
+    None
+):
+    port = free_port()
     with pytest.raises(StoreError) as info:
-        open_store(f"postgresql://postgres@127.0.0.1:{free_port()}/nothing")
+        open_store(f"postgresql://postgres:s3cret-pw@127.0.0.1:{port}/nothing")
     assert info.value.code == "store_unavailable"
+    assert f"PostgreSQL at 127.0.0.1:{port}/nothing" in info.value.detail
+    assert "s3cret-pw" not in str(info.value.to_problem())
+
+
+@pytest.mark.timeout(60)
+def test_eight_repositories_written_at_once_through_a_pool_of_two_all_commit(
+    postgres_server: PostgresServer,
+) -> None:
+    """Each write reads the store clock while it holds a connection and the append lock:
+    the clock is read on the transaction's own connection, so no write waits for a
+    second one (with the clock on a second pooled connection, two writers deadlock)."""
+    store = PostgresStore(postgres_server.new_database(), pool_size=2)
+    repos = [f"r{i}" for i in range(8)]
+    service = Service(store, StoreClock(store), [RepoConfig(r) for r in repos])
+    opened: list[str] = []
+    failed: list[BaseException] = []
+    start = threading.Barrier(len(repos))
+
+    def write(repo: str) -> None:
+        start.wait(timeout=30)
+        try:
+            for n in range(3):
+                opened.append(service.open_claim(seed(f"f{n}.py", repo=repo)).claim.id)
+        except BaseException as exc:  # reported below
+            failed.append(exc)
+
+    threads = [threading.Thread(target=write, args=(r,)) for r in repos]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=45)
+    assert not any(t.is_alive() for t in threads), "writers are stuck"
+    assert failed == [] and len(opened) == 3 * len(repos)
+    assert service.audit().ok
+    store.close()

@@ -20,6 +20,23 @@ GENESIS_HASH = "0" * 64
 
 
 @dataclass(frozen=True)
+class NewEvent:
+    """An event ready to append: the envelope before the store gives it a place.
+
+    Attributes:
+        id / type / version / repo / subject / data / at: as in :class:`StoredEvent`.
+    """
+
+    id: str
+    type: str
+    version: int
+    repo: str
+    subject: str
+    data: dict[str, Any]
+    at: str
+
+
+@dataclass(frozen=True)
 class StoredEvent:
     """An event as the log keeps it.
 
@@ -100,45 +117,21 @@ def compute_hash(
     return hashlib.sha256(canonical_json(body)).hexdigest()
 
 
-def seal(
-    *,
-    seq: int,
-    prev_hash: str,
-    id: str,
-    type: str,
-    version: int,
-    repo: str,
-    subject: str,
-    subject_revision: int,
-    data: dict[str, Any],
-    at: str,
-) -> StoredEvent:
-    """Give an event its place in the chain (called by stores inside their transaction)."""
-    digest = compute_hash(
-        seq=seq,
-        id=id,
-        type=type,
-        version=version,
-        repo=repo,
-        subject=subject,
-        subject_revision=subject_revision,
-        data=data,
-        at=at,
-        prev_hash=prev_hash,
-    )
-    return StoredEvent(
-        seq=seq,
-        id=id,
-        type=type,
-        version=version,
-        repo=repo,
-        subject=subject,
-        subject_revision=subject_revision,
-        data=data,
-        at=at,
-        prev_hash=prev_hash,
-        hash=digest,
-    )
+def seal(event: NewEvent, *, seq: int, prev_hash: str, subject_revision: int) -> StoredEvent:
+    """Give ``event`` its place in the chain: sequence, stream revision, links, hash."""
+    fields: dict[str, Any] = {
+        "seq": seq,
+        "id": event.id,
+        "type": event.type,
+        "version": event.version,
+        "repo": event.repo,
+        "subject": event.subject,
+        "subject_revision": subject_revision,
+        "data": event.data,
+        "at": event.at,
+        "prev_hash": prev_hash,
+    }
+    return StoredEvent(**fields, hash=compute_hash(**fields))
 
 
 @dataclass(frozen=True)

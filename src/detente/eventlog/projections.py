@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from detente.clock import parse_time
 from detente.domain.agents.model import agent_to_wire
@@ -15,11 +15,25 @@ from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.memory.model import document_to_wire
 from detente.domain.state import RepoState
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
-from detente.storage.base import RecordRow, Store
+from detente.eventlog.records import RecordRow
+from detente.eventlog.upcasting import UPCASTERS, Upcasters
 
 
-def apply_stored(state: RepoState, event: StoredEvent) -> None:
-    """Fold a stored event into ``state``."""
+class AuditSource(Protocol):
+    """What the audit reads: the whole log and the projection rows (every store)."""
+
+    def iter_all(self, *, batch: int = 1000) -> Iterator[StoredEvent]: ...
+
+    def records(self, kind: str, repo: str | None = None) -> list[RecordRow]: ...
+
+
+def apply_stored(state: RepoState, event: StoredEvent, upcasters: Upcasters = UPCASTERS) -> None:
+    """Fold a stored event into ``state``, its payload upcast to the current version.
+
+    Raises:
+        StoreError: ``store_unavailable`` for an event version newer than this release.
+    """
+    event = upcasters.upcast(event)
     state.apply(
         event.type,
         event.data,
@@ -116,7 +130,7 @@ class AuditReport:
         return body
 
 
-def verify(store: Store, case_insensitive: dict[str, bool] | None = None) -> AuditReport:
+def verify(store: AuditSource, case_insensitive: dict[str, bool] | None = None) -> AuditReport:
     """Walk the whole log: check every hash link, replay every repo, compare projections.
 
     Args:

@@ -3,7 +3,8 @@
 A wake-up is only a hint (DESIGN principle 2): listeners re-read the log from their last
 sequence, so a missed or duplicated wake-up never loses or repeats an event. Writers in
 other processes (a CLI on the same SQLite file) do not publish here; watchers therefore
-also re-read on a short timer.
+also re-read on a short timer. The same registry carries the stores' cross-server
+wake-ups (PostgreSQL ``LISTEN``, the etcd head watch).
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ class Broadcaster:
         self._lock = threading.Lock()
         self._listeners: dict[int, Listener] = {}
         self._next = 0
-        self._cond = threading.Condition()
-        self.head = 0
 
     def listen(self, fn: Listener) -> Callable[[], None]:
         """Register ``fn``; returns a function that unregisters it. ``fn`` must not block."""
@@ -38,16 +37,8 @@ class Broadcaster:
         return unlisten
 
     def publish(self, seq: int) -> None:
-        """Announce that events up to ``seq`` are committed."""
-        with self._cond:
-            self.head = max(self.head, seq)
-            self._cond.notify_all()
+        """Announce that events up to ``seq`` are committed (0: unknown, re-read)."""
         with self._lock:
             listeners = list(self._listeners.values())
         for fn in listeners:
             fn(seq)
-
-    def wait_beyond(self, seq: int, timeout: float) -> bool:
-        """Block until a publish beyond ``seq`` or ``timeout`` seconds; True if one came."""
-        with self._cond:
-            return self._cond.wait_for(lambda: self.head > seq, timeout=timeout)

@@ -22,6 +22,7 @@ from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
+from detente.service.symbol_names import resolve_symbols
 from detente.vcs.workstate import work_state
 
 
@@ -78,7 +79,8 @@ class ClaimsService(ServiceCore):
         if repo.path is not None and self._resolve_commit is not None:
             base = self._resolve_commit(repo.path, cmd.base_commit)
         claim_id = cmd.claim_id or self._ids("clm")
-        seeded = replace(cmd, base_commit=base, claim_id=claim_id)
+        symbols = resolve_symbols(repo.path, cmd.symbols, base, field="symbols")
+        seeded = replace(cmd, base_commit=base, claim_id=claim_id, symbols=symbols)
         with self._locks[repo.name]:
             state, _ = self._execute(
                 repo.name,
@@ -178,6 +180,15 @@ class ClaimsService(ServiceCore):
 
     def change_scope(self, cmd: ChangeScope) -> ClaimView:
         """Add/remove targets; re-runs overlap analysis (may move to ``negotiating``)."""
+        if cmd.add_symbols:
+            repo = self._find_repo_of(cmd.claim_id)
+            base = self._state(repo).claims[cmd.claim_id].base_commit
+            cmd = replace(
+                cmd,
+                add_symbols=resolve_symbols(
+                    self.repos[repo].path, cmd.add_symbols, base, field="addSymbols"
+                ),
+            )
         return self._claim_command(
             cmd.claim_id,
             lambda s: decide_scope_change(s, cmd, self.clock.now(), self._ids, self.policy),

@@ -38,7 +38,7 @@ from detente.eventlog.projections import AuditReport, apply_stored, rows_for, ve
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
 from detente.security import codeowners
-from detente.storage.base import NewEvent, Store, StoreTx
+from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
 
 _MAX_REACTION_ROUNDS = 16
 
@@ -85,6 +85,8 @@ class ServiceCore:
         self._resolve_commit = resolve_commit
         self._states: dict[str, RepoState] = {}
         self._locks = {name: threading.RLock() for name in self.repos}
+        #: Leases expired per transaction at most (see :meth:`_timeouts`).
+        self.expiry_batch = expiry_batch(store)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -146,12 +148,18 @@ class ServiceCore:
 
         return lookup
 
-    def _timeouts(self, state: RepoState, now: datetime) -> list[Event]:
-        """Leases past their deadline expire; open meetings past theirs escalate."""
+    def _timeouts(self, state: RepoState, now: datetime) -> tuple[list[Event], bool]:
+        """Leases past their deadline expire; open meetings past theirs escalate.
+
+        At most :attr:`expiry_batch` leases expire in one transaction (a store bounds the
+        size of one: etcd's ``--max-txn-ops``); the flag says more are still due.
+        """
         expired = decide_expiry(state, now, self._ids)
+        if len(expired) > self.expiry_batch:
+            return expired[: self.expiry_batch], True
         if not due_meetings(state, now):
-            return expired
-        return expired + decide_deadlines(state, now, self._ids, self.owners_of(state.repo))
+            return expired, False
+        return expired + decide_deadlines(state, now, self._ids, self.owners_of(state.repo)), False
 
     def _due(self, state: RepoState) -> bool:
         now = self.clock.now()
@@ -162,24 +170,28 @@ class ServiceCore:
     ) -> tuple[RepoState, list[StoredEvent]]:
         """Run one command under the repo's transaction (see the module docstring)."""
         self._repo(repo)
+        out: list[StoredEvent] = []
+        races = 0
         with self._locks[repo]:
-            for attempt in (1, 2):
+            while True:
                 state = self._state(repo)
                 refused: DetenteError | None = None
                 try:
                     with self.store.transaction(repo) as tx:
                         self._catch_up_tx(tx, state)
-                        now = self.clock.now()
-                        stored = self._commit(tx, state, self._timeouts(state, now))
-                        try:
-                            events = decide_fn(state)
-                        except DetenteError as exc:
-                            refused = exc
-                        else:
-                            stored += self._commit(tx, state, events)
+                        timeouts, more_due = self._timeouts(state, self.clock.now())
+                        stored = self._commit(tx, state, timeouts)
+                        if not more_due:
+                            try:
+                                events = decide_fn(state)
+                            except DetenteError as exc:
+                                refused = exc
+                            else:
+                                stored += self._commit(tx, state, events)
                 except ConcurrencyError:
                     self._states.pop(repo, None)
-                    if attempt == 2:
+                    races += 1
+                    if races == 2:
                         raise
                     continue
                 except BaseException:
@@ -187,10 +199,12 @@ class ServiceCore:
                     raise
                 if stored:
                     self.broadcaster.publish(stored[-1].seq)
+                out += stored
+                if more_due:  # expire the next batch before the command runs
+                    continue
                 if refused is not None:
                     raise refused
-                return state, stored
-        raise AssertionError("unreachable")
+                return state, out
 
     def _fresh(self, repo: str) -> RepoState:
         """The repo's projection, caught up with the log and with due leases expired."""

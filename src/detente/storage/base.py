@@ -1,4 +1,4 @@
-"""The storage protocol every backend implements (memory, SQLite; PostgreSQL/etcd later).
+"""The storage protocol every backend implements (memory, SQLite, PostgreSQL, etcd).
 
 A backend stores two things:
 
@@ -17,36 +17,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from detente.eventlog.envelope import StoredEvent
+from detente.eventlog.envelope import NewEvent, StoredEvent
+from detente.eventlog.records import RecordRow
 
-
-@dataclass(frozen=True)
-class NewEvent:
-    """An event ready to append (no sequence or hash yet)."""
-
-    id: str
-    type: str
-    version: int
-    repo: str
-    subject: str
-    data: dict[str, Any]
-    at: str
-
-
-@dataclass(frozen=True)
-class RecordRow:
-    """A projection row: the current wire record of one claim or meeting."""
-
-    kind: str
-    id: str
-    repo: str
-    revision: int
-    status: str
-    body: dict[str, Any]
+__all__ = [
+    "EXPIRY_BATCH",
+    "BoundedStore",
+    "NewEvent",
+    "NotifyingStore",
+    "PagedReads",
+    "RecordRow",
+    "RetainingStore",
+    "Store",
+    "StoreTx",
+    "TimedStore",
+    "expiry_batch",
+]
 
 
 class StoreTx(Protocol):
@@ -103,6 +92,22 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+class PagedReads:
+    """``iter_all`` for a store whose ``read`` pages by sequence (SQL stores, etcd)."""
+
+    def read(
+        self, *, since: int = 0, limit: int = 1000, repo: str | None = None
+    ) -> list[StoredEvent]:
+        raise NotImplementedError
+
+    def iter_all(self, *, batch: int = 1000) -> Iterator[StoredEvent]:
+        """Every event in sequence order, read ``batch`` at a time."""
+        since = 0
+        while chunk := self.read(since=since, limit=batch):
+            yield from chunk
+            since = chunk[-1].seq
+
+
 # Optional capabilities: a backend implements them when it can; callers check with
 # ``isinstance(store, TimedStore)`` (the protocols are runtime-checkable).
 
@@ -138,3 +143,24 @@ class RetainingStore(Protocol):
     def first_seq(self) -> int:
         """The lowest sequence still readable (1 when nothing was trimmed)."""
         ...
+
+
+@runtime_checkable
+class BoundedStore(Protocol):
+    """A store that refuses a transaction larger than a limit (etcd: ``--max-txn-ops``)."""
+
+    #: The most events one transaction may append (each with its own stream and row).
+    max_events_per_transaction: int
+
+
+#: Leases expired in one transaction on a store without a limit of its own.
+EXPIRY_BATCH = 256
+
+
+def expiry_batch(store: Store) -> int:
+    """How many leases one transaction on ``store`` may expire: a quarter of a bounded
+    store's event limit (room for the reactions an expiry triggers), else
+    :data:`EXPIRY_BATCH`."""
+    if isinstance(store, BoundedStore):
+        return max(1, store.max_events_per_transaction // 4)
+    return EXPIRY_BATCH

@@ -35,18 +35,21 @@ import asyncio
 import concurrent.futures
 import json
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
+from urllib.parse import parse_qs
 
 import aetcd
 from aetcd import rpc
 
 from detente.clock import parse_time
-from detente.errors import ConcurrencyError, ValidationError
-from detente.eventlog.envelope import GENESIS_HASH, StoredEvent, seal
-from detente.storage.base import NewEvent, RecordRow
+from detente.errors import ConcurrencyError, StoreError, ValidationError
+from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
+from detente.eventlog.subscription import Broadcaster
+from detente.storage.append import BufferedTx
+from detente.storage.base import PagedReads, RecordRow
 from detente.storage.etcd_connection import FAILOVER_SECONDS, RPC_TIMEOUT, EtcdConnection
 from detente.storage.etcd_layout import (
     EtcdKeys,
@@ -63,15 +66,19 @@ __all__ = ["FAILOVER_SECONDS", "RPC_TIMEOUT", "EtcdStore", "parse_etcd_url"]
 T = TypeVar("T")
 
 _PAGE = 500
+#: etcd's default ``--max-txn-ops``: the most operations one Txn may hold.
+MAX_TXN_OPS = 128
+#: Puts one appended event may need: the event, its per-repo copy, its stream, its row.
+_OPS_PER_EVENT = 4
 
 
 def parse_etcd_url(url: str) -> tuple[list[tuple[str, int]], str]:
-    """``etcd://h1:p1,h2:p2/prefix`` -> ``([(h1, p1), (h2, p2)], "prefix")``.
+    """``etcd://h1:p1,h2:p2/prefix[?max_txn_ops=N]`` -> ``([(h1, p1), (h2, p2)], "prefix")``.
 
     Raises:
         ValidationError: ``validation_error`` when no endpoint or a bad port is given.
     """
-    rest = url.removeprefix("etcd://")
+    rest = url.removeprefix("etcd://").partition("?")[0]
     hosts, _, prefix = rest.partition("/")
     endpoints: list[tuple[str, int]] = []
     for item in filter(None, hosts.split(",")):
@@ -82,6 +89,20 @@ def parse_etcd_url(url: str) -> tuple[list[tuple[str, int]], str]:
     if not endpoints:
         raise ValidationError("etcd URL needs endpoints: etcd://host:port,...", field="store")
     return endpoints, prefix.strip("/") or "detente"
+
+
+def parse_max_txn_ops(url: str) -> int:
+    """The ``max_txn_ops`` query option of an etcd URL (the cluster's ``--max-txn-ops``;
+    default :data:`MAX_TXN_OPS`, etcd's own default).
+
+    Raises:
+        ValidationError: ``validation_error`` when it is not a number from 8 up.
+    """
+    options = parse_qs(url.partition("?")[2])
+    raw = options.get("max_txn_ops", [str(MAX_TXN_OPS)])[-1]
+    if not raw.isdigit() or int(raw) < 8:
+        raise ValidationError(f"max_txn_ops must be a number >= 8, not {raw!r}", field="store")
+    return int(raw)
 
 
 def _put(key: bytes, value: bytes) -> Any:
@@ -95,87 +116,51 @@ class _Head:
         self.revision = revision  # the store revision of the read: the tx snapshot
 
 
-class _EtcdTx:
+class _EtcdTx(BufferedTx):
     def __init__(self, store: EtcdStore, head: _Head) -> None:
+        super().__init__(
+            (head.seq, head.hash),
+            lambda subject: store._stream_revision(subject, head.revision),
+        )
         self._store = store
         self.head = head
-        self.events: list[StoredEvent] = []
-        self.base: dict[str, int] = {}  # stream revisions at the snapshot (compare values)
-        self.revisions: dict[str, int] = {}  # after this tx's own appends
-        self.rows: dict[tuple[str, str], RecordRow] = {}
 
     def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
         return self._store._range_events(
             self._store._keys.repo_events(repo), since=seq, revision=self.head.revision
         )
 
-    def _revision(self, subject: str) -> int:
-        if subject in self.revisions:
-            return self.revisions[subject]
-        if subject not in self.base:
-            self.base[subject] = self._store._stream_revision(subject, self.head.revision)
-        return self.base[subject]
 
-    def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
-        for subject, want in expected.items():
-            have = self._revision(subject)
-            if have != want:
-                raise ConcurrencyError(
-                    f"stream {subject} is at revision {have}, expected {want}",
-                    subject=subject,
-                    expected=want,
-                    actual=have,
-                )
-        last = self.events[-1] if self.events else None
-        seq, prev = (last.seq, last.hash) if last else (self.head.seq, self.head.hash)
-        out: list[StoredEvent] = []
-        for event in events:
-            rev = self._revision(event.subject) + 1
-            self.revisions[event.subject] = rev
-            seq += 1
-            out.append(
-                seal(
-                    seq=seq,
-                    prev_hash=prev,
-                    id=event.id,
-                    type=event.type,
-                    version=event.version,
-                    repo=event.repo,
-                    subject=event.subject,
-                    subject_revision=rev,
-                    data=event.data,
-                    at=event.at,
-                )
-            )
-            prev = out[-1].hash
-        self.events.extend(out)
-        return out
-
-    def upsert_records(self, rows: Sequence[RecordRow]) -> None:
-        for row in rows:
-            self.rows[(row.kind, row.id)] = row
-
-
-class EtcdStore:
+class EtcdStore(PagedReads):
     """An etcd cluster shared by any number of detente servers (see the module docstring).
 
     Args:
         endpoints: ``(host, port)`` of each member's client URL.
         prefix: the key namespace (one detente installation per prefix).
         url: the URL this store was opened from (for display).
+        max_txn_ops: the cluster's ``--max-txn-ops``; a command needing more operations
+            is refused before it is sent, and lease expiries are batched to fit.
 
     Raises:
         StoreError: ``store_unavailable`` when no endpoint answers.
     """
 
     def __init__(
-        self, endpoints: Sequence[tuple[str, int]], *, prefix: str = "detente", url: str = ""
+        self,
+        endpoints: Sequence[tuple[str, int]],
+        *,
+        prefix: str = "detente",
+        url: str = "",
+        max_txn_ops: int = MAX_TXN_OPS,
     ) -> None:
         self.url = url or "etcd://" + ",".join(f"{h}:{p}" for h, p in endpoints) + f"/{prefix}"
         self._connection = EtcdConnection(endpoints)
+        self.max_txn_ops = max_txn_ops
+        #: The most events one transaction may append (see ``BoundedStore``).
+        self.max_events_per_transaction = (max_txn_ops - 1) // _OPS_PER_EVENT
         self._keys = EtcdKeys(prefix)
         self._tx_lock = threading.Lock()  # this process's writers never conflict with each other
-        self._listeners: dict[int, Callable[[int], None]] = {}
+        self._listeners = Broadcaster()
         self._listen_lock = threading.Lock()
         self._watch_task: concurrent.futures.Future[None] | None = None
         self._last_at: datetime | None = None
@@ -281,6 +266,12 @@ class EtcdStore:
             ops.append(_put(self._keys.record(row.kind, row.id), record_to_json(row)))
         if tx.events:
             ops.append(_put(head_key, head_to_json(tx.events[-1])))
+        if max(len(ops), len(compare)) > self.max_txn_ops:
+            raise StoreError(
+                f"{self._connection.name}: one command needs {max(len(ops), len(compare))} "
+                f"operations, more than the cluster's --max-txn-ops {self.max_txn_ops} "
+                "(raise it, and max_txn_ops in the store URL)"
+            )
         request = rpc.TxnRequest(compare=compare, success=ops, failure=[])
         sent = False
 
@@ -309,12 +300,6 @@ class EtcdStore:
     ) -> list[StoredEvent]:
         prefix = self._keys.events if repo is None else self._keys.repo_events(repo)
         return self._range_events(prefix, since=max(since, 0), limit=max(limit, 0))
-
-    def iter_all(self, *, batch: int = 1000) -> Iterator[StoredEvent]:
-        since = 0
-        while chunk := self.read(since=since, limit=batch):
-            yield from chunk
-            since = chunk[-1].seq
 
     def head(self) -> tuple[int, str]:
         head = self._read_head()
@@ -356,23 +341,11 @@ class EtcdStore:
         watch was re-established (a member failed, or the watched revision was
         compacted): events may have been committed meanwhile.
         """
+        unlisten = self._listeners.listen(fn)
         with self._listen_lock:
-            key = max(self._listeners, default=0) + 1
-            self._listeners[key] = fn
             if self._watch_task is None:
                 self._watch_task = self._connection.submit(self._watch())
-
-        def unlisten() -> None:
-            with self._listen_lock:
-                self._listeners.pop(key, None)
-
         return unlisten
-
-    def _notify(self, seq: int) -> None:
-        with self._listen_lock:
-            listeners = list(self._listeners.values())
-        for fn in listeners:
-            fn(seq)
 
     async def _watch(self) -> None:
         head_key = self._keys.head
@@ -381,9 +354,9 @@ class EtcdStore:
                 client = self._connection.client(self._connection.current)
                 await client.connect()
                 watch = await client.watch(head_key)
-                self._notify(0)
+                self._listeners.publish(0)
                 async for event in watch:
-                    self._notify(int(json.loads(event.kv.value)["seq"]))
+                    self._listeners.publish(int(json.loads(event.kv.value)["seq"]))
             except asyncio.CancelledError:
                 raise
             except Exception:  # member gone, no leader, compaction: re-watch elsewhere

@@ -25,11 +25,22 @@ from detente.errors import StoreError
 
 T = TypeVar("T")
 
-#: Seconds a request keeps failing over across endpoints before ``store_unavailable``.
-FAILOVER_SECONDS = 20.0
-#: Seconds one RPC may take (gRPC deadline).
-RPC_TIMEOUT = 5.0
+#: Seconds a request keeps failing over across endpoints before ``store_unavailable``
+#: (long enough for a leader election, short enough that a client hears of an
+#: unreachable cluster within 5 s).
+FAILOVER_SECONDS = 4.0
+#: Seconds one RPC may take (gRPC deadline; an attempt never outlives the failover budget).
+RPC_TIMEOUT = 3.0
 _RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying why an etcd call failed (never a raw gRPC dump)."""
+    if isinstance(exc, grpc.aio.AioRpcError):
+        return f"{exc.code().name}: {exc.details() or 'no details'}"
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 class EtcdConnection:
@@ -102,17 +113,32 @@ class EtcdConnection:
             index = self._current
             client = self.client(index)
             try:
-                await client.connect()
-                return await op(client)
-            except (grpc.aio.AioRpcError, aetcd.ClientError) as exc:
+                left = max(deadline - time.monotonic(), 0.05)
+                return await asyncio.wait_for(self._attempt(client, op), left)
+            except (grpc.aio.AioRpcError, aetcd.ClientError, TimeoutError) as exc:
                 retryable = isinstance(
-                    exc, aetcd.ConnectionFailedError | aetcd.ConnectionTimeoutError
+                    exc, aetcd.ConnectionFailedError | aetcd.ConnectionTimeoutError | TimeoutError
                 ) or (isinstance(exc, grpc.aio.AioRpcError) and exc.code() in _RETRYABLE)
-                if not retryable or time.monotonic() > deadline:
-                    raise StoreError(f"etcd request failed: {exc}") from exc
+                if not retryable:
+                    raise StoreError(f"{self.name}: request failed: {_reason(exc)}") from exc
+                if time.monotonic() >= deadline:
+                    raise StoreError(
+                        f"{self.name}: no member answered within {failover_seconds:g} s "
+                        f"(last: {_reason(exc)})"
+                    ) from exc
             attempt += 1
             self.skip(index)
             await asyncio.sleep(min(0.05 * attempt, 0.5))
+
+    @staticmethod
+    async def _attempt(client: aetcd.Client, op: Callable[[aetcd.Client], Awaitable[T]]) -> T:
+        await client.connect()
+        return await op(client)
+
+    @property
+    def name(self) -> str:
+        """``etcd at host:port,host:port`` (for messages)."""
+        return "etcd at " + ",".join(f"{h}:{p}" for h, p in self._endpoints)
 
     # ------------------------------------------------------------------ shutdown
 

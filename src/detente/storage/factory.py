@@ -5,8 +5,9 @@
   working directory, ``sqlite:////abs/path.db`` absolute (the SQLAlchemy convention);
 - ``postgresql://user:password@host:port/dbname`` (or ``postgres://``): several servers
   on one database (needs the ``postgres`` extra: psycopg 3);
-- ``etcd://host1:port1,host2:port2,host3:port3[/prefix]``: several servers on an etcd
-  cluster, keys under ``/<prefix>/`` (default ``detente``; needs the ``etcd`` extra).
+- ``etcd://host1:port1,host2:port2,host3:port3[/prefix][?max_txn_ops=N]``: several
+  servers on an etcd cluster, keys under ``/<prefix>/`` (default ``detente``; needs the
+  ``etcd`` extra); ``max_txn_ops`` is the cluster's ``--max-txn-ops`` (default 128).
 """
 
 from __future__ import annotations
@@ -47,11 +48,11 @@ def open_store(url: str) -> Store:
         return PostgresStore(url)
     if url.startswith("etcd://"):
         try:
-            from detente.storage.etcd import EtcdStore, parse_etcd_url
+            from detente.storage.etcd import EtcdStore, parse_etcd_url, parse_max_txn_ops
         except ImportError as exc:
             raise StoreError("the etcd store needs aetcd: pip install 'detente[etcd]'") from exc
         endpoints, prefix = parse_etcd_url(url)
-        return EtcdStore(endpoints, prefix=prefix, url=url)
+        return EtcdStore(endpoints, prefix=prefix, url=url, max_txn_ops=parse_max_txn_ops(url))
     raise ValidationError(
         f"unknown store URL {url!r}: use sqlite:///path/to/detente.db, memory://, "
         "postgresql://user@host:port/db or etcd://host:port,host:port",

@@ -7,64 +7,21 @@ when the transaction commits, so a failed command leaves nothing behind.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 
-from detente.errors import ConcurrencyError
-from detente.eventlog.envelope import GENESIS_HASH, StoredEvent, seal
-from detente.storage.base import NewEvent, RecordRow
+from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
+from detente.storage.append import BufferedTx
+from detente.storage.base import RecordRow
 
 
-class _MemoryTx:
+class _MemoryTx(BufferedTx):
     def __init__(self, store: MemoryStore) -> None:
+        super().__init__(store.head(), lambda subject: store._revisions.get(subject, 0))
         self._store = store
-        self.events: list[StoredEvent] = []
-        self.rows: dict[tuple[str, str], RecordRow] = {}
-        self.revisions: dict[str, int] = {}
 
     def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
         return [e for e in self._store._events[seq:] if e.repo == repo]
-
-    def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
-        for subject, want in expected.items():
-            have = self.revisions.get(subject, self._store._revisions.get(subject, 0))
-            if have != want:
-                raise ConcurrencyError(
-                    f"stream {subject} is at revision {have}, expected {want}",
-                    subject=subject,
-                    expected=want,
-                    actual=have,
-                )
-        out: list[StoredEvent] = []
-        last = self.events[-1] if self.events else None
-        seq = last.seq if last else len(self._store._events)
-        prev = last.hash if last else self._store.head()[1]
-        for event in events:
-            rev = (
-                self.revisions.get(event.subject, self._store._revisions.get(event.subject, 0)) + 1
-            )
-            seq += 1
-            stored = seal(
-                seq=seq,
-                prev_hash=prev,
-                id=event.id,
-                type=event.type,
-                version=event.version,
-                repo=event.repo,
-                subject=event.subject,
-                subject_revision=rev,
-                data=event.data,
-                at=event.at,
-            )
-            self.revisions[event.subject] = rev
-            prev = stored.hash
-            out.append(stored)
-        self.events.extend(out)
-        return out
-
-    def upsert_records(self, rows: Sequence[RecordRow]) -> None:
-        for row in rows:
-            self.rows[(row.kind, row.id)] = row
 
 
 class MemoryStore:

@@ -1,8 +1,10 @@
 """Overlap analysis: which holding claims a set of targets meets, and why.
 
 Paths are compared as globs (exact automaton intersection with a witness path, found
-through :class:`PatternIndex`, never a scan of every claim); modules, symbols and
-contract areas by exact value; memory impacts by path intersection and section. Every
+through :class:`PatternIndex`, never a scan of every claim); contract areas by exact
+value, symbols and modules by containment (a file contains
+its symbols, a class its methods, a module its submodules and files; see
+:mod:`detente.domain.overlap.named`); memory impacts by path intersection and section. Every
 overlap with a holding claim is ``blocking`` (DESIGN principle 5: symbolic overlap can
 block, semantic similarity only warns), except where either side is an advisory claim
 (an MCP file lease): those inform, never block. One report entry per other claim, its
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.overlap.globs import intersect
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
+from detente.domain.overlap.named import named_overlaps
 from detente.domain.state import RepoState
 
 _KIND_ORDER = (
@@ -97,17 +100,24 @@ def find_overlaps(
             found.setdefault(claim_id, _Found()).add(
                 OverlapKind.PATH, OverlapTarget(mine=mine, theirs=theirs, witness=witness)
             )
-    for kind, mapping, values in (
-        (OverlapKind.MODULE, state.claims.modules, targets.modules),
-        (OverlapKind.SYMBOL, state.claims.symbols, targets.symbols),
-        (OverlapKind.CONTRACT, state.claims.contracts, targets.contracts),
+    for claim_id, kind_name, mine, theirs, witness in named_overlaps(
+        paths=targets.paths,
+        module_targets=targets.modules,
+        symbol_targets=targets.symbols,
+        path_index=state.claims.path_index,
+        modules_held=state.claims.modules,
+        symbols_held=state.claims.symbols,
+        exclude=exclude,
     ):
-        for value in values:
-            for claim_id in sorted(mapping.get(value, ())):
-                if claim_id != exclude:
-                    found.setdefault(claim_id, _Found()).add(
-                        kind, OverlapTarget(mine=value, theirs=value, witness=value)
-                    )
+        found.setdefault(claim_id, _Found()).add(
+            OverlapKind(kind_name), OverlapTarget(mine=mine, theirs=theirs, witness=witness)
+        )
+    for value in targets.contracts:
+        for claim_id in sorted(state.claims.contracts.get(value, ())):
+            if claim_id != exclude:
+                found.setdefault(claim_id, _Found()).add(
+                    OverlapKind.CONTRACT, OverlapTarget(mine=value, theirs=value, witness=value)
+                )
     _memory_overlaps(state, targets, exclude, found)
 
     report: list[Overlap] = []
@@ -212,6 +222,14 @@ def _reason(other: Claim, kinds: tuple[OverlapKind, ...], targets: list[OverlapT
         )
     elif kind is OverlapKind.MEMORY:
         text = f"both change memory {first.witness!r} ({other.agent.name})"
+    elif kind in (OverlapKind.SYMBOL, OverlapKind.MODULE) and first.mine != first.theirs:
+        text = (
+            f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}) "
+            f"both cover {kind.value} {first.witness!r}"
+            if kind is OverlapKind.SYMBOL or "/" not in first.witness
+            else f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}) "
+            f"both match {first.witness!r}"
+        )
     else:
         text = f"both change {kind.value} {first.mine!r} ({other.agent.name})"
     more = len(targets) - 1

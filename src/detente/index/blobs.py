@@ -1,0 +1,67 @@
+"""Reading a commit's tree and blobs straight from the object database.
+
+The index never looks at a working tree: it reads ``git ls-tree`` for a commit and the
+blobs with one ``git cat-file --batch`` per batch, so it indexes exactly what was
+committed, in any worktree, without checking anything out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from detente.vcs.git import Git, GitError
+
+__all__ = ["TreeEntry", "read_blobs", "read_tree"]
+
+TreeEntry = tuple[str, str]
+"""``(path, blob OID)`` of one file."""
+
+
+def read_tree(git: Git, commit: str) -> list[TreeEntry]:
+    """Every file (blob) of a commit's tree with its blob OID, sorted by path.
+
+    Submodules (gitlinks) and symlinks are left out: neither holds source to index.
+
+    Raises:
+        GitError: ``vcs_error`` when ``commit`` does not name a commit.
+    """
+    out = git.run("ls-tree", "-r", "-z", "--full-tree", f"{commit}^{{tree}}").stdout_bytes
+    entries: list[TreeEntry] = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, kind, oid = meta.split(b" ")
+        if kind != b"blob" or mode == b"120000":
+            continue
+        entries.append((raw_path.decode("utf-8", "surrogateescape"), oid.decode("ascii")))
+    entries.sort()
+    return entries
+
+
+def read_blobs(git: Git, oids: Iterable[str]) -> dict[str, bytes]:
+    """The contents of blobs by OID, read in one ``git cat-file --batch`` run.
+
+    Raises:
+        GitError: ``vcs_error`` when an OID is missing from the repository.
+    """
+    wanted = list(dict.fromkeys(oids))
+    if not wanted:
+        return {}
+    out = git.run(
+        "cat-file", "--batch", input="".join(f"{o}\n" for o in wanted).encode()
+    ).stdout_bytes
+    blobs: dict[str, bytes] = {}
+    at = 0
+    for oid in wanted:
+        header_end = out.index(b"\n", at)
+        header = out[at:header_end].split(b" ")
+        if len(header) != 3:
+            raise GitError(
+                f"blob {oid} is missing from the repository", returncode=-1, stderr="", args=()
+            )
+        size = int(header[2])
+        start = header_end + 1
+        blobs[oid] = out[start : start + size]
+        at = start + size + 1
+    return blobs

@@ -1,0 +1,46 @@
+"""Resolving claimed symbol names through the repository's symbol index.
+
+One :class:`~detente.index.symbols.SymbolIndex` per repository directory for the whole
+process: its caches are keyed by commit and blob OIDs, which never change meaning, so
+sharing them between services and threads is safe.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from detente.index.symbols import SymbolIndex
+
+__all__ = ["resolve_symbols", "symbol_index"]
+
+_INDEXES: dict[Path, SymbolIndex] = {}
+_LOCK = threading.Lock()
+
+
+def symbol_index(repo: Path) -> SymbolIndex:
+    """The shared symbol index of the repository at ``repo``."""
+    key = repo.resolve()
+    with _LOCK:
+        index = _INDEXES.get(key)
+        if index is None:
+            index = _INDEXES[key] = SymbolIndex(key)
+        return index
+
+
+def resolve_symbols(
+    repo: Path | None, names: Sequence[str], commit: str, *, field: str
+) -> tuple[str, ...]:
+    """Claimed symbol names in canonical ``path::Qualified.name`` form.
+
+    Without a repository path (a path-less test repo) names are kept as given (stripped),
+    and compare by qualified name alone.
+
+    Raises:
+        ValidationError: ``validation_error`` (HTTP 422) when a bare name matches no
+            symbol at ``commit`` or several (``candidates`` lists them).
+    """
+    if repo is None or not names:
+        return tuple(n.strip() for n in names)
+    return symbol_index(repo).resolve_all(names, commit, field=field)

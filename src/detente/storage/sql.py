@@ -1,0 +1,205 @@
+"""What the SQL stores share: one schema, one set of statements, one transaction class.
+
+SQLite and PostgreSQL agree on everything detente asks of SQL except three things, which
+a :class:`Dialect` names: the parameter marker (``?`` / ``%s``), the type of the global
+sequence column and the triggers that keep the log append-only. Every statement below is
+written once with ``?`` markers and spelled for the dialect by :meth:`Dialect.sql`.
+
+Tables: ``events`` (the hash-chained log; ``UNIQUE (subject, subject_revision)`` is the
+CAS guarantee behind every expected revision), ``records`` (projection rows, written in
+the same transaction as the events that produced them) and ``meta`` (schema version).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from detente.errors import ConcurrencyError
+from detente.eventlog.envelope import GENESIS_HASH, NewEvent, StoredEvent
+from detente.eventlog.records import RecordRow
+from detente.storage.append import seal_appends
+from detente.storage.base import PagedReads
+
+SCHEMA_VERSION = "1"
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS events (
+    seq {seq_type} PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    repo TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    subject_revision INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    at TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (subject, subject_revision)
+);
+CREATE INDEX IF NOT EXISTS events_repo_seq ON events (repo, seq);
+CREATE TABLE IF NOT EXISTS records (
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    repo TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (kind, id)
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+_COLUMNS = "seq, id, type, version, repo, subject, subject_revision, data, at, prev_hash, hash"
+_INSERT_EVENT = f"INSERT INTO events ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+_STREAM_REVISION = "SELECT COALESCE(MAX(subject_revision), 0) FROM events WHERE subject = ?"
+_HEAD = "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+_UPSERT_RECORD = (
+    "INSERT INTO records (kind, id, repo, revision, status, body) VALUES (?,?,?,?,?,?) "
+    "ON CONFLICT (kind, id) DO UPDATE SET repo = excluded.repo, "
+    "revision = excluded.revision, status = excluded.status, body = excluded.body"
+)
+#: Records the schema version once (both dialects know ``ON CONFLICT DO NOTHING``).
+SCHEMA_MARK = (
+    f"INSERT INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}') "
+    "ON CONFLICT DO NOTHING"
+)
+
+#: Runs one SELECT: ``(sql, params) -> rows``.
+Fetch = Callable[[str, Sequence[Any]], list[Any]]
+#: Runs one statement for each parameter tuple.
+ExecuteMany = Callable[[str, list[tuple[Any, ...]]], None]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """Where SQLite and PostgreSQL differ.
+
+    Attributes:
+        param: the parameter marker (``?`` or ``%s``).
+        seq_type: the column type of the global sequence.
+        append_only: statements creating the triggers that refuse UPDATE/DELETE of events.
+        races: the driver's exceptions for a violated UNIQUE constraint (a lost race).
+    """
+
+    param: str
+    seq_type: str
+    append_only: str
+    races: tuple[type[Exception], ...]
+
+    def sql(self, text: str) -> str:
+        """``text`` (written with ``?`` markers) in this dialect."""
+        return text if self.param == "?" else text.replace("?", self.param)
+
+    def schema(self) -> str:
+        """Every statement creating the schema (idempotent)."""
+        return _TABLES.format(seq_type=self.seq_type) + self.append_only
+
+
+def row_to_event(row: Sequence[Any]) -> StoredEvent:
+    """A stored event from a row of :data:`_COLUMNS`."""
+    return StoredEvent(
+        seq=int(row[0]),
+        id=str(row[1]),
+        type=str(row[2]),
+        version=int(row[3]),
+        repo=str(row[4]),
+        subject=str(row[5]),
+        subject_revision=int(row[6]),
+        data=json.loads(row[7]),
+        at=str(row[8]),
+        prev_hash=str(row[9]),
+        hash=str(row[10]),
+    )
+
+
+def _event_params(e: StoredEvent) -> tuple[Any, ...]:
+    data = json.dumps(e.data, sort_keys=True, ensure_ascii=False)
+    head = (e.seq, e.id, e.type, e.version, e.repo, e.subject, e.subject_revision)
+    return (*head, data, e.at, e.prev_hash, e.hash)
+
+
+def _record_params(r: RecordRow) -> tuple[Any, ...]:
+    return (r.kind, r.id, r.repo, r.revision, r.status, json.dumps(r.body, sort_keys=True))
+
+
+class SqlTx:
+    """One write transaction on a SQL store (the caller began it and commits it).
+
+    Args:
+        dialect: the store's SQL dialect.
+        fetch: runs a SELECT on the transaction's connection.
+        execute_many: runs a write statement on the transaction's connection.
+    """
+
+    def __init__(self, dialect: Dialect, fetch: Fetch, execute_many: ExecuteMany) -> None:
+        self._dialect = dialect
+        self._fetch = fetch
+        self._execute_many = execute_many
+        self.appended: list[StoredEvent] = []
+
+    def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
+        """See :meth:`detente.storage.base.StoreTx.read_after`."""
+        query = f"SELECT {_COLUMNS} FROM events WHERE repo = ? AND seq > ? ORDER BY seq"
+        return [row_to_event(r) for r in self._fetch(self._dialect.sql(query), (repo, seq))]
+
+    def _revision(self, subject: str) -> int:
+        rows = self._fetch(self._dialect.sql(_STREAM_REVISION), (subject,))
+        return int(rows[0][0]) if rows else 0
+
+    def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
+        """See :meth:`detente.storage.base.StoreTx.append`."""
+        rows = self._fetch(_HEAD, ())
+        head = (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
+        out = seal_appends(events, expected, head=head, revision_of=self._revision)
+        try:
+            self._execute_many(self._dialect.sql(_INSERT_EVENT), [_event_params(e) for e in out])
+        except self._dialect.races as exc:
+            raise ConcurrencyError(f"append lost a race: {exc}") from exc
+        self.appended.extend(out)
+        return out
+
+    def upsert_records(self, rows: Sequence[RecordRow]) -> None:
+        """See :meth:`detente.storage.base.StoreTx.upsert_records`."""
+        if rows:
+            self._execute_many(self._dialect.sql(_UPSERT_RECORD), [_record_params(r) for r in rows])
+
+
+class SqlReads(PagedReads):
+    """The reads of a SQL store, on top of its :meth:`_fetch` (one pooled or locked query)."""
+
+    dialect: Dialect
+
+    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    def read(
+        self, *, since: int = 0, limit: int = 1000, repo: str | None = None
+    ) -> list[StoredEvent]:
+        """See :meth:`detente.storage.base.Store.read`."""
+        query = f"SELECT {_COLUMNS} FROM events WHERE seq > ?"
+        params: list[Any] = [since]
+        if repo is not None:
+            query += " AND repo = ?"
+            params.append(repo)
+        params.append(max(limit, 0))
+        rows = self._fetch(self.dialect.sql(query + " ORDER BY seq LIMIT ?"), params)
+        return [row_to_event(r) for r in rows]
+
+    def head(self) -> tuple[int, str]:
+        """See :meth:`detente.storage.base.Store.head`."""
+        rows = self._fetch(_HEAD)
+        return (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
+
+    def records(self, kind: str, repo: str | None = None) -> list[RecordRow]:
+        """See :meth:`detente.storage.base.Store.records`."""
+        query = "SELECT kind, id, repo, revision, status, body FROM records WHERE kind = ?"
+        params: list[Any] = [kind]
+        if repo is not None:
+            query += " AND repo = ?"
+            params.append(repo)
+        rows = self._fetch(self.dialect.sql(query + " ORDER BY id"), params)
+        return [RecordRow(r[0], r[1], r[2], int(r[3]), r[4], json.loads(r[5])) for r in rows]
