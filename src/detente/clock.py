@@ -6,8 +6,12 @@ service receives a :class:`Clock` so tests can drive time with :class:`FakeClock
 
 from __future__ import annotations
 
+import os
 import threading
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Protocol
 
 
@@ -22,6 +26,52 @@ class SystemClock:
 
     def now(self) -> datetime:
         return datetime.now(UTC)
+
+
+class TimeSources(Protocol):
+    """The raw readings a steady clock is built from (injectable for tests).
+
+    ``wall()`` is POSIX seconds (steps when someone sets the clock); ``monotonic()`` is
+    seconds on a clock no one can set, shared by every process of the machine when
+    ``boot()`` names it; ``boot()`` changes when the monotonic clock restarts.
+    """
+
+    def wall(self) -> float: ...
+
+    def monotonic(self) -> float: ...
+
+    def boot(self) -> str: ...
+
+
+class SystemTimeSources:
+    """This machine's clocks: ``CLOCK_REALTIME`` and, on Linux, ``CLOCK_BOOTTIME`` (counts
+    suspended time too, one timeline for every process) with the kernel's boot id.
+    Elsewhere the monotonic clock is the process's own (``boot()`` names the process)."""
+
+    def __init__(self) -> None:
+        self._boot = _boot_id()
+        boottime = getattr(time, "CLOCK_BOOTTIME", None)
+        self._monotonic: Callable[[], float] = (
+            (lambda: time.clock_gettime(boottime))
+            if boottime is not None and not self._boot.startswith("process-")
+            else time.monotonic
+        )
+
+    def wall(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return self._monotonic()
+
+    def boot(self) -> str:
+        return self._boot
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return f"process-{os.getpid()}-{time.time_ns()}"
 
 
 class FakeClock:

@@ -1,7 +1,7 @@
-"""The composition root: wire a :class:`~detente.service.Service` to real repositories.
+"""Wire a :class:`~detente.service.Service` to real repositories and a store.
 
-Adapters that need a service of their own (``detente serve``, the CLI's local mode, the
-demo) build it here, so the defaults live in one place:
+Whoever needs a service of its own (``detente serve`` through :mod:`detente.server`,
+the client's local mode, the demo) builds it here, so the defaults live in one place:
 
 - each repository is opened with :func:`~detente.vcs.open_repo` and registered under its
   directory name (or the name given);
@@ -11,19 +11,13 @@ demo) build it here, so the defaults live in one place:
   database;
 - base commits are validated against the real repository with
   :func:`~detente.vcs.resolve_commit`.
-
-Heavy modules (uvicorn, FastAPI) are imported only by :func:`serve`.
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from detente.clock import Clock
 from detente.errors import ValidationError
@@ -32,16 +26,10 @@ from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
 from detente.vcs import default_store_path, open_repo, resolve_commit
 
-if TYPE_CHECKING:
-    import uvicorn
-
-__all__ = ["build_service", "default_store_url", "make_server", "resolve_store_url", "serve"]
+__all__ = ["build_service", "default_store_url", "resolve_store_url"]
 
 #: The environment variable naming the store URL when no ``--store`` is given.
 STORE_ENV = "DETENTE_STORE"
-
-#: Seconds between background lease sweeps of a served app.
-SWEEP_INTERVAL = 1.0
 
 
 def default_store_url(repo: Path) -> str:
@@ -116,73 +104,3 @@ def build_service(
     # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with
     # skewed machine clocks then agree on every deadline (detente.storage.clock).
     return Service(store, clock or default_clock(store), configs, resolve_commit=resolve_commit)
-
-
-def make_server(
-    service: Service,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 7420,
-    sweep_interval: float = SWEEP_INTERVAL,
-    log_level: str = "warning",
-) -> uvicorn.Server:
-    """A uvicorn server for ``service`` (not started).
-
-    Args:
-        service: the use cases to serve.
-        host: interface to bind.
-        port: TCP port (0 lets the OS choose; read it back from the socket you pass).
-        sweep_interval: seconds between background lease sweeps.
-        log_level: uvicorn's log level.
-
-    Returns:
-        The ``uvicorn.Server``; run it with ``server.run()`` (blocking, in any thread) and
-        stop it with ``server.should_exit = True``.
-    """
-    import uvicorn
-
-    from detente.api.app import create_app
-
-    app = create_app(service, sweep_interval=sweep_interval)
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        access_log=False,
-        timeout_graceful_shutdown=2,
-        lifespan="on",
-    )
-    return uvicorn.Server(config)
-
-
-def serve(
-    service: Service,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 7420,
-    sweep_interval: float = SWEEP_INTERVAL,
-    sock: socket.socket | None = None,
-) -> None:
-    """Serve the HTTP API until SIGINT or SIGTERM, then return after a graceful shutdown.
-
-    Args:
-        service: the use cases to serve.
-        host: interface to bind (the CLI refuses non-loopback hosts).
-        port: TCP port.
-        sweep_interval: seconds between background lease sweeps.
-        sock: an already bound listening socket to serve on instead of ``host:port``.
-    """
-    server = make_server(service, host=host, port=port, sweep_interval=sweep_interval)
-    stops: list[int] = []
-    handlers = {}
-    if threading.current_thread() is threading.main_thread():
-        # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal to
-        # the handler that was installed before it; this one turns that into a return.
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            handlers[sig] = signal.signal(sig, lambda signum, _frame: stops.append(signum))
-    try:
-        server.run(sockets=[sock] if sock is not None else None)
-    finally:
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)

@@ -12,8 +12,8 @@ import httpx
 import pytest
 import uvicorn
 
-from detente.api.app import create_app
 from detente.clock import FakeClock
+from detente.server import build_app
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 
@@ -42,7 +42,7 @@ class _Server(uvicorn.Server):
 def running(service: Service) -> Iterator[str]:
     """Serve ``service`` over HTTP until the block exits; yields the base URL."""
     port = free_port()
-    config = uvicorn.Config(create_app(service), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(build_app(service), host="127.0.0.1", port=port, log_level="warning")
     server = _Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -17,8 +17,9 @@ Git = Callable[..., str]
 class Cli:
     """Runs ``detente --repo <repo> ARGS`` in-process and decodes ``--json`` output."""
 
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, mode: str = "local") -> None:
         self.repo = repo
+        self.mode = mode  # what ``--json`` reports: "local" (in-process) or "server" (HTTP)
         self.runner = CliRunner()
 
     def __call__(self, *args: str) -> Any:

@@ -1,17 +1,28 @@
-"""CLI tests: ``typer.testing.CliRunner`` in local mode against real git repos in tmp_path.
+"""CLI tests: ``typer.testing.CliRunner`` against real git repos in tmp_path.
 
-Local mode is forced (``DETENTE_LOCAL=1``) so no test ever talks to a stray server on
-port 7420; each invocation builds the service on the repo's own SQLite file.
+The ``cli`` fixture runs every test against both client implementations:
+
+- ``inprocess``: local mode is forced (``DETENTE_LOCAL=1``) so no test ever talks to a
+  stray server on port 7420; each invocation builds the service on the repo's own SQLite
+  file and calls it in-process;
+- ``http``: a real uvicorn server on a free loopback port serves the repository (on the
+  same default SQLite file) and every invocation talks to it (``DETENTE_URL``).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_harness import Cli, Git
+
+from api.conftest import running
+from detente import runtime
+from detente.clock import FakeClock
+from detente.runtime import build_service
 
 
 @pytest.fixture(autouse=True)
@@ -62,5 +73,27 @@ def repo(tmp_path: Path, git: Git) -> Path:
 
 
 @pytest.fixture
-def cli(repo: Path) -> Cli:
-    return Cli(repo)
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The composition root's clock, replaced by a fake one the test moves."""
+    fake = FakeClock()
+    monkeypatch.setattr(runtime, "default_clock", lambda _store: fake)
+    return fake
+
+
+@pytest.fixture(params=["inprocess", "http"])
+def cli(
+    request: pytest.FixtureRequest, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Cli]:
+    if request.param == "inprocess":
+        yield Cli(repo)
+        return
+    if "clock" in request.fixturenames:
+        request.getfixturevalue("clock")  # the server's service must see the fake clock
+    service = build_service([repo])
+    try:
+        with running(service) as base:
+            monkeypatch.delenv("DETENTE_LOCAL")
+            monkeypatch.setenv("DETENTE_URL", base)
+            yield Cli(repo, mode="server")
+    finally:
+        service.store.close()

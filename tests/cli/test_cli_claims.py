@@ -38,7 +38,7 @@ def test_claim_open_json_reports_an_active_claim_with_its_worktree(cli: Cli, git
     assert body["claim"]["testResponsibility"] == ["docs-build"]
     assert body["claim"]["status"] == "active"
     assert body["claim"]["agent"]["name"] == "codex"
-    assert body["mode"] == "local"
+    assert body["mode"] == cli.mode
     assert body["worktree"]["branch"] == body["claim"]["branch"]
     assert body["worktree"]["headOid"] == body["claim"]["baseCommit"]
     assert Path(body["claim"]["worktree"]).is_dir()

@@ -7,10 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from cli_harness import Cli
 
-from detente import runtime
 from detente.clock import FakeClock
 
 
@@ -94,11 +92,8 @@ def test_events_watch_text_prints_one_line_per_event(cli: Cli) -> None:
 
 
 def test_renewing_after_the_deadline_exits_5_and_the_claim_is_expired(
-    cli: Cli, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, clock: FakeClock
 ) -> None:
-    clock = FakeClock()
-    # The composition root's clock, replaced by a fake one the test moves.
-    monkeypatch.setattr(runtime, "default_clock", lambda _store: clock)
     claim = cli.open("src/**", ttl="30")["claim"]
     clock.advance(31)
 

@@ -6,22 +6,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 from cli_harness import Cli, Git
 
-from detente import runtime
 from detente.clock import FakeClock
 
 TTL = 5
 GRACE = 30  # Policy.takeover_grace_seconds
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    """The composition root's clock, replaced by a fake one the test moves."""
-    fake = FakeClock()
-    monkeypatch.setattr(runtime, "default_clock", lambda _store: fake)
-    return fake
 
 
 def _claim(cli: Cli, claim_id: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from detente.clock import SystemClock
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.gates.evidence import BaseRef, Evidence
 from detente.domain.gates.integration import CompleteClaim
-from detente.runtime import make_server
+from detente.server import make_server
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 

@@ -2,8 +2,11 @@
 
 ``env`` is parametrized over
 
-- ``inprocess``: ``mcp.Client(server)`` connected in-process to the server built on a
-  service with a :class:`FakeClock` (time moves with ``env.advance``);
+- ``inprocess``: ``mcp.Client(server)`` connected in-process to the server built over an
+  in-process client of a service with a :class:`FakeClock` (time moves with
+  ``env.advance``);
+- ``remote``: the same, but the server's tools call a real uvicorn server through the
+  HTTP client (so every tool runs against both client implementations);
 - ``http``: a real uvicorn server (``tests/api/conftest.py``'s ``running``) serving the
   detente app with MCP mounted at ``/mcp``, fake clock too, client over streamable HTTP;
 - ``stdio``: ``detente mcp --repo`` spawned as a subprocess per connection (two
@@ -23,8 +26,9 @@ import pytest
 from mcp_harness import McpEnv
 
 from api.conftest import running
+from detente.client import connect
+from detente.client.inprocess import InProcessClient
 from detente.clock import FakeClock
-from detente.mcp_server.backend import ServiceBackend
 from detente.mcp_server.server import build_server
 from detente.runtime import build_service
 
@@ -66,7 +70,7 @@ def repo(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture(params=["inprocess", "http", "stdio"])
+@pytest.fixture(params=["inprocess", "remote", "http", "stdio"])
 def env(request: pytest.FixtureRequest, repo: Path, tmp_path: Path) -> Iterator[McpEnv]:
     with ExitStack() as stack:
         if request.param == "stdio":
@@ -77,9 +81,12 @@ def env(request: pytest.FixtureRequest, repo: Path, tmp_path: Path) -> Iterator[
         service = build_service([repo], store_url=store, clock=clock)
         stack.callback(service.store.close)
         if request.param == "inprocess":
-            yield McpEnv(
-                "inprocess", repo, ttl=60, clock=clock, server=build_server(ServiceBackend(service))
-            )
+            server = build_server(InProcessClient(service))
+            yield McpEnv("inprocess", repo, ttl=60, clock=clock, server=server)
             return
         base = stack.enter_context(running(service))
+        if request.param == "remote":
+            client = stack.enter_context(connect(base, repo, local=False))
+            yield McpEnv("remote", repo, ttl=60, clock=clock, server=build_server(client))
+            return
         yield McpEnv("http", repo, ttl=60, clock=clock, url=f"{base}/mcp", service=service)

@@ -14,11 +14,10 @@ import pytest
 from mcp_harness import call, fail, stdio_client
 
 from api.conftest import running
-from detente.cli.client import Client as CliClient
+from detente.client import connect
+from detente.client.http import HttpClient
 from detente.clock import FakeClock
-from detente.errors import InvalidTransition
-from detente.mcp_server.backend import HttpBackend
-from detente.mcp_server.server import build_server, remote_backend
+from detente.mcp_server.server import build_server
 from detente.runtime import build_service
 from detente.service import Service
 from mcp import Client
@@ -46,11 +45,11 @@ def base(service: Service) -> Iterator[str]:
 
 @pytest.fixture
 def remote(base: str, repo: Path) -> Iterator[Client]:
-    backend = remote_backend(base, repo)
+    client = connect(base, repo, local=False)
     try:
-        yield Client(build_server(backend))
+        yield Client(build_server(client))
     finally:
-        backend.close()
+        client.close()
 
 
 async def test_remote_tools_report_caution_and_release_through_the_http_api(
@@ -122,15 +121,25 @@ async def test_a_remote_patch_of_an_unregistered_memory_document_is_not_found(
         assert error["code"] == "not_found"
 
 
-def test_an_older_server_without_memory_routes_gives_a_clear_invalid_transition() -> None:
+async def test_an_older_server_without_memory_routes_gives_a_clear_invalid_transition() -> None:
     def older_server(request: httpx.Request) -> httpx.Response:
         return httpx.Response(404, json={"detail": "Not Found"})  # FastAPI's unknown route
 
     http = httpx.Client(transport=httpx.MockTransport(older_server), base_url="http://old")
-    backend = HttpBackend(CliClient(http, repo_name="demo"))
-    with pytest.raises(InvalidTransition) as caught:
-        backend.patch_memory_section({"repo": "demo", "path": "AGENTS.md"})
-    assert "does not serve memory documents" in caught.value.detail
+    async with Client(build_server(HttpClient(http, repo_name="demo"))) as client:
+        error = await fail(
+            client,
+            "memory_patch_section",
+            path="AGENTS.md",
+            section_key="build",
+            expected_section_revision=1,
+            expected_file_hash="h",
+            claim_id="clm_1",
+            fencing_token=1,
+            body="b",
+        )
+    assert error["code"] == "invalid_transition"
+    assert "does not serve memory documents" in error["detail"]
 
 
 async def test_detente_mcp_with_server_url_works_on_the_servers_records(

@@ -9,14 +9,14 @@ import pytest
 from mcp_harness import call, fail, git, resource
 from starlette.testclient import TestClient
 
-from detente.api.app import create_app
+from detente.client.inprocess import InProcessClient
 from detente.clock import FakeClock
 from detente.domain.memory import commands as mc
 from detente.mcp_server.activity import Activity
-from detente.mcp_server.backend import ServiceBackend
 from detente.mcp_server.resources import ACTIVITY_URI, CLAIMS_URI
 from detente.mcp_server.server import build_server
 from detente.runtime import build_service
+from detente.server import build_app
 from detente.service import Service
 from mcp import Client
 
@@ -37,7 +37,7 @@ def service(repo: Path, clock: FakeClock) -> Iterator[Service]:
 
 @pytest.fixture
 def client(service: Service) -> Client:
-    return Client(build_server(ServiceBackend(service), activity=Activity(per_session=3)))
+    return Client(build_server(InProcessClient(service), activity=Activity(per_session=3)))
 
 
 async def test_every_tool_of_the_issue_is_listed_with_a_description(client: Client) -> None:
@@ -354,8 +354,8 @@ async def test_events_since_pages_the_log_without_hashes(client: Client) -> None
 def test_the_mcp_endpoint_of_an_app_run_without_its_lifespan_answers_503(
     service: Service,
 ) -> None:
-    app = create_app(service)
-    http = TestClient(app)  # not entered: no lifespan, as in the CLI's local mode
+    app = build_app(service)
+    http = TestClient(app)  # not entered: no lifespan
     r = http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert r.status_code == 503 and r.json()["code"] == "server_unavailable"
     assert "/mcp" not in http.get("/openapi.json").json()["paths"]

@@ -108,8 +108,14 @@ class PostgresServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        # Tests never crash PostgreSQL itself, so its own fsyncs only cost time there;
-        # benchmarks run it durable (fsync and synchronous commit on, the defaults).
+        self._spawn()
+        return self
+
+    def _spawn(self) -> None:
+        data = self.root / "data"
+        # Tests share a server they never crash, so its own fsyncs only cost time there;
+        # benchmarks and the test that kills PostgreSQL run it durable (fsync and
+        # synchronous commit on, the defaults).
         fast = [] if self.durable else ["-c", "fsync=off", "-c", "synchronous_commit=off"]
         self.proc = subprocess.Popen(
             [
@@ -127,7 +133,10 @@ class PostgresServer:
         )
         _wait_for_port(self.port, self.proc, "postgres")
         self._ready()
-        return self
+
+    def restart(self) -> None:
+        """Start the server again on its data (after a kill; it recovers from its WAL)."""
+        self._spawn()
 
     def _ready(self) -> None:
         import psycopg
@@ -255,6 +264,20 @@ class EtcdCluster:
         assert proc is not None
         proc.kill()
         proc.wait(timeout=10)
+
+    def kill_all(self) -> None:
+        """kill -9 every member (their data directories stay)."""
+        for index in range(len(self.members)):
+            self.kill(index)
+
+    def restart_all(self) -> None:
+        """Start every member again and wait for a leader."""
+        for member in self.members:
+            self._spawn(member, "existing")
+        for member in self.members:
+            assert member.proc is not None
+            _wait_for_port(member.client_port, member.proc, f"etcd {member.name}")
+        self._wait_for_leader()
 
     def restart(self, index: int) -> None:
         member = self.members[index]

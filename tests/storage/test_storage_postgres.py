@@ -11,7 +11,7 @@ from detente.errors import StoreError
 from detente.service import RepoConfig, Service
 from detente.storage.base import NewEvent
 from detente.storage.clock import StoreClock
-from detente.storage.factory import open_store
+from detente.storage.factory import display_url, open_store
 from detente.storage.postgres import APPEND_LOCK, PostgresStore
 from storage.servers import PostgresServer, free_port
 
@@ -93,3 +93,10 @@ def test_eight_repositories_written_at_once_through_a_pool_of_two_all_commit(
     assert failed == [] and len(opened) == 3 * len(repos)
     assert service.audit().ok
     store.close()
+
+
+def test_a_store_url_is_printed_without_its_password() -> None:
+    assert display_url("postgresql://app:s3cret@db:5432/x") == "postgresql://app:***@db:5432/x"
+    assert display_url("postgresql://app@db/x") == "postgresql://app@db/x"
+    assert display_url("etcd://a:1,b:2/team") == "etcd://a:1,b:2/team"
+    assert display_url("sqlite:////srv/detente.db") == "sqlite:////srv/detente.db"

@@ -1,8 +1,11 @@
 """The HTTP API (API.md v1): claims, events (JSON and SSE), audit, repositories.
 
-Routes are thin: parse the body (pydantic at the edge), call :class:`Service`, render the
-records' wire shape. Errors become problem+json through ``problems.py``. Service calls
-are synchronous; FastAPI runs plain ``def`` routes in its threadpool.
+Routes are thin: FastAPI parses the request with the client's body models
+(:mod:`detente.client.body`), :class:`~detente.client.inprocess.ServiceCalls` makes the
+one service call of the operation and renders the wire shape. Errors become problem+json
+through ``problems.py``. Service calls are synchronous; FastAPI runs plain ``def`` routes
+in its threadpool. The MCP endpoint is mounted by the composition root
+(:mod:`detente.server`), not here: no adapter imports another.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from detente.api.routes import (
     patches,
     system,
 )
+from detente.client.inprocess import ServiceCalls
 from detente.errors import DetenteError
-from detente.mcp_server import http as mcp_http
 from detente.service import Service
 
 
@@ -72,8 +75,8 @@ def create_app(service: Service, *, sweep_interval: float | None = None) -> Fast
     app.add_exception_handler(DetenteError, detente_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
 
+    calls = ServiceCalls(service)
     areas = (system, claims, meetings, events, agents, memory)
     for area in (*areas, integration, patches, deployments):
-        app.include_router(area.router(service))
-    mcp_http.mount(app, service)  # MCP streamable HTTP at /mcp (SDK loaded at startup)
+        app.include_router(area.router(calls))
     return app

@@ -8,6 +8,7 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from detente.client.body import invalid
 from detente.errors import DetenteError
 
 #: The HTTP edge's mapping from stable error code to status (API.md "Errors").
@@ -63,22 +64,10 @@ async def detente_error_handler(request: Request, exc: Exception) -> JSONRespons
 
 
 async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """A malformed request: ``422 validation_error`` naming the first field (the same
+    error :func:`detente.client.body.invalid` gives the in-process client)."""
     assert isinstance(exc, RequestValidationError)
-    errors = exc.errors()
-    first = errors[0] if errors else {}
-    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
-    field = ".".join(loc) or None
-    message = str(first.get("msg", "invalid request"))
-    if first.get("type") == "json_invalid":  # loc is a character offset, not a field
-        field = None
-        message = f"the request body is not valid JSON ({message} at offset {loc[0] if loc else 0})"
-    detail = f"{field}: {message}" if field else message
-    return problem(
-        422,
-        "validation_error",
-        detail,
-        field=field,
-        errors=[
-            {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg"))} for e in errors
-        ],
-    )
+    error = invalid(exc.errors())
+    fields = error.to_problem()
+    fields["field"] = error.field  # always present, null when no field is to blame
+    return problem(422, fields.pop("code"), fields.pop("detail"), **fields)

@@ -22,7 +22,7 @@ from detente.errors import DetenteError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from detente.cli.client import Client
+    from detente.client import Client
 
 __all__ = ["JsonFlag", "Session", "Settings", "run", "settings"]
 
@@ -108,7 +108,7 @@ class Session:
 
 def run(ctx: typer.Context, json_flag: bool, body: Callable[[Session], int | None]) -> NoReturn:
     """Run a command body and exit with its status (see the module docstring)."""
-    from detente.cli.client import connect
+    from detente.client import connect
 
     found = settings(ctx, json_flag)
     out = Output(json_mode=found.json, verbose=found.verbose)

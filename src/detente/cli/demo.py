@@ -15,7 +15,7 @@ The story, on a ``git clone --no-local`` of a real repository in a temporary dir
 8. ``codex`` withdraws (abandon, recording its diff summary) and ``audit verify`` passes.
 
 Every claim goes through the same code as ``detente claim open`` (``workspace.open_claim``)
-and the same :class:`~detente.cli.client.Client`.
+and the same :class:`~detente.client.Client`.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from detente.cli.client import Client, SseMessage
 from detente.cli.render import Output
+from detente.client import Client, SseMessage
 from detente.errors import DetenteError
 
 __all__ = ["DemoFailed", "run_demo", "source_repository"]
@@ -205,10 +205,9 @@ def run_demo(source: str, *, out: Output, keep: bool = False) -> dict[str, Any]:
 
 
 def _story(source: str, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]:
-    import httpx
-
     from detente import runtime
-    from detente.cli.serving import bind
+    from detente.cli.serving import bind, make_server
+    from detente.client.http import HttpClient
     from detente.vcs import Git
 
     name = Path(source.rstrip("/")).name.removesuffix(".git") or "repo"
@@ -220,12 +219,13 @@ def _story(source: str, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
     store_url = f"sqlite:///{tmp / 'detente.db'}"
     service = runtime.build_service([clone], store_url=store_url)
     sock, url = bind("127.0.0.1", 0)
-    server = runtime.make_server(service, sweep_interval=0.2)
+    server = make_server(service, sweep_interval=0.2)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     repo_name = service.list_repos()[0].name
-    client = Client(httpx.Client(base_url=url, timeout=30), repo_name=repo_name, repo_path=clone)
-    watcher = _Watcher(Client(httpx.Client(base_url=url, timeout=30)), say)
+    client = HttpClient.to(url, repo_name=repo_name)
+    client.repo_path = clone
+    watcher = _Watcher(HttpClient.to(url), say)
     try:
         client.health()  # the socket already listens: this waits until uvicorn serves
         say(f"2. server listening on {url} (store {store_url})")

@@ -54,7 +54,6 @@ def deploy(
     """Deploy a claim's commit to ENV by compare-and-swap (exit 8: stale_base or policy)."""
 
     def body(session: Session) -> None:
-        from detente.cli.gates_api import GatesApi
 
         claim = session.client.get_claim(claim_id)["claim"]
         target = commit or (claim.get("integration") or {}).get("newOid")
@@ -70,7 +69,7 @@ def deploy(
             "migrations": parse_migrations(migration or []),
             "unresolvedRisks": list(risk or []),
         }
-        response = GatesApi(session.client).deploy(env, body_)
+        response = session.client.deploy(env, body_)
 
         def text(console: Console) -> None:
             current = response["deployment"]

@@ -51,7 +51,7 @@ def install(
     """Install the pre-commit guard here, or the pre-receive check in --server BARE."""
 
     def body(session: Session) -> None:
-        from detente.hooks.install import install_local, install_server
+        from detente.vcs.hook_scripts import install_local, install_server
 
         if server is None:
             done = install_local(session.settings.repo, warn=warn, force=force)

@@ -222,7 +222,6 @@ def complete(
     """
 
     def body(session: Session) -> int:
-        from detente.cli.gates_api import GatesApi
 
         claim = session.client.get_claim(claim_id)["claim"]
         place = _worktree(claim, worktree)
@@ -242,7 +241,7 @@ def complete(
         records = gathered["evidence"]["tests"]
         posted = [{k: v for k, v in t.items() if k != "output"} for t in records]
         claim = session.client.get_claim(claim_id)["claim"]  # fresh revision after the tests
-        response = GatesApi(session.client).complete(
+        response = session.client.complete(
             claim_id,
             {
                 "expectedClaimRevision": (
@@ -274,7 +273,6 @@ def integrate(
     """
 
     def body(session: Session) -> int:
-        from detente.cli.gates_api import GatesApi
 
         claim = session.client.get_claim(claim_id)["claim"]
         evidence = dict(claim.get("evidence") or {})
@@ -289,7 +287,7 @@ def integrate(
             evidence.pop(key, None)
         if base_oid is not None:
             base["oid"] = base_oid
-        response = GatesApi(session.client).complete(
+        response = session.client.complete(
             claim_id,
             {
                 "expectedClaimRevision": (

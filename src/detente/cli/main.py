@@ -137,7 +137,8 @@ def serve(
 
     def body(session: Session) -> None:
         from detente import runtime
-        from detente.cli.serving import bind, check_loopback
+        from detente.cli.serving import bind, check_loopback, serve
+        from detente.storage.factory import display_url
 
         check_loopback(host)
         paths = list(repo or [session.settings.repo])
@@ -149,7 +150,7 @@ def serve(
                 {"name": r.name, "path": str(r.path), "defaultBranch": r.default_branch}
                 for r in service.list_repos()
             ],
-            "store": runtime.resolve_store_url(paths[0], store),
+            "store": display_url(runtime.resolve_store_url(paths[0], store)),
         }
 
         def text(console: Console) -> None:
@@ -162,7 +163,7 @@ def serve(
 
         session.out.emit(described, text)
         try:
-            runtime.serve(service, sock=sock)
+            serve(service, sock)
         finally:
             service.store.close()
         if not session.out.json_mode:

@@ -54,17 +54,18 @@ def mcp_command(
     where = (repo or found.repo).absolute()
     url = server or found.server
     try:
-        from detente.mcp_server.server import local_backend, remote_backend, run_stdio
+        from detente.cli.serving import run_mcp_stdio
+        from detente.client import connect, open_local
 
         if url and store:
             raise ValidationError(
                 "--store applies to local mode only, not with --server", field="store"
             )
-        backend = remote_backend(url, where) if url else local_backend(where, store_url=store)
+        client = connect(url, where, local=False) if url else open_local(where, store_url=store)
     except DetenteError as exc:
         print(f"error[{exc.code}]: {exc.detail}", file=sys.stderr)
         raise typer.Exit(exit_code_for(exc.code)) from None
     try:
-        run_stdio(backend)
+        run_mcp_stdio(client)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

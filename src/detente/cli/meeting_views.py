@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from detente.cli.client import Client
     from detente.cli.context import Session
+    from detente.client import Client
 
 __all__ = [
     "countdown",

@@ -10,7 +10,6 @@ read from the claim.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -22,9 +21,9 @@ from detente.cli.context import JsonFlag, Session, run
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from detente.cli.client import Client
+    from detente.client import Client
 
-__all__ = ["MemoryApi", "memory_app"]
+__all__ = ["memory_app"]
 
 memory_app = typer.Typer(
     help="Active memory files (AGENTS.md, CLAUDE.md, ...): sections, appends, generated regions.",
@@ -38,41 +37,6 @@ WorktreeOpt = Annotated[
 DocPath = Annotated[str, typer.Argument(help="Repo-relative path of the document.")]
 
 
-class MemoryApi:
-    """The memory endpoints of the HTTP API over a :class:`~detente.cli.client.Client`."""
-
-    def __init__(self, client: Client) -> None:
-        self.client = client
-
-    def register(self, repo: str, path: str, doc_class: str) -> dict[str, Any]:
-        body = {"repo": repo, "path": path, "class": doc_class}
-        return self.client._request("POST", "/v1/memory/documents", json=body)
-
-    def documents(self, repo: str, path: str | None = None) -> dict[str, Any]:
-        params = {"repo": repo, "path": path}
-        return self.client._request("GET", "/v1/memory/documents", params=params)
-
-    def document(self, repo: str, path: str) -> dict[str, Any]:
-        found: dict[str, Any] = self.documents(repo, path)["documents"][0]
-        return found
-
-    def patch(self, body: dict[str, Any]) -> dict[str, Any]:
-        return self.client._request("POST", "/v1/memory/sections/patch", json=body)
-
-    def write(self, body: dict[str, Any]) -> dict[str, Any]:
-        return self.client._request("POST", "/v1/memory/documents/write", json=body)
-
-    def append(self, body: dict[str, Any]) -> dict[str, Any]:
-        return self.client._request("POST", "/v1/memory/append", json=body)
-
-    def render(self, repo: str, path: str | None, worktree: str | None) -> dict[str, Any]:
-        body = {"repo": repo, "path": path, "worktree": worktree}
-        return self.client._request("POST", "/v1/memory/render", json=body)
-
-    def reconcile(self, body: dict[str, Any]) -> dict[str, Any]:
-        return self.client._request("POST", "/v1/memory/reconcile", json=body)
-
-
 def _read_input(source: Path) -> str:
     try:
         return sys.stdin.read() if str(source) == "-" else source.read_text(encoding="utf-8")
@@ -84,14 +48,10 @@ def _read_input(source: Path) -> str:
         ) from None
 
 
-def _local_hash(session: Session, path: str, worktree: Path | None) -> str | None:
-    root = worktree or session.client.repo_path
-    if root is None:
-        return None
-    try:
-        return hashlib.sha256((root / path).read_bytes()).hexdigest()
-    except OSError:
-        return None
+def _document(client: Client, repo: str, path: str) -> dict[str, Any]:
+    """The registered document at ``path`` (``not_found`` when it is not registered)."""
+    found: dict[str, Any] = client.list_documents(repo, path)["documents"][0]
+    return found
 
 
 def _fencing_token(session: Session, claim_id: str) -> int:
@@ -150,7 +110,7 @@ def register(
     """Register a memory document (its sections, regions and hash are recorded now)."""
 
     def body(session: Session) -> None:
-        response = MemoryApi(session.client).register(session.repo_name, path, doc_class)
+        response = session.client.register_document(session.repo_name, path, doc_class)
         session.emit(response, lambda console: _document_text(console, response["document"]))
 
     run(ctx, json_flag, body)
@@ -161,7 +121,7 @@ def list_(ctx: typer.Context, json_flag: JsonFlag = False) -> None:
     """Registered documents: class, revision, whether the file still has the recorded hash."""
 
     def body(session: Session) -> None:
-        response = MemoryApi(session.client).documents(session.repo_name)
+        response = session.client.list_documents(session.repo_name)
 
         def text(console: Console) -> None:
             for doc in response["documents"]:
@@ -185,7 +145,7 @@ def show(ctx: typer.Context, path: DocPath, json_flag: JsonFlag = False) -> None
     """One document: sections with revision, owner and hash; reconciliations; artifacts."""
 
     def body(session: Session) -> None:
-        doc = MemoryApi(session.client).document(session.repo_name, path)
+        doc = _document(session.client, session.repo_name, path)
         session.emit({"document": doc}, lambda console: _document_text(console, doc))
 
     run(ctx, json_flag, body)
@@ -223,9 +183,8 @@ def patch(
         path, _, key = target.partition("#")
         if not path or not key:
             raise ValidationError("name the section as PATH#SECTION", field="target")
-        api = MemoryApi(session.client)
         repo = session.repo_name
-        doc = api.document(repo, path)
+        doc = _document(session.client, repo, path)
         revision = expect_revision
         if revision is None:
             revision = next((s["revision"] for s in doc["sections"] if s["key"] == key), 0)
@@ -233,7 +192,7 @@ def patch(
         # unsaved edit on disk must be merged or refused, never taken as your base.
         file_hash = expect_file_hash or doc.get("fileHash")
         text_in = _read_input(source)
-        response = api.patch(
+        response = session.client.patch_section(
             {
                 "repo": repo,
                 "path": path,
@@ -278,7 +237,7 @@ def append(
         if (source is None) == (text is None):
             raise ValidationError("give exactly one of --from and --text", field="from")
         entry = text if text is not None else _read_input(source or Path("-"))
-        response = MemoryApi(session.client).append(
+        response = session.client.append_entry(
             {
                 "repo": session.repo_name,
                 "path": path,
@@ -315,7 +274,7 @@ def render(
     """
 
     def body(session: Session) -> int:
-        response = MemoryApi(session.client).render(
+        response = session.client.render(
             session.repo_name, path, str(worktree.absolute()) if worktree else None
         )
         results = response["results"]
@@ -367,7 +326,7 @@ def reconcile(
     """Decide where a user's edit of a generated region belongs."""
 
     def body(session: Session) -> None:
-        response = MemoryApi(session.client).reconcile(
+        response = session.client.reconcile(
             {
                 "repo": session.repo_name,
                 "path": path,

@@ -41,7 +41,6 @@ def publish(
     """Publish the claim's commits as a content-addressed format-patch artifact."""
 
     def body(session: Session) -> None:
-        from detente.cli.gates_api import GatesApi
         from detente.cli.workspace import local_worktree
         from detente.vcs.patches import format_patch
         from detente.vcs.repo import resolve_commit
@@ -53,7 +52,7 @@ def publish(
         mbox = format_patch(place, base_oid, head or "HEAD")
         if not mbox:
             raise ValidationError(f"no commits in {base_oid[:12]}..{head or 'HEAD'}", field="range")
-        response = GatesApi(session.client).publish_patch(claim_id, base_oid, mbox)
+        response = session.client.publish_patch(claim_id, base_oid, mbox)
         patch = response["patch"]
 
         def text(console: Console) -> None:
@@ -81,9 +80,8 @@ def list_(
     """The patch queue (published artifacts unless --status says otherwise)."""
 
     def body(session: Session) -> None:
-        from detente.cli.gates_api import GatesApi
 
-        response = GatesApi(session.client).patches(repo=session.repo_name, status=status)
+        response = session.client.list_patches(repo=session.repo_name, status=status)
 
         def text(console: Console) -> None:
             if not response["patches"]:
@@ -112,10 +110,9 @@ def apply(
     """Apply a patch with git am --3way; on conflict the worktree is left clean (exit 8)."""
 
     def body(session: Session) -> None:
-        from detente.cli.gates_api import GatesApi
         from detente.vcs.patches import apply_patch
 
-        patch = GatesApi(session.client).patch(patch_id)["patch"]
+        patch = session.client.get_patch(patch_id)["patch"]
         result = apply_patch(worktree or session.settings.repo, str(patch["mbox"]))
         outcome: dict[str, Any] = {
             "patchId": patch_id,

@@ -1,13 +1,44 @@
-"""Where ``detente serve`` may listen: loopback only, on a socket bound up front."""
+"""Starting servers from the CLI: where ``detente serve`` may listen (loopback only, on a
+socket bound up front), and the one door to the composition root (:mod:`detente.server`)
+that builds the HTTP app and the MCP server: the CLI never imports another adapter.
+"""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+from typing import TYPE_CHECKING
 
 from detente.errors import ValidationError
 
-__all__ = ["bind", "check_loopback"]
+if TYPE_CHECKING:
+    import uvicorn
+
+    from detente.client import Client
+    from detente.service import Service
+
+__all__ = ["bind", "check_loopback", "make_server", "run_mcp_stdio", "serve"]
+
+
+def serve(service: Service, sock: socket.socket) -> None:
+    """Serve the HTTP API (and MCP at ``/mcp``) on ``sock`` until SIGINT or SIGTERM."""
+    from detente import server
+
+    server.serve(service, sock=sock)
+
+
+def make_server(service: Service, *, sweep_interval: float) -> uvicorn.Server:
+    """A uvicorn server for ``service`` (not started; see :func:`detente.server.make_server`)."""
+    from detente import server
+
+    return server.make_server(service, sweep_interval=sweep_interval)
+
+
+def run_mcp_stdio(client: Client) -> None:
+    """Serve the MCP tools over stdin/stdout on ``client`` until stdin closes (blocking)."""
+    from detente import server
+
+    server.run_mcp_stdio(client)
 
 
 def check_loopback(host: str) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from detente.cli.client import Client
+from detente.client import Client
 from detente.errors import DetenteError, ValidationError
 from detente.vcs import (
     Worktree,

@@ -31,6 +31,7 @@ from detente.domain.gates.model import GateRegistry
 from detente.domain.meetings.evolve import MeetingBook
 from detente.domain.memory.evolve import apply_memory_event
 from detente.domain.memory.model import MemoryRegistry
+from detente.domain.overlap.trees import TreeSource
 
 
 class RepoState:
@@ -46,6 +47,7 @@ class RepoState:
         gates: patch artifacts and deployment environments.
         last_seq: global sequence of the last event applied.
         stream_revisions: events applied so far per subject (stream).
+        trees: base-commit trees for tree-aware overlap severity (None: unknown).
     """
 
     def __init__(self, repo: str, *, case_insensitive: bool = False) -> None:
@@ -58,6 +60,8 @@ class RepoState:
         self.gates = GateRegistry()
         self.last_seq = 0
         self.stream_revisions: dict[str, int] = {}
+        # Base-commit trees for tree-aware severity; set by the service (None: unknown).
+        self.trees: TreeSource | None = None
 
     def revision_of(self, subject: str) -> int:
         """Events applied so far on ``subject`` (0 for a stream that does not exist yet)."""

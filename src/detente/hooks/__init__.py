@@ -14,13 +14,10 @@
   so) when the server is unreachable. ``post-receive`` then reports the landed commits'
   claims, which become ``integrated``.
 
-The installed scripts run ``python -m detente.hooks <hook>`` with the interpreter that
-installed them; this package imports nothing heavy at start-up.
+The installed scripts (written by :mod:`detente.vcs.hook_scripts`) run
+``python -m detente.hooks <hook>`` with the interpreter that installed them; this package
+imports nothing heavy at start-up. The hooks talk to detente through
+:func:`detente.client.connect`, like every other adapter.
 """
 
 from __future__ import annotations
-
-__all__ = ["HOOK_MARKER"]
-
-#: The line that marks a hook script as detente's (reinstalling replaces only those).
-HOOK_MARKER = "# detente-hook"

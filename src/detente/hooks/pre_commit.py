@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from detente.errors import DetenteError
 
 if TYPE_CHECKING:
-    from detente.cli.gates_api import GatesApi
+    from detente.client import Client
 
 __all__ = ["committing_claim", "run", "staged_paths"]
 
@@ -35,7 +35,7 @@ def staged_paths(worktree: Path) -> list[str]:
     return [p for p in out.stdout.split("\0") if p]
 
 
-def committing_claim(api: GatesApi, repo: str, worktree: Path) -> str | None:
+def committing_claim(client: Client, repo: str, worktree: Path) -> str | None:
     """``$DETENTE_CLAIM``, else ``git config detente.claim``, else the one live claim
     whose branch is checked out here (None when there is none or several)."""
     from detente.vcs.git import Git
@@ -49,7 +49,8 @@ def committing_claim(api: GatesApi, repo: str, worktree: Path) -> str | None:
     branch = git.run("symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
     if not branch:
         return None
-    mine = [c for c in api.claims(repo) if c.get("branch") == branch and c["status"] in _LIVE]
+    claims = client.list_claims(repo=repo or None)["claims"]
+    mine = [c for c in claims if c.get("branch") == branch and c["status"] in _LIVE]
     return str(mine[0]["id"]) if len(mine) == 1 else None
 
 
@@ -63,8 +64,7 @@ def run(*, warn: bool = False, worktree: Path | None = None) -> int:
     Returns:
         0 to let the commit proceed, 1 to refuse it.
     """
-    from detente.cli.client import connect
-    from detente.cli.gates_api import GatesApi
+    from detente.client import connect
 
     here = worktree or Path.cwd()
     refuse = 0 if warn else 1
@@ -73,10 +73,9 @@ def run(*, warn: bool = False, worktree: Path | None = None) -> int:
         if not paths:
             return 0
         with connect(None, here) as client:
-            api = GatesApi(client)
             repo = client.repo_name or ""
-            claim_id = committing_claim(api, repo, here)
-            result: dict[str, Any] = api.pre_commit(repo, claim_id, paths)
+            claim_id = committing_claim(client, repo, here)
+            result: dict[str, Any] = client.pre_commit(repo, claim_id, paths)
     except DetenteError as exc:
         _say([f"cannot check this commit ({exc.code}: {exc.detail})", _verdict(warn)])
         return refuse

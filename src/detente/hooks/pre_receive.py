@@ -91,18 +91,15 @@ def run(stdin: str, repo: Path | None = None) -> int:
     if not url:
         _say([f"no detente server configured (git config detente.url): refusing {refs}"])
         return 1
-    from detente.cli.client import connect
-    from detente.cli.gates_api import GatesApi
-    from detente.cli.problems import ServerUnavailable
+    from detente.client import ServerUnavailable, connect
 
     failures: list[str] = []
     try:
         bodies = [_update(here, name, old, new, ref) for old, new, ref in mine]
         with connect(url, None) as client:
-            api = GatesApi(client)
             for body in bodies:
                 try:
-                    api.pre_receive(body)
+                    client.pre_receive(body)
                 except EvidenceRejected as exc:
                     failures += exc.failures
     except ServerUnavailable as exc:
@@ -140,16 +137,14 @@ def run_post(stdin: str, repo: Path | None = None) -> int:
     url, name = _server(here)
     if not mine or not url:
         return 0
-    from detente.cli.client import connect
-    from detente.cli.gates_api import GatesApi
+    from detente.client import connect
 
     try:
         with connect(url, None) as client:
-            api = GatesApi(client)
             for old, new, ref in mine:
                 commits = [new] if old == ZERO_OID else new_commits(here, old, new)
                 ids = [c for oid in commits for c in claim_trailers(here, oid)]
-                done = api.post_receive(
+                done = client.post_receive(
                     {"repo": name, "ref": ref, "oldOid": old, "newOid": new, "claimIds": ids}
                 )
                 for claim_id in done["integrated"]:

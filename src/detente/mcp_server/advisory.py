@@ -112,9 +112,9 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                 "branch": branch,
                 "worktree": worktree,
                 "ttlSeconds": ttl_secs,
-                "repo": repo or ctx.backend.default_repo,
+                "repo": repo or ctx.client.repo_name,
             }
-            agent = ctx.backend.register_agent(prune(body))["agent"]
+            agent = ctx.client.register_agent(prune(body))["agent"]
             others = [
                 agent_brief(a)
                 for a in ctx.agents(agent.get("repo"))
@@ -143,7 +143,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         def call() -> dict[str, Any]:
             shown = [
                 agent_brief(a)
-                for a in ctx.agents(ctx.backend.default_repo)
+                for a in ctx.agents(ctx.client.repo_name)
                 if a.get("status") == "active" or a.get("claimIds")
             ]
             return {"agents": shown}
@@ -174,7 +174,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
             repo = ctx.repo_for(session_id)
             registered = ctx.session(session_id)
             name = agent_name or (registered or {}).get("agentName") or "agent"
-            opened = ctx.backend.open_claim(
+            opened = ctx.client.open_claim(
                 {
                     "repo": repo,
                     "objective": reason,
@@ -187,7 +187,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
             )
             claim = opened["claim"]
             replaced = replace_older(ctx, repo, session_id, claim)
-            ready = ctx.backend.readiness({"sessionId": session_id, "paths": paths, "repo": repo})
+            ready = ctx.client.readiness(session_id, paths, repo=repo)
             caution = ready["readiness"] == "caution"
             return prune(
                 {
@@ -233,7 +233,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
 
         def call() -> dict[str, Any]:
             repo = ctx.repo_for(session_id)
-            ready = ctx.backend.readiness({"sessionId": session_id, "paths": paths, "repo": repo})
+            ready = ctx.client.readiness(session_id, paths, repo=repo)
             caution = ready["readiness"] == "caution"
             return prune(
                 {
@@ -283,7 +283,7 @@ def _intent(ctx: ToolContext, repo: str, side: IntentIn, label: str) -> Intent:
     name = label
     if side.session_id:
         name = side.session_id
-        for claim in ctx.backend.list_claims(repo=repo)["claims"]:
+        for claim in ctx.client.list_claims(repo=repo)["claims"]:
             if (claim.get("agent") or {}).get("sessionId") == side.session_id and holding(claim):
                 paths += claim.get("paths", []) + claim.get("pendingPaths", [])
                 symbols += claim.get("symbols", [])

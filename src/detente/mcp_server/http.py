@@ -1,10 +1,10 @@
 """MCP over streamable HTTP at ``/mcp`` of the detente HTTP app.
 
 :func:`mount` adds one route, ``/mcp``, to the FastAPI app and wraps the app's lifespan
-so that the MCP session manager runs while the app runs. The MCP server is built over
-the app's own :class:`~detente.service.Service` (in-process backend), when the lifespan
-starts: an app used without its lifespan (the CLI's in-process local mode) never imports
-the MCP SDK, so the CLI stays fast, and answers ``/mcp`` with ``503``.
+so that the MCP session manager runs while the app runs. The MCP server is built over a
+client made by the caller (the composition root, :mod:`detente.server`, gives an
+in-process client of the app's own service) when the lifespan starts: an app used
+without its lifespan never imports the MCP SDK, and answers ``/mcp`` with ``503``.
 
 DNS-rebinding protection is on: only ``127.0.0.1``, ``localhost`` and ``[::1]`` hosts and
 origins are accepted (``detente serve`` binds loopback only).
@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from detente.service import Service
+    from detente.client import Client
 
 __all__ = ["MCP_PATH", "McpEndpoint", "mount"]
 
@@ -37,8 +37,8 @@ _LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*
 class McpEndpoint:
     """The ASGI app behind ``/mcp``: the SDK's streamable HTTP app once running."""
 
-    def __init__(self, service: Service) -> None:
-        self.service = service
+    def __init__(self, client_factory: Callable[[], Client]) -> None:
+        self.client_factory = client_factory
         self._app: ASGIApp | None = None
 
     @contextlib.asynccontextmanager
@@ -46,10 +46,9 @@ class McpEndpoint:
         """Build the MCP server and run its session manager for the block's duration."""
         from mcp.server.transport_security import TransportSecuritySettings
 
-        from detente.mcp_server.backend import ServiceBackend
         from detente.mcp_server.server import build_server
 
-        server = build_server(ServiceBackend(self.service))
+        server = build_server(self.client_factory())
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
             allowed_hosts=_LOOPBACK_HOSTS,
@@ -81,17 +80,17 @@ class McpEndpoint:
         await self._app(scope, receive, send)
 
 
-def mount(app: FastAPI, service: Service) -> McpEndpoint:
-    """Serve MCP (streamable HTTP) at ``/mcp`` of ``app``, over ``service``.
+def mount(app: FastAPI, client_factory: Callable[[], Client]) -> McpEndpoint:
+    """Serve MCP (streamable HTTP) at ``/mcp`` of ``app``, its tools calling a client.
 
     Args:
         app: the detente HTTP app (its lifespan is wrapped, not replaced).
-        service: the use cases the tools call in-process.
+        client_factory: makes the client the tools call (once per lifespan start).
 
     Returns:
         The endpoint (``running()`` is entered by the app's lifespan).
     """
-    endpoint = McpEndpoint(service)
+    endpoint = McpEndpoint(client_factory)
     app.router.routes.append(Route(MCP_PATH, endpoint=endpoint))
     inner: Callable[[Any], contextlib.AbstractAsyncContextManager[Any]] = (
         app.router.lifespan_context

@@ -1,6 +1,6 @@
 """Advisory file leases of one session: replacing older ones, releasing paths.
 
-A session's advisory claims are found through the claims listing (either backend) and
+A session's advisory claims are asked of the detente (the session's holding claims) and
 changed with the revision just read; after a race (the revision moved, the lease lapsed)
 the claim is re-read once.
 """
@@ -20,13 +20,8 @@ __all__ = ["release", "replace_older"]
 
 def _mine(ctx: ToolContext, repo: str, session_id: str) -> list[dict[str, Any]]:
     """This session's advisory claims that still hold files."""
-    return [
-        c
-        for c in ctx.backend.list_claims(repo=repo)["claims"]
-        if c.get("advisory")
-        and (c.get("agent") or {}).get("sessionId") == session_id
-        and holding(c)
-    ]
+    held = ctx.client.session_claims(session_id, repo=repo)["claims"]
+    return [c for c in held if c.get("advisory")]
 
 
 def replace_older(ctx: ToolContext, repo: str, session_id: str, new: dict[str, Any]) -> list[str]:
@@ -37,9 +32,10 @@ def replace_older(ctx: ToolContext, repo: str, session_id: str, new: dict[str, A
         if claim["id"] == new["id"] or not set(claim["paths"]) <= covered:
             continue
         try:
-            ctx.backend.abandon(
+            ctx.client.abandon(
                 claim["id"],
-                {"expectedClaimRevision": claim["revision"], "reason": f"replaced by {new['id']}"},
+                expected_claim_revision=claim["revision"],
+                reason=f"replaced by {new['id']}",
             )
         except DetenteError:
             continue  # it lapsed or changed meanwhile: it no longer needs replacing
@@ -101,15 +97,22 @@ def _settle(ctx: ToolContext, claim: dict[str, Any], drop: list[str] | None) -> 
         revision = claim["revision"]
         try:
             if drop is None:
-                body = {"expectedClaimRevision": revision, "reason": "released by release_files"}
-                ctx.backend.abandon(claim["id"], body)
+                ctx.client.abandon(
+                    claim["id"],
+                    expected_claim_revision=revision,
+                    reason="released by release_files",
+                )
             else:
-                body = {"expectedClaimRevision": revision, "removePaths": drop}
-                ctx.backend.scope_change(claim["id"], {**body, "reason": "release_files"})
+                ctx.client.scope_change(
+                    claim["id"],
+                    expected_claim_revision=revision,
+                    remove_paths=drop,
+                    reason="release_files",
+                )
             return
         except DetenteError:
             if attempt == 2:
                 raise
-            claim = ctx.backend.get_claim(claim["id"])["claim"]
+            claim = ctx.client.get_claim(claim["id"])["claim"]
             if not holding(claim):
                 return

@@ -122,7 +122,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
 
         def call() -> dict[str, Any]:
             name = agent_name or "agent"
-            opened = ctx.backend.open_claim(
+            opened = ctx.client.open_claim(
                 prune(
                     {
                         "repo": ctx.repo_for(session_id, repo),
@@ -152,7 +152,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         a write, and after any revision_conflict."""
 
         def call() -> dict[str, Any]:
-            view = ctx.backend.get_claim(claim_id)
+            view = ctx.client.get_claim(claim_id)
             claim = view["claim"]
             open_meetings = [m for m in view.get("meetings", []) if m.get("status") == "open"]
             return prune(
@@ -182,12 +182,12 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         open a new one) and with revision_conflict when a revision is stale."""
 
         def call() -> dict[str, Any]:
-            body = {
-                "expectedClaimRevision": expected_claim_revision,
-                "expectedLeaseRevision": expected_lease_revision,
-                "ttlSeconds": ttl_secs,
-            }
-            claim = ctx.backend.renew(claim_id, body)["claim"]
+            claim = ctx.client.renew(
+                claim_id,
+                expected_lease_revision=expected_lease_revision,
+                expected_claim_revision=expected_claim_revision,
+                ttl_seconds=ttl_secs,
+            )["claim"]
             return prune({**claim_brief(claim), "next": _next_for(claim, None)})
 
         return ctx.run("claim_renew", None, [], call)
@@ -206,16 +206,15 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         'negotiating', meetingId); targets already granted keep their authority."""
 
         def call() -> dict[str, Any]:
-            body = prune(
-                {
-                    "expectedClaimRevision": expected_claim_revision,
-                    "addPaths": paths,
-                    "addModules": modules,
-                    "addSymbols": symbols,
-                    "reason": reason,
-                }
+            changed = ctx.client.scope_change(
+                claim_id,
+                expected_claim_revision=expected_claim_revision,
+                add_paths=paths or (),
+                add_modules=modules or (),
+                add_symbols=symbols or (),
+                reason=reason,
             )
-            return _with_overlaps(ctx.backend.scope_change(claim_id, body))
+            return _with_overlaps(changed)
 
         scope = [*(paths or []), *(modules or []), *(symbols or [])]
         return ctx.run("claim_scope_add", None, scope, call)
@@ -251,7 +250,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
             }
             if base_ref is not None or base_oid is not None:
                 body["expectedBaseRef"] = {"ref": base_ref, "oid": base_oid}
-            claim = ctx.backend.complete(claim_id, body)["claim"]
+            claim = ctx.client.complete(claim_id, body)["claim"]
             return claim_brief(claim)
 
         return ctx.run("claim_complete", None, [], call)
@@ -269,13 +268,12 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         head commit and reason so someone can continue the work."""
 
         def call() -> dict[str, Any]:
-            body = prune(
-                {
-                    "expectedClaimRevision": expected_claim_revision,
-                    "headCommit": head_commit,
-                    "reason": reason,
-                }
+            abandoned = ctx.client.abandon(
+                claim_id,
+                expected_claim_revision=expected_claim_revision,
+                head_commit=head_commit,
+                reason=reason,
             )
-            return claim_brief(ctx.backend.abandon(claim_id, body)["claim"])
+            return claim_brief(abandoned["claim"])
 
         return ctx.run("claim_abandon", None, [], call)

@@ -5,19 +5,39 @@ Writes name the revision they expect, like the claim tools (:mod:`.protocol`).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from detente.errors import ValidationError
+from detente.errors import DetenteError, InvalidTransition, ValidationError
 from detente.mcp_server.shapes import claim_brief, event_brief, meeting_brief, prune
 from detente.mcp_server.toolkit import ToolContext
 
 __all__ = ["register"]
 
 ClaimId = Annotated[str, Field(description="The claim's id (claimId).")]
+
+
+@contextlib.contextmanager
+def memory_served() -> Iterator[None]:
+    """Around a memory call: a server without the memory routes (an older version)
+    answers a bare 404/405, not a problem document; say so in the tools' terms."""
+    try:
+        yield
+    except DetenteError as exc:
+        if getattr(exc, "status", None) in (404, 405) and not exc.extra:
+            raise InvalidTransition(
+                "unavailable",
+                "patched",
+                "this detente server does not serve memory documents (an older version): "
+                "edit the section in your worktree under your claim and list it in your "
+                "evidence",
+            ) from None
+        raise
 
 
 def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
@@ -35,7 +55,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
 
         def call() -> dict[str, Any]:
             wanted = None if status in (None, "all") else status
-            meetings = ctx.backend.list_meetings(repo=ctx.backend.default_repo, status=wanted)
+            meetings = ctx.client.list_meetings(repo=ctx.client.repo_name, status=wanted)
             return {"meetings": [meeting_brief(m) for m in meetings["meetings"]]}
 
         return ctx.run("meeting_list", None, [], call)
@@ -70,12 +90,21 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                     "give exactly one of resolution (to propose) or proposal_id (to accept)",
                     field="resolution",
                 )
-            body = {"expectedMeetingRevision": expected_meeting_revision, "claimId": claim_id}
             if resolution is not None:
-                result = ctx.backend.propose(meeting_id, {**body, "resolution": resolution})
+                result = ctx.client.propose(
+                    meeting_id,
+                    expected_meeting_revision=expected_meeting_revision,
+                    claim_id=claim_id,
+                    resolution=resolution,
+                )
             else:
                 assert proposal_id is not None
-                result = ctx.backend.accept(meeting_id, proposal_id, body)
+                result = ctx.client.accept_proposal(
+                    meeting_id,
+                    proposal_id,
+                    expected_meeting_revision=expected_meeting_revision,
+                    claim_id=claim_id,
+                )
             meeting = meeting_brief(result["meeting"])
             settled = meeting.get("status") != "open"
             return prune(
@@ -127,7 +156,8 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                     "patch": {"body": body},
                 }
             )
-            result = ctx.backend.patch_memory_section(request)
+            with memory_served():
+                result = ctx.client.patch_section(request)
             document, section = result["document"], result["section"]
             return prune(
                 {
@@ -151,7 +181,8 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
 
         def call() -> dict[str, Any]:
             repo = ctx.repo_for(None)
-            [document] = ctx.backend.list_documents(repo=repo, path=path)["documents"]
+            with memory_served():
+                [document] = ctx.client.list_documents(repo, path)["documents"]
             return prune(
                 {
                     "path": document.get("path"),
@@ -186,7 +217,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         Events are hints: read the record (claim_status) before acting on one."""
 
         def call() -> dict[str, Any]:
-            page = ctx.backend.events(since=since, limit=limit, repo=ctx.backend.default_repo)
+            page = ctx.client.events(since=since, limit=limit, repo=ctx.client.repo_name)
             return {
                 "nextSince": page["nextSince"],
                 "events": [event_brief(e) for e in page["events"]],

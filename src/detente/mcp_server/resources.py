@@ -24,7 +24,7 @@ ACTIVITY_URI = "detente://activity/current"
 
 def live_claims(ctx: ToolContext) -> dict[str, Any]:
     """``{claims[{claimId, sessionId, agentName, status, advisory, paths, expiresAt, reason}]}``."""
-    claims = ctx.backend.list_claims(repo=ctx.backend.default_repo)["claims"]
+    claims = ctx.client.list_claims(repo=ctx.client.repo_name)["claims"]
     out = []
     for claim in claims:
         if not holding(claim):
@@ -55,7 +55,7 @@ def current_activity(ctx: ToolContext) -> dict[str, Any]:
     Sessions the registry lists as departed are left out; sessions that never
     registered are shown with status ``unregistered``. Most recently active first.
     """
-    registry = {a["sessionId"]: a for a in ctx.agents(ctx.backend.default_repo)}
+    registry = {a["sessionId"]: a for a in ctx.agents(ctx.client.repo_name)}
     sessions = []
     for session_id, calls in reversed(ctx.activity.sessions().items()):
         agent = registry.get(session_id)

@@ -1,10 +1,10 @@
-"""The detente MCP server: advisory tools, protocol tools and resources over one backend.
+"""The detente MCP server: advisory tools, protocol tools and resources over one client.
 
-Build it with :func:`build_server` over a :class:`~detente.mcp_server.backend.Backend`:
-:func:`local_backend` (the repository's embedded store, in-process) or
-:func:`remote_backend` (a detente server over HTTP). ``detente mcp`` serves it over stdio
-(:func:`run_stdio`); ``detente serve`` mounts it at ``/mcp`` (see
-:mod:`detente.mcp_server.http`).
+Build it with :func:`build_server` over a :class:`detente.client.Client`: an
+:class:`~detente.client.inprocess.InProcessClient` (the repository's embedded store, see
+:func:`detente.client.connect`) or an :class:`~detente.client.http.HttpClient` (a detente
+server). ``detente mcp`` serves it over stdio (:func:`run_stdio`); ``detente serve``
+mounts it at ``/mcp`` (see :mod:`detente.mcp_server.http` and :mod:`detente.server`).
 
 Tools (descriptions are written for the agent that reads them):
 
@@ -23,20 +23,19 @@ Errors are tool errors (``isError: true``) whose data is ``{code, detail, next, 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 
 from detente import __version__
+from detente.client import Client
 from detente.clock import Clock, SystemClock
 from detente.mcp_server import advisory, protocol, records, resources
 from detente.mcp_server.activity import Activity
-from detente.mcp_server.backend import Backend, HttpBackend, ServiceBackend
 from detente.mcp_server.toolkit import ToolContext
 
-__all__ = ["INSTRUCTIONS", "build_server", "local_backend", "remote_backend", "run_stdio"]
+__all__ = ["INSTRUCTIONS", "build_server", "run_stdio"]
 
 #: What the server tells every client's model about how to use it.
 INSTRUCTIONS = """\
@@ -53,14 +52,14 @@ Errors carry a stable 'code' and a 'next' step."""
 
 
 def build_server(
-    backend: Backend, *, clock: Clock | None = None, activity: Activity | None = None
+    client: Client, *, clock: Clock | None = None, activity: Activity | None = None
 ) -> MCPServer[Any]:
-    """The MCP server over ``backend``.
+    """The MCP server over ``client``.
 
     Args:
-        backend: where the tools' calls go.
+        client: where the tools' calls go.
         clock: timestamps for the activity log; default the service's clock when the
-            backend is in-process, else the system clock.
+            client is in-process, else the system clock.
         activity: the recent-calls buffer (a fresh one by default).
 
     Returns:
@@ -68,8 +67,8 @@ def build_server(
         :mod:`detente.mcp_server.http`, or connect an in-process ``mcp.Client`` to it.
     """
     if clock is None:
-        clock = backend.service.clock if isinstance(backend, ServiceBackend) else SystemClock()
-    ctx = ToolContext(backend=backend, clock=clock, activity=activity or Activity())
+        clock = getattr(client, "clock", None) or SystemClock()
+    ctx = ToolContext(client=client, clock=clock, activity=activity or Activity())
     mcp: MCPServer[Any] = MCPServer(
         "detente",
         title="detente: coordination for coding agents",
@@ -84,42 +83,13 @@ def build_server(
     return mcp
 
 
-def local_backend(repo: Path, *, store_url: str | None = None) -> ServiceBackend:
-    """The in-process backend on ``repo``'s store (local mode).
-
-    Args:
-        repo: a directory inside the repository's working tree.
-        store_url: the store; default ``$DETENTE_STORE`` or the repository's SQLite file
-            (shared by every worktree, every ``detente mcp`` process and ``detente serve``).
-
-    Raises:
-        ValidationError: ``repo`` is not a git working tree, or the store URL is bad.
-        StoreError: the store cannot be opened.
-    """
-    from detente.runtime import build_service
-
-    service = build_service([repo], store_url=store_url)
-    return ServiceBackend(service, owns_store=True)
-
-
-def remote_backend(url: str, repo: Path | None) -> HttpBackend:
-    """The HTTP backend on the detente server at ``url``, for the repository at ``repo``.
-
-    Raises:
-        ServerUnavailable: ``server_unavailable`` when the server cannot be reached.
-    """
-    from detente.cli.client import connect
-
-    return HttpBackend(connect(url, repo, local=False))
-
-
-def run_stdio(backend: Backend) -> None:
+def run_stdio(client: Client) -> None:
     """Serve MCP over stdin/stdout until the client closes stdin (blocking).
 
     Nothing else may write to stdout meanwhile: it is the protocol channel.
     """
-    server = build_server(backend)
+    server = build_server(client)
     try:
         anyio.run(server.run_stdio_async)
     finally:
-        backend.close()
+        client.close()

@@ -1,7 +1,7 @@
 """Compact shapes of API records for agents: ids first, nulls and empties dropped.
 
-Inputs are API.md's camelCase records (from either backend); outputs are what the
-tools return. Nothing here talks to a backend.
+Inputs are API.md's camelCase records (from either client); outputs are what the
+tools return. Nothing here talks to detente.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What every tool shares: the backend, the activity log, and the one way a call runs."""
+"""What every tool shares: the client, the activity log, and the one way a call runs."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 from mcp.types import CallToolResult
 
+from detente.client import Client
 from detente.clock import Clock
 from detente.errors import DetenteError, ValidationError
 from detente.mcp_server.activity import Activity
-from detente.mcp_server.backend import Backend
 from detente.mcp_server.results import failure, success
 
 __all__ = ["ToolContext"]
@@ -22,12 +22,12 @@ class ToolContext:
     """The tools' shared dependencies.
 
     Attributes:
-        backend: where calls go (in-process service or HTTP).
+        client: where calls go (a service in-process, or a server over HTTP).
         clock: timestamps of the activity log (the service's clock in-process).
         activity: recent calls per session (``detente://activity/current``).
     """
 
-    backend: Backend
+    client: Client
     clock: Clock
     activity: Activity = field(default_factory=Activity)
     _case_insensitive: dict[str, bool] = field(default_factory=dict)
@@ -63,7 +63,7 @@ class ToolContext:
 
     def agents(self, repo: str | None = None) -> list[dict[str, Any]]:
         """Registered sessions (API records, with ``status`` and ``claimIds``)."""
-        agents: list[dict[str, Any]] = self.backend.list_agents(repo=repo)["agents"]
+        agents: list[dict[str, Any]] = self.client.list_agents(repo=repo)["agents"]
         return agents
 
     def session(self, session_id: str) -> dict[str, Any] | None:
@@ -81,8 +81,8 @@ class ToolContext:
         """
         if repo:
             return repo
-        if self.backend.default_repo:
-            return self.backend.default_repo
+        if self.client.repo_name:
+            return self.client.repo_name
         found = self.session(session_id) if session_id else None
         if found is not None and found.get("repo"):
             return str(found["repo"])
@@ -95,6 +95,6 @@ class ToolContext:
     def case_insensitive(self, repo: str) -> bool:
         """Whether ``repo`` compares paths case-folded (cached after the first lookup)."""
         if repo not in self._case_insensitive:
-            for served in self.backend.repos()["repos"]:
+            for served in self.client.repos()["repos"]:
                 self._case_insensitive[str(served["name"])] = bool(served.get("caseInsensitive"))
         return self._case_insensitive.get(repo, False)

@@ -17,6 +17,7 @@ from detente.domain.agents import advisory as adv
 from detente.domain.agents.commands import RegisterAgent
 from detente.domain.agents.decide import check_session_id, decide_register
 from detente.domain.agents.model import AgentSession, AgentStatus, agent_status, agent_to_wire
+from detente.domain.claims.model import Claim
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 
@@ -139,6 +140,21 @@ class AgentsService(ServiceCore):
                 views = [self._agent_view(name, s) for s in state.agents.values()]
             out.extend(v for v in views if status is None or v.status == status)
         return sorted(out, key=lambda v: (v.session.registered_at, v.session.session_id))
+
+    def session_claims(self, session_id: str, *, repo: str | None = None) -> list[Claim]:
+        """The claims of ``session_id`` that still hold their targets, oldest first.
+
+        Args:
+            session_id: the session (an unknown one holds nothing).
+            repo: the repository; inferred from the session or the only one served.
+
+        Raises:
+            ValidationError: ``validation_error`` naming ``repo``.
+        """
+        name = self.resolve_repo(repo, session_id)
+        state = self._fresh(name)
+        with self._locks[name]:
+            return adv.session_claims(state, session_id)
 
     def readiness(
         self, session_id: str, paths: Sequence[str], *, repo: str | None = None

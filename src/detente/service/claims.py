@@ -22,7 +22,7 @@ from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
-from detente.service.symbol_names import resolve_symbols
+from detente.service.repo_index import resolve_symbols
 from detente.vcs.workstate import work_state
 
 

@@ -38,6 +38,7 @@ from detente.eventlog.projections import AuditReport, apply_stored, rows_for, ve
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
 from detente.security import codeowners
+from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
 
 _MAX_REACTION_ROUNDS = 16
@@ -101,6 +102,9 @@ class ServiceCore:
         state = self._states.get(repo)
         if state is None:
             state = RepoState(repo, case_insensitive=self.repos[repo].case_insensitive)
+            path = self.repos[repo].path
+            if path is not None:
+                state.trees = tree_source(path)
             self._states[repo] = state
         return state
 

@@ -44,7 +44,7 @@ from urllib.parse import parse_qs
 import aetcd
 from aetcd import rpc
 
-from detente.clock import parse_time
+from detente.clock import format_time, parse_time
 from detente.errors import ConcurrencyError, StoreError, ValidationError
 from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
 from detente.eventlog.subscription import Broadcaster
@@ -110,8 +110,8 @@ def _put(key: bytes, value: bytes) -> Any:
 
 
 class _Head:
-    def __init__(self, seq: int, hash: str, at: str | None, mod_revision: int, revision: int):
-        self.seq, self.hash, self.at = seq, hash, at
+    def __init__(self, seq: int, hash: str, mod_revision: int, revision: int):
+        self.seq, self.hash = seq, hash
         self.mod_revision = mod_revision  # of /P/head: the compare target
         self.revision = revision  # the store revision of the read: the tx snapshot
 
@@ -210,10 +210,10 @@ class EtcdStore(PagedReads):
     def _read_head(self) -> _Head:
         kvs, revision = self._connection.run(self._range(self._keys.head, b""))
         if not kvs:
-            return _Head(0, GENESIS_HASH, None, 0, revision)
+            return _Head(0, GENESIS_HASH, 0, revision)
         body = json.loads(kvs[0].value)
         self._see(body.get("at"))
-        return _Head(body["seq"], body["hash"], body.get("at"), kvs[0].mod_revision, revision)
+        return _Head(body["seq"], body["hash"], kvs[0].mod_revision, revision)
 
     def _see(self, at: str | None) -> None:
         """Remember the newest commit time seen (the floor of :meth:`now`)."""
@@ -331,6 +331,10 @@ class EtcdStore(PagedReads):
         local = datetime.now(UTC)
         floor = self._last_at
         return max(local, floor) if floor is not None else local
+
+    def last_time(self) -> str | None:
+        """The ``at`` of the newest commit this process has seen (the floor of lease time)."""
+        return format_time(self._last_at) if self._last_at is not None else None
 
     # ------------------------------------------------------------------ wake-ups
 

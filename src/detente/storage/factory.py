@@ -12,10 +12,19 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from detente.errors import StoreError, ValidationError
 from detente.storage.base import Store
+
+_PASSWORD = re.compile(r"^(?P<head>[a-z][a-z0-9+.-]*://[^/@:]*):[^/@]*@")
+
+
+def display_url(url: str) -> str:
+    """``url`` safe to print: a password in it is replaced by ``***``
+    (``postgresql://app:s3cret@db/x`` -> ``postgresql://app:***@db/x``)."""
+    return _PASSWORD.sub(r"\g<head>:***@", url, count=1)
 
 
 def open_store(url: str) -> Store:

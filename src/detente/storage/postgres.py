@@ -184,8 +184,13 @@ class PostgresStore(SqlReads):
             ) from exc
 
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._pooled() as conn:
+        """Run a SELECT: inside :meth:`transaction` (same thread) on the transaction's own
+        connection, so a write never waits for a second one while it holds the lock."""
+        conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
+        if conn is not None:
             return conn.execute(sql, params).fetchall()
+        with self._pooled() as pooled:
+            return pooled.execute(sql, params).fetchall()
 
     # ------------------------------------------------------------------ writes
 
@@ -249,13 +254,8 @@ class PostgresStore(SqlReads):
         Raises:
             StoreError: ``store_unavailable`` when the database cannot be reached.
         """
-        conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
-        if conn is not None:
-            row = conn.execute("SELECT clock_timestamp()").fetchone()
-        else:
-            [row] = self._fetch("SELECT clock_timestamp()")
-        assert row is not None
-        return row[0].astimezone(UTC)  # type: ignore[no-any-return]
+        [(when,)] = self._fetch("SELECT clock_timestamp()")
+        return when.astimezone(UTC)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ wake-ups
 

@@ -194,6 +194,11 @@ class SqlReads(PagedReads):
         rows = self._fetch(_HEAD)
         return (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
 
+    def last_time(self) -> str | None:
+        """The ``at`` of the newest event (the floor of lease time), if any."""
+        rows = self._fetch("SELECT at FROM events ORDER BY seq DESC LIMIT 1")
+        return str(rows[0][0]) if rows else None
+
     def records(self, kind: str, repo: str | None = None) -> list[RecordRow]:
         """See :meth:`detente.storage.base.Store.records`."""
         query = "SELECT kind, id, repo, revision, status, body FROM records WHERE kind = ?"

@@ -94,6 +94,25 @@ class SqliteStore(SqlReads):
                 self._conn.execute("ROLLBACK")
                 raise StoreError(f"commit failed: {exc}") from exc
 
+    # ------------------------------------------------------------------ time plan
+
+    def clock_plan(self) -> str | None:
+        """The lease-time plan every process on this machine follows (see
+        :mod:`detente.storage.clock`)."""
+        rows = self._fetch("SELECT value FROM meta WHERE key = 'clock_plan'")
+        return str(rows[0][0]) if rows else None
+
+    def save_clock_plan(self, plan: str) -> None:
+        """Replace the lease-time plan."""
+        try:
+            self._execute_many(
+                "INSERT INTO meta (key, value) VALUES ('clock_plan', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [(plan,)],
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot record the clock plan in {self.path}: {exc}") from exc
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()

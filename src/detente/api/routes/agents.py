@@ -10,31 +10,37 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from detente.api.agent_schemas import AgentIn, ReadinessIn
-from detente.service import Service
+from detente.client import routes as op
+from detente.client.agent_bodies import AgentIn, ReadinessIn
+from detente.client.inprocess import ServiceCalls
 
 
-def router(service: Service) -> APIRouter:
+def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
 
-    @r.post("/v1/agents", status_code=201)
+    @r.post(op.REGISTER_AGENT.path, status_code=201)
     def register_agent(body: AgentIn) -> dict[str, Any]:
         """Register a session or renew it (``expiresAt = now + ttlSeconds``): ``{agent}``."""
-        return {"agent": service.register_agent(body.to_command()).to_wire()}
+        return calls.register_agent(body)
 
-    @r.get("/v1/agents")
+    @r.get(op.LIST_AGENTS.path)
     def list_agents(repo: str | None = None, status: str | None = None) -> dict[str, Any]:
         """Sessions with ``status`` active|departed computed from the server clock."""
-        return {"agents": [a.to_wire() for a in service.list_agents(repo=repo, status=status)]}
+        return calls.list_agents(repo=repo, status=status)
 
-    @r.get("/v1/agents/{session_id}")
+    @r.get(op.GET_AGENT.path)
     def get_agent(session_id: str) -> dict[str, Any]:
         """One session: ``{agent}``; ``404 not_found`` when never registered."""
-        return {"agent": service.get_agent(session_id).to_wire()}
+        return calls.get_agent(session_id)
 
-    @r.post("/v1/readiness")
+    @r.get(op.SESSION_CLAIMS.path)
+    def session_claims(session_id: str, repo: str | None = None) -> dict[str, Any]:
+        """``{claims[]}``: the session's claims that still hold their targets, oldest first."""
+        return calls.session_claims(session_id, repo=repo)
+
+    @r.post(op.READINESS.path)
     def readiness(body: ReadinessIn) -> dict[str, Any]:
         """``{readiness: ready|caution, overlappingClaims[]}``; never refuses on overlap."""
-        return service.readiness(body.session_id, body.paths, repo=body.repo).to_wire()
+        return calls.readiness(body)
 
     return r

@@ -16,63 +16,25 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import Field
 
-from detente.api.schemas import Body
-from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
-from detente.service import Service
-
-
-class MigrationIn(Body):
-    id: str = Field(min_length=1, max_length=500)
-    status: str = Field(min_length=1, max_length=100)
+from detente.client import routes as op
+from detente.client.gate_bodies import DeployIn, PolicyIn
+from detente.client.inprocess import ServiceCalls
 
 
-class DeployIn(Body):
-    repo: str | None = None
-    claim_id: str = Field(min_length=1)
-    commit_oid: str = Field(min_length=4, max_length=64)
-    expected_prev_commit_oid: str | None = Field(max_length=64)
-    migrations: list[MigrationIn] = []
-    unresolved_risks: list[str] = []
-
-
-class PolicyIn(Body):
-    repo: str | None = None
-    expected_revision: int = Field(strict=True)
-    max_unresolved_risks: int | None = Field(default=None, strict=True)
-    require_migrations_applied: bool = True
-    require_integrated: bool = False
-
-
-def router(service: Service) -> APIRouter:
+def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
 
-    @r.post("/v1/deployments/{env}")
+    @r.post(op.DEPLOY.path)
     def deploy(env: str, body: DeployIn) -> dict[str, Any]:
-        cmd = Deploy(
-            repo=body.repo or "",
-            environment=env,
-            claim_id=body.claim_id,
-            commit_oid=body.commit_oid,
-            expected_prev_commit_oid=body.expected_prev_commit_oid,
-            migrations=tuple(Migration(m.id, m.status) for m in body.migrations),
-            unresolved_risks=tuple(body.unresolved_risks),
-        )
-        return service.deploy(cmd).to_wire()
+        return calls.deploy(env, body)
 
-    @r.get("/v1/deployments/{env}")
+    @r.get(op.GET_DEPLOYMENT.path)
     def get_deployment(env: str, repo: str | None = None) -> dict[str, Any]:
-        return service.get_deployment(env, repo).to_wire()
+        return calls.get_deployment(env, repo)
 
-    @r.put("/v1/deployments/{env}/policy")
+    @r.put(op.SET_DEPLOY_POLICY.path)
     def set_policy(env: str, body: PolicyIn) -> dict[str, Any]:
-        policy = DeployPolicy(
-            max_unresolved_risks=body.max_unresolved_risks,
-            require_migrations_applied=body.require_migrations_applied,
-            require_integrated=body.require_integrated,
-        )
-        cmd = SetPolicy(body.repo or "", env, policy, body.expected_revision)
-        return service.set_deploy_policy(cmd).to_wire()
+        return calls.set_deploy_policy(env, body)
 
     return r

@@ -7,28 +7,27 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 
 from detente.api.sse import event_stream
-from detente.service import Service
+from detente.client import routes as op
+from detente.client.inprocess import MAX_EVENTS_PAGE, MAX_SEQ, ServiceCalls
 
-_MAX_SEQ = 2**63 - 1  # sequences are 64-bit signed integers in every store
 
-
-def router(service: Service) -> APIRouter:
+def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
+    service = calls.service
 
-    @r.get("/v1/events")
+    @r.get(op.EVENTS.path)
     def list_events(
         repo: str | None = None,
-        since: Annotated[int, Query(ge=0, le=_MAX_SEQ)] = 0,
-        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        since: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
+        limit: Annotated[int, Query(ge=1, le=MAX_EVENTS_PAGE)] = 100,
     ) -> dict[str, Any]:
-        events, next_since = service.events(since=since, limit=limit, repo=repo)
-        return {"events": [e.to_wire() for e in events], "nextSince": next_since}
+        return calls.events(since=since, limit=limit, repo=repo)
 
-    @r.get("/v1/events/stream")
+    @r.get(op.EVENT_STREAM.path)
     async def stream(
         request: Request,
         repo: str | None = None,
-        since: Annotated[int | None, Query(ge=0, le=_MAX_SEQ)] = None,
+        since: Annotated[int | None, Query(ge=0, le=MAX_SEQ)] = None,
         claim: Annotated[str | None, Query(description="only events of this claim")] = None,
         path: Annotated[
             str | None, Query(description="only claim events touching paths under this prefix")

@@ -19,58 +19,25 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import Field
 
-from detente.api.schemas import Body
-from detente.domain.gates.findings import PushedCommit
-from detente.service import Service
-
-
-class PushedCommitIn(Body):
-    oid: str = Field(min_length=4, max_length=64)
-    claim_ids: list[str] = []
-    files: list[str] = []
+from detente.client import routes as op
+from detente.client.gate_bodies import PostReceiveIn, PreCommitIn, PreReceiveIn
+from detente.client.inprocess import ServiceCalls
 
 
-class PreReceiveIn(Body):
-    repo: str = Field(min_length=1)
-    ref: str = Field(min_length=1)
-    old_oid: str = Field(min_length=4, max_length=64)
-    new_oid: str = Field(min_length=4, max_length=64)
-    fast_forward: bool
-    commits: list[PushedCommitIn] = []
-
-
-class PostReceiveIn(Body):
-    repo: str = Field(min_length=1)
-    ref: str = Field(min_length=1)
-    old_oid: str = Field(min_length=4, max_length=64)
-    new_oid: str = Field(min_length=4, max_length=64)
-    claim_ids: list[str] = []
-
-
-class PreCommitIn(Body):
-    repo: str = Field(min_length=1)
-    claim_id: str | None = None
-    paths: list[str] = Field(min_length=1)
-
-
-def router(service: Service) -> APIRouter:
+def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
 
-    @r.post("/v1/hooks/pre-receive")
+    @r.post(op.PRE_RECEIVE.path)
     def pre_receive(body: PreReceiveIn) -> dict[str, Any]:
-        commits = [PushedCommit(c.oid, tuple(c.claim_ids), tuple(c.files)) for c in body.commits]
-        count = service.check_push(body.repo, body.ref, commits, fast_forward=body.fast_forward)
-        return {"ok": True, "ref": body.ref, "commits": count}
+        return calls.pre_receive(body)
 
-    @r.post("/v1/hooks/post-receive")
+    @r.post(op.POST_RECEIVE.path)
     def post_receive(body: PostReceiveIn) -> dict[str, Any]:
-        done = service.record_push(body.repo, body.ref, body.old_oid, body.new_oid, body.claim_ids)
-        return {"integrated": done}
+        return calls.post_receive(body)
 
-    @r.post("/v1/hooks/pre-commit")
+    @r.post(op.PRE_COMMIT.path)
     def pre_commit(body: PreCommitIn) -> dict[str, Any]:
-        return service.check_commit(body.repo, body.claim_id, body.paths).to_wire()
+        return calls.pre_commit(body)
 
     return r

@@ -26,182 +26,57 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import Field, model_validator
 
-from detente.api.schemas import Body
-from detente.domain.memory import commands as mc
-from detente.service import Service
-
-
-class RegisterIn(Body):
-    """``POST /v1/memory/documents``."""
-
-    repo: str = Field(min_length=1)
-    path: str = Field(min_length=1, max_length=1000)
-    doc_class: str = Field(alias="class")
+from detente.client import routes as op
+from detente.client.inprocess import ServiceCalls
+from detente.client.memory_bodies import (
+    AppendIn,
+    ReconcileIn,
+    RegisterIn,
+    RenderIn,
+    SectionPatchIn,
+    WriteIn,
+)
 
 
-class PatchBody(Body):
-    """Exactly one of ``body`` (the section's new body) or ``diff`` (a unified diff)."""
-
-    body: str | None = Field(default=None, max_length=mc.MAX_DOC_BYTES)
-    diff: str | None = Field(default=None, max_length=mc.MAX_DOC_BYTES)
-
-    @model_validator(mode="after")
-    def _one_of(self) -> PatchBody:
-        if (self.body is None) == (self.diff is None):
-            raise ValueError("patch needs exactly one of body or diff")
-        return self
-
-
-class SectionPatchIn(Body):
-    """``POST /v1/memory/sections/patch``."""
-
-    repo: str = Field(min_length=1)
-    path: str = Field(min_length=1, max_length=1000)
-    section_key: str = Field(min_length=1, max_length=200)
-    expected_section_revision: int = Field(strict=True, ge=0)
-    expected_file_hash: str = Field(min_length=1, max_length=200)
-    claim_id: str = Field(min_length=1)
-    fencing_token: int = Field(strict=True, ge=0)
-    worktree: str | None = None
-    patch: PatchBody
-
-
-class WriteIn(Body):
-    """``POST /v1/memory/documents/write``."""
-
-    repo: str = Field(min_length=1)
-    path: str = Field(min_length=1, max_length=1000)
-    expected_revision: int = Field(strict=True, ge=0)
-    expected_file_hash: str = Field(min_length=1, max_length=200)
-    claim_id: str = Field(min_length=1)
-    fencing_token: int = Field(strict=True, ge=0)
-    content: str = Field(max_length=mc.MAX_DOC_BYTES)
-    worktree: str | None = None
-
-
-class AppendIn(Body):
-    """``POST /v1/memory/append``."""
-
-    repo: str = Field(min_length=1)
-    path: str = Field(min_length=1, max_length=1000)
-    claim_id: str = Field(min_length=1)
-    fencing_token: int = Field(strict=True, ge=0)
-    entry: str = Field(min_length=1, max_length=mc.MAX_ENTRY_BYTES)
-    worktree: str | None = None
-
-
-class RenderIn(Body):
-    """``POST /v1/memory/render``: one document (``path``) or every generated one."""
-
-    repo: str = Field(min_length=1)
-    path: str | None = None
-    worktree: str | None = None
-
-
-class ReconcileIn(Body):
-    """``POST /v1/memory/reconcile``."""
-
-    repo: str = Field(min_length=1)
-    path: str = Field(min_length=1, max_length=1000)
-    decision: str
-    reconciliation_id: str | None = None
-    region_key: str | None = None
-    expected_revision: int | None = Field(default=None, strict=True)
-    worktree: str | None = None
-
-
-def router(service: Service) -> APIRouter:
+def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter(tags=["memory"])
 
-    @r.post("/v1/memory/documents", status_code=201)
+    @r.post(op.REGISTER_DOCUMENT.path, status_code=201)
     def register(body: RegisterIn) -> dict[str, Any]:
         """Register a memory document: path and class (generated, append_only,
         section_owned, private). ``409 revision_conflict`` if already registered."""
-        view = service.register_document(mc.Register(body.repo, body.path, body.doc_class))
-        return {"document": view.to_wire()}
+        return calls.register_document(body)
 
-    @r.get("/v1/memory/documents")
+    @r.get(op.LIST_DOCUMENTS.path)
     def list_documents(repo: str, path: str | None = None) -> dict[str, Any]:
         """Registered documents with sections (key, title, revision, hash, ownerClaimId)
         and ``onDisk {fileHash, inSync}``."""
-        return {"documents": [v.to_wire() for v in service.list_documents(repo, path)]}
+        return calls.list_documents(repo, path)
 
-    @r.post("/v1/memory/sections/patch")
+    @r.post(op.PATCH_SECTION.path)
     def patch_section(body: SectionPatchIn) -> dict[str, Any]:
         """Patch one section; only that section's bytes change."""
-        view = service.patch_section(
-            mc.PatchSection(
-                repo=body.repo,
-                path=body.path,
-                section_key=body.section_key,
-                expected_section_revision=body.expected_section_revision,
-                expected_file_hash=body.expected_file_hash,
-                claim_id=body.claim_id,
-                fencing_token=body.fencing_token,
-                body=body.patch.body,
-                diff=body.patch.diff,
-                worktree=body.worktree,
-            )
-        )
-        return {
-            "document": view.to_wire(),
-            "section": view.section(body.section_key),
-            "merged": bool(view.details.get("merged")),
-        }
+        return calls.patch_section(body)
 
-    @r.post("/v1/memory/documents/write")
+    @r.post(op.WRITE_DOCUMENT.path)
     def write_document(body: WriteIn) -> dict[str, Any]:
         """Replace a whole file; a stale write names the sections it would destroy."""
-        view = service.write_document(
-            mc.WriteFile(
-                repo=body.repo,
-                path=body.path,
-                expected_revision=body.expected_revision,
-                expected_file_hash=body.expected_file_hash,
-                claim_id=body.claim_id,
-                fencing_token=body.fencing_token,
-                content=body.content,
-                worktree=body.worktree,
-            )
-        )
-        return {"document": view.to_wire()}
+        return calls.write_document(body)
 
-    @r.post("/v1/memory/append")
+    @r.post(op.APPEND_ENTRY.path)
     def append(body: AppendIn) -> dict[str, Any]:
         """Append an entry to an append-only document (serialized, never interleaved)."""
-        view = service.append_entry(
-            mc.Append(
-                repo=body.repo,
-                path=body.path,
-                claim_id=body.claim_id,
-                fencing_token=body.fencing_token,
-                entry=body.entry,
-                worktree=body.worktree,
-            )
-        )
-        return {"document": view.to_wire(), "entry": view.details.get("entry")}
+        return calls.append_entry(body)
 
-    @r.post("/v1/memory/render")
+    @r.post(op.RENDER.path)
     def render(body: RenderIn) -> dict[str, Any]:
         """Re-render generated regions; user edits stay and open reconciliations."""
-        return {"results": service.render(mc.Render(body.repo, body.path, body.worktree))}
+        return calls.render(body)
 
-    @r.post("/v1/memory/reconcile")
+    @r.post(op.RECONCILE.path)
     def reconcile(body: ReconcileIn) -> dict[str, Any]:
         """Resolve a reconciliation: ``upstream`` or ``overlay``; region re-rendered."""
-        view = service.reconcile(
-            mc.Reconcile(
-                repo=body.repo,
-                path=body.path,
-                decision=body.decision,
-                reconciliation_id=body.reconciliation_id,
-                region_key=body.region_key,
-                expected_revision=body.expected_revision,
-                worktree=body.worktree,
-            )
-        )
-        return {"document": view.to_wire()}
+        return calls.reconcile(body)
 
     return r

@@ -171,7 +171,13 @@ def decide_scope_change(
     blocking = blocking_only(
         find_overlaps(
             state,
-            Targets(paths=new_paths, modules=modules, symbols=symbols, contracts=contracts),
+            Targets(
+                paths=new_paths,
+                modules=modules,
+                symbols=symbols,
+                contracts=contracts,
+                base_commit=claim.base_commit,
+            ),
             exclude=claim.id,
         )
     )

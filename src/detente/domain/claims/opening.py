@@ -127,6 +127,7 @@ def announce(
         symbols=symbols,
         contracts=contracts,
         memory=memory,
+        base_commit=base,
     )
     return claim_id, announced, targets
 

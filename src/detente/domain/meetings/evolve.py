@@ -1,7 +1,7 @@
 """The fold of the meeting aggregate: meeting records by id and the indexes kept in step.
 
 :class:`MeetingBook` is what :attr:`RepoState.meetings
-<detente.domain.book.RepoState.meetings>` holds: a dict ``meeting id -> Meeting`` that
+<detente.domain.state.RepoState.meetings>` holds: a dict ``meeting id -> Meeting`` that
 callers only read, updated by :meth:`MeetingBook.apply`. Besides the records it keeps
 the derived indexes the domain consults:
 

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.overlap.globs import intersect
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
+from detente.domain.overlap.modules import module_patterns
 from detente.domain.overlap.named import named_overlaps
+from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
 
 _KIND_ORDER = (
@@ -45,6 +47,7 @@ class Targets:
     contracts: tuple[str, ...] = ()
     memory: tuple[MemoryImpact, ...] = ()
     advisory: bool = False
+    base_commit: str | None = None
 
     @staticmethod
     def of(claim: Claim) -> Targets:
@@ -55,6 +58,7 @@ class Targets:
             contracts=claim.expected_contract_changes,
             memory=claim.memory_impacts,
             advisory=claim.advisory,
+            base_commit=claim.base_commit,
         )
 
 
@@ -62,8 +66,12 @@ class Targets:
 class _Found:
     kinds: list[OverlapKind] = field(default_factory=list)
     targets: list[OverlapTarget] = field(default_factory=list)
+    verdicts: dict[OverlapTarget, Verdict] = field(default_factory=dict)
 
-    def add(self, kind: OverlapKind, target: OverlapTarget) -> None:
+    def add(
+        self, kind: OverlapKind, target: OverlapTarget, verdict: Verdict = Verdict.UNKNOWN
+    ) -> None:
+        self.verdicts[target] = verdict
         if kind not in self.kinds:
             self.kinds.append(kind)
         if target not in self.targets:
@@ -93,13 +101,21 @@ def find_overlaps(
             contracts=targets.contracts,
             memory=tuple(m for m in targets.memory if m.path not in private),
             advisory=targets.advisory,
+            base_commit=targets.base_commit,
         )
 
+    judge = Judge(state.trees, targets.base_commit)
     for mine in targets.paths:
         for claim_id, theirs, witness in state.claims.path_index.overlapping(mine, exclude=exclude):
-            found.setdefault(claim_id, _Found()).add(
-                OverlapKind.PATH, OverlapTarget(mine=mine, theirs=theirs, witness=witness)
+            verdict, witness = judge(
+                state.claims[claim_id].base_commit, (mine,), (theirs,), witness
             )
+            if verdict is not Verdict.GENERATED:
+                found.setdefault(claim_id, _Found()).add(
+                    OverlapKind.PATH,
+                    OverlapTarget(mine=mine, theirs=theirs, witness=witness),
+                    verdict,
+                )
     for claim_id, kind_name, mine, theirs, witness in named_overlaps(
         paths=targets.paths,
         module_targets=targets.modules,
@@ -109,9 +125,15 @@ def find_overlaps(
         symbols_held=state.claims.symbols,
         exclude=exclude,
     ):
-        found.setdefault(claim_id, _Found()).add(
-            OverlapKind(kind_name), OverlapTarget(mine=mine, theirs=theirs, witness=witness)
-        )
+        verdict = Verdict.UNKNOWN
+        if kind_name == "module":
+            verdict, witness = _judge_module(state, judge, targets, claim_id, mine, theirs, witness)
+        if verdict is not Verdict.GENERATED:
+            found.setdefault(claim_id, _Found()).add(
+                OverlapKind(kind_name),
+                OverlapTarget(mine=mine, theirs=theirs, witness=witness),
+                verdict,
+            )
     for value in targets.contracts:
         for claim_id in sorted(state.claims.contracts.get(value, ())):
             if claim_id != exclude:
@@ -127,9 +149,10 @@ def find_overlaps(
         kinds = tuple(k for k in _KIND_ORDER if k in entry.kinds)
         reason = _reason(other, kinds, entry.targets)
         advisory = targets.advisory or other.advisory
-        resolved = (
-            state.meetings.resolved_pairs.get(frozenset({exclude, claim_id})) if exclude else None
-        )
+        potential = all(v is Verdict.POTENTIAL for v in entry.verdicts.values())
+        reason += _tree_note(entry, potential)
+        pairs = state.meetings.resolved_pairs
+        resolved = pairs.get(frozenset({exclude, claim_id})) if exclude else None
         if resolved is not None and resolved["type"] in _SHARING_RESOLUTIONS:
             advisory = True
             reason += f"; settled by meeting {resolved['meetingId']} ({resolved['type']})"
@@ -138,7 +161,13 @@ def find_overlaps(
                 claim_id=claim_id,
                 agent=other.agent,
                 kind=kinds[0],
-                severity=Severity.ADVISORY if advisory else Severity.BLOCKING,
+                severity=(
+                    Severity.ADVISORY
+                    if advisory
+                    else Severity.POTENTIAL
+                    if potential
+                    else Severity.BLOCKING
+                ),
                 targets=tuple(entry.targets),
                 reason=reason,
                 kinds=kinds,
@@ -146,6 +175,42 @@ def find_overlaps(
             )
         )
     return report
+
+
+def _judge_module(
+    state: RepoState,
+    judge: Judge,
+    targets: Targets,
+    claim_id: str,
+    mine: str,
+    theirs: str,
+    witness: str,
+) -> tuple[Verdict, str]:
+    """Tree verdict on a module finding met through a path (not by module names alone)."""
+    other = state.claims[claim_id]
+    mine_is_module = mine in targets.modules and mine not in targets.paths
+    theirs_is_module = theirs in other.modules and theirs not in (other.paths + other.pending_paths)
+    if mine_is_module and theirs_is_module:
+        return Verdict.UNKNOWN, witness  # module names contain each other: no path involved
+    mine_patterns = module_patterns(mine) if mine_is_module else (mine,)
+    theirs_patterns = module_patterns(theirs) if theirs_is_module else (theirs,)
+    return judge(other.base_commit, mine_patterns, theirs_patterns, witness)
+
+
+def _tree_note(entry: _Found, potential: bool) -> str:
+    """What the base trees said, for the reason: which severity rule applied."""
+    if potential:
+        return (
+            "; potential only: they meet in paths that exist at neither base commit "
+            f"(e.g. {entry.targets[0].witness!r})"
+        )
+    for target in entry.targets:
+        verdict = entry.verdicts.get(target)
+        if verdict is Verdict.EXISTING:
+            return f"; {target.witness!r} exists at the base commit"
+        if verdict is Verdict.LITERAL:
+            return f"; both name {target.witness!r} literally"
+    return ""
 
 
 def _memory_overlaps(

@@ -21,6 +21,8 @@ class OverlapKind(StrEnum):
 class Severity(StrEnum):
     BLOCKING = "blocking"
     ADVISORY = "advisory"
+    POTENTIAL = "potential"
+    """Advisory: the targets meet only in paths that exist at neither base commit."""
 
 
 @dataclass(frozen=True)

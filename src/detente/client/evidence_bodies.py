@@ -9,19 +9,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import Field
 
+from detente.client.body import Body
 from detente.domain.gates.evidence import BaseRef, Evidence, TestRecord
 
 __all__ = ["BaseRefIn", "EvidenceIn", "TestResultIn"]
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
-
-
-class BaseRefIn(_Body):
+class BaseRefIn(Body):
     """``expectedBaseRef {ref, oid}``: both required, never defaulted."""
 
     ref: str = Field(min_length=1, max_length=500)
@@ -31,7 +27,7 @@ class BaseRefIn(_Body):
         return BaseRef(ref=self.ref, oid=self.oid.strip().lower())
 
 
-class TestResultIn(_Body):
+class TestResultIn(Body):
     """``tests[{name, status, exitCode?, recordedAt?, durationSeconds?}]``."""
 
     __test__ = False  # not a pytest test class
@@ -65,7 +61,7 @@ def _ids(items: list[Any], key: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-class EvidenceIn(_Body):
+class EvidenceIn(Body):
     """``evidence {headCommit, changedFiles[], tests[], apiChanges[], migrations[],
     deployment, unresolvedRisks[], memoryUpdates[]}``; migrations and memory updates may
     be ids/paths or objects with ``id``/``path``."""

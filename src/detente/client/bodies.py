@@ -1,13 +1,14 @@
-"""Request bodies of the HTTP API (pydantic, camelCase on the wire, unknown fields refused)."""
+"""Request bodies of the claim and meeting operations (pydantic, camelCase on the wire,
+unknown fields refused); each turns itself into its domain command."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import Field
 
-from detente.api.evidence_schemas import BaseRefIn, EvidenceIn
+from detente.client.body import Body
+from detente.client.evidence_bodies import BaseRefIn, EvidenceIn
 from detente.domain.claims.commands import (
     ChangeScope,
     OpenClaim,
@@ -17,10 +18,6 @@ from detente.domain.claims.commands import (
 )
 from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
 from detente.domain.gates.integration import CompleteClaim
-
-
-class Body(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
 
 class AgentIn(Body):
@@ -182,7 +179,7 @@ class AbandonIn(Body):
 
 
 class CompleteIn(Body):
-    """``POST /v1/claims/{id}/complete`` (fields in :mod:`detente.api.evidence_schemas`)."""
+    """``POST /v1/claims/{id}/complete`` (fields in :mod:`detente.client.evidence_bodies`)."""
 
     expected_claim_revision: int = Field(strict=True)
     fencing_token: int | None = Field(default=None, strict=True)

@@ -1,8 +1,9 @@
-"""Writing the hook scripts (``detente hooks install``).
+"""Writing detente's git hook scripts into a repository (``detente hooks install``).
 
 A script is a two-line ``sh`` file that execs ``python -m detente.hooks <hook>`` with the
-interpreter that installed it (so the hook works without ``detente`` on ``PATH``). An
-existing hook that detente did not write is never replaced unless ``force`` says so.
+interpreter that installed it (so the hook works without ``detente`` on ``PATH``; what
+the hooks do is :mod:`detente.hooks`). An existing hook that detente did not write is
+never replaced unless ``force`` says so.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from detente.errors import ValidationError
-from detente.hooks import HOOK_MARKER
 from detente.vcs.git import Git
 
-__all__ = ["Installed", "hook_script", "install_local", "install_server"]
+__all__ = ["HOOK_MARKER", "Installed", "hook_script", "install_local", "install_server"]
+
+#: The line that marks a hook script as detente's (reinstalling replaces only those).
+HOOK_MARKER = "# detente-hook"
 
 
 @dataclass(frozen=True)

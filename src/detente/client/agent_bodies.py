@@ -1,14 +1,13 @@
 """Request bodies of the agent registry and readiness routes (API.md "Agents and readiness").
 
-Kept apart from the routes so that the MCP server's in-process backend validates with
-the same models without importing FastAPI.
+Validated by the HTTP routers and by the in-process client alike.
 """
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from detente.api.schemas import Body
+from detente.client.body import Body
 from detente.domain.agents.commands import RegisterAgent
 
 __all__ = ["AgentIn", "ReadinessIn"]

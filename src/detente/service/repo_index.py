@@ -1,8 +1,9 @@
-"""Resolving claimed symbol names through the repository's symbol index.
+"""The repository indexes the service consults: symbols and commit trees.
 
-One :class:`~detente.index.symbols.SymbolIndex` per repository directory for the whole
-process: its caches are keyed by commit and blob OIDs, which never change meaning, so
-sharing them between services and threads is safe.
+One :class:`~detente.index.symbols.SymbolIndex` and one
+:class:`~detente.index.trees.GitTrees` per repository directory for the whole process:
+their caches are keyed by commit and blob OIDs, which never change meaning, so sharing
+them between services and threads is safe.
 """
 
 from __future__ import annotations
@@ -12,11 +13,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from detente.index.symbols import SymbolIndex
+from detente.index.trees import GitTrees
 
-__all__ = ["resolve_symbols", "symbol_index"]
+__all__ = ["resolve_symbols", "symbol_index", "tree_source"]
 
 _INDEXES: dict[Path, SymbolIndex] = {}
+_TREES: dict[Path, GitTrees] = {}
 _LOCK = threading.Lock()
+
+
+def tree_source(repo: Path) -> GitTrees:
+    """The shared commit-tree reader of the repository at ``repo``."""
+    key = repo.resolve()
+    with _LOCK:
+        trees = _TREES.get(key)
+        if trees is None:
+            trees = _TREES[key] = GitTrees(key)
+        return trees
 
 
 def symbol_index(repo: Path) -> SymbolIndex:

@@ -1,5 +1,5 @@
-"""The meetings area of the HTTP API: list and read meetings, propose and accept
-resolutions, resolve as a human, accept a handoff.
+"""The meeting operations: list and read meetings, propose and accept resolutions,
+resolve as a human, accept a handoff.
 
 Every write sends the meeting revision it expects (``expectedMeetingRevision``).
 """
@@ -9,23 +9,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from detente.cli.client.transport import Transport
+from detente.client import routes
+from detente.client.base import ClientBase, Wire
 
-__all__ = ["MeetingsEndpoints"]
+__all__ = ["MeetingOperations"]
 
 
-class MeetingsEndpoints(Transport):
-    """``/v1/meetings...``: one method per endpoint."""
+class MeetingOperations(ClientBase):
+    """``/v1/meetings...``: one method per operation."""
 
-    def list_meetings(
-        self, *, repo: str | None = None, status: str | None = None
-    ) -> dict[str, Any]:
+    def list_meetings(self, *, repo: str | None = None, status: str | None = None) -> Wire:
         """``GET /v1/meetings``: ``{meetings[]}``."""
-        return self._request("GET", "/v1/meetings", params={"repo": repo, "status": status})
+        return self._call(routes.LIST_MEETINGS, params={"repo": repo, "status": status})
 
-    def get_meeting(self, meeting_id: str) -> dict[str, Any]:
+    def get_meeting(self, meeting_id: str) -> Wire:
         """``GET /v1/meetings/{id}``: ``{meeting}``."""
-        return self._request("GET", f"/v1/meetings/{meeting_id}")
+        return self._call(routes.GET_MEETING, path={"meeting_id": meeting_id})
 
     def propose(
         self,
@@ -34,23 +33,22 @@ class MeetingsEndpoints(Transport):
         expected_meeting_revision: int,
         claim_id: str,
         resolution: Mapping[str, Any],
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/meetings/{id}/proposals`` (proposer accepts it): ``{meeting, claims[]}``."""
         body = {
             "expectedMeetingRevision": expected_meeting_revision,
             "claimId": claim_id,
             "resolution": dict(resolution),
         }
-        return self._request("POST", f"/v1/meetings/{meeting_id}/proposals", json=body)
+        return self._call(routes.PROPOSE, path={"meeting_id": meeting_id}, body=body)
 
     def accept_proposal(
         self, meeting_id: str, proposal_id: str, *, expected_meeting_revision: int, claim_id: str
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/meetings/{id}/proposals/{proposalId}/accept``: ``{meeting, claims[]}``."""
         body = {"expectedMeetingRevision": expected_meeting_revision, "claimId": claim_id}
-        return self._request(
-            "POST", f"/v1/meetings/{meeting_id}/proposals/{proposal_id}/accept", json=body
-        )
+        where = {"meeting_id": meeting_id, "proposal_id": proposal_id}
+        return self._call(routes.ACCEPT_PROPOSAL, path=where, body=body)
 
     def resolve_meeting(
         self,
@@ -59,18 +57,18 @@ class MeetingsEndpoints(Transport):
         expected_meeting_revision: int,
         resolution: Mapping[str, Any],
         resolved_by: str,
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/meetings/{id}/resolve`` (a human principal): ``{meeting, claims[]}``."""
         body = {
             "expectedMeetingRevision": expected_meeting_revision,
             "resolution": dict(resolution),
             "resolvedBy": resolved_by,
         }
-        return self._request("POST", f"/v1/meetings/{meeting_id}/resolve", json=body)
+        return self._call(routes.RESOLVE_MEETING, path={"meeting_id": meeting_id}, body=body)
 
     def accept_handoff(
         self, meeting_id: str, *, expected_meeting_revision: int, claim_id: str
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/meetings/{id}/handoff/accept`` (the recipient): ``{meeting, claims[]}``."""
         body = {"expectedMeetingRevision": expected_meeting_revision, "claimId": claim_id}
-        return self._request("POST", f"/v1/meetings/{meeting_id}/handoff/accept", json=body)
+        return self._call(routes.ACCEPT_HANDOFF, path={"meeting_id": meeting_id}, body=body)

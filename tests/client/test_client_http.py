@@ -1,4 +1,5 @@
-"""The typed client: problems become detente errors, SSE parsing and resumption, connect."""
+"""The HTTP client: problems become detente errors, the event stream (parsing,
+resumption), and connect's choice between a server and local mode."""
 
 from __future__ import annotations
 
@@ -10,14 +11,8 @@ import httpx
 import pytest
 
 from detente import errors
-from detente.cli.client import (
-    Client,
-    ServerUnavailable,
-    SseMessage,
-    connect,
-    error_from_problem,
-    iter_sse,
-)
+from detente.client import ServerUnavailable, SseMessage, connect, error_from_problem
+from detente.client.http import HttpClient
 
 
 def test_a_revision_conflict_problem_becomes_revision_conflict_with_its_fields() -> None:
@@ -78,10 +73,14 @@ def test_a_bodiless_503_is_server_unavailable() -> None:
     assert isinstance(error_from_problem(503, {}), ServerUnavailable)
 
 
-def test_iter_sse_parses_ids_types_multiline_data_and_skips_comments() -> None:
-    lines = [": ping", "id: 7", "event: claim.announced", 'data: {"a":', "data: 1}", "", ""]
+def test_the_stream_skips_comments_and_joins_multiline_data() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        text = ': ping\n\nid: 7\nevent: claim.announced\ndata: {"a":\ndata: 1}\n\n'
+        return httpx.Response(200, text=text, headers={"content-type": "text/event-stream"})
 
-    assert list(iter_sse(iter(lines))) == [SseMessage("7", "claim.announced", '{"a":\n1}')]
+    client = HttpClient(httpx.Client(transport=httpx.MockTransport(handler), base_url="http://x"))
+
+    assert next(client.watch(since=0)) == SseMessage("7", "claim.announced", '{"a":\n1}')
 
 
 def test_a_dropped_stream_resumes_with_last_event_id_and_loses_nothing() -> None:
@@ -99,7 +98,7 @@ def test_a_dropped_stream_resumes_with_last_event_id_and_loses_nothing() -> None
         )
         return httpx.Response(200, text=chunk, headers={"content-type": "text/event-stream"})
 
-    client = Client(httpx.Client(transport=httpx.MockTransport(handler), base_url="http://x"))
+    client = HttpClient(httpx.Client(transport=httpx.MockTransport(handler), base_url="http://x"))
     reconnects: list[int] = []
 
     stream = client.watch(since=0, on_reconnect=lambda pos, _why: reconnects.append(pos))
@@ -115,7 +114,7 @@ def test_a_refused_stream_raises_the_servers_error() -> None:
         problem = {"code": "validation_error", "detail": "unknown repository", "field": "repo"}
         return httpx.Response(422, json=problem)
 
-    client = Client(httpx.Client(transport=httpx.MockTransport(handler), base_url="http://x"))
+    client = HttpClient(httpx.Client(transport=httpx.MockTransport(handler), base_url="http://x"))
 
     with pytest.raises(errors.ValidationError, match="unknown repository"):
         next(client.watch(since=0, repo="nope"))

@@ -1,34 +1,28 @@
-"""The composed :class:`Client` and :func:`connect`, which opens one for a repository.
+"""Open the right client for a repository: a running server, or the service in-process.
 
-One code path for both modes: :func:`connect` returns a :class:`Client` over an
-``httpx.Client`` that either talks to a running server (``--server URL``, ``$DETENTE_URL``,
-or a server found on ``http://127.0.0.1:7420``) or, in *local mode*, to the same FastAPI app
-built in-process on the repository's default SQLite store
-(``starlette.testclient.TestClient``, an ``httpx.Client`` subclass).
+:func:`connect` returns an :class:`~detente.client.http.HttpClient` when a server is
+named (``--server URL``, ``$DETENTE_URL``) or found on ``http://127.0.0.1:7420`` serving
+this repository, else an :class:`~detente.client.inprocess.InProcessClient` over the
+service built on the repository's default store (*local mode*).
 
-``httpx`` and the server stack are imported lazily so that ``detente --help`` stays fast.
+``httpx`` is imported only when a server is involved, and nothing of the HTTP server
+stack ever is, so that local mode starts fast.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from detente import errors
-from detente.cli.client.claims import ClaimsEndpoints
-from detente.cli.client.meetings import MeetingsEndpoints
-from detente.cli.client.server import ServerEndpoints
-from detente.cli.client.transport import REQUEST_TIMEOUT
+from detente.client.protocol import Client
 
 if TYPE_CHECKING:
-    import httpx
-
+    from detente.client.http import HttpClient
     from detente.vcs.repo import RepoInfo
 
-__all__ = ["DEFAULT_URL", "LOCAL_ENV", "URL_ENV", "Client", "connect"]
+__all__ = ["DEFAULT_URL", "LOCAL_ENV", "URL_ENV", "connect", "open_local"]
 
 #: Where ``connect`` looks for a running server when none is named.
 DEFAULT_URL = "http://127.0.0.1:7420"
@@ -37,26 +31,6 @@ URL_ENV = "DETENTE_URL"
 LOCAL_ENV = "DETENTE_LOCAL"
 
 _PROBE_TIMEOUT = 0.25
-_LOCAL_BASE_URL = "http://detente.local"
-
-
-class Client(ClaimsEndpoints, MeetingsEndpoints, ServerEndpoints):
-    """One method per API endpoint, returning the decoded JSON object.
-
-    Args:
-        http: the transport (``base_url`` set): an ``httpx.Client`` for a server, or a
-            ``TestClient`` over the in-process app in local mode.
-        mode: ``"server"`` or ``"local"`` (reported in ``--json`` output only).
-        repo_name: the name the server knows the current repository by, if any.
-        repo_path: top level of the current repository's working tree, if any.
-        on_close: called once by :meth:`close` (local mode closes its store there).
-
-    Every method raises the :mod:`detente.errors` exception named by a problem's
-    ``code`` (see :func:`~detente.cli.problems.error_from_problem`) and
-    :class:`~detente.cli.problems.ServerUnavailable` when the server cannot be reached.
-    The endpoints are grouped by API area: claims (and takeovers, write checks),
-    meetings, and the server itself with its event log.
-    """
 
 
 # ---------------------------------------------------------------------------- connect
@@ -97,8 +71,6 @@ def connect(
             for, or local mode is needed and ``repo`` is not a git working tree.
         ServerUnavailable: an explicit server cannot be reached.
     """
-    import httpx
-
     url = url or os.environ.get(URL_ENV) or None
     if local is None:
         local = _env_flag(LOCAL_ENV)
@@ -108,8 +80,10 @@ def connect(
         )
     info, info_error = _open(repo)
     if url:
-        http = httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT)
-        client = Client(http, mode="server", repo_path=info.path if info else None)
+        from detente.client.http import HttpClient
+
+        client = HttpClient.to(url)
+        client.repo_path = info.path if info else None
         try:
             client.repo_name = _name_on_server(client, info, explicit=True)
         except BaseException:
@@ -119,7 +93,8 @@ def connect(
     if not local and info is not None:
         probe = _probe(probe_url, probe_timeout)
         if probe is not None:
-            client = Client(probe, mode="server", repo_path=info.path)
+            client = probe
+            client.repo_path = info.path
             try:
                 name = _name_on_server(client, info, explicit=False)
             except errors.DetenteError:
@@ -144,14 +119,18 @@ def _open(repo: Path | None) -> tuple[RepoInfo | None, errors.DetenteError | Non
         return None, exc
 
 
-def _probe(url: str, timeout: float) -> httpx.Client | None:
+def _probe(url: str, timeout: float) -> HttpClient | None:
+    """A client of the server answering ``url/healthz`` within ``timeout`` seconds."""
     import httpx
+
+    from detente.client.http import REQUEST_TIMEOUT, HttpClient
+    from detente.client.routes import HEALTH
 
     http = httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT)
     try:
-        response = http.get("/healthz", timeout=timeout)
+        response = http.get(HEALTH.path, timeout=timeout)
         if response.status_code == 200 and response.json().get("ok") is True:
-            return http
+            return HttpClient(http)
     except (httpx.HTTPError, ValueError, AttributeError):
         pass
     http.close()
@@ -188,25 +167,33 @@ def _same_repository(path: Path, info: RepoInfo) -> bool:
 
 
 def _local_client(info: RepoInfo) -> Client:
-    from detente.api.app import create_app
+    """Local mode: the service on the repository's default store, called in-process (no
+    background sweeper: expiry happens on every read and write)."""
+    return open_local(info.path, repo_name=info.name, repo_path=info.path)
+
+
+def open_local(
+    repo: Path,
+    *,
+    store_url: str | None = None,
+    repo_name: str | None = None,
+    repo_path: Path | None = None,
+) -> Client:
+    """An in-process client on the service built for ``repo`` (it owns the store).
+
+    Args:
+        repo: a directory inside the repository's working tree.
+        store_url: the store; default ``$DETENTE_STORE`` or the repository's SQLite file
+            (shared by every worktree, every local-mode process and ``detente serve``).
+        repo_name: the current repository's name (default: the only one served).
+        repo_path: top level of the current repository's working tree, if known.
+
+    Raises:
+        ValidationError: ``repo`` is not a git working tree, or the store URL is bad.
+        StoreError: the store cannot be opened.
+    """
+    from detente.client.inprocess import InProcessClient
     from detente.runtime import build_service
 
-    with warnings.catch_warnings():
-        # Starlette nudges towards httpx2; the TestClient still is an httpx.Client.
-        warnings.filterwarnings("ignore", message=".*httpx2")
-        from starlette.testclient import TestClient
-
-    service = build_service([info.path])
-    # No lifespan, so no background sweeper: expiry happens on every read and write.
-    app = create_app(service, sweep_interval=None)
-    # At run time the TestClient subclasses httpx.Client; starlette's annotations name
-    # httpx2 (its preferred backend), hence the cast.
-    http = cast("httpx.Client", TestClient(app, base_url=_LOCAL_BASE_URL))
-
-    def close_store() -> None:
-        with contextlib.suppress(Exception):
-            service.store.close()
-
-    return Client(
-        http, mode="local", repo_name=info.name, repo_path=info.path, on_close=close_store
-    )
+    service = build_service([repo], store_url=store_url)
+    return InProcessClient(service, repo_name=repo_name, repo_path=repo_path, owns_store=True)

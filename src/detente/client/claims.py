@@ -1,8 +1,9 @@
-"""The claims area of the HTTP API: open, read, renew, change scope, suspend, resume,
-abandon, complete, take over, and check writes against a claim.
+"""The claim operations: open, read, renew, change scope, suspend, resume, abandon,
+complete, take over, clean up, and check writes against a claim.
 
-Each method is one endpoint and returns the decoded JSON object (see
-:class:`~detente.cli.client.transport.Transport` for the errors it raises).
+Each method is one operation (:mod:`detente.client.routes`) and returns its JSON object;
+every method raises the :mod:`detente.errors` exception of a refusal's ``code`` (see
+:meth:`~detente.client.base.ClientBase._call`).
 """
 
 from __future__ import annotations
@@ -10,21 +11,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from detente.cli.client.transport import Transport
+from detente.client import routes
+from detente.client.base import ClientBase, Wire
 
-__all__ = ["ClaimsEndpoints"]
+__all__ = ["ClaimOperations"]
 
 
-class ClaimsEndpoints(Transport):
-    """``/v1/claims...``: one method per endpoint."""
+class ClaimOperations(ClientBase):
+    """``/v1/claims...``: one method per operation."""
 
-    def open_claim(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def open_claim(self, body: Mapping[str, Any]) -> Wire:
         """``POST /v1/claims`` (camelCase seed fields): ``{claim, overlaps[], meeting}``."""
-        return self._request("POST", "/v1/claims", json=body)
+        return self._call(routes.OPEN_CLAIM, body=body)
 
-    def get_claim(self, claim_id: str) -> dict[str, Any]:
+    def get_claim(self, claim_id: str) -> Wire:
         """``GET /v1/claims/{id}``: ``{claim, overlaps[], meetings[]}`` (overlaps recomputed)."""
-        return self._request("GET", f"/v1/claims/{claim_id}")
+        return self._call(routes.GET_CLAIM, path={"claim_id": claim_id})
 
     def list_claims(
         self,
@@ -33,10 +35,10 @@ class ClaimsEndpoints(Transport):
         status: str | None = None,
         path: str | None = None,
         agent: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``GET /v1/claims``: ``{claims[]}`` filtered by repo, status, covered path, agent."""
         params = {"repo": repo, "status": status, "path": path, "agent": agent}
-        return self._request("GET", "/v1/claims", params=params)
+        return self._call(routes.LIST_CLAIMS, params=params)
 
     def renew(
         self,
@@ -45,14 +47,14 @@ class ClaimsEndpoints(Transport):
         expected_lease_revision: int,
         expected_claim_revision: int,
         ttl_seconds: int,
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/claims/{id}/renew``: ``{claim}``."""
         body = {
             "expectedLeaseRevision": expected_lease_revision,
             "expectedClaimRevision": expected_claim_revision,
             "ttlSeconds": ttl_seconds,
         }
-        return self._request("POST", f"/v1/claims/{claim_id}/renew", json=body)
+        return self._call(routes.RENEW, path={"claim_id": claim_id}, body=body)
 
     def scope_change(
         self,
@@ -65,7 +67,7 @@ class ClaimsEndpoints(Transport):
         add_symbols: Sequence[str] = (),
         add_expected_contract_changes: Sequence[str] = (),
         reason: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/claims/{id}/scope-change``: ``{claim, overlaps[], meeting}``."""
         body = {
             "expectedClaimRevision": expected_claim_revision,
@@ -76,21 +78,21 @@ class ClaimsEndpoints(Transport):
             "addExpectedContractChanges": list(add_expected_contract_changes),
             "reason": reason,
         }
-        return self._request("POST", f"/v1/claims/{claim_id}/scope-change", json=body)
+        return self._call(routes.SCOPE_CHANGE, path={"claim_id": claim_id}, body=body)
 
     def suspend(
         self, claim_id: str, *, expected_claim_revision: int, reason: str | None = None
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/claims/{id}/suspend``: ``{claim}``."""
         body = {"expectedClaimRevision": expected_claim_revision, "reason": reason}
-        return self._request("POST", f"/v1/claims/{claim_id}/suspend", json=body)
+        return self._call(routes.SUSPEND, path={"claim_id": claim_id}, body=body)
 
     def resume(
         self, claim_id: str, *, expected_claim_revision: int, reason: str | None = None
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/claims/{id}/resume``: ``{claim}``."""
         body = {"expectedClaimRevision": expected_claim_revision, "reason": reason}
-        return self._request("POST", f"/v1/claims/{claim_id}/resume", json=body)
+        return self._call(routes.RESUME, path={"claim_id": claim_id}, body=body)
 
     def abandon(
         self,
@@ -101,7 +103,7 @@ class ClaimsEndpoints(Transport):
         diff_summary: Mapping[str, Any] | None = None,
         memory_state: Mapping[str, Any] | None = None,
         reason: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/claims/{id}/abandon`` (records head commit and diff summary): ``{claim}``."""
         body = {
             "expectedClaimRevision": expected_claim_revision,
@@ -110,23 +112,28 @@ class ClaimsEndpoints(Transport):
             "memoryState": dict(memory_state or {}),
             "reason": reason,
         }
-        return self._request("POST", f"/v1/claims/{claim_id}/abandon", json=body)
+        return self._call(routes.ABANDON, path={"claim_id": claim_id}, body=body)
 
-    def complete(
-        self,
-        claim_id: str,
-        *,
-        expected_claim_revision: int,
-        expected_base_ref: Mapping[str, Any] | None = None,
-        evidence: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """``POST /v1/claims/{id}/complete``: ``{claim}`` (``invalid_transition`` for now)."""
-        body: dict[str, Any] = {"expectedClaimRevision": expected_claim_revision}
-        if expected_base_ref is not None:
-            body["expectedBaseRef"] = dict(expected_base_ref)
-        if evidence is not None:
-            body["evidence"] = dict(evidence)
-        return self._request("POST", f"/v1/claims/{claim_id}/complete", json=body)
+    def complete(self, claim_id: str, body: Mapping[str, Any]) -> Wire:
+        """``POST /v1/claims/{id}/complete``: validate evidence, then advance the base ref.
+
+        Args:
+            claim_id: the claim.
+            body: ``{expectedClaimRevision, fencingToken?, expectedBaseRef {ref, oid},
+                evidence {headCommit, changedFiles[], tests[], ...}, integrate?}``.
+
+        Returns:
+            ``{claim}`` with status ``integrated`` or ``completed``.
+
+        Raises:
+            EvidenceRejected: ``evidence_rejected`` listing every failure.
+            StaleBase: ``stale_base`` (the claim is ``active`` again).
+        """
+        return self._call(routes.COMPLETE, path={"claim_id": claim_id}, body=body)
+
+    def cleanup(self, claim_id: str) -> Wire:
+        """``POST /v1/claims/{id}/cleanup``: remove a finished claim's worktree entry."""
+        return self._call(routes.CLEANUP, path={"claim_id": claim_id})
 
     def take_over(
         self,
@@ -135,7 +142,7 @@ class ClaimsEndpoints(Transport):
         claim_id: str,
         expected_claim_revision: int,
         pieces: Sequence[Mapping[str, str]] = (),
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/claims`` with ``takeoverOf``: ``{claim, overlaps[], meeting}``.
 
         Args:
@@ -151,22 +158,22 @@ class ClaimsEndpoints(Transport):
             "expectedClaimRevision": expected_claim_revision,
             "pieces": [dict(p) for p in pieces],
         }
-        return self._request("POST", "/v1/claims", json=seed)
+        return self._call(routes.OPEN_CLAIM, body=seed)
 
     def approve_takeover(
         self, claim_id: str, *, expected_claim_revision: int, approver: str, kind: str = "human"
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/claims/{id}/takeover/approve`` (``kind`` human|owner): ``{claim, ...}``."""
         body = {
             "expectedClaimRevision": expected_claim_revision,
             "approver": approver,
             "kind": kind,
         }
-        return self._request("POST", f"/v1/claims/{claim_id}/takeover/approve", json=body)
+        return self._call(routes.APPROVE_TAKEOVER, path={"claim_id": claim_id}, body=body)
 
     def check_writes(
         self, claim_id: str, paths: Sequence[str], *, fencing_token: int | None = None
-    ) -> dict[str, Any]:
+    ) -> Wire:
         """``POST /v1/claims/{id}/writes/check``: ``{ok, claimId, paths}`` when allowed.
 
         Raises ``overlap_blocking`` (``blockers``), ``out_of_scope`` (``paths``),
@@ -175,4 +182,4 @@ class ClaimsEndpoints(Transport):
         body: dict[str, Any] = {"paths": list(paths)}
         if fencing_token is not None:
             body["fencingToken"] = fencing_token
-        return self._request("POST", f"/v1/claims/{claim_id}/writes/check", json=body)
+        return self._call(routes.CHECK_WRITES, path={"claim_id": claim_id}, body=body)

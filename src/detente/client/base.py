@@ -1,0 +1,120 @@
+"""What every client is: a connection to one detente (a server, or a service in this
+process) that carries operations (:mod:`detente.client.routes`) and follows the event log.
+
+The operation methods (:mod:`.claims`, :mod:`.meetings`, :mod:`.agents`, :mod:`.memory`,
+:mod:`.gates`, :mod:`.system`) build each operation's camelCase body once, here on the
+client side, and hand it to :meth:`ClientBase._call`; an implementation decides how it
+travels (:mod:`.http`: an HTTP request; :mod:`.inprocess`: a direct service call).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Self
+
+from detente.client.routes import Route
+from detente.client.sse import SseMessage
+
+__all__ = ["ClientBase", "Wire"]
+
+#: A decoded JSON object in the API's camelCase wire shape (API.md).
+Wire = dict[str, Any]
+
+
+class ClientBase(ABC):
+    """The connection state and the two things an implementation provides.
+
+    Args:
+        mode: ``"server"`` (HTTP) or ``"local"`` (in-process); reported in ``--json``.
+        repo_name: the name the detente knows the current repository by, if any.
+        repo_path: top level of the current repository's working tree, if any.
+        on_close: called once by :meth:`close` (e.g. to close a local store).
+    """
+
+    def __init__(
+        self,
+        *,
+        mode: str,
+        repo_name: str | None = None,
+        repo_path: Path | None = None,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        self.mode = mode
+        self.repo_name = repo_name
+        self.repo_path = repo_path
+        self._on_close = on_close
+
+    @property
+    @abstractmethod
+    def url(self) -> str:
+        """Where the client talks to: the server's base URL, or a placeholder in-process."""
+
+    def close(self) -> None:
+        """Release the connection (and whatever ``on_close`` owns). Idempotent."""
+        if self._on_close is not None:
+            on_close, self._on_close = self._on_close, None
+            on_close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @abstractmethod
+    def _call(
+        self,
+        route: Route,
+        *,
+        path: Mapping[str, str] | None = None,
+        body: Mapping[str, Any] | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> Wire:
+        """Carry one operation.
+
+        Args:
+            route: the operation.
+            path: values of the route's path template parameters.
+            body: the camelCase request body (operations that take one).
+            params: query parameters; None values mean "not given".
+
+        Returns:
+            The response's JSON object (API.md shape).
+
+        Raises:
+            DetenteError: the :mod:`detente.errors` exception of the refusal's ``code``;
+                ``server_unavailable`` when a server cannot be reached.
+        """
+
+    @abstractmethod
+    def watch(
+        self,
+        *,
+        since: int | None = None,
+        repo: str | None = None,
+        poll_interval: float = 0.5,
+        give_up_after: float = 30.0,
+        read_timeout: float = 60.0,
+        on_reconnect: Callable[[int, str], None] | None = None,
+    ) -> Iterator[SseMessage]:
+        """Follow the event log from ``since`` (default: the head at call time) forever.
+
+        Args:
+            since: sequence to start after; None means the head at call time.
+            repo: only this repository's events.
+            poll_interval: seconds between polls where the log is polled (in-process).
+            give_up_after: seconds of failed reconnection before giving up (HTTP).
+            read_timeout: seconds of silence after which an HTTP stream counts as dropped
+                (the server pings every 15 s); the stream then resumes transparently.
+            on_reconnect: called as ``(position, reason)`` before each reconnection.
+
+        Yields:
+            One :class:`SseMessage` per event (``data`` is the event's JSON envelope), or
+            an ``event == "resync"`` message when the server cannot serve the position.
+
+        Raises:
+            ServerUnavailable: the server stayed unreachable for ``give_up_after`` seconds.
+            DetenteError: the stream was refused (e.g. unknown repo).
+        """

@@ -1,0 +1,67 @@
+"""The base of every request body, and the one way a body is validated in-process.
+
+Request bodies are pydantic models (camelCase aliases, unknown fields refused): the HTTP
+routers parse requests with them, and :class:`~detente.client.inprocess.InProcessClient`
+validates the same camelCase mappings with them through :func:`parse`, so both client
+implementations refuse the same input with the same ``validation_error``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+import pydantic
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from detente.errors import ValidationError
+
+__all__ = ["Body", "invalid", "parse"]
+
+
+class Body(BaseModel):
+    """A request body: camelCase on the wire, snake_case in Python, extra fields refused."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+_B = TypeVar("_B", bound=BaseModel)
+
+#: Location parts that say where a field came from, not which field it is.
+_ORIGINS = ("body", "query", "path")
+
+
+def invalid(errors: Sequence[Mapping[str, Any]]) -> ValidationError:
+    """The ``validation_error`` for pydantic's error list: the first error's field (dotted
+    path without its origin) and message, every error in ``errors``.
+
+    Args:
+        errors: pydantic's ``errors()`` (``loc``, ``msg``, ``type`` each).
+
+    Returns:
+        The error, not raised.
+    """
+    first = errors[0] if errors else {}
+    loc = [str(p) for p in first.get("loc", ()) if p not in _ORIGINS]
+    field = ".".join(loc) or None
+    message = str(first.get("msg", "invalid request"))
+    if first.get("type") == "json_invalid":  # loc is a character offset, not a field
+        field = None
+        message = f"the request body is not valid JSON ({message} at offset {loc[0] if loc else 0})"
+    detail = f"{field}: {message}" if field else message
+    listed = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg"))} for e in errors]
+    return ValidationError(detail, field=field, errors=listed)
+
+
+def parse(model: type[_B], body: Mapping[str, Any] | None) -> _B:
+    """Validate ``body`` (camelCase keys) like the HTTP edge does.
+
+    Raises:
+        ValidationError: ``validation_error`` naming the first offending field.
+    """
+    try:
+        return model.model_validate(dict(body or {}))
+    except pydantic.ValidationError as exc:
+        # The HTTP edge reports body fields under a ``body`` origin, stripped the same way.
+        raise invalid([{**e, "loc": ("body", *e.get("loc", ()))} for e in exc.errors()]) from None

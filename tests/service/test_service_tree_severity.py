@@ -1,0 +1,139 @@
+"""Tree-aware severity and generated artifacts, judged on a real repository's commits."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from detente.clock import FakeClock
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.overlap.model import Severity
+from detente.service import ClaimView, RepoConfig, Service
+from detente.storage.memory import MemoryStore
+
+from source_repo import commit_all, make_source_repo
+from support import counting_ids, seed
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.head = make_source_repo(root)
+        self.service = Service(
+            MemoryStore(), FakeClock(), [RepoConfig("demo", path=root)], ids=counting_ids()
+        )
+
+    def open(self, *paths: str, agent: str, **kw: object) -> ClaimView:
+        cmd = replace(seed(*paths, agent=agent, **kw), base_commit=self.head)
+        return self.service.open_claim(cmd)
+
+    def commit(self, files: dict[str, str]) -> None:
+        for path, text in files.items():
+            target = self.root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+        self.head = commit_all(self.root, "more files")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "repo")
+
+
+def test_globs_that_meet_only_in_missing_directories_are_potential_and_both_active(
+    repo: Repo,
+) -> None:
+    alice = repo.open("src/*/routes/*.py", agent="alice")
+    bob = repo.open("src/settlement/**", agent="bob")
+    assert bob.claim.status is ClaimStatus.ACTIVE
+    [overlap] = bob.overlaps
+    assert overlap.claim_id == alice.claim.id
+    assert overlap.severity is Severity.POTENTIAL
+    assert "exist at neither base commit" in overlap.reason
+    assert bob.meetings == []
+
+
+def test_the_same_globs_block_once_a_file_both_cover_exists_and_name_it(repo: Repo) -> None:
+    repo.commit({"src/settlement/routes/pay.py": "def pay() -> None: ...\n"})
+    repo.open("src/*/routes/*.py", agent="alice")
+    bob = repo.open("src/settlement/**", agent="bob")
+    assert bob.claim.status is ClaimStatus.NEGOTIATING
+    [overlap] = bob.overlaps
+    assert overlap.severity is Severity.BLOCKING
+    assert overlap.targets[0].witness == "src/settlement/routes/pay.py"
+    assert "exists at the base commit" in overlap.reason
+
+
+def test_witnesses_prefer_an_existing_file(repo: Repo) -> None:
+    repo.open("src/**", agent="alice")
+    bob = repo.open("**/*.py", agent="bob")
+    assert bob.overlaps[0].targets[0].witness == "src/settlement/__init__.py"
+
+
+def test_a_new_literal_path_named_by_both_blocks_but_a_glob_over_it_is_potential(
+    repo: Repo,
+) -> None:
+    repo.open("src/settlement/fees.py", agent="alice")
+    bob = repo.open("src/settlement/fees.py", agent="bob")
+    assert bob.claim.status is ClaimStatus.NEGOTIATING
+    assert "literally" in bob.overlaps[0].reason
+    carol = repo.open("src/settlement/fees.*", agent="carol")
+    assert carol.claim.status is ClaimStatus.ACTIVE
+    assert {o.severity for o in carol.overlaps} == {Severity.POTENTIAL}
+
+
+def test_a_module_that_resolves_to_missing_paths_is_only_potential_against_a_glob(
+    repo: Repo,
+) -> None:
+    repo.open("web/**", agent="alice")
+    bob = repo.open(agent="bob", modules=("storage.other",))
+    assert bob.claim.status is ClaimStatus.ACTIVE
+    assert [o.severity for o in bob.overlaps] == [Severity.POTENTIAL]
+    carol = repo.open("internal/**", agent="carol")
+    dave = repo.open(agent="dave", modules=("internal/storage",))
+    severities = {o.claim_id: o.severity for o in dave.overlaps}
+    assert severities[carol.claim.id] is Severity.BLOCKING  # internal/storage/store.go
+    assert set(severities.values()) == {Severity.BLOCKING, Severity.POTENTIAL}
+    [held] = [o for o in dave.overlaps if o.claim_id == carol.claim.id]
+    assert held.targets[0].witness == "internal/storage/store.go"
+
+
+def test_files_marked_linguist_generated_create_no_overlap(repo: Repo) -> None:
+    repo.commit(
+        {
+            ".gitattributes": (
+                "*.pb.go linguist-generated\n/web/src/gen/** linguist-generated=true\n"
+            ),
+            "web/src/gen/api.ts": "export const api = 1;\n",
+            "internal/storage/store.pb.go": "package storage\n",
+        }
+    )
+    repo.open("web/**", "internal/storage/*.go", agent="alice")
+    bob = repo.open("web/src/gen/api.ts", "internal/storage/store.pb.go", agent="bob")
+    assert bob.claim.status is ClaimStatus.ACTIVE
+    assert bob.overlaps == []
+    carol = repo.open("web/src/*.ts", agent="carol")
+    assert carol.claim.status is ClaimStatus.NEGOTIATING  # web/src/client.ts is real source
+
+
+def test_detente_toml_generated_patterns_create_no_overlap(repo: Repo) -> None:
+    repo.commit(
+        {
+            "detente.toml": '[generated]\npatterns = ["docs/api/**"]\n',
+            "docs/api/index.md": "# API\n",
+        }
+    )
+    repo.open("docs/**", agent="alice")
+    bob = repo.open("docs/api/index.md", agent="bob")
+    assert bob.overlaps == []
+    assert bob.claim.status is ClaimStatus.ACTIVE
+
+
+def test_a_repository_without_a_checkout_keeps_glob_verdicts() -> None:
+    service = Service(MemoryStore(), FakeClock(), [RepoConfig("demo")], ids=counting_ids())
+    service.open_claim(seed("src/*/routes/*.py", agent="alice"))
+    bob = service.open_claim(seed("src/settlement/**", agent="bob"))
+    assert bob.claim.status is ClaimStatus.NEGOTIATING
+    assert bob.overlaps[0].severity is Severity.BLOCKING
