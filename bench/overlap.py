@@ -210,10 +210,10 @@ def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[s
         )
 
     for n in range(size):
-        service.open_claim(seed_of(n, maker.claim(f"c{n}")[1]))
+        service.claims.open_claim(seed_of(n, maker.claim(f"c{n}")[1]))
         if n % 2000 == 1999:
             print(f"service N={size}: {n + 1} claims opened", file=sys.stderr)
-    state = service._fresh("bench")  # the bench swaps the index in place
+    state = service.fresh("bench")  # the bench swaps the index in place
     real_index = state.claims.path_index
     entries = list(real_index)
     timings: dict[str, list[int]] = {"index": [], "scan": []}
@@ -223,7 +223,7 @@ def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[s
             cmd = seed_of(size + n, maker.claim("q")[1])
             compile_pattern.cache_clear()
             start = time.perf_counter_ns()
-            view = service.open_claim(cmd)
+            view = service.claims.open_claim(cmd)
             timings[method].append(time.perf_counter_ns() - start)
             entries += [(view.claim.id, p) for p in view.claim.paths]
             if method == "scan":

@@ -46,7 +46,7 @@ def _renewals(url: str, clients: int, per_client: int) -> Result:
     store = open_store(url)
     service = Service(store, default_clock(store), [RepoConfig("bench")])
     claims = [
-        service.open_claim(
+        service.claims.open_claim(
             OpenClaim(
                 repo="bench",
                 objective=f"client {i}",
@@ -66,7 +66,7 @@ def _renewals(url: str, clients: int, per_client: int) -> Result:
         start.wait()
         for _ in range(per_client):
             t0 = time.perf_counter()
-            claim = service.renew(
+            claim = service.claims.renew(
                 RenewLease(claim.id, claim.lease.revision, claim.revision, 600)
             ).claim
             latencies[i].append(time.perf_counter() - t0)

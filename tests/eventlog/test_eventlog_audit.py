@@ -27,7 +27,7 @@ def test_an_edited_event_breaks_the_chain_at_that_event(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     svc = _service(db)
     for i in range(3):
-        svc.open_claim(seed(f"f{i}.py"))
+        svc.claims.open_claim(seed(f"f{i}.py"))
     assert svc.audit().ok
     svc.store.close()
     conn = sqlite3.connect(db)
@@ -42,7 +42,7 @@ def test_an_edited_event_breaks_the_chain_at_that_event(tmp_path: Path) -> None:
 def test_a_projection_row_that_differs_from_replay_is_reported(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     svc = _service(db)
-    claim = svc.open_claim(seed("a.py")).claim
+    claim = svc.claims.open_claim(seed("a.py")).claim
     svc.store.close()
     conn = sqlite3.connect(db)
     conn.execute(

@@ -27,7 +27,7 @@ class Repo:
 
     def open(self, *paths: str, agent: str, **kw: object) -> ClaimView:
         cmd = replace(seed(*paths, agent=agent, **kw), base_commit=self.head)
-        return self.service.open_claim(cmd)
+        return self.service.claims.open_claim(cmd)
 
     def commit(self, files: dict[str, str]) -> None:
         for path, text in files.items():
@@ -133,7 +133,7 @@ def test_detente_toml_generated_patterns_create_no_overlap(repo: Repo) -> None:
 
 def test_a_repository_without_a_checkout_keeps_glob_verdicts() -> None:
     service = Service(MemoryStore(), FakeClock(), [RepoConfig("demo")], ids=counting_ids())
-    service.open_claim(seed("src/*/routes/*.py", agent="alice"))
-    bob = service.open_claim(seed("src/settlement/**", agent="bob"))
+    service.claims.open_claim(seed("src/*/routes/*.py", agent="alice"))
+    bob = service.claims.open_claim(seed("src/settlement/**", agent="bob"))
     assert bob.claim.status is ClaimStatus.NEGOTIATING
     assert bob.overlaps[0].severity is Severity.BLOCKING

@@ -22,6 +22,7 @@ from detente.domain.gates.deployments import (
     policy_to_wire,
 )
 from detente.domain.gates.model import Environment, environment_id, environment_to_wire
+from detente.domain.state import RepoState
 from detente.errors import ValidationError
 from detente.service.core import ServiceCore
 from detente.vcs.repo import is_ancestor, resolve_commit
@@ -54,20 +55,23 @@ class DeploymentView:
         }
 
 
-class DeploymentsService(ServiceCore):
+class DeploymentsService:
     """Deploy by CAS, read an environment, set its policy."""
+
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
 
     def _deploy_repo(self, repo: str | None) -> str:
         if repo:
-            return self._repo(repo).name
-        if len(self.repos) == 1:
-            return next(iter(self.repos))
+            return self.core.repo(repo).name
+        if len(self.core.repos) == 1:
+            return next(iter(self.core.repos))
         raise ValidationError(
             "this server coordinates several repositories: name one in repo", field="repo"
         )
 
     def _deploy_facts(self, repo: str, claim: Claim | None, commit: str) -> DeployFacts:
-        path = self.repos[repo].path
+        path = self.core.repos[repo].path
         if path is None:
             return DeployFacts(commit_oid=commit.lower())
         try:
@@ -90,29 +94,32 @@ class DeploymentsService(ServiceCore):
         """
         repo = self._deploy_repo(cmd.repo)
         name = check_environment_name(cmd.environment)
-        state = self._fresh(repo)
-        with self._locks[repo]:
+        state = self.core.fresh(repo)
+        with self.core.lock(repo):
             claim = state.claims.get(cmd.claim_id)
         facts = self._deploy_facts(repo, claim, cmd.commit_oid)
-        with self._locks[repo]:
-            state, _ = self._execute(repo, lambda s: decide_deploy(s, cmd, facts, self._ids))
-            return self._env_view(repo, name)
+        with self.core.lock(repo):
+            state, _ = self.core.execute(
+                repo, lambda s: decide_deploy(s, cmd, facts, self.core.ids)
+            )
+            return _env_view(state, name)
 
     def get_deployment(self, environment: str, repo: str | None = None) -> DeploymentView:
         """The environment's current deployment, history and effective policy."""
         name = check_environment_name(environment)
         repo = self._deploy_repo(repo)
-        self._fresh(repo)
-        with self._locks[repo]:
-            return self._env_view(repo, name)
+        state = self.core.fresh(repo)
+        with self.core.lock(repo):
+            return _env_view(state, name)
 
     def set_deploy_policy(self, cmd: SetPolicy) -> DeploymentView:
         """Set the environment's policy (evented). Raises ``revision_conflict``."""
         repo = self._deploy_repo(cmd.repo)
-        with self._locks[repo]:
-            self._execute(repo, lambda s: decide_policy(s, cmd, self._ids))
-            return self._env_view(repo, cmd.environment)
+        with self.core.lock(repo):
+            state, _ = self.core.execute(repo, lambda s: decide_policy(s, cmd, self.core.ids))
+            return _env_view(state, cmd.environment)
 
-    def _env_view(self, repo: str, name: str) -> DeploymentView:
-        env = self._state(repo).gates.environments.get(environment_id(repo, name))
-        return DeploymentView(repo, name, env, policy_to_wire(effective_policy(env, name)))
+
+def _env_view(state: RepoState, name: str) -> DeploymentView:
+    env = state.gates.environments.get(environment_id(state.repo, name))
+    return DeploymentView(state.repo, name, env, policy_to_wire(effective_policy(env, name)))

@@ -1,6 +1,6 @@
 """Evidence-gated integration and the hook checks, over the command path.
 
-:func:`complete_claim` is ``POST /v1/claims/{id}/complete``:
+:meth:`GatesService.complete` is ``POST /v1/claims/{id}/complete``:
 
 1. read the claim (no lock) and the git facts its evidence names (git IO outside the
    repository's lock: commits are immutable, only the ref is contested);
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from detente.domain.claims.guards import get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
@@ -45,107 +45,10 @@ from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
 from detente.service.core import ServiceCore
+from detente.service.views import ClaimView, claim_view
 from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
 
-if TYPE_CHECKING:
-    from detente.service.claims import ClaimsService, ClaimView
-
-__all__ = ["CommitCheck", "GatesService", "complete_claim"]
-
-
-def complete_claim(svc: ClaimsService, cmd: CompleteClaim) -> ClaimView:
-    """Complete a claim with evidence; integrate it by CAS (see the module docstring).
-
-    Returns:
-        The claim, ``integrated`` or ``completed`` (``ready_for_review`` when
-        ``cmd.integrate`` is False).
-
-    Raises:
-        NotFoundError, ValidationError (``expectedBaseRef``, ``evidence``,
-        ``fencingToken``; a repository without a path), StaleFencingToken, LeaseExpired,
-        RevisionConflict, InvalidTransition, EvidenceRejected (``failures`` lists every
-        reason), StaleBase (the claim is ``active`` again; ``actual`` = the ref's OID).
-    """
-    repo = svc._find_repo_of(cmd.claim_id)
-    state = svc._fresh(repo)
-    with svc._locks[repo]:
-        snapshot = state.claims[cmd.claim_id]
-    if snapshot.status is ClaimStatus.INTEGRATED:
-        return _finish(svc, repo, cmd)
-    path = svc.repos[repo].path
-    if path is None:
-        raise ValidationError(
-            f"repository {repo!r} has no path on this server: integration needs its git repository",
-            field="repo",
-        )
-    base_ref, evidence = cmd.expected_base_ref, cmd.evidence
-    if base_ref is None or not base_ref.oid:
-        raise ValidationError(
-            "expectedBaseRef {ref, oid} is required: name the OID you read the protected ref "
-            "at (it is never defaulted to the current tip)",
-            field="expectedBaseRef.oid",
-        )
-    if evidence is None:
-        raise ValidationError("evidence is required", field="evidence")
-    check_ref_name(base_ref.ref)
-    facts = _facts(path, snapshot, evidence.head_commit, base_ref.oid)
-    stale: list[StaleBase] = []
-
-    def decide(s: RepoState) -> list[Event]:
-        stale.clear()
-        now = svc.clock.now()
-        claim = check_completion(s, cmd, now)
-        if claim.status is ClaimStatus.INTEGRATED:  # integrated by a concurrent request
-            return decide_finish(claim, cmd, svc._ids)
-        events = decide_ready(s, claim, cmd, facts, svc._ids)
-        head = facts.head_oid
-        if not cmd.integrate or head is None:
-            return events
-        recovered = False
-        try:
-            cas_update_ref(
-                path, base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
-            )
-        except StaleBase as exc:
-            actual = exc.extra.get("actual")
-            if actual != head:
-                stale.append(exc)
-                return events + stale_events(claim, base_ref, actual, svc._ids)
-            recovered = True
-        return events + integrated_events(
-            s,
-            claim,
-            base_ref,
-            head,
-            svc._ids,
-            recovered=recovered,
-            memory_updates=evidence.memory_updates,
-        )
-
-    with svc._locks[repo]:
-        state, _ = svc._execute(repo, decide)
-        view = svc._view(state, state.claims[cmd.claim_id])
-    if stale:
-        exc = stale[0]
-        raise StaleBase(
-            f"{exc.detail}; claim {cmd.claim_id} is active again: rebase onto "
-            f"{exc.extra.get('actual')} and re-collect the evidence",
-            expected=base_ref.oid,
-            actual=exc.extra.get("actual"),
-            ref=base_ref.ref,
-            current=claim_to_wire(view.claim),
-        )
-    return view
-
-
-def _finish(svc: ClaimsService, repo: str, cmd: CompleteClaim) -> ClaimView:
-    def decide(s: RepoState) -> list[Event]:
-        claim = check_completion(s, cmd, svc.clock.now())
-        return decide_finish(claim, cmd, svc._ids)
-
-    with svc._locks[repo]:
-        state, _ = svc._execute(repo, decide)
-        return svc._view(state, state.claims[cmd.claim_id])
+__all__ = ["CommitCheck", "GatesService"]
 
 
 def _facts(path: Path, claim: Claim, head: str, base: str) -> GitFacts:
@@ -192,8 +95,119 @@ class CommitCheck:
         }
 
 
-class GatesService(ServiceCore):
-    """The checks behind the git hooks (see :mod:`detente.domain.gates.findings`)."""
+class GatesService:
+    """Integration by evidence and CAS, and the checks behind the git hooks.
+
+    Args:
+        core: the command path (:class:`~detente.service.core.ServiceCore`); the checks
+            are :mod:`detente.domain.gates.findings`, the decisions
+            :mod:`detente.domain.gates.integration`.
+    """
+
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
+
+    def complete(self, claim_id: str, cmd: CompleteClaim | None = None) -> ClaimView:
+        """Complete a claim with evidence; integrate it by CAS (API ``complete``; see the
+        module docstring for the steps).
+
+        Returns:
+            The claim, ``integrated`` or ``completed`` (``ready_for_review`` when
+            ``cmd.integrate`` is False).
+
+        Raises:
+            NotFoundError, ValidationError (``expectedBaseRef``, ``evidence``,
+            ``fencingToken``; a repository without a path), StaleFencingToken, LeaseExpired,
+            RevisionConflict, InvalidTransition, EvidenceRejected (``failures`` lists every
+            reason), StaleBase (the claim is ``active`` again; ``actual`` = the ref's OID).
+            ValidationError also when ``cmd`` is missing (evidence, expectedBaseRef and
+            fencingToken are required) or names another claim.
+        """
+        if cmd is None or cmd.claim_id != claim_id:
+            raise ValidationError(
+                "complete needs expectedClaimRevision, fencingToken, expectedBaseRef and evidence",
+                field="evidence",
+            )
+        repo = self.core.repo_of_claim(cmd.claim_id)
+        state = self.core.fresh(repo)
+        with self.core.lock(repo):
+            snapshot = state.claims[cmd.claim_id]
+        if snapshot.status is ClaimStatus.INTEGRATED:
+            return self._finish(repo, cmd)
+        path = self.core.repos[repo].path
+        if path is None:
+            raise ValidationError(
+                f"repository {repo!r} has no path on this server: "
+                "integration needs its git repository",
+                field="repo",
+            )
+        base_ref, evidence = cmd.expected_base_ref, cmd.evidence
+        if base_ref is None or not base_ref.oid:
+            raise ValidationError(
+                "expectedBaseRef {ref, oid} is required: name the OID you read the protected ref "
+                "at (it is never defaulted to the current tip)",
+                field="expectedBaseRef.oid",
+            )
+        if evidence is None:
+            raise ValidationError("evidence is required", field="evidence")
+        check_ref_name(base_ref.ref)
+        facts = _facts(path, snapshot, evidence.head_commit, base_ref.oid)
+        stale: list[StaleBase] = []
+
+        def decide(s: RepoState) -> list[Event]:
+            stale.clear()
+            now = self.core.clock.now()
+            claim = check_completion(s, cmd, now)
+            if claim.status is ClaimStatus.INTEGRATED:  # integrated by a concurrent request
+                return decide_finish(claim, cmd, self.core.ids)
+            events = decide_ready(s, claim, cmd, facts, self.core.ids)
+            head = facts.head_oid
+            if not cmd.integrate or head is None:
+                return events
+            recovered = False
+            try:
+                cas_update_ref(
+                    path, base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
+                )
+            except StaleBase as exc:
+                actual = exc.extra.get("actual")
+                if actual != head:
+                    stale.append(exc)
+                    return events + stale_events(claim, base_ref, actual, self.core.ids)
+                recovered = True
+            return events + integrated_events(
+                s,
+                claim,
+                base_ref,
+                head,
+                self.core.ids,
+                recovered=recovered,
+                memory_updates=evidence.memory_updates,
+            )
+
+        with self.core.lock(repo):
+            state, _ = self.core.execute(repo, decide)
+            view = claim_view(state, state.claims[cmd.claim_id])
+        if stale:
+            exc = stale[0]
+            raise StaleBase(
+                f"{exc.detail}; claim {cmd.claim_id} is active again: rebase onto "
+                f"{exc.extra.get('actual')} and re-collect the evidence",
+                expected=base_ref.oid,
+                actual=exc.extra.get("actual"),
+                ref=base_ref.ref,
+                current=claim_to_wire(view.claim),
+            )
+        return view
+
+    def _finish(self, repo: str, cmd: CompleteClaim) -> ClaimView:
+        def decide(s: RepoState) -> list[Event]:
+            claim = check_completion(s, cmd, self.core.clock.now())
+            return decide_finish(claim, cmd, self.core.ids)
+
+        with self.core.lock(repo):
+            state, _ = self.core.execute(repo, decide)
+            return claim_view(state, state.claims[cmd.claim_id])
 
     def check_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> CommitCheck:
         """May ``claim_id`` (or nobody) commit these staged paths?
@@ -210,8 +224,8 @@ class GatesService(ServiceCore):
             ValidationError: unknown repository or a malformed path (``paths[i]``).
             NotFoundError: unknown ``claim_id``.
         """
-        state = self._fresh(self._repo(repo).name)
-        with self._locks[repo]:
+        state = self.core.fresh(self.core.repo(repo).name)
+        with self.core.lock(repo):
             norm = [
                 normalize_path(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
                 for i, p in enumerate(paths)
@@ -232,8 +246,8 @@ class GatesService(ServiceCore):
             EvidenceRejected: ``evidence_rejected``; ``failures`` lists every reason.
             ValidationError: unknown repository.
         """
-        state = self._fresh(self._repo(repo).name)
-        with self._locks[repo]:
+        state = self.core.fresh(self.core.repo(repo).name)
+        with self.core.lock(repo):
             failures = push_failures(state, ref, commits, fast_forward=fast_forward)
         if failures:
             raise EvidenceRejected(failures, ref=ref)
@@ -250,9 +264,9 @@ class GatesService(ServiceCore):
         Raises:
             ValidationError: unknown repository.
         """
-        name = self._repo(repo).name
-        with self._locks[name]:
-            _, stored = self._execute(
-                name, lambda s: decide_pushed(s, ref, old, new, list(claim_ids), self._ids)
+        name = self.core.repo(repo).name
+        with self.core.lock(name):
+            _, stored = self.core.execute(
+                name, lambda s: decide_pushed(s, ref, old, new, list(claim_ids), self.core.ids)
             )
         return [str(e.data["claimId"]) for e in stored if e.type == "claim.integrated"]
