@@ -8,7 +8,7 @@ overlapping live claim, answered by :class:`PatternIndex` and by a brute-force p
 ``intersect`` scan over pre-compiled patterns, in the same run. Both answers are checked
 to be equal.
 
-A second table measures the whole use case, ``Service.open_claim`` on the in-memory
+A second table measures the whole use case, ``Service.claims.open_claim`` on the in-memory
 store (validation, overlap analysis inside the command transaction, event append with
 expected revisions, projection, the response's overlap report), with N live claims
 opened beforehand; the baseline is the same service whose pattern index is swapped, in
@@ -189,7 +189,7 @@ class BruteIndex:
 
 
 def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[str, ...]:
-    """Median/p99 of ``Service.open_claim`` with ``size`` live claims: index vs scan."""
+    """Median/p99 of ``Service.claims.open_claim`` with ``size`` live claims: index vs scan."""
     from detente.clock import FakeClock
     from detente.domain.claims.commands import OpenClaim
     from detente.domain.claims.model import Agent
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     print("Overlap query: which live claims does a new 1-3 pattern claim meet?")
     table(header, [run_size(paths, size, args.queries, args.seed) for size in sizes])
     print()
-    print("Service.open_claim end to end (memory store): pattern index vs full scan")
+    print("Service.claims.open_claim end to end (memory store): pattern index vs full scan")
     service_header = (
         "N claims",
         "index median us",

@@ -1,7 +1,7 @@
 """Benchmark: CAS lease renewals through the service on SQLite, PostgreSQL and etcd.
 
 Each of N concurrent clients (threads) holds one claim and renews its lease in a loop,
-presenting the expected lease and claim revisions (``Service.renew``: catch up, decide,
+presenting the expected lease and claim revisions (``Service.claims.renew``: catch up, decide,
 append with the stream CAS, project, all in one store transaction). Reported per backend
 and N: operations, throughput, p50 and p99 latency. The physical reference, measured in
 the same run: raw etcd ``Txn`` puts with a ``mod_revision`` compare through the same

@@ -44,6 +44,16 @@ def git_identity() -> Iterator[None]:
         os.environ.pop(key, None)
 
 
+@pytest.fixture(autouse=True)
+def protocol_invariants(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command any test runs through a service is followed by the protocol
+    invariants check (``tests/invariant_checks.py``)."""
+    from detente.service.core import ServiceCore
+    from invariant_checks import checked_execute
+
+    monkeypatch.setattr(ServiceCore, "execute", checked_execute(ServiceCore.execute))
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()

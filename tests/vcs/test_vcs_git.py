@@ -73,6 +73,27 @@ def test_inherited_git_dir_and_index_are_ignored(
     assert Git(mine).text("rev-parse", "--show-toplevel") == str(mine.resolve())
 
 
+def test_inherited_object_directories_are_ignored_unless_kept(
+    make_repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    mine = make_repo("mine")
+    empty = tmp_path / "no-objects"
+    empty.mkdir()
+    monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(empty))
+
+    assert Git(mine).run("cat-file", "-e", "HEAD^{commit}", check=False).ok
+    kept = Git(mine, keep_env={"GIT_OBJECT_DIRECTORY": str(empty)})
+    assert not kept.run("cat-file", "-e", "HEAD^{commit}", check=False).ok
+
+
+def test_kept_variables_apply_to_every_call_and_one_calls_env_wins(repo: Path) -> None:
+    show = "alias.show-extra=!printf '%s' \"$EXTRA\""
+    kept = Git(repo, keep_env={"EXTRA": "kept"})
+
+    assert kept.text("-c", show, "show-extra") == "kept"
+    assert kept.text("-c", show, "show-extra", env={"EXTRA": "call"}) == "call"
+
+
 def test_environment_pins_locale_and_disables_prompts(repo: Path) -> None:
     show_env = 'alias.showenv=!printf \'%s|%s|%s\' "$LC_ALL" "$GIT_TERMINAL_PROMPT" "$EXTRA"'
 

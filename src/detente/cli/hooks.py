@@ -1,9 +1,12 @@
-"""``detente hooks install [--server BARE] [--warn]``: the git hooks of :mod:`detente.hooks`.
+"""``detente hooks install [--bare BARE] [--warn]`` and ``detente hooks status``: the git
+hooks of :mod:`detente.hooks`.
 
-Without ``--server`` the ``pre-commit`` guard goes into this repository's hooks directory
-(shared by all its worktrees). With ``--server BARE`` the ``pre-receive`` check goes into
-the shared repository ``BARE``; it asks the detente server named by the global
-``--server URL`` / ``$DETENTE_URL`` (required: a bare repository has no local store).
+Without ``--bare`` the ``pre-commit`` guard goes into this repository's hooks directory
+(shared by all its worktrees). With ``--bare BARE`` (formerly ``--server BARE``, still
+accepted) the ``pre-receive``, ``update`` and ``reference-transaction`` checks and the
+``post-receive`` report go into the shared repository ``BARE``; they ask the detente
+server named by the global ``--server URL`` / ``$DETENTE_URL`` (required: a bare
+repository has no local store).
 """
 
 from __future__ import annotations
@@ -30,10 +33,16 @@ def install(
     ctx: typer.Context,
     server: Annotated[
         Path | None,
-        typer.Option("--server", help="Install pre-receive in this shared (bare) repository."),
+        typer.Option(
+            "--bare",
+            "--server",
+            help="Install the server-side hooks (pre-receive, update, reference-transaction, "
+            "post-receive) in this shared repository (--server BARE is the old spelling).",
+        ),
     ] = None,
     warn: Annotated[
-        bool, typer.Option("--warn", help="pre-commit only prints; it never refuses.")
+        bool,
+        typer.Option("--warn", help="The hooks only print what they would refuse; never refuse."),
     ] = False,
     protect: Annotated[
         list[str] | None,
@@ -48,7 +57,7 @@ def install(
     ] = False,
     json_flag: JsonFlag = False,
 ) -> None:
-    """Install the pre-commit guard here, or the pre-receive check in --server BARE."""
+    """Install the pre-commit guard here, or the server-side checks in --bare BARE."""
 
     def body(session: Session) -> None:
         from detente.vcs.hook_scripts import install_local, install_server
@@ -70,12 +79,18 @@ def install(
                     field="name",
                 )
             done = install_server(
-                server, url=url, repo_name=repo_name, protect=protect or (), force=force
+                server,
+                url=url,
+                repo_name=repo_name,
+                protect=protect or (),
+                warn=warn,
+                force=force,
             )
         data = {
             "installed": [str(p) for p in done.scripts],
             "config": dict(done.config) if done.config else {},
             "protectedRefs": [v for k, v in done.config if k == "detente.protectedRef"],
+            "warn": warn,
         }
 
         def text(console: Console) -> None:
@@ -96,3 +111,56 @@ def _served_name(session: Session, bare: Path) -> str | None:
         if repo.get("path") and Path(str(repo["path"])).resolve() == bare.resolve():
             return str(repo["name"])
     return str(served[0]["name"]) if len(served) == 1 else None
+
+
+@hooks_app.command("status")
+def status(
+    ctx: typer.Context,
+    bare: Annotated[
+        Path | None,
+        typer.Option(
+            "--bare",
+            help="Show the server-side hooks of this shared repository "
+            "[default: the current repository's, when it is bare].",
+        ),
+    ] = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Show which detente hooks are installed, their versions, and whether they are current.
+
+    Exit status 1 when a hook is missing, outdated or not detente's.
+    """
+
+    def body(session: Session) -> int:
+        from detente.vcs.git import Git
+        from detente.vcs.hook_status import hooks_status
+
+        where = bare or session.settings.repo
+        server = bare is not None or (
+            Git(where).run("rev-parse", "--is-bare-repository", check=False).stdout.strip()
+            == "true"
+        )
+        found = hooks_status(where, server=server)
+
+        def text(console: Console) -> None:
+            for hook in found.hooks:
+                version = f" (detente {hook.version})" if hook.version else ""
+                mode = " --warn" if hook.warn else ""
+                console.print(f"{hook.hook:<22} {hook.state}{version}{mode}", markup=False)
+            for key, values in found.config.items():
+                for value in values:
+                    console.print(f"  git config {key} {value}", markup=False)
+            if found.kind == "server" and not found.reference_transaction:
+                console.print(
+                    f"git {'.'.join(map(str, found.git_version))} predates the "
+                    "reference-transaction hook (2.28): only pushes are checked",
+                    markup=False,
+                )
+            if not found.ok:
+                again = "detente hooks install" + (f" --bare {where}" if server else "")
+                console.print(f"reinstall with: {again}", markup=False)
+
+        session.emit(found.to_wire(), text)
+        return 0 if found.ok else 1
+
+    run(ctx, json_flag, body)

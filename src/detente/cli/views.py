@@ -137,13 +137,23 @@ def negotiation_options(
     # target is contested there is no such split, and the placeholder says so.
     wanted = [*claim.get("paths", []), *claim.get("pendingPaths", [])]
     my_targets = [p for p in wanted if p not in contested] or ["EDIT_DISJOINT_TARGETS"]
-    their_targets = sorted(
-        {t["theirs"] for o in overlaps if o["claimId"] == other for t in o["targets"]}
-    ) or ["PATHS"]
+    # Complete: every other claim keeps every target of its that this claim contests (a
+    # split partitions only contested targets; all uncontested scope is kept by each).
+    theirs_by_claim: dict[str, set[str]] = {}
+    for o in overlaps:
+        theirs_by_claim.setdefault(str(o["claimId"]), set()).update(
+            str(t["theirs"]) for t in o["targets"]
+        )
+    theirs = (
+        " ".join(
+            f"--split {claim_id}={_q(','.join(sorted(targets)))}"
+            for claim_id, targets in sorted(theirs_by_claim.items())
+        )
+        or f"--split {other}=PATHS"
+    )
     commands = {
         "split_ownership": (
-            f"detente meeting resolve {mtg} --split {mine}={_q(','.join(my_targets))} "
-            f"--split {other}={_q(','.join(their_targets))}"
+            f"detente meeting resolve {mtg} --split {mine}={_q(','.join(my_targets))} {theirs}"
         ),
         "serialize": f"detente meeting resolve {mtg} --serialize --first {other} --then {mine}",
         "handoff": f"detente meeting resolve {mtg} --handoff --from {other} --to {mine}",
@@ -227,7 +237,7 @@ def audit_view(console: Console, report: Mapping[str, Any]) -> None:
     if report.get("ok"):
         console.print(
             f"[green]audit ok[/]: {report['events']} events, hash chain intact, projections "
-            f"equal a full replay; head {str(report['headHash'])[:16]}"
+            f"equal a full replay, protocol invariants hold; head {str(report['headHash'])[:16]}"
         )
         return
     console.print(f"[bold red]audit FAILED[/] after {report.get('events')} events")
@@ -236,3 +246,5 @@ def audit_view(console: Console, report: Mapping[str, Any]) -> None:
         console.print(f"  first broken link at seq {broken['seq']}: {_e(broken['reason'])}")
     for mismatch in report.get("projectionMismatches", []):
         console.print(f"  projection mismatch: {_e(mismatch)}")
+    for violation in report.get("invariantViolations", []):
+        console.print(f"  invariant violated: {_e(violation)}")

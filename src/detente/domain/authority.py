@@ -1,18 +1,27 @@
-"""May this claim write these paths now? (the overlap rule at the resource).
+"""THE answer to "may claim C write target T now?" (every caller asks it).
 
-A contested object may be mutated only by a live claim that covers it, with any
-required meeting resolution already recorded (DESIGN principle 1). For each concrete
-path :func:`check_write` requires:
+``claim check``, the ``pre-commit`` guard, the server-side ``pre-receive`` check,
+integration evidence, memory writes and MCP readiness all reach this module (through
+the service), so they cannot disagree. The rule (DESIGN principle 1):
 
-1. the claim is live and ``active`` (``lease_expired``; ``overlap_blocking`` while it is
-   negotiating or blocked; ``invalid_transition`` otherwise);
-2. one of the claim's granted path patterns matches the path, else ``overlap_blocking``
-   naming the claim that holds it, or ``out_of_scope`` when nobody does;
-3. no other claim holds the path with authority (its granted targets: a claim still
-   negotiating its opening, or a scope change's pending part, blocks nobody), unless a
-   recorded resolution lets this claim write it: ``joint`` (both), ``serialize`` (the
-   ``first``), a pending ``handoff`` (the sender). Advisory claims never block. Anything
-   else is ``overlap_blocking``.
+1. **Granted targets carry authority.** A claim's path patterns block others only once
+   granted (the claim has been ``active``) and while the claim holds (live, or expired);
+   the pending part of a scope change waits like a newcomer.
+2. **A negotiating claim never blocks a holder.** A newcomer contesting a target waits
+   in its meeting; the holder keeps writing until a resolution says otherwise.
+3. **An expired claim blocks others but cannot write**: its authority is frozen until it
+   is taken over or abandoned (``lease_expired`` for its own writes).
+4. **An append-only document is never exclusive**: appenders serialize through the
+   repository's command transaction; they do not lock each other out, so an expired
+   appender blocks nobody.
+
+A recorded meeting resolution lets two claims share what both hold: ``joint`` (all
+members), ``serialize`` (the ``first``), a pending ``handoff`` (the sender). Advisory
+claims (MCP file leases) never block. A claim that was taken over is fenced off:
+every late write is ``stale_fencing_token`` with ``expected``/``actual``.
+
+Writes to concrete paths (:func:`check_write`, :func:`path_refusals`) and to memory
+sections (:mod:`detente.domain.memory.authority`) share :func:`blocks`.
 """
 
 from __future__ import annotations
@@ -23,53 +32,102 @@ from datetime import datetime
 from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
-from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
 from detente.errors import InvalidTransition, OutOfScope, OverlapBlocking
 
+__all__ = [
+    "blocks",
+    "carries_authority",
+    "check_write",
+    "check_writer_status",
+    "literal_pattern",
+    "may_share",
+    "path_refusals",
+    "writable",
+]
 
-def _authoritative(other: Claim, pattern: str) -> bool:
-    """Does ``other``'s ``pattern`` carry authority? Only granted targets of a holding claim
-    do: a claim negotiating its opening, or the pending part of a scope change, waits."""
-    return other.holding and other.granted and pattern not in other.pending_paths
+
+def literal_pattern(path: str) -> str:
+    """A pattern that matches exactly ``path`` (glob characters become one-char classes)."""
+    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
 
 
-def _may_share(state: RepoState, claim: Claim, other: Claim) -> bool:
+def carries_authority(other: Claim, pattern: str | None = None) -> bool:
+    """Does ``other`` (its ``pattern``, when given) carry write authority over others?
+
+    Only the granted targets of a holding, non-advisory claim do (rules 1-3).
+    """
+    if other.advisory or not other.holding or not other.granted:
+        return False
+    return pattern is None or pattern not in other.pending_paths
+
+
+def may_share(state: RepoState, claim_id: str | None, other: Claim) -> bool:
+    """True when a recorded resolution (or ``other`` being advisory) lets ``claim_id`` write
+    what ``other`` holds: ``joint`` members, the ``serialize`` ``first``, the sender of a
+    pending ``handoff``."""
     if other.advisory:
         return True
-    resolution = state.meetings.resolved_pairs.get(frozenset({claim.id, other.id}))
+    if claim_id is None:
+        return False
+    resolution = state.meetings.resolved_pairs.get(frozenset({claim_id, other.id}))
     if resolution is None:
         return False
     kind = resolution["type"]
     if kind == "joint":
         return True
     if kind == "serialize":
-        return bool(resolution["first"] == claim.id)
+        return bool(resolution["first"] == claim_id)
     if kind == "handoff" and not resolution.get("accepted"):
-        return bool(resolution["fromClaimId"] == claim.id)
+        return bool(resolution["fromClaimId"] == claim_id)
     return False
 
 
-def check_write(
-    state: RepoState,
-    claim_id: str,
-    paths: Sequence[str],
-    now: datetime,
-    fencing_token: int | None = None,
-) -> list[str]:
-    """Authorize ``claim_id`` to write ``paths`` (concrete repo-relative file paths).
+def blocks(
+    state: RepoState, claim_id: str | None, other: Claim, pattern: str | None = None
+) -> bool:
+    """Does ``other`` (through ``pattern``) keep ``claim_id`` (or nobody) from writing?"""
+    return (
+        other.id != claim_id
+        and carries_authority(other, pattern)
+        and not may_share(state, claim_id, other)
+    )
 
-    Returns:
-        The normalised paths, all authorized.
+
+def path_refusals(state: RepoState, claim_id: str | None, path: str) -> list[Claim]:
+    """The claims whose authority over the concrete ``path`` refuses ``claim_id``, by id."""
+    found: dict[str, Claim] = {}
+    for key, theirs, _ in state.claims.path_index.overlapping(
+        literal_pattern(path), exclude=claim_id
+    ):
+        other = state.claims.get(key)
+        if other is not None and blocks(state, claim_id, other, theirs):
+            found[other.id] = other
+    return [found[k] for k in sorted(found)]
+
+
+def writable(state: RepoState, claim: Claim | None, path: str) -> tuple[list[Claim], bool]:
+    """``(refusing claims, outside)`` for one concrete normalised path.
+
+    ``outside`` is True when no granted pattern of ``claim`` matches the path and nobody
+    refuses it (a refused path is reported once, as refused). ``claim`` None: a write
+    nobody claimed, refused only by holders.
+    """
+    refusing = path_refusals(state, claim.id if claim is not None else None, path)
+    owned = claim is None or any(
+        matches(p, path) for p in claim.paths if p not in claim.pending_paths
+    )
+    return refusing, (not refusing and not owned)
+
+
+def check_writer_status(claim: Claim) -> None:
+    """The writer itself: only an ``active`` claim writes.
 
     Raises:
-        NotFoundError, StaleFencingToken (taken over, or an older token), LeaseExpired,
-        InvalidTransition, OverlapBlocking (``blockers`` lists
-        ``{path, claimId, agent}``), OutOfScope (``paths`` lists them), ValidationError.
+        OverlapBlocking: it is negotiating or blocked (its writes wait for the meeting).
+        InvalidTransition: any other status.
     """
-    claim = get_claim(state, claim_id)
-    check_fencing(state, claim, fencing_token)
-    check_alive(claim, now)
     if claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
         raise OverlapBlocking(
             f"claim {claim.id} is {claim.status.value}: its writes wait for the meeting's "
@@ -83,22 +141,42 @@ def check_write(
             "write",
             f"claim {claim.id} is {claim.status.value}: it cannot write",
         )
+
+
+def check_write(
+    state: RepoState,
+    claim_id: str,
+    paths: Sequence[str],
+    now: datetime,
+    fencing_token: int | None = None,
+) -> list[str]:
+    """Authorize ``claim_id`` to write ``paths`` (concrete repo-relative file paths).
+
+    Order: fencing (a taken-over claim is fenced off before anything else), liveness,
+    the writer's status, then each path against :func:`writable`.
+
+    Returns:
+        The normalised paths, all authorized.
+
+    Raises:
+        NotFoundError, StaleFencingToken (taken over, or an older token; ``expected`` and
+        ``actual``), LeaseExpired, InvalidTransition, OverlapBlocking (``blockers`` lists
+        ``{path, claimId, agent}``), OutOfScope (``paths`` lists them), ValidationError.
+    """
+    claim = get_claim(state, claim_id)
+    check_fencing(state, claim, fencing_token)
+    check_alive(claim, now)
+    check_writer_status(claim)
     normalised = [
-        normalize_pattern(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
+        normalize_path(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
         for i, p in enumerate(paths)
     ]
     blockers: list[dict[str, str]] = []
     outside: list[str] = []
-    for path in normalised:
-        others = [
-            state.claims[key]
-            for key, theirs, _ in state.claims.path_index.overlapping(path, exclude=claim.id)
-            if _authoritative(state.claims[key], theirs)
-        ]
-        refusing = [o for o in others if not _may_share(state, claim, o)]
-        for other in refusing:
-            blockers.append({"path": path, "claimId": other.id, "agent": other.agent.name})
-        if not any(matches(pattern, path) for pattern in claim.paths) and not refusing:
+    for path in dict.fromkeys(normalised):
+        refusing, out = writable(state, claim, path)
+        blockers += [{"path": path, "claimId": o.id, "agent": o.agent.name} for o in refusing]
+        if out:
             outside.append(path)
     if blockers:
         names = "; ".join(f"{b['path']} is held by {b['claimId']} ({b['agent']})" for b in blockers)

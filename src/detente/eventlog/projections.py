@@ -11,8 +11,10 @@ from detente.domain.agents.model import agent_to_wire
 from detente.domain.claims.model import Claim
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.gates.model import environment_to_wire, patch_to_wire
+from detente.domain.invariants import Replay, state_violations
 from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.memory.model import document_to_wire
+from detente.domain.overlap.trees import TreeSource
 from detente.domain.state import RepoState
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
 from detente.eventlog.records import RecordRow
@@ -113,6 +115,9 @@ class AuditReport:
         head_hash: hash of the last event (GENESIS_HASH when empty).
         broken: the first broken chain link, if any.
         mismatches: projection rows that differ from the replay (``kind/id: why``).
+        invariants: protocol invariants the log breaks (:mod:`detente.domain.invariants`):
+            status changes off the transition table, resolutions that dropped uncontested
+            scope, and the final state's negotiation and authority invariants.
     """
 
     ok: bool
@@ -120,9 +125,12 @@ class AuditReport:
     head_hash: str
     broken: ChainBreak | None = None
     mismatches: list[str] = field(default_factory=list)
+    invariants: list[str] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
         body: dict[str, Any] = {"ok": self.ok, "events": self.events, "headHash": self.head_hash}
+        if self.invariants:
+            body["invariantViolations"] = self.invariants
         if self.broken is not None:
             body["brokenAt"] = {"seq": self.broken.seq, "reason": self.broken.reason}
         if self.mismatches:
@@ -130,29 +138,51 @@ class AuditReport:
         return body
 
 
-def verify(store: AuditSource, case_insensitive: dict[str, bool] | None = None) -> AuditReport:
-    """Walk the whole log: check every hash link, replay every repo, compare projections.
+def verify(
+    store: AuditSource,
+    case_insensitive: dict[str, bool] | None = None,
+    trees: Mapping[str, TreeSource] | None = None,
+) -> AuditReport:
+    """Walk the whole log: check every hash link, replay every repo, compare projections,
+    check the protocol invariants (:mod:`detente.domain.invariants`).
 
     Args:
         store: the backend to audit.
         case_insensitive: per-repo path case folding (affects only index building).
+        trees: per-repo base-commit trees, so the invariants judge overlap severity as the
+            service does (a glob meeting only in paths no base commit has is potential).
 
     Returns:
         An :class:`AuditReport`; ``ok`` is False at the first broken link (the replay
         after a broken link proves nothing) or when any projection row differs.
     """
     prev, expected_seq, count = GENESIS_HASH, 1, 0
-    states: dict[str, RepoState] = {}
+    replays: dict[str, Replay] = {}
     for event in store.iter_all():
         broken = verify_link(event, prev, expected_seq)
         if broken is not None:
             return AuditReport(ok=False, events=count, head_hash=prev, broken=broken)
-        state = states.get(event.repo)
-        if state is None:
+        replay = replays.get(event.repo)
+        if replay is None:
             folded = (case_insensitive or {}).get(event.repo, False)
-            state = states[event.repo] = RepoState(event.repo, case_insensitive=folded)
-        apply_stored(state, event)
+            fresh = RepoState(event.repo, case_insensitive=folded)
+            fresh.trees = (trees or {}).get(event.repo)
+            replay = replays[event.repo] = Replay(fresh)
+        replay.fold(
+            event.type,
+            event.data,
+            at=parse_time(event.at),
+            event_id=event.id,
+            seq=event.seq,
+            subject=event.subject,
+        )
         prev, expected_seq, count = event.hash, event.seq + 1, count + 1
+    states = {repo: r.state for repo, r in replays.items()}
+    invariants = [
+        f"{repo}: {v}"
+        for repo, r in sorted(replays.items())
+        for v in [*r.violations, *state_violations(r.state)]
+    ]
 
     mismatches: list[str] = []
     for kind, (records, to_row) in KINDS.items():
@@ -177,4 +207,10 @@ def verify(store: AuditSource, case_insensitive: dict[str, bool] | None = None) 
                 mismatches.append(
                     f"{kind}/{record_id}: differs from replay in {', '.join(diff) or 'revision'}"
                 )
-    return AuditReport(ok=not mismatches, events=count, head_hash=prev, mismatches=mismatches)
+    return AuditReport(
+        ok=not mismatches and not invariants,
+        events=count,
+        head_hash=prev,
+        mismatches=mismatches,
+        invariants=invariants,
+    )

@@ -1,25 +1,39 @@
-"""``python -m detente.hooks pre-commit [--warn] | pre-receive | post-receive``."""
+"""``python -m detente.hooks <hook> [args]``: what the installed hook scripts run.
+
+Hooks: ``pre-commit [--warn]``, ``pre-receive``, ``post-receive``, ``update <ref> <old>
+<new>``, ``reference-transaction <state>``.
+"""
 
 from __future__ import annotations
 
 import sys
 
+HOOKS = ("pre-commit", "pre-receive", "post-receive", "update", "reference-transaction")
+
 
 def main(argv: list[str]) -> int:
     """Run the named hook; returns its exit status (0 lets git proceed)."""
-    if not argv or argv[0] not in ("pre-commit", "pre-receive", "post-receive"):
-        sys.stderr.write(
-            "usage: python -m detente.hooks pre-commit [--warn] | pre-receive | post-receive\n"
-        )
+    if not argv or argv[0] not in HOOKS:
+        sys.stderr.write(f"usage: python -m detente.hooks {' | '.join(HOOKS)} [args]\n")
         return 2
-    if argv[0] == "pre-commit":
+    hook, args = argv[0], argv[1:]
+    if hook == "pre-commit":
         from detente.hooks.pre_commit import run
 
-        return run(warn="--warn" in argv[1:])
+        return run(warn="--warn" in args)
+    if hook == "update":
+        from detente.hooks.server_hooks import update
+
+        return update(args)
+    if hook == "reference-transaction":
+        from detente.hooks.server_hooks import reference_transaction
+
+        state = args[0] if args else ""
+        return reference_transaction(state, sys.stdin.read())
     from detente.hooks.pre_receive import run as receive
     from detente.hooks.pre_receive import run_post
 
-    return (receive if argv[0] == "pre-receive" else run_post)(sys.stdin.read())
+    return (receive if hook == "pre-receive" else run_post)(sys.stdin.read())
 
 
 if __name__ == "__main__":

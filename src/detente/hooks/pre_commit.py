@@ -28,21 +28,22 @@ def _say(lines: list[str]) -> None:
 
 
 def staged_paths(worktree: Path) -> list[str]:
-    """Paths the commit would change (added, modified, deleted; renames as both)."""
-    from detente.vcs.git import Git
+    """Paths the commit would change (added, modified, deleted; renames as both), read
+    from the index git is committing: ``git commit -a``, ``git commit -- <paths>`` and
+    ``git commit -i`` commit a temporary index named by ``GIT_INDEX_FILE``."""
+    from detente.hooks.gitread import HookRepo
 
-    out = Git(worktree).run("diff", "--cached", "--name-only", "--no-renames", "-z")
-    return [p for p in out.stdout.split("\0") if p]
+    return HookRepo(worktree).staged_paths()
 
 
 def committing_claim(client: Client, repo: str, worktree: Path) -> str | None:
     """``$DETENTE_CLAIM``, else ``git config detente.claim``, else the one live claim
     whose branch is checked out here (None when there is none or several)."""
-    from detente.vcs.git import Git
+    from detente.hooks.gitread import HookRepo
 
     if os.environ.get(CLAIM_ENV):
         return os.environ[CLAIM_ENV]
-    git = Git(worktree)
+    git = HookRepo(worktree).git
     configured = git.run("config", "--get", "detente.claim", check=False)
     if configured.ok and configured.stdout.strip():
         return configured.stdout.strip()

@@ -185,7 +185,9 @@ class ServiceCore:
                 apply_stored(state, stored_event)
             tx.upsert_records(rows_for(state, (e.subject for e in stored)))
             out += stored
-            batch = react(state, [(e.type, e.data) for e in stored], self.ids)
+            batch = react(
+                state, [(e.type, e.data) for e in stored], self.ids, self.clock.now(), self.policy
+            )
         raise StoreError("reactions did not settle; refusing to loop (a bug: please report it)")
 
     def owners_of(self, repo: str) -> OwnersOf:
@@ -208,7 +210,9 @@ class ServiceCore:
             return expired[: self.expiry_batch], True
         if not due_meetings(state, now):
             return expired, False
-        return expired + decide_deadlines(state, now, self.ids, self.owners_of(state.repo)), False
+        if expired:  # escalate on the state with these expiries folded in (next round)
+            return expired, True
+        return decide_deadlines(state, now, self.ids, self.owners_of(state.repo)), False
 
     def _due(self, state: RepoState) -> bool:
         now = self.clock.now()
@@ -326,4 +330,5 @@ class ServiceCore:
 
     def audit(self) -> AuditReport:
         """Verify the hash chain and that projections equal a full replay."""
-        return verify(self.store, {r.name: r.case_insensitive for r in self.repos.values()})
+        trees = {r.name: tree_source(r.path) for r in self.repos.values() if r.path is not None}
+        return verify(self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees)

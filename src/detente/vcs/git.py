@@ -12,10 +12,13 @@ The environment git runs with:
 - ``GIT_TERMINAL_PROMPT=0``: git never blocks on a credential prompt; stdin is closed
   unless ``input`` is given;
 - ``LC_ALL=C``: messages are stable English, so callers may match on them;
-- ``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_INDEX_FILE``, ``GIT_COMMON_DIR`` and ``GIT_PREFIX``
-  are never inherited (a detente process started from a git hook, or from a shell with
-  ``GIT_DIR`` exported, would otherwise operate on the wrong repository); a caller that
-  really wants one passes it through ``env``.
+- the repository-local variables git itself drops when it switches repositories
+  (:data:`REPO_LOCAL_ENV`: ``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_INDEX_FILE``,
+  ``GIT_OBJECT_DIRECTORY``, ``GIT_QUARANTINE_PATH``, ...) are never inherited: a detente
+  process started from a git hook, or from a shell with ``GIT_DIR`` exported, would
+  otherwise operate on the wrong repository. A caller that really wants them passes them
+  back: ``Git(cwd, keep_env=...)`` for every call (a git hook reading exactly what git is
+  committing or receiving, see :mod:`detente.hooks.gitread`), or ``env`` for one call.
 """
 
 from __future__ import annotations
@@ -29,10 +32,26 @@ from pathlib import Path
 
 from detente.errors import VcsError
 
-__all__ = ["Git", "GitError", "GitResult"]
+__all__ = ["REPO_LOCAL_ENV", "Git", "GitError", "GitResult"]
 
-# Repository-location variables that must not leak from the caller's environment.
-_SCRUBBED_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
+#: Repository-local variables that must not leak from the caller's environment: git's own
+#: ``local_repo_env`` list (``git rev-parse --local-env-vars``) without the ``-c``
+#: configuration variables, plus the ``pre-receive`` quarantine (``GIT_QUARANTINE_PATH``).
+REPO_LOCAL_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_QUARANTINE_PATH",
+    "GIT_GRAFT_FILE",
+    "GIT_SHALLOW_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE",
+)
 
 # Options that take a separate value before the subcommand (``git -C dir status``).
 _GLOBAL_OPTS_WITH_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
@@ -116,10 +135,13 @@ class Git:
     Args:
         cwd: the directory git runs in (a worktree, a subdirectory of one, or any
             directory for commands that need no repository).
+        keep_env: variables every call sets after the scrubbing (e.g. the
+            ``GIT_INDEX_FILE`` git gave a hook); ``env`` of one call still wins.
     """
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, *, keep_env: Mapping[str, str] | None = None) -> None:
         self.cwd = Path(cwd)
+        self.keep_env = dict(keep_env or {})
 
     def __repr__(self) -> str:
         return f"Git({str(self.cwd)!r})"
@@ -219,9 +241,10 @@ class Git:
         return self.run(*args, input=input, env=env).stdout.rstrip("\n")
 
     def _environment(self, extra: Mapping[str, str] | None) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
+        env = {k: v for k, v in os.environ.items() if k not in REPO_LOCAL_ENV}
         env["GIT_TERMINAL_PROMPT"] = "0"
         env["LC_ALL"] = "C"
+        env.update(self.keep_env)
         if extra:
             env.update(extra)
         return env

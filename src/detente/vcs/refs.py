@@ -2,14 +2,15 @@
 
 :func:`cas_update_ref` is git's native CAS (``git update-ref <ref> <new> <old>``): the
 ref moves only if it still points at ``old``; otherwise git's refusal becomes
-:class:`~detente.errors.StaleBase` carrying the ref's current OID in ``actual``.
+:class:`~detente.errors.StaleBase` carrying the ref's current OID in ``actual``. The
+update carries detente's pass (:mod:`detente.vcs.hookpass`): the shared repository's
+hooks let this already-checked update through without asking the server again.
 
 :func:`commit_facts` reads, in three git invocations, what completion evidence is
 validated against (the integration race runs it thousands of times): the head commit
 and its committer time, the expected base, the claim's base and branch tip (one
 ``cat-file --batch``), ancestry (one ``rev-list``) and the diff base..head (one
-``diff-tree``). The push helpers (:func:`new_commits`, :func:`commit_files`,
-:func:`claim_trailers`) serve the server-side ``pre-receive`` hook.
+``diff-tree``). The hooks read pushed commits themselves (:mod:`detente.hooks.gitread`).
 """
 
 from __future__ import annotations
@@ -27,11 +28,8 @@ __all__ = [
     "CommitFacts",
     "cas_update_ref",
     "check_ref_name",
-    "claim_trailers",
     "commit_facts",
-    "commit_files",
     "diff_names",
-    "new_commits",
 ]
 
 #: git's "no object" OID (a ref that does not exist, in hooks).
@@ -105,6 +103,8 @@ def cas_update_ref(repo: Path, ref: str, new: str, old: str, *, message: str) ->
         ValidationError: ``ref`` is not a full ref name.
         VcsError: ``vcs_error`` when git fails for another reason.
     """
+    from detente.vcs.hookpass import pass_env
+
     check_ref_name(ref)
     git = Git(repo)
     result = git.run(
@@ -117,6 +117,7 @@ def cas_update_ref(repo: Path, ref: str, new: str, old: str, *, message: str) ->
         new,
         old,
         check=False,
+        env=pass_env(repo, ref, old, new),  # the server-side hooks know it was checked
     )
     if result.ok:
         return
@@ -187,31 +188,6 @@ def diff_names(repo: Path, base: str, head: str) -> list[str]:
     """Paths that differ between two commits, sorted; a rename is both paths."""
     out = Git(repo).run("diff-tree", "-r", "--name-only", "-z", "--no-renames", base, head, "--")
     return sorted({p for p in out.stdout.split("\0") if p})
-
-
-def new_commits(repo: Path, old: str, new: str) -> list[str]:
-    """Commits reachable from ``new`` but not from ``old`` (or, when ``old`` is
-    :data:`ZERO_OID`, from no existing ref), oldest first."""
-    exclude = ["--not", "--all"] if old == ZERO_OID else [f"^{old}"]
-    out = Git(repo).run("rev-list", "--reverse", new, *exclude, "--")
-    return out.stdout.split()
-
-
-def commit_files(repo: Path, oid: str) -> list[str]:
-    """Paths a commit changes against its first parent (every path of a root commit)."""
-    git = Git(repo)
-    parents = git.run("rev-list", "--parents", "-n", "1", oid, "--").stdout.split()[1:]
-    if not parents:
-        out = git.run("diff-tree", "-r", "--root", "--name-only", "-z", "--no-renames", oid)
-        return sorted({p for p in out.stdout.split("\0")[1:] if p})
-    return diff_names(repo, parents[0], oid)
-
-
-def claim_trailers(repo: Path, oid: str) -> list[str]:
-    """Values of the commit's ``Detente-Claim:`` trailers, in order."""
-    fmt = f"%(trailers:key={TRAILER},valueonly,separator=%x00)"
-    out = Git(repo).run("show", "-s", f"--format={fmt}", oid, "--")
-    return [v.strip() for v in out.stdout.strip("\n").split("\0") if v.strip()]
 
 
 def _resolve(git: Git, rev: str) -> str | None:

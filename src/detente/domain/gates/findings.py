@@ -1,13 +1,13 @@
 """Who may change these concrete files: the checks behind every gate (pure, no IO).
 
 Three gates ask the same question about concrete repo-relative file paths (never
-globs): completion evidence (:mod:`detente.domain.gates.evidence`), the server-side
+globs): completion evidence (:mod:`detente.domain.evidence`), the server-side
 ``pre-receive`` check of a push to a protected ref, and the local ``pre-commit`` guard.
 For each path :func:`path_findings` reports
 
-- ``held``: another *holding* claim covers the path and no recorded meeting resolution
-  lets this claim share it (``joint`` members share; a ``serialize`` ``first`` may write;
-  a pending ``handoff`` sender keeps its targets). Advisory claims never hold anyone off;
+- ``held``: another claim's *authority* covers the path (its granted targets while it
+  holds: a negotiating newcomer holds nobody off) and no recorded meeting resolution
+  lets this claim share it (:mod:`detente.domain.authority`, the one rule);
 - ``outside``: no granted path pattern of the committing claim matches the path (and no
   other claim holds it: a held path is reported once, as ``held``).
 
@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from detente.domain.authority import literal_pattern, may_share, path_refusals, writable
 from detente.domain.claims.model import Claim, ClaimStatus
-from detente.domain.overlap.globs import matches
 from detente.domain.state import RepoState
 
 __all__ = [
@@ -86,62 +86,33 @@ class PushedCommit:
     files: tuple[str, ...]
 
 
-def literal_pattern(path: str) -> str:
-    """A pattern that matches exactly ``path`` (glob characters become one-char classes)."""
-    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
-
-
-def may_share(state: RepoState, claim_id: str | None, other: Claim) -> bool:
-    """True when a recorded resolution (or ``other`` being advisory) lets ``claim_id`` write
-    what ``other`` holds."""
-    if other.advisory:
-        return True
-    if claim_id is None:
-        return False
-    resolution = state.meetings.resolved_pairs.get(frozenset({claim_id, other.id}))
-    if resolution is None:
-        return False
-    kind = resolution["type"]
-    if kind == "joint":
-        return True
-    if kind == "serialize":
-        return bool(resolution["first"] == claim_id)
-    if kind == "handoff" and not resolution.get("accepted"):
-        return bool(resolution["fromClaimId"] == claim_id)
-    return False
-
-
 def holders_of(state: RepoState, path: str, exclude: str | None = None) -> list[Claim]:
-    """Holding claims (other than ``exclude``) whose granted or pending patterns match
-    ``path``, sorted by id."""
-    keys = {
-        key
-        for key, _, _ in state.claims.path_index.overlapping(literal_pattern(path), exclude=exclude)
-    }
-    found = [state.claims[k] for k in keys if k in state.claims]
-    return sorted((c for c in found if c.holding), key=lambda c: c.id)
+    """Claims (other than ``exclude``) whose write authority covers ``path``, sorted by id
+    (see :mod:`detente.domain.authority`)."""
+    return [c for c in path_refusals(state, None, path) if c.id != exclude]
 
 
 def path_findings(state: RepoState, claim: Claim | None, paths: Iterable[str]) -> list[PathFinding]:
     """Every refused path (see the module docstring), in the order of ``paths``.
 
+    The answer comes from :func:`detente.domain.authority.writable`, the one rule every
+    caller shares.
+
     Args:
         state: the repository's projection.
         claim: the claim that wants to change the paths, or None (a commit nobody
-            claimed: only paths held by live claims are refused).
+            claimed: only paths under another claim's authority are refused).
         paths: concrete, normalised repo-relative paths.
 
     Returns:
         The findings; empty when every path may change.
     """
-    own = claim.id if claim is not None else None
     out: list[PathFinding] = []
     for path in dict.fromkeys(paths):
-        refusing = [o for o in holders_of(state, path, own) if not may_share(state, own, o)]
+        refusing, outside = writable(state, claim, path)
         for other in refusing:
             out.append(PathFinding(path, "held", other.id, other.agent.name))
-        owned = claim is None or any(matches(p, path) for p in claim.paths)
-        if not refusing and not owned:
+        if outside:
             out.append(PathFinding(path, "outside"))
     return out
 

@@ -148,6 +148,16 @@ def _evolve(
         return replace(
             old, status=MeetingStatus.RESOLVED, resolution=resolution, proposals=proposals
         )
+    if event_type == ev.MEETING_DISSOLVED:
+        outcome: dict[str, object] = {
+            "type": "dissolved",
+            "reason": data.get("reason"),
+            "affected": [],
+        }
+        proposals = tuple(
+            {**p, "status": "superseded"} if p["status"] == "open" else p for p in old.proposals
+        )
+        return replace(old, status=MeetingStatus.RESOLVED, resolution=outcome, proposals=proposals)
     if event_type == ev.MEETING_ESCALATED:
         return replace(
             old,

@@ -11,19 +11,23 @@ events they imply:
 - a serialized ``first`` claim expired: each waiting ``then`` gets a notice and stays
   ``suspended`` (expiry freezes work; it does not hand it over silently).
 
+- any command: :mod:`detente.domain.settle` settles or rooms the contests it touched.
+
 The service calls :func:`react` repeatedly until it returns nothing (bounded).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.meetings.resolutions import activation_events, still_blocked
-from detente.domain.policy import IdSource
+from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
+from detente.domain.settle import settle
 from detente.domain.state import RepoState
 
 _RELEASED = frozenset(
@@ -32,9 +36,27 @@ _RELEASED = frozenset(
 
 
 def react(
+    state: RepoState,
+    batch: Sequence[tuple[str, dict[str, Any]]],
+    ids: IdSource,
+    now: datetime | None = None,
+    policy: Policy = DEFAULT_POLICY,
+) -> list[ev.Event]:
+    """Events implied by ``batch`` (``(type, data)`` pairs already folded into ``state``).
+
+    ``now`` (the server's time) enables :func:`detente.domain.settle.settle`: contests the
+    batch touched are settled (claims activated, rooms dissolved) or roomed at once.
+    """
+    out = _react(state, batch, ids)
+    if now is None:
+        return out
+    moving = {str(e.data["claimId"]) for e in out if "claimId" in e.data}
+    return out + settle(state, batch, ids, now, policy, skip=moving)
+
+
+def _react(
     state: RepoState, batch: Sequence[tuple[str, dict[str, Any]]], ids: IdSource
 ) -> list[ev.Event]:
-    """Events implied by ``batch`` (``(type, data)`` pairs already folded into ``state``)."""
     out: list[ev.Event] = []
     for event_type, data in batch:
         if event_type in (ev.MEETING_RESOLVED, ev.MEETING_HANDOFF_ACCEPTED):

@@ -2,10 +2,13 @@
 
 A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
 
-- ``split_ownership {assignments[{claimId, targets[]}]}``: each listed claim's paths become
-  exactly its assigned targets (``path#section`` targets become memory impacts on that
-  section). Assigned targets must come from what the claim asked for and be pairwise
-  disjoint; the claims go ``active`` unless another, unrelated claim still blocks them.
+- ``split_ownership {assignments[{claimId, targets[]}]}``: partitions the *contested*
+  targets only. Each listed claim keeps every target of its own that no other
+  assignment names, gives up those that meet another's assignment, and gains its
+  assigned targets (``path#section`` targets become memory impacts on that section).
+  Assigned targets must come from what the claim asked for and be pairwise disjoint, and
+  the resulting scopes must not overlap (else ``validation_error`` naming what is left);
+  the claims go ``active`` unless another, unrelated claim still blocks them.
 - ``serialize {first, then}``: ``then`` is ``suspended`` until ``first`` is integrated,
   completed or abandoned (see :mod:`detente.domain.meetings.reactions`); ``first`` goes ``active``.
 - ``handoff {fromClaimId, toClaimId}``: the sender's patterns that overlap the recipient's
@@ -146,7 +149,93 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
                             f"{tb!r} ({out[b]['claimId']}) both cover {clash!r}",
                             field="resolution.assignments",
                         )
-    return {"type": "split_ownership", "assignments": out, "affected": seen}
+    resolution = {"type": "split_ownership", "assignments": out, "affected": seen}
+    scopes = split_scopes(state, resolution)
+    for i, a in enumerate(seen):
+        for b in seen[i + 1 :]:
+            clash = _scope_clash(state, a, scopes[a], b, scopes[b])
+            if clash is not None:
+                raise ValidationError(
+                    f"the split leaves claims {a} and {b} both covering {clash!r}: assign "
+                    "every contested target to one of them (or choose serialize or joint)",
+                    field="resolution.assignments",
+                )
+    return resolution
+
+
+Scope = tuple[list[str], list[MemoryImpact]]
+
+
+def _trim_impact(impact: MemoryImpact, theirs: Sequence[str]) -> MemoryImpact | None:
+    """``impact`` minus the ``path#section`` (or plain path) targets in ``theirs``."""
+    sections = list(impact.sections)
+    for target in theirs:
+        path, _, section = target.partition("#")
+        if intersect(impact.path, path) is None:
+            continue
+        if not section or not sections:
+            return None  # a whole file on either side cannot be subtracted from
+        sections = [s for s in sections if s != section]
+        if not sections:
+            return None
+    return MemoryImpact(path=impact.path, mode=impact.mode, sections=tuple(sections))
+
+
+def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scope]:
+    """Each assigned claim's scope after a split: its assigned targets plus every target
+    of its own that no *other* assignment names (a split partitions only the contested
+    targets; uncontested scope is kept)."""
+    assigned = {str(a["claimId"]): list(a["targets"]) for a in resolution["assignments"]}
+    out: dict[str, Scope] = {}
+    for claim_id, targets in assigned.items():
+        claim = state.claims[claim_id]
+        theirs = [t for other, ts in assigned.items() if other != claim_id for t in ts]
+        their_paths = [t.partition("#")[0] for t in theirs]
+        mine = [t for t in targets if "#" not in t]
+        kept = [
+            p
+            for p in claim.paths + claim.pending_paths
+            if p not in mine and all(intersect(p, q) is None for q in their_paths)
+        ]
+        memory: list[MemoryImpact] = []
+        for impact in claim.memory_impacts:
+            trimmed = _trim_impact(impact, theirs)
+            if trimmed is not None:
+                memory.append(trimmed)
+        for t in targets:
+            if "#" in t:
+                path, _, section = t.partition("#")
+                impact = MemoryImpact(path=path, mode="section", sections=(section,))
+                if impact not in memory:
+                    memory.append(impact)
+        out[claim_id] = (list(dict.fromkeys(kept + mine)), memory)
+    return out
+
+
+def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str | None:
+    """A target both scopes would still cover after the split, or None."""
+    for pa in sa[0]:
+        for pb in sb[0]:
+            witness = intersect(pa, pb)
+            if witness is not None:
+                return witness
+    labels_a = [f"{m.path}#{s}" for m in sa[1] for s in (m.sections or ("",))]
+    labels_b = [f"{m.path}#{s}" for m in sb[1] for s in (m.sections or ("",))]
+    for ta in labels_a + sa[0]:
+        for tb in labels_b + sb[0]:
+            clash = _targets_meet(ta.rstrip("#"), tb.rstrip("#"))
+            if clash is not None:
+                return clash
+    ca, cb = state.claims[a], state.claims[b]
+    for field_a, field_b in (
+        (ca.modules, cb.modules),
+        (ca.symbols, cb.symbols),
+        (ca.expected_contract_changes, cb.expected_contract_changes),
+    ):
+        shared = sorted(set(field_a) & set(field_b))
+        if shared:
+            return shared[0]
+    return None
 
 
 def _targets_meet(a: str, b: str) -> str | None:
@@ -202,6 +291,26 @@ def _set_status(
     ]
 
 
+def grant_events(ids: IdSource, claim: Claim, reason: str, **extra: Any) -> list[ev.Event]:
+    """``claim`` becomes ``active``: its pending targets (a scope change's contested part)
+    are granted first, so every target it holds carries authority."""
+    if claim.status is ClaimStatus.ACTIVE or not allowed(claim.status, ClaimStatus.ACTIVE):
+        return []
+    out: list[ev.Event] = []
+    if claim.pending_paths:
+        paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
+        out.append(
+            _claim_event(
+                ids,
+                claim.id,
+                ev.CLAIM_SCOPE_CHANGED,
+                **_scope(claim, paths, claim.memory_impacts, reason),
+            )
+        )
+    out += _set_status(ids, claim, ClaimStatus.ACTIVE, ev.CLAIM_ACTIVATED, reason, **extra)
+    return out
+
+
 def _activate(
     ids: IdSource, state: RepoState, claim: Claim, meeting: Meeting, reason: str
 ) -> list[ev.Event]:
@@ -209,9 +318,7 @@ def _activate(
         return []
     if still_blocked(state, claim):
         return []
-    return _set_status(
-        ids, claim, ClaimStatus.ACTIVE, ev.CLAIM_ACTIVATED, reason, meetingId=meeting.id
-    )
+    return grant_events(ids, claim, reason, meetingId=meeting.id)
 
 
 def _scope(
@@ -243,16 +350,8 @@ def apply_events(
     out: list[ev.Event] = []
     why = f"meeting {meeting.id} resolved: {kind}"
     if kind == "split_ownership":
-        for assignment in resolution["assignments"]:
-            claim = state.claims[assignment["claimId"]]
-            paths = [t for t in assignment["targets"] if "#" not in t]
-            memory = [
-                MemoryImpact(
-                    path=t.partition("#")[0], mode="section", sections=(t.partition("#")[2],)
-                )
-                for t in assignment["targets"]
-                if "#" in t
-            ]
+        for claim_id, (paths, memory) in split_scopes(state, resolution).items():
+            claim = state.claims[claim_id]
             out.append(
                 _claim_event(
                     ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **_scope(claim, paths, memory, why)

@@ -9,13 +9,15 @@ The *owners* of a section are the holding claims whose impacts name the section 
 section containing it) explicitly; the record's ``ownerClaimId`` is the first active one
 by fencing token. A write by claim ``C`` (:func:`check_writer`) requires, in order:
 
+0. ``C`` was not taken over (``stale_fencing_token`` with ``expected``/``actual``);
 1. ``C`` is live (``lease_expired``) and ``active`` (``overlap_blocking`` while it
    negotiates or is blocked, ``invalid_transition`` otherwise);
 2. the presented fencing token is ``C``'s (older: ``stale_fencing_token``; unknown:
    ``validation_error``);
 3. ``C`` covers every target (``forbidden`` naming them);
-4. no other holding, non-advisory claim covers a target (``overlap_blocking`` naming the
-   targets and holders);
+4. no other claim's *authority* covers a target (``overlap_blocking`` naming the targets
+   and holders): granted targets of holding claims only, so a negotiating newcomer never
+   blocks the holder (:func:`detente.domain.authority.blocks`, the one rule);
 5. the token is not older than the one the section was last written with, while that
    writer's claim still holds (``stale_fencing_token``: a late write from an older grant).
 """
@@ -25,14 +27,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from detente.domain.claims.guards import check_alive, get_claim
+from detente.domain.authority import blocks, check_writer_status
+from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.memory.model import MemoryDocument
 from detente.domain.overlap.globs import matches
 from detente.domain.state import RepoState
 from detente.errors import (
     ForbiddenError,
-    InvalidTransition,
     OverlapBlocking,
     StaleFencingToken,
     ValidationError,
@@ -80,17 +82,14 @@ def owners(state: RepoState, doc: MemoryDocument, key: str) -> list[Claim]:
 
 
 def _holders(state: RepoState, path: str, scope: Sequence[str] | None, me: str) -> list[Claim]:
+    """Claims whose authority over ``path`` (``#scope``) refuses ``me`` (the one rule of
+    :func:`detente.domain.authority.blocks`: granted targets of holding claims only)."""
     ids = set(state.claims.memory_holders)
     ids.update(cid for cid, _, _ in state.claims.path_index.overlapping(path, exclude=me))
     out = []
     for cid in sorted(ids - {me}):
         other = state.claims.get(cid)
-        if (
-            other is not None
-            and other.holding
-            and not other.advisory
-            and covers(other, path, scope)
-        ):
+        if other is not None and blocks(state, me, other) and covers(other, path, scope):
             out.append(other)
     return out
 
@@ -121,24 +120,15 @@ def check_writer(
         StaleFencingToken, ValidationError, ForbiddenError.
     """
     claim = get_claim(state, claim_id)
+    check_fencing(state, claim, None)
     check_alive(claim, now)
-    if claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
-        raise OverlapBlocking(
-            f"claim {claim.id} is {claim.status.value}: its writes wait for the meeting's "
-            f"resolution ({', '.join(claim.meeting_ids) or 'no meeting'})",
-            claimId=claim.id,
-            meetingIds=list(claim.meeting_ids),
-        )
-    if claim.status is not ClaimStatus.ACTIVE:
-        raise InvalidTransition(
-            claim.status.value,
-            "write",
-            f"claim {claim.id} is {claim.status.value}: it cannot write",
-        )
+    check_writer_status(claim)
     if fencing_token < claim.fencing_token:
         raise StaleFencingToken(
             f"fencing token {fencing_token} is older than claim {claim.id}'s "
             f"({claim.fencing_token})",
+            expected=claim.fencing_token,
+            actual=fencing_token,
             presented=fencing_token,
             currentToken=claim.fencing_token,
         )
@@ -185,6 +175,8 @@ def _check_fence(state: RepoState, doc: MemoryDocument, claim: Claim, key: str |
                 f"section {doc.path}#{record.key} was last written with fencing token "
                 f"{record.fencing_token} by claim {writer.id}, which still holds it; "
                 f"claim {claim.id}'s token {claim.fencing_token} is older",
+                expected=record.fencing_token,
+                actual=claim.fencing_token,
                 presented=claim.fencing_token,
                 currentToken=record.fencing_token,
                 holder=writer.id,

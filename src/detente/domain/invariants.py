@@ -1,0 +1,157 @@
+"""Protocol invariants: what must hold after every command (pure; no IO).
+
+Checked after every command in the test suite, by the model-based race suite, and by
+``detente audit verify`` (on the replayed state and along the replay):
+
+1. every ``negotiating`` claim sits in at least one open meeting whose contest is still
+   live (or waits for a handoff addressed to it);
+2. no open meeting without a live contest;
+3. no two claims with granted authority over intersecting exclusive targets, unless a
+   sharing resolution (``joint``; a ``serialize`` or a pending ``handoff`` whose
+   authority rule names who writes) says so;
+4. every status change in the log is an edge of the transition table (on replay);
+5. projections equal a replay (the audit compares stored rows; the tests compare the
+   service's cached projection with an independent replay);
+6. each claim's scope after a resolution keeps its uncontested scope (a split removes
+   only targets another assignment names).
+
+:func:`state_violations` checks 1-3 on one state; :class:`Replay` folds events one by
+one and checks 4 and 6 along the way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from detente.domain import events as ev
+from detente.domain.authority import carries_authority
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.transitions import allowed
+from detente.domain.meetings.model import MeetingStatus
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.model import Severity
+from detente.domain.settle import awaiting_handoff, meeting_is_live
+from detente.domain.state import RepoState
+
+__all__ = ["Replay", "state_violations"]
+
+
+def _granted_targets(claim: Claim) -> Targets:
+    return Targets(
+        paths=tuple(p for p in claim.paths if p not in claim.pending_paths),
+        modules=claim.modules,
+        symbols=claim.symbols,
+        contracts=claim.expected_contract_changes,
+        memory=claim.memory_impacts,
+    )
+
+
+def state_violations(state: RepoState) -> list[str]:
+    """Invariants 1-3 on ``state``; one sentence per violation (empty: all hold)."""
+    out: list[str] = []
+    for claim in sorted(state.claims.values(), key=lambda c: c.id):
+        if claim.status is not ClaimStatus.NEGOTIATING:
+            continue
+        rooms = [state.meetings[m] for m in state.meetings.rooms_of_claim.get(claim.id, ())]
+        live = [m for m in rooms if m.status is MeetingStatus.OPEN and meeting_is_live(state, m)]
+        if not live and not awaiting_handoff(state, claim.id):
+            out.append(
+                f"claim {claim.id} is negotiating in no open meeting with a live contest "
+                f"(rooms: {', '.join(m.id + ':' + m.status.value for m in rooms) or 'none'})"
+            )
+    for meeting in sorted(state.meetings.values(), key=lambda m: m.id):
+        if meeting.status is MeetingStatus.OPEN and not meeting_is_live(state, meeting):
+            out.append(f"meeting {meeting.id} is open without a live contest")
+    seen: set[frozenset[str]] = set()
+    for claim in sorted(state.claims.values(), key=lambda c: c.id):
+        if not carries_authority(claim):
+            continue
+        for overlap in find_overlaps(state, _granted_targets(claim), exclude=claim.id):
+            other = state.claims[overlap.claim_id]
+            pair = frozenset({claim.id, other.id})
+            if overlap.severity is not Severity.BLOCKING or pair in seen:
+                continue
+            theirs = [t for t in overlap.targets if carries_authority(other, t.theirs)]
+            if not carries_authority(other) or not theirs:
+                continue
+            seen.add(pair)
+            out.append(
+                f"claims {claim.id} and {other.id} both hold granted authority over "
+                f"{theirs[0].witness!r} and no sharing resolution says so"
+            )
+    return out
+
+
+@dataclass
+class Replay:
+    """Fold a repository's events one at a time, checking invariants 4 and 6.
+
+    Attributes:
+        state: the replayed projection.
+        violations: sentences, in log order.
+    """
+
+    state: RepoState
+    violations: list[str] = field(default_factory=list)
+    _kept: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+
+    def fold(
+        self,
+        event_type: str,
+        data: dict[str, Any],
+        *,
+        at: datetime,
+        event_id: str,
+        seq: int = 0,
+        subject: str | None = None,
+    ) -> None:
+        """Apply one event to :attr:`state`, recording any violation it shows."""
+        claim_id = data.get("claimId")
+        before = self.state.claims.get(claim_id) if isinstance(claim_id, str) else None
+        if event_type == ev.MEETING_RESOLVED:
+            self._expect_kept(str(data.get("meetingId")), dict(data.get("resolution") or {}))
+        self.state.apply(event_type, data, at=at, event_id=event_id, seq=seq, subject=subject)
+        after = self.state.claims.get(claim_id) if isinstance(claim_id, str) else None
+        if (
+            before is not None
+            and after is not None
+            and before.status is not after.status
+            and not allowed(before.status, after.status)
+        ):
+            self.violations.append(
+                f"event {event_id} ({event_type}) moves claim {after.id} "
+                f"{before.status.value} -> {after.status.value}: not an edge of the "
+                "transition table"
+            )
+        if event_type == ev.CLAIM_SCOPE_CHANGED and after is not None and after.id in self._kept:
+            meeting_id, kept = self._kept.pop(after.id)
+            lost = [p for p in kept if p not in after.paths]
+            if lost:
+                self.violations.append(
+                    f"meeting {meeting_id}'s resolution dropped uncontested targets of claim "
+                    f"{after.id}: {', '.join(lost)}"
+                )
+
+    def _expect_kept(self, meeting_id: str, resolution: dict[str, Any]) -> None:
+        if resolution.get("type") != "split_ownership":
+            return
+        assignments = [a for a in resolution.get("assignments", ()) if isinstance(a, dict)]
+        for a in assignments:
+            claim = self.state.claims.get(str(a.get("claimId")))
+            if claim is None:
+                continue
+            theirs = [
+                str(t).partition("#")[0]
+                for b in assignments
+                if b is not a
+                for t in b.get("targets", ())
+            ]
+            kept = [
+                p
+                for p in claim.paths + claim.pending_paths
+                if all(intersect(p, q) is None for q in theirs)
+            ]
+            self._kept[claim.id] = (meeting_id, kept)

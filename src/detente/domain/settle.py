@@ -1,0 +1,256 @@
+"""A negotiation that cannot wedge: after every command, contests are settled or roomed.
+
+Run by :func:`detente.domain.reactions.react` in the same transaction as the command,
+over the claims and meetings the command touched (and the rooms those claims sit in):
+
+- a ``negotiating`` claim that nothing blocks any more (its holder narrowed, completed,
+  abandoned, or a resolution settled it) becomes ``active`` at once, its pending targets
+  granted;
+- a ``negotiating`` claim still blocked by a claim it shares no open room with (a
+  resolution that settled only part of a three-party contest, a holder taken over by a
+  successor) is put in a follow-up room with that claim at once: the room for the
+  contested target when one is open, else a new one;
+- a ``blocked`` claim whose escalation was resolved (no escalated room left): a holder
+  (granted, nothing pending) gets its authority back (``active``); a newcomer still
+  blocked by a third claim goes back to ``negotiating`` in a follow-up room the same way;
+- an open meeting with no live contest left closes with a ``dissolved`` outcome
+  (``meeting.dissolved``).
+
+A *live contest* of a meeting is a participant that is ``negotiating`` (or ``blocked``)
+with a blocking overlap against another participant, or whose edit met a user's edit
+(a contested target naming only that claim: a deferred memory patch). The recipient of a pending
+``handoff`` waits for its own acceptance, not for a room, and is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from detente.domain import events as ev
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.meetings.decide import blocking_only, meeting_events_for
+from detente.domain.meetings.model import Meeting, MeetingStatus
+from detente.domain.meetings.resolutions import grant_events
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.model import Overlap
+from detente.domain.policy import IdSource, Policy
+from detente.domain.state import RepoState
+
+__all__ = ["awaiting_handoff", "live_blockers", "meeting_is_live", "settle"]
+
+_WAITING = (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED)
+
+
+def live_blockers(state: RepoState, claim: Claim) -> list[Overlap]:
+    """Blocking overlaps of ``claim`` with other holding claims (resolved pairs aside)."""
+    if not claim.holding:
+        return []
+    return blocking_only(find_overlaps(state, Targets.of(claim), exclude=claim.id))
+
+
+def awaiting_handoff(state: RepoState, claim_id: str) -> bool:
+    """True when ``claim_id`` is the recipient of a handoff it has not accepted yet."""
+    for meeting_id in state.meetings.rooms_of_claim.get(claim_id, ()):
+        resolution = state.meetings[meeting_id].resolution or {}
+        if (
+            resolution.get("type") == "handoff"
+            and not resolution.get("accepted")
+            and resolution.get("toClaimId") == claim_id
+        ):
+            return True
+    return False
+
+
+def _open_rooms(state: RepoState, claim_id: str) -> list[Meeting]:
+    return [
+        state.meetings[m]
+        for m in state.meetings.rooms_of_claim.get(claim_id, ())
+        if state.meetings[m].status is MeetingStatus.OPEN
+    ]
+
+
+def _escalated(state: RepoState, claim_id: str) -> bool:
+    return any(
+        state.meetings[m].status is MeetingStatus.ESCALATED
+        for m in state.meetings.rooms_of_claim.get(claim_id, ())
+    )
+
+
+def _user_contest(meeting: Meeting, claim_id: str) -> bool:
+    """A contested target naming only ``claim_id``: its edit met a user's edit (a deferred
+    memory patch); only a resolution (or releasing the claim) ends that contest."""
+    return any(t.claim_ids == (claim_id,) for t in meeting.contested_targets)
+
+
+def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
+    """Does a participant still wait on another participant, or on a user's edit (see the
+    module docstring)?"""
+    members = set(meeting.participants)
+    for claim_id in meeting.participants:
+        claim = state.claims.get(claim_id)
+        if claim is None or claim.status not in _WAITING or not claim.holding:
+            continue
+        if _user_contest(meeting, claim_id):
+            return True
+        if any(o.claim_id in members for o in live_blockers(state, claim)):
+            return True
+    return False
+
+
+def _touched(
+    state: RepoState, batch: Sequence[tuple[str, dict[str, Any]]]
+) -> tuple[set[str], set[str]]:
+    claims: set[str] = set()
+    meetings: set[str] = set()
+    for event_type, data in batch:
+        if "claimId" in data and isinstance(data["claimId"], str):
+            claims.add(data["claimId"])
+        if event_type.startswith("meeting.") and "meetingId" in data:
+            meetings.add(str(data["meetingId"]))
+        if event_type == ev.CLAIM_TAKEN_OVER and isinstance(data.get("successorId"), str):
+            claims.add(data["successorId"])
+        if event_type == ev.MEMORY_REGISTERED:  # a document's class changes overlap for all
+            meetings.update(state.meetings.room_of_target.values())
+    for claim_id in list(claims):
+        meetings.update(m.id for m in _open_rooms(state, claim_id))
+    for meeting_id in meetings:
+        meeting = state.meetings.get(meeting_id)
+        if meeting is not None:
+            claims.update(meeting.participants)
+    return claims, meetings
+
+
+def settle(
+    state: RepoState,
+    batch: Sequence[tuple[str, dict[str, Any]]],
+    ids: IdSource,
+    now: datetime,
+    policy: Policy,
+    *,
+    skip: Iterable[str] = (),
+) -> list[ev.Event]:
+    """Events that settle the contests ``batch`` touched (see the module docstring).
+
+    Args:
+        state: the projection with ``batch`` folded in.
+        batch: ``(type, data)`` of the events just appended.
+        ids: id source.
+        now: the server's time (a follow-up room's deadline runs from it).
+        policy: meeting deadline.
+        skip: claims another reaction already moves in this round (decided next round).
+
+    Returns:
+        The events; empty when every touched contest is settled or roomed.
+    """
+    claims, meetings = _touched(state, batch)
+    skipped = set(skip)
+    out: list[ev.Event] = []
+    moved: set[str] = set()
+    roomed: dict[frozenset[str], list[str]] = {}
+    for claim_id in sorted(claims - skipped):
+        claim = state.claims.get(claim_id)
+        if claim is None or claim.status not in _WAITING or awaiting_handoff(state, claim_id):
+            continue
+        if claim.status is ClaimStatus.BLOCKED:
+            if _escalated(state, claim_id) or claim.takeover is not None:
+                continue
+            if claim.granted and not claim.pending_paths:
+                # A holder blocked by an escalation gets its authority back once no
+                # escalated room is left; newcomers still contesting it negotiate.
+                out += grant_events(ids, claim, "the escalation is resolved")
+                moved.add(claim_id)
+                continue
+        blocking = live_blockers(state, claim)
+        rooms = _open_rooms(state, claim_id)
+        if any(_user_contest(m, claim_id) for m in rooms):
+            continue
+        if not blocking:
+            if claim.status is ClaimStatus.NEGOTIATING:
+                out += grant_events(ids, claim, "no contest left: nothing blocks it any more")
+                moved.add(claim_id)
+            continue
+        uncovered = [o for o in blocking if not any(o.claim_id in m.participants for m in rooms)]
+        fresh = [o for o in uncovered if frozenset({claim_id, o.claim_id}) not in roomed]
+        if fresh:
+            events = _follow_up(state, claim, fresh, now, ids, policy)
+            out += events
+            moved.add(claim_id)
+            opened = [str(e.data["meetingId"]) for e in events if e.type.startswith("meeting.")]
+            for o in fresh:
+                roomed[frozenset({claim_id, o.claim_id})] = opened
+            meetings.update(opened)
+        elif uncovered and claim.status is ClaimStatus.BLOCKED:
+            joined = [m for o in uncovered for m in roomed[frozenset({claim_id, o.claim_id})]]
+            out.append(_negotiating(ids, claim, list(dict.fromkeys(joined)), uncovered))
+            moved.add(claim_id)
+    touched_now = {str(e.data["meetingId"]) for e in out if e.type.startswith("meeting.")}
+    for meeting_id in sorted(meetings - touched_now):
+        meeting = state.meetings.get(meeting_id)
+        if meeting is None or meeting.status is not MeetingStatus.OPEN:
+            continue
+        if any(c in moved for c in meeting.participants):
+            continue  # decided again next round, on the state these events make
+        if not meeting_is_live(state, meeting):
+            out.append(
+                ev.Event(
+                    id=ids("evt"),
+                    type=ev.MEETING_DISSOLVED,
+                    subject=ev.meeting_subject(meeting_id),
+                    data={
+                        "meetingId": meeting_id,
+                        "outcome": "dissolved",
+                        "reason": "no contest left: every participant's overlap is gone",
+                    },
+                )
+            )
+    return out
+
+
+def _follow_up(
+    state: RepoState,
+    claim: Claim,
+    uncovered: Sequence[Overlap],
+    now: datetime,
+    ids: IdSource,
+    policy: Policy,
+) -> list[ev.Event]:
+    """Put ``claim`` in a room with each claim in ``uncovered`` (join or open)."""
+    meeting_ids, events = meeting_events_for(state, claim.id, uncovered, now, ids, policy)
+    out = list(events)
+    holders = {o.claim_id for o in uncovered}
+    for event in events:
+        if event.type != ev.MEETING_JOINED:
+            continue
+        meeting = state.meetings[str(event.data["meetingId"])]
+        for holder in sorted(holders - set(meeting.participants)):
+            out.append(
+                ev.Event(
+                    id=ids("evt"),
+                    type=ev.MEETING_JOINED,
+                    subject=ev.meeting_subject(meeting.id),
+                    data={"meetingId": meeting.id, "claimId": holder, "contestedTargets": []},
+                )
+            )
+    out.append(_negotiating(ids, claim, meeting_ids, uncovered))
+    return out
+
+
+def _negotiating(
+    ids: IdSource, claim: Claim, meeting_ids: Sequence[str], blockers: Sequence[Overlap]
+) -> ev.Event:
+    return ev.Event(
+        id=ids("evt"),
+        type=ev.CLAIM_NEGOTIATING,
+        subject=ev.claim_subject(claim.id),
+        data={
+            "claimId": claim.id,
+            "status": ClaimStatus.NEGOTIATING.value,
+            "from": claim.status.value,
+            "meetingId": meeting_ids[0],
+            "meetingIds": list(meeting_ids),
+            "reason": "follow-up room: still contested by "
+            + ", ".join(sorted({o.claim_id for o in blockers})),
+        },
+    )

@@ -1,0 +1,326 @@
+"""The coordination protocol in the situations it exists for: three parties, scopes that
+change, resolutions that cover part of a dispute (issue #12, failing inputs 1-4).
+
+Every test runs on every store; after every command the protocol invariants are checked
+(``tests/invariant_checks.py``), so a wedge anywhere fails the test that caused it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from detente.clock import FakeClock
+from detente.domain.claims.commands import ChangeScope, SetStatus, TakeoverRequest
+from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
+from detente.domain.meetings.commands import Resolve
+from detente.domain.meetings.model import MeetingStatus
+from detente.domain.memory import commands as mc
+from detente.errors import LeaseExpired, OverlapBlocking, StaleFencingToken, ValidationError
+from detente.service import RepoConfig, Service
+from detente.storage.base import Store
+
+from support import counting_ids, seed
+
+
+def _open(service: Service, agent: str, *paths: str, ttl: int = 3600) -> str:
+    return service.claims.open_claim(seed(*paths, agent=agent, ttl=ttl)).claim.id
+
+
+def _status(service: Service, claim_id: str) -> ClaimStatus:
+    return service.claims.get_claim(claim_id).claim.status
+
+
+def _resolve(service: Service, meeting_id: str, resolution: dict[str, object]) -> None:
+    rev = service.meetings.get_meeting(meeting_id).revision
+    service.meetings.resolve(Resolve(meeting_id, rev, resolution, "lead"))
+
+
+# ---------------------------------------------------------------------------- 1. split
+
+
+def test_a_split_partitions_only_the_contested_targets_and_keeps_everyones_other_scope(
+    service: Service,
+) -> None:
+    a = _open(service, "a", "src/api/**", "docs/a.md")
+    d = service.claims.open_claim(seed("README.md", "docs/**", agent="d", ttl=3600)).claim
+    assert d.status is ClaimStatus.NEGOTIATING
+    meeting = service.meetings.get_meeting(d.meeting_ids[0])
+    assert [t.target for t in meeting.contested_targets] == ["docs/a.md"]
+
+    _resolve(
+        service,
+        meeting.id,
+        {
+            "type": "split_ownership",
+            "assignments": [
+                {"claimId": d.id, "targets": ["README.md"]},
+                {"claimId": a, "targets": ["docs/a.md"]},
+            ],
+        },
+    )
+
+    claim_a = service.claims.get_claim(a).claim
+    assert claim_a.paths == ("src/api/**", "docs/a.md")
+    assert service.claims.check_write(a, ["src/api/app.py"]) == ["src/api/app.py"]
+    assert service.claims.check_write(a, ["docs/a.md"]) == ["docs/a.md"]
+    claim_d = service.claims.get_claim(d.id).claim
+    assert claim_d.status is ClaimStatus.ACTIVE
+    assert claim_d.paths == ("README.md",)
+    with pytest.raises(OverlapBlocking):
+        service.claims.check_write(d.id, ["docs/a.md"])
+
+
+def test_a_split_that_would_leave_two_claims_overlapping_is_refused_and_changes_nothing(
+    service: Service,
+) -> None:
+    a = _open(service, "a", "src/**", "lib/x.py")
+    b = service.claims.open_claim(seed("src/x.py", "lib/**", agent="b", ttl=3600)).claim
+    meeting = service.meetings.get_meeting(b.meeting_ids[0])
+    split = {
+        "type": "split_ownership",
+        "assignments": [
+            {"claimId": b.id, "targets": ["src/x.py"]},
+            {"claimId": a, "targets": ["src/y.py"]},
+        ],
+    }
+    with pytest.raises(ValidationError, match="both covering"):
+        service.meetings.resolve(Resolve(meeting.id, meeting.revision, split, "lead"))
+    assert service.meetings.get_meeting(meeting.id).revision == meeting.revision
+    assert _status(service, b.id) is ClaimStatus.NEGOTIATING
+
+
+# ---------------------------------------------------------------------------- 2. three parties
+
+
+def test_a_resolution_that_settles_part_of_a_three_party_contest_moves_the_rest_to_a_follow_up_room(
+    service: Service,
+) -> None:
+    e = _open(service, "e", "src/api/app.py")
+    f = service.claims.open_claim(seed("src/api/*.py", agent="f", ttl=3600)).claim
+    _resolve(service, f.meeting_ids[0], {"type": "joint", "claimIds": [e, f.id]})
+    assert _status(service, f.id) is ClaimStatus.ACTIVE
+    g = service.claims.open_claim(seed("src/api/app.py", agent="g", ttl=3600)).claim
+    first_room = g.meeting_ids[0]
+
+    _resolve(service, first_room, {"type": "serialize", "first": g.id, "then": e})
+
+    assert service.meetings.get_meeting(first_room).status is MeetingStatus.RESOLVED
+    assert _status(service, e) is ClaimStatus.SUSPENDED
+    view = service.claims.get_claim(g.id)
+    assert view.claim.status is ClaimStatus.NEGOTIATING
+    [follow_up] = [x for x in view.meetings if x.status is MeetingStatus.OPEN]
+    assert follow_up.id != first_room
+    assert set(follow_up.participants) == {f.id, g.id}
+
+    _resolve(service, follow_up.id, {"type": "serialize", "first": g.id, "then": f.id})
+    assert _status(service, g.id) is ClaimStatus.ACTIVE
+    assert service.claims.check_write(g.id, ["src/api/app.py"]) == ["src/api/app.py"]
+
+
+def test_an_escalated_three_party_meeting_resolved_in_part_leaves_no_claim_blocked_without_a_room(
+    service: Service,
+) -> None:
+    e = _open(service, "e", "src/api/app.py")
+    f = service.claims.open_claim(seed("src/api/*.py", agent="f", ttl=3600)).claim
+    _resolve(service, f.meeting_ids[0], {"type": "joint", "claimIds": [e, f.id]})
+    g = service.claims.open_claim(seed("src/api/app.py", agent="g", ttl=3600)).claim
+    room = g.meeting_ids[0]
+    _resolve(service, room, {"type": "human_arbitration"})
+    assert _status(service, g.id) is ClaimStatus.BLOCKED
+
+    _resolve(service, room, {"type": "serialize", "first": g.id, "then": e})
+
+    view = service.claims.get_claim(g.id)
+    assert view.claim.status is ClaimStatus.NEGOTIATING
+    [follow_up] = [x for x in view.meetings if x.status is MeetingStatus.OPEN]
+    _resolve(service, follow_up.id, {"type": "joint", "claimIds": [f.id, g.id]})
+    assert _status(service, g.id) is ClaimStatus.ACTIVE
+
+
+# ---------------------------------------------------------------------------- 3. release
+
+
+def _contest(service: Service) -> tuple[str, str, str]:
+    a = _open(service, "a", "src/api/**", ttl=60)
+    b = service.claims.open_claim(seed("src/api/app.py", agent="b", ttl=3600)).claim
+    assert b.status is ClaimStatus.NEGOTIATING
+    return a, b.id, b.meeting_ids[0]
+
+
+def _assert_released(service: Service, b: str, meeting_id: str) -> None:
+    view = service.claims.get_claim(b)
+    assert view.claim.status is ClaimStatus.ACTIVE
+    assert view.overlaps == []
+    meeting = service.meetings.get_meeting(meeting_id)
+    assert meeting.status is MeetingStatus.RESOLVED
+    assert meeting.resolution is not None and meeting.resolution["type"] == "dissolved"
+    events, _ = service.events(repo="demo", limit=1000)
+    assert [e.type for e in events if e.subject == f"meeting/{meeting_id}"][-1] == (
+        "meeting.dissolved"
+    )
+
+
+def test_narrowing_the_holders_scope_activates_the_newcomer_and_dissolves_the_room(
+    service: Service,
+) -> None:
+    a, b, room = _contest(service)
+    rev = service.claims.get_claim(a).claim.revision
+    service.claims.change_scope(
+        ChangeScope(a, rev, add_paths=("lib/**",), remove_paths=("src/api/**",))
+    )
+    _assert_released(service, b, room)
+    assert service.claims.check_write(b, ["src/api/app.py"]) == ["src/api/app.py"]
+
+
+def test_abandoning_the_holder_activates_the_newcomer_and_dissolves_the_room(
+    service: Service,
+) -> None:
+    a, b, room = _contest(service)
+    rev = service.claims.get_claim(a).claim.revision
+    service.claims.set_status(SetStatus(a, rev, ClaimStatus.ABANDONED, reason="done elsewhere"))
+    _assert_released(service, b, room)
+
+
+def test_a_holder_taken_over_with_its_contested_target_discarded_releases_the_newcomer(
+    service: Service, clock: FakeClock
+) -> None:
+    a, b, room = _contest(service)
+    clock.advance(61 + service.policy.takeover_grace_seconds)
+    rev = service.claims.get_claim(a).claim.revision
+    successor = service.takeover.take_over(
+        replace(seed("lib/**", agent="c"), base_commit=""),
+        TakeoverRequest(a, rev, (("src/api/**", "discard"),)),
+    ).claim
+    assert successor.status is ClaimStatus.ACTIVE
+    _assert_released(service, b, room)
+
+
+def test_a_holder_taken_over_with_its_target_continued_keeps_the_newcomer_in_a_live_room(
+    service: Service, clock: FakeClock
+) -> None:
+    a, b, _room = _contest(service)
+    clock.advance(61 + service.policy.takeover_grace_seconds)
+    rev = service.claims.get_claim(a).claim.revision
+    successor = service.takeover.take_over(
+        replace(seed("src/api/**", agent="c"), base_commit=""), TakeoverRequest(a, rev)
+    ).claim
+    view = service.claims.get_claim(b)
+    assert view.claim.status is ClaimStatus.NEGOTIATING
+    assert [o.claim_id for o in view.overlaps] == [successor.id]
+    rooms = [x for x in view.meetings if x.status is MeetingStatus.OPEN]
+    assert any(successor.id in x.participants for x in rooms)
+
+
+# ---------------------------------------------------------------------------- 4. authority
+
+
+def test_a_negotiating_newcomer_never_blocks_the_holder_at_any_gate(service: Service) -> None:
+    a = _open(service, "a", "src/**")
+    b = service.claims.open_claim(seed("src/x.py", agent="b", ttl=3600)).claim
+    assert b.status is ClaimStatus.NEGOTIATING
+
+    assert service.claims.check_write(a, ["src/x.py"]) == ["src/x.py"]
+    commit = service.gates.check_commit("demo", a, ["src/x.py"])
+    assert commit.ok, commit.to_wire()["reasons"]
+    nobody = service.gates.check_commit("demo", None, ["src/x.py"])
+    assert [f.claim_id for f in nobody.findings] == [a]
+    with pytest.raises(OverlapBlocking, match="negotiating"):
+        service.claims.check_write(b.id, ["src/x.py"])
+
+
+def test_an_expired_holder_still_blocks_others_but_cannot_write(
+    service: Service, clock: FakeClock
+) -> None:
+    a = _open(service, "a", "src/**", ttl=60)
+    c = _open(service, "c", "lib/**")
+    clock.advance(61)
+    assert _status(service, a) is ClaimStatus.EXPIRED
+    commit = service.gates.check_commit("demo", c, ["src/x.py"])
+    assert [f.claim_id for f in commit.findings] == [a]
+    with pytest.raises(OverlapBlocking):
+        service.claims.check_write(c, ["src/x.py"])
+    with pytest.raises(LeaseExpired):
+        service.claims.check_write(a, ["src/x.py"])
+
+
+# ---------------------------------------------------------------------------- 4. memory
+
+MEMORY_DOC = b"# AGENTS\n\nIntro.\n\n## Build\n\nRun make.\n\n## Style\n\nUse black.\n"
+
+
+@pytest.fixture
+def memory_service(store: Store, clock: FakeClock, tmp_path: Path) -> Service:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    (root / "AGENTS.md").write_bytes(MEMORY_DOC)
+    svc = Service(store, clock, [RepoConfig("demo", root)], ids=counting_ids())
+    svc.memory.register_document(mc.Register("demo", "AGENTS.md", "section_owned"))
+    return svc
+
+
+def _section_claim(svc: Service, agent: str) -> Claim:
+    impact = MemoryImpact("AGENTS.md", sections=("build",))
+    return svc.claims.open_claim(seed(agent=agent, ttl=3600, memory_impacts=(impact,))).claim
+
+
+def _patch(svc: Service, claim: Claim, body: str) -> object:
+    doc = svc.memory.list_documents("demo", "AGENTS.md")[0]
+    return svc.memory.patch_section(
+        mc.PatchSection(
+            "demo",
+            "AGENTS.md",
+            "build",
+            claim_id=claim.id,
+            expected_section_revision=doc.section("build")["revision"],
+            expected_file_hash=doc.document.file_hash,
+            fencing_token=claim.fencing_token,
+            body=body,
+        )
+    )
+
+
+def test_five_negotiating_newcomers_never_block_the_active_owner_of_a_memory_section(
+    memory_service: Service,
+) -> None:
+    first = _section_claim(memory_service, "agent0")
+    others = [_section_claim(memory_service, f"agent{i}") for i in range(1, 6)]
+    assert first.status is ClaimStatus.ACTIVE
+    assert {c.status for c in others} == {ClaimStatus.NEGOTIATING}
+
+    _patch(memory_service, first, "\nRun ninja.\n\n")
+
+    doc = memory_service.memory.list_documents("demo", "AGENTS.md")[0]
+    assert doc.section("build")["revision"] == 2
+    with pytest.raises(OverlapBlocking, match="negotiating"):
+        _patch(memory_service, others[0], "\nRun bazel.\n\n")
+
+
+def test_a_taken_over_claims_late_memory_write_is_a_stale_fencing_token(
+    memory_service: Service, clock: FakeClock
+) -> None:
+    impact = MemoryImpact("AGENTS.md", sections=("build",))
+    old = memory_service.claims.open_claim(
+        seed(agent="old", ttl=60, memory_impacts=(impact,))
+    ).claim
+    clock.advance(61 + memory_service.policy.takeover_grace_seconds)
+    successor = memory_service.takeover.take_over(
+        replace(seed(agent="new", ttl=3600, memory_impacts=(impact,)), base_commit=""),
+        TakeoverRequest(old.id, memory_service.claims.get_claim(old.id).claim.revision),
+    ).claim
+    if successor.status is ClaimStatus.BLOCKED:  # a memory takeover waits for a human
+        successor = memory_service.takeover.approve_takeover(
+            successor.id, successor.revision, "lead", "human"
+        ).claim
+    assert memory_service.claims.get_claim(old.id).claim.status is ClaimStatus.TAKEN_OVER
+
+    with pytest.raises(StaleFencingToken) as caught:
+        _patch(memory_service, old, "\nlate\n\n")
+    assert caught.value.extra["expected"] == successor.fencing_token
+    assert caught.value.extra["actual"] == old.fencing_token
+    with pytest.raises(StaleFencingToken):
+        memory_service.claims.check_write(old.id, ["AGENTS.md"], old.fencing_token)
