@@ -48,6 +48,7 @@ The stored envelope (sequence, hash chain) is added by :mod:`detente.eventlog`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,6 +128,16 @@ class Event:
 
 def claim_subject(claim_id: str) -> str:
     return f"claim/{claim_id}"
+
+
+def claim_event(ids: Callable[[str], str], claim_id: str, event_type: str, **data: Any) -> Event:
+    """An event on the claim's stream ``claim/<claim_id>``; ``data`` follows ``claimId``."""
+    return Event(
+        id=ids("evt"),
+        type=event_type,
+        subject=claim_subject(claim_id),
+        data={"claimId": claim_id, **data},
+    )
 
 
 def meeting_subject(meeting_id: str) -> str:

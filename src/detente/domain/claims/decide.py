@@ -64,17 +64,14 @@ def decide_renew(
         )
     ttl = ttl_field(cmd.ttl_seconds, "ttlSeconds", policy)
     return [
-        ev.Event(
-            id=ids("evt"),
-            type=ev.LEASE_RENEWED,
-            subject=ev.claim_subject(claim.id),
-            data={
-                "claimId": claim.id,
-                "leaseId": claim.lease.id,
-                "leaseRevision": claim.lease.revision + 1,
-                "ttlSeconds": ttl,
-                "expiresAt": format_time(now + timedelta(seconds=ttl)),
-            },
+        ev.claim_event(
+            ids,
+            claim.id,
+            ev.LEASE_RENEWED,
+            leaseId=claim.lease.id,
+            leaseRevision=claim.lease.revision + 1,
+            ttlSeconds=ttl,
+            expiresAt=format_time(now + timedelta(seconds=ttl)),
         )
     ]
 
@@ -202,21 +199,18 @@ def decide_scope_change(
         kept = kept + new_paths
     reason = text_field(cmd.reason or "", "reason", policy, required=False) or None
     out.append(
-        ev.Event(
-            id=ids("evt"),
-            type=ev.CLAIM_SCOPE_CHANGED,
-            subject=ev.claim_subject(claim.id),
-            data={
-                "claimId": claim.id,
-                "addPaths": list(new_paths),
-                "removePaths": list(remove),
-                "paths": list(kept),
-                "pendingPaths": list(pending),
-                "modules": list(claim.modules + modules),
-                "symbols": list(claim.symbols + symbols),
-                "expectedContractChanges": list(claim.expected_contract_changes + contracts),
-                "reason": reason,
-            },
+        ev.claim_event(
+            ids,
+            claim.id,
+            ev.CLAIM_SCOPE_CHANGED,
+            addPaths=list(new_paths),
+            removePaths=list(remove),
+            paths=list(kept),
+            pendingPaths=list(pending),
+            modules=list(claim.modules + modules),
+            symbols=list(claim.symbols + symbols),
+            expectedContractChanges=list(claim.expected_contract_changes + contracts),
+            reason=reason,
         )
     )
     if blocking:
@@ -225,17 +219,14 @@ def decide_scope_change(
         )
         out.extend(meeting_events)
         out.append(
-            ev.Event(
-                id=ids("evt"),
-                type=ev.CLAIM_NEGOTIATING,
-                subject=ev.claim_subject(claim.id),
-                data={
-                    "claimId": claim.id,
-                    "status": status.value,
-                    "meetingId": meeting_ids[0],
-                    "meetingIds": meeting_ids,
-                    "reason": "scope change overlaps " + ", ".join(o.claim_id for o in blocking),
-                },
+            ev.claim_event(
+                ids,
+                claim.id,
+                ev.CLAIM_NEGOTIATING,
+                status=status.value,
+                meetingId=meeting_ids[0],
+                meetingIds=meeting_ids,
+                reason="scope change overlaps " + ", ".join(o.claim_id for o in blocking),
             )
         )
     return out

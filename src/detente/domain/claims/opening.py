@@ -88,37 +88,32 @@ def announce(
 
     claim_id = cmd.claim_id or ids("clm")
     token = state.claims.last_fencing_token + 1
-    announced = ev.Event(
-        id=ids("evt"),
-        type=ev.CLAIM_ANNOUNCED,
-        subject=ev.claim_subject(claim_id),
-        data={
-            "claimId": claim_id,
-            "status": ClaimStatus.ANNOUNCED.value,
-            "objective": objective,
-            "agent": agent_to_wire(cmd.agent),
-            "baseCommit": base,
-            "branch": cmd.branch,
-            "worktree": cmd.worktree,
-            "paths": list(paths),
-            "modules": list(modules),
-            "symbols": list(symbols),
-            "expectedContractChanges": list(contracts),
-            "testResponsibility": list(
-                name_list(cmd.test_responsibility, "testResponsibility", policy)
-            ),
-            "deploymentResponsibility": cmd.deployment_responsibility,
-            "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
-            "lease": {
-                "id": ids("lse"),
-                "revision": 1,
-                "ttlSeconds": ttl,
-                "expiresAt": format_time(now + timedelta(seconds=ttl)),
-            },
-            "fencingToken": token,
-            "advisory": cmd.advisory,
-            **(extra or {}),
+    announced = ev.claim_event(
+        ids,
+        claim_id,
+        ev.CLAIM_ANNOUNCED,
+        status=ClaimStatus.ANNOUNCED.value,
+        objective=objective,
+        agent=agent_to_wire(cmd.agent),
+        baseCommit=base,
+        branch=cmd.branch,
+        worktree=cmd.worktree,
+        paths=list(paths),
+        modules=list(modules),
+        symbols=list(symbols),
+        expectedContractChanges=list(contracts),
+        testResponsibility=list(name_list(cmd.test_responsibility, "testResponsibility", policy)),
+        deploymentResponsibility=cmd.deployment_responsibility,
+        memoryImpacts=[memory_impact_to_wire(m) for m in memory],
+        lease={
+            "id": ids("lse"),
+            "revision": 1,
+            "ttlSeconds": ttl,
+            "expiresAt": format_time(now + timedelta(seconds=ttl)),
         },
+        fencingToken=token,
+        advisory=cmd.advisory,
+        **(extra or {}),
     )
     targets = Targets(
         advisory=cmd.advisory,
@@ -158,16 +153,13 @@ def activate_or_negotiate(
         )
         return [activated]
     meeting_ids, meeting_events = meeting_events_for(state, claim_id, blocking, now, ids, policy)
-    negotiating = ev.Event(
-        id=ids("evt"),
-        type=ev.CLAIM_NEGOTIATING,
-        subject=ev.claim_subject(claim_id),
-        data={
-            "claimId": claim_id,
-            "status": ClaimStatus.NEGOTIATING.value,
-            "meetingId": meeting_ids[0],
-            "meetingIds": meeting_ids,
-            "reason": "blocking overlap with " + ", ".join(o.claim_id for o in blocking),
-        },
+    negotiating = ev.claim_event(
+        ids,
+        claim_id,
+        ev.CLAIM_NEGOTIATING,
+        status=ClaimStatus.NEGOTIATING.value,
+        meetingId=meeting_ids[0],
+        meetingIds=meeting_ids,
+        reason="blocking overlap with " + ", ".join(o.claim_id for o in blocking),
     )
     return [*meeting_events, negotiating]

@@ -78,15 +78,6 @@ class CompleteClaim:
     integrate: bool = True
 
 
-def _event(ids: IdSource, event_type: str, claim_id: str, **data: Any) -> ev.Event:
-    return ev.Event(
-        id=ids("evt"),
-        type=event_type,
-        subject=ev.claim_subject(claim_id),
-        data={"claimId": claim_id, **data},
-    )
-
-
 def check_completion(state: RepoState, cmd: CompleteClaim, now: datetime) -> Claim:
     """The checks every completion starts with (step 1 of the module docstring).
 
@@ -143,10 +134,10 @@ def decide_ready(
     evidence = evidence_to_wire(cmd.evidence, cmd.expected_base_ref)
     evidence["headCommit"] = facts.head_oid
     return [
-        _event(
+        ev.claim_event(
             ids,
-            ev.CLAIM_READY_FOR_REVIEW,
             claim.id,
+            ev.CLAIM_READY_FOR_REVIEW,
             status=ClaimStatus.READY_FOR_REVIEW.value,
             evidence=evidence,
             reason="completion evidence accepted",
@@ -197,7 +188,7 @@ def completion_events(
                 set((claim.evidence or {}).get("memoryUpdates") or ()) | set(memory_updates)
             )
         }
-    return [_event(ids, ev.CLAIM_COMPLETED, claim.id, **data)]
+    return [ev.claim_event(ids, claim.id, ev.CLAIM_COMPLETED, **data)]
 
 
 def integrated_events(
@@ -222,10 +213,10 @@ def integrated_events(
         memory_updates: memory files the accepted evidence lists as updated.
     """
     out = [
-        _event(
+        ev.claim_event(
             ids,
-            ev.CLAIM_INTEGRATED,
             claim.id,
+            ev.CLAIM_INTEGRATED,
             status=ClaimStatus.INTEGRATED.value,
             ref=base_ref.ref,
             oldOid=base_ref.oid,
@@ -256,10 +247,10 @@ def stale_events(
 ) -> list[ev.Event]:
     """The CAS lost: back to ``active``; the accepted evidence is stale for the new base."""
     return [
-        _event(
+        ev.claim_event(
             ids,
-            ev.CLAIM_INTEGRATION_STALE,
             claim.id,
+            ev.CLAIM_INTEGRATION_STALE,
             status=ClaimStatus.ACTIVE.value,
             ref=base_ref.ref,
             expectedOid=base_ref.oid,

@@ -255,15 +255,6 @@ def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
 # ---------------------------------------------------------------------------- events
 
 
-def _claim_event(ids: IdSource, claim_id: str, event_type: str, **data: Any) -> ev.Event:
-    return ev.Event(
-        id=ids("evt"),
-        type=event_type,
-        subject=ev.claim_subject(claim_id),
-        data={"claimId": claim_id, **data},
-    )
-
-
 def still_blocked(state: RepoState, claim: Claim, ignore: Sequence[str] = ()) -> list[str]:
     """Claims other than ``ignore`` that still block ``claim`` (resolved pairs excluded)."""
     return [
@@ -279,7 +270,7 @@ def _set_status(
     if claim.status is to or not allowed(claim.status, to):
         return []
     return [
-        _claim_event(
+        ev.claim_event(
             ids,
             claim.id,
             event_type,
@@ -300,7 +291,7 @@ def grant_events(ids: IdSource, claim: Claim, reason: str, **extra: Any) -> list
     if claim.pending_paths:
         paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
         out.append(
-            _claim_event(
+            ev.claim_event(
                 ids,
                 claim.id,
                 ev.CLAIM_SCOPE_CHANGED,
@@ -353,7 +344,7 @@ def apply_events(
         for claim_id, (paths, memory) in split_scopes(state, resolution).items():
             claim = state.claims[claim_id]
             out.append(
-                _claim_event(
+                ev.claim_event(
                     ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **_scope(claim, paths, memory, why)
                 )
             )
@@ -374,7 +365,7 @@ def apply_events(
         kept = [p for p in sender.paths if p not in moved]
         # The sender may be left with no path at all: its whole scope moved on.
         out.append(
-            _claim_event(
+            ev.claim_event(
                 ids,
                 sender.id,
                 ev.CLAIM_SCOPE_CHANGED,
@@ -387,7 +378,7 @@ def apply_events(
             *(p for p in moved if p not in recipient.paths),
         ]
         out.append(
-            _claim_event(
+            ev.claim_event(
                 ids,
                 recipient.id,
                 ev.CLAIM_SCOPE_CHANGED,

@@ -274,17 +274,13 @@ def _defer(
                 "deadline": format_time(now + timedelta(seconds=policy.meeting_deadline_seconds)),
             },
         ),
-        ev.Event(
-            id=ids("evt"),
-            type=ev.CLAIM_NEGOTIATING,
-            subject=ev.claim_subject(claim.id),
-            data={
-                "claimId": claim.id,
-                "status": ClaimStatus.NEGOTIATING.value,
-                "meetingId": meeting_id,
-                "reason": f"its edit of {target} conflicts with a user's edit "
-                f"(artifact {artifact_id})",
-            },
+        ev.claim_event(
+            ids,
+            claim.id,
+            ev.CLAIM_NEGOTIATING,
+            status=ClaimStatus.NEGOTIATING.value,
+            meetingId=meeting_id,
+            reason=f"its edit of {target} conflicts with a user's edit (artifact {artifact_id})",
         ),
     ]
     refusal = RevisionConflict(
