@@ -8,7 +8,6 @@ Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit c
     +-- ValidationError          validation_error      malformed input; ``field`` names it
     +-- NotFoundError            not_found             unknown id
     +-- ForbiddenError           forbidden             principal may not act on the record
-    +-- UnauthenticatedError     unauthenticated       auth enabled, credentials missing/invalid
     +-- ConflictError            (409 family)
     |   +-- RevisionConflict     revision_conflict     expected revision != actual; carries current
     |   +-- StaleBase            stale_base            expected ref OID / base commit not current
@@ -21,6 +20,9 @@ Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit c
     |   +-- BranchInUse          branch_in_use         a branch is checked out by another worktree
     +-- VcsError                 vcs_error             git failed for a reason we do not model
     +-- StoreError               store_unavailable     the storage backend failed
+
+The code ``unauthenticated`` (HTTP 401) is reserved in the edge tables for when
+authentication exists; no error raises it yet.
 
 Errors never wrap foreign exceptions in their public fields: adapters translate
 ``sqlite3``/git errors into these at the boundary.
@@ -71,10 +73,6 @@ class NotFoundError(DetenteError):
 
 class ForbiddenError(DetenteError):
     code = "forbidden"
-
-
-class UnauthenticatedError(DetenteError):
-    code = "unauthenticated"
 
 
 class ConflictError(DetenteError):

@@ -1,5 +1,5 @@
-"""The composition root of a served detente: the HTTP API with MCP mounted at ``/mcp``,
-under uvicorn.
+"""The composition root of a served detente: the HTTP API with MCP mounted at ``/mcp`` and
+the dashboard at ``/``, under uvicorn.
 
 It sits above the adapters: the HTTP app (:mod:`detente.api`) and the MCP server
 (:mod:`detente.mcp_server`) never import each other; this module builds both over one
@@ -29,7 +29,8 @@ SWEEP_INTERVAL = 1.0
 
 
 def build_app(service: Service, *, sweep_interval: float | None = None) -> FastAPI:
-    """The served app: every API route, and MCP (streamable HTTP) at ``/mcp``.
+    """The served app: every API route, MCP (streamable HTTP) at ``/mcp``, the dashboard
+    at ``/``.
 
     Args:
         service: the use cases.
@@ -41,10 +42,12 @@ def build_app(service: Service, *, sweep_interval: float | None = None) -> FastA
     """
     from detente.api.app import create_app
     from detente.client.inprocess import InProcessClient
+    from detente.dashboard import mount as mount_dashboard
     from detente.mcp_server.http import mount
 
     app = create_app(service, sweep_interval=sweep_interval)
     mount(app, lambda: InProcessClient(service))
+    mount_dashboard(app, service)  # the live dashboard at / (its actions call /v1)
     return app
 
 

@@ -9,6 +9,8 @@ import pytest
 from mcp_harness import call, fail, git, resource
 from starlette.testclient import TestClient
 
+from api.conftest import running
+from detente.client import connect
 from detente.client.inprocess import InProcessClient
 from detente.clock import FakeClock
 from detente.domain.memory import commands as mc
@@ -35,9 +37,18 @@ def service(repo: Path, clock: FakeClock) -> Iterator[Service]:
     svc.store.close()
 
 
-@pytest.fixture
-def client(service: Service) -> Client:
-    return Client(build_server(InProcessClient(service), activity=Activity(per_session=3)))
+@pytest.fixture(params=["inprocess", "http"])
+def client(
+    request: pytest.FixtureRequest, service: Service, repo: Path, clock: FakeClock
+) -> Iterator[Client]:
+    """The MCP server over either client implementation: the service in-process, or a
+    real server on it reached over HTTP (activity stamped by the same fake clock)."""
+    activity = Activity(per_session=3)
+    if request.param == "inprocess":
+        yield Client(build_server(InProcessClient(service), activity=activity))
+        return
+    with running(service) as base, connect(base, repo, local=False) as http:
+        yield Client(build_server(http, clock=clock, activity=activity))
 
 
 async def test_every_tool_of_the_issue_is_listed_with_a_description(client: Client) -> None:

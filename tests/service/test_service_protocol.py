@@ -19,7 +19,13 @@ from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.meetings.commands import Resolve
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.memory import commands as mc
-from detente.errors import LeaseExpired, OverlapBlocking, StaleFencingToken, ValidationError
+from detente.errors import (
+    InvalidTransition,
+    LeaseExpired,
+    OverlapBlocking,
+    StaleFencingToken,
+    ValidationError,
+)
 from detente.service import RepoConfig, Service
 from detente.storage.base import Store
 
@@ -324,3 +330,71 @@ def test_a_taken_over_claims_late_memory_write_is_a_stale_fencing_token(
     assert caught.value.extra["actual"] == old.fencing_token
     with pytest.raises(StaleFencingToken):
         memory_service.claims.check_write(old.id, ["AGENTS.md"], old.fencing_token)
+
+
+# ---------------------------------------------------------------------------- 7. abandon, draft
+
+
+def test_abandoning_records_each_memory_document_the_claim_touched_at_its_revision(
+    memory_service: Service,
+) -> None:
+    claim = _section_claim(memory_service, "writer")
+    _patch(memory_service, claim, "\nRun ninja.\n\n")
+    doc = memory_service.memory.list_documents("demo", "AGENTS.md")[0].document
+    rev = memory_service.claims.get_claim(claim.id).claim.revision
+
+    view = memory_service.claims.set_status(SetStatus(claim.id, rev, ClaimStatus.ABANDONED))
+
+    assert view.claim.abandonment is not None
+    assert view.claim.abandonment.memory_state == {
+        "AGENTS.md": {"revision": doc.revision, "fileHash": doc.file_hash, "sections": ["build"]}
+    }
+
+
+def test_a_draft_holds_nothing_until_it_is_announced(service: Service) -> None:
+    draft = service.claims.open_claim(
+        replace(seed("src/x.py", agent="d", ttl=60), draft=True)
+    ).claim
+    assert draft.status is ClaimStatus.DRAFT
+    holder = service.claims.open_claim(seed("src/**", agent="h", ttl=3600)).claim
+    assert holder.status is ClaimStatus.ACTIVE  # a draft is not indexed for overlap
+    assert service.gates.check_commit("demo", holder.id, ["src/x.py"]).ok
+
+    announced = service.claims.announce_draft(draft.id, draft.revision)
+
+    assert announced.claim.status is ClaimStatus.NEGOTIATING
+    assert [o.claim_id for o in announced.overlaps] == [holder.id]
+    assert announced.claim.lease.revision == 2
+
+
+def test_a_draft_never_expires_and_announcing_twice_is_an_invalid_transition(
+    service: Service, clock: FakeClock
+) -> None:
+    draft = service.claims.open_claim(replace(seed("a.py", agent="d", ttl=60), draft=True)).claim
+    clock.advance(3600)
+    assert _status(service, draft.id) is ClaimStatus.DRAFT
+    view = service.claims.announce_draft(draft.id, draft.revision, 120)
+    assert view.claim.status is ClaimStatus.ACTIVE
+    with pytest.raises(InvalidTransition):
+        service.claims.announce_draft(draft.id, view.claim.revision)
+
+
+def test_appenders_to_an_append_only_document_never_lock_each_other_out(
+    memory_service: Service, clock: FakeClock
+) -> None:
+    memory_service.memory.register_document(mc.Register("demo", "NOTES.md", "append_only"))
+    impact = (MemoryImpact("NOTES.md", mode="append"),)
+    first = memory_service.claims.open_claim(seed(agent="one", ttl=60, memory_impacts=impact)).claim
+    second = memory_service.claims.open_claim(
+        seed(agent="two", ttl=3600, memory_impacts=impact)
+    ).claim
+    assert (first.status, second.status) == (ClaimStatus.ACTIVE, ClaimStatus.ACTIVE)
+    clock.advance(61)  # an expired appender blocks nobody either
+    memory_service.memory.append_entry(
+        mc.Append("demo", "NOTES.md", claim_id=second.id, fencing_token=second.fencing_token,
+                  entry="- second's note\n")
+    )  # fmt: skip
+    third = memory_service.claims.open_claim(
+        seed(agent="three", ttl=60, memory_impacts=impact)
+    ).claim
+    assert third.status is ClaimStatus.ACTIVE

@@ -13,6 +13,7 @@ process that started it dies, so an interrupted test run leaves nothing running.
 
 from __future__ import annotations
 
+import ctypes  # here, not in the child: after the switch to ``postgres`` it cannot read it
 import glob
 import os
 import shutil
@@ -77,8 +78,6 @@ def _postgres_user() -> dict[str, str]:
 def _die_with_parent() -> None:
     """In the child (after any user switch): SIGKILL when the test process dies, so a
     killed pytest leaves no server behind (Linux ``PR_SET_PDEATHSIG``)."""
-    import ctypes
-
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
 
 

@@ -39,7 +39,10 @@ def open_(
     module: Annotated[list[str] | None, typer.Option("--module", help="Module name.")] = None,
     symbol: Annotated[list[str] | None, typer.Option("--symbol", help="Symbol name.")] = None,
     contract: Annotated[
-        list[str] | None, typer.Option("--contract", help="Expected contract/API change.")
+        list[str] | None,
+        typer.Option(
+            "--contract", help="Expected contract change: TYPE:AREA:CHANGE (or just AREA)."
+        ),
     ] = None,
     test: Annotated[
         list[str] | None, typer.Option("--test", help="Test this claim is responsible for.")
@@ -68,6 +71,14 @@ def open_(
             help="Worktree directory [default: REPO/../REPO.worktrees/SLUG-RAND].",
         ),
     ] = None,
+    draft: Annotated[
+        bool,
+        typer.Option(
+            "--draft",
+            help="Record a draft only: no lease, no worktree, not checked for overlap "
+            "until `detente claim announce`.",
+        ),
+    ] = False,
     json_flag: JsonFlag = False,
 ) -> None:
     """Open a claim: resolve the base, post the claim, create its worktree and branch.
@@ -99,7 +110,13 @@ def open_(
             memory=memory or (),
             ttl=ttl,
         )
-        placement = None if no_worktree else workspace.plan_placement(repo, objective, worktree_dir)
+        if draft:
+            seed["draft"] = True
+        placement = (
+            None
+            if no_worktree or draft
+            else workspace.plan_placement(repo, objective, worktree_dir)
+        )
         result = workspace.open_claim(session.client, seed, repo=repo, placement=placement)
         return _report_open(session, result)
 

@@ -86,6 +86,40 @@ def renew(
     run(ctx, json_flag, body)
 
 
+@claim_app.command("announce")
+def announce(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    ttl: Annotated[
+        int | None, typer.Option("--ttl", help="Lease TTL in seconds [default: the draft's].")
+    ] = None,
+    expect_revision: ExpectRevision = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Announce a draft (``claim open --draft``): its lease starts now and it activates,
+    or negotiates like any new claim (exit 6)."""
+
+    def body(session: Session) -> int:
+        revision = (
+            expect_revision if expect_revision is not None else _read(session, claim_id)["revision"]
+        )
+        response = session.client.announce(
+            claim_id, expected_claim_revision=revision, ttl_seconds=ttl
+        )
+        claim = response["claim"]
+
+        def text(console: Console) -> None:
+            from detente.cli import views
+
+            views.claim_view(console, claim, session.now())
+            views.overlaps_view(console, response.get("overlaps", []))
+
+        session.emit(response, text)
+        return EXIT_OVERLAP if claim["status"] == "negotiating" else 0
+
+    run(ctx, json_flag, body)
+
+
 # ---------------------------------------------------------------------------- scope
 
 
@@ -133,13 +167,16 @@ def scope_add(
     module: Annotated[list[str] | None, typer.Option("--module", help="Module.")] = None,
     symbol: Annotated[list[str] | None, typer.Option("--symbol", help="Symbol.")] = None,
     contract: Annotated[
-        list[str] | None, typer.Option("--contract", help="Expected contract change.")
+        list[str] | None,
+        typer.Option("--contract", help="Expected contract change: TYPE:AREA:CHANGE, or AREA."),
     ] = None,
     reason: Reason = None,
     expect_revision: ExpectRevision = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Widen a claim. Contested additions wait in pendingPaths while negotiating (exit 6)."""
+    from detente.cli.workspace import contract_seed
+
     _scope_change(
         ctx,
         json_flag,
@@ -148,7 +185,7 @@ def scope_add(
         add_paths=path or (),
         add_modules=module or (),
         add_symbols=symbol or (),
-        add_expected_contract_changes=contract or (),
+        add_expected_contract_changes=[contract_seed(c) for c in contract or ()],
         reason=reason,
     )
 

@@ -27,6 +27,7 @@ import typer
 
 from detente.cli.claims import claim_app
 from detente.cli.context import JsonFlag, Session, Settings, run
+from detente.cli.dashboard import dashboard_command
 from detente.cli.deploy import deploy as deploy_command
 from detente.cli.hooks import hooks_app
 from detente.cli.integrate import register as register_integration_commands
@@ -65,6 +66,7 @@ app.add_typer(patch_app, name="patch")
 app.add_typer(hooks_app, name="hooks")
 app.command("deploy")(deploy_command)
 app.command("mcp")(mcp_command)
+app.command("dashboard")(dashboard_command)
 
 
 @app.callback()
@@ -130,7 +132,7 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 7420,
     json_flag: JsonFlag = False,
 ) -> None:
-    """Run the detente server (HTTP API, event stream) until interrupted.
+    """Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.
 
     Only loopback hosts are accepted: authentication is not available yet.
     """
@@ -157,6 +159,7 @@ def serve(
             from rich.markup import escape
 
             console.print(f"detente listening on [bold]{url}[/] (Ctrl-C to stop)")
+            console.print(f"  dashboard {url}/")
             for r in described["repos"]:
                 console.print(f"  repo  {escape(r['name'])}  {escape(r['path'])}")
             console.print(f"  store {escape(described['store'])}")

@@ -161,13 +161,25 @@ def claim_body(
         "paths": list(paths),
         "modules": list(modules),
         "symbols": list(symbols),
-        "expectedContractChanges": list(contracts),
+        "expectedContractChanges": [contract_seed(c) for c in contracts],
         "testResponsibility": list(tests),
         "deploymentResponsibility": deploy,
         "memoryImpacts": [{"path": p, "sections": s} for p, s in impacts.items()],
         "leaseTtlSeconds": ttl,
         "agent": {"id": agent, "name": agent, "sessionId": session},
     }
+
+
+def contract_seed(text: str) -> str | dict[str, str]:
+    """``--contract TYPE:AREA:CHANGE`` as ``{type, area, change}`` (``TYPE:AREA`` gives no
+    change; a text without ``:`` is a plain area, today's shape). Overlap compares areas."""
+    parts = [p.strip() for p in text.split(":", 2)]
+    if len(parts) == 1:
+        return parts[0]
+    seed = {"type": parts[0], "area": parts[1]}
+    if len(parts) == 3 and parts[2]:
+        seed["change"] = parts[2]
+    return seed
 
 
 def open_claim(

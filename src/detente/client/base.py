@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
+from detente.client import routes
 from detente.client.routes import Route
 from detente.client.sse import SseMessage
 
-__all__ = ["ClientBase", "Wire"]
+__all__ = ["Call", "ClientBase", "Follow", "Wire"]
 
 #: A decoded JSON object in the API's camelCase wire shape (API.md).
 Wire = dict[str, Any]
@@ -63,7 +65,6 @@ class ClientBase(ABC):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @abstractmethod
     def _call(
         self,
         route: Route,
@@ -78,7 +79,7 @@ class ClientBase(ABC):
             route: the operation.
             path: values of the route's path template parameters.
             body: the camelCase request body (operations that take one).
-            params: query parameters; None values mean "not given".
+            params: query parameters; None values mean "not given" and are left out.
 
         Returns:
             The response's JSON object (API.md shape).
@@ -87,8 +88,13 @@ class ClientBase(ABC):
             DetenteError: the :mod:`detente.errors` exception of the refusal's ``code``;
                 ``server_unavailable`` when a server cannot be reached.
         """
+        given = {k: v for k, v in (params or {}).items() if v is not None}
+        return self._send(Call(route, dict(path or {}), body, given))
 
     @abstractmethod
+    def _send(self, call: Call) -> Wire:
+        """Carry ``call`` (see :meth:`_call`) the way this implementation does."""
+
     def watch(
         self,
         *,
@@ -118,3 +124,37 @@ class ClientBase(ABC):
             ServerUnavailable: the server stayed unreachable for ``give_up_after`` seconds.
             DetenteError: the stream was refused (e.g. unknown repo).
         """
+        position = since if since is not None else int(self._call(routes.HEALTH)["head"])
+        options = Follow(poll_interval, give_up_after, read_timeout, on_reconnect)
+        return self._follow(position, repo, options)
+
+    @abstractmethod
+    def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
+        """The events after ``position`` (see :meth:`watch`), as this transport delivers them."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One operation to carry.
+
+    Attributes:
+        route: the operation.
+        path: values of the route's path template parameters.
+        body: the camelCase request body, or None.
+        params: the query parameters that were given (no None values).
+    """
+
+    route: Route
+    path: dict[str, str]
+    body: Mapping[str, Any] | None
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Follow:
+    """How :meth:`ClientBase.watch` follows the log (its arguments, see there)."""
+
+    poll_interval: float
+    give_up_after: float
+    read_timeout: float
+    on_reconnect: Callable[[int, str], None] | None

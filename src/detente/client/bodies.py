@@ -18,6 +18,7 @@ from detente.domain.claims.commands import (
 )
 from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
 from detente.domain.gates.integration import CompleteClaim
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 
 
 class AgentIn(Body):
@@ -30,6 +31,21 @@ class MemoryImpactIn(Body):
     path: str = Field(min_length=1)
     mode: str = "section"
     sections: list[str] = []
+
+
+class ContractChangeIn(Body):
+    """An expected contract change ``{type, area, change}``; overlap compares ``area``."""
+
+    type: str | None = Field(default=None, max_length=200)
+    area: str = Field(min_length=1, max_length=4000)
+    change: str | None = Field(default=None, max_length=4000)
+
+    def to_seed(self) -> dict[str, Any]:
+        return {"type": self.type, "area": self.area, "change": self.change}
+
+
+def _contracts(items: list[str | ContractChangeIn]) -> tuple[str | dict[str, Any], ...]:
+    return tuple(c if isinstance(c, str) else c.to_seed() for c in items)
 
 
 class PieceIn(Body):
@@ -72,14 +88,15 @@ class ClaimIn(Body):
     paths: list[str] = []
     modules: list[str] = []
     symbols: list[str] = []
-    expected_contract_changes: list[str] = []
-    test_responsibility: list[str] = []
+    expected_contract_changes: list[str | ContractChangeIn] = []
+    test_responsibility: list[str] | dict[str, list[str]] = []
     deployment_responsibility: str | None = None
     lease_ttl_seconds: int = Field(default=300, strict=True)
     memory_impacts: list[MemoryImpactIn] = []
     agent: AgentIn | None = None
     takeover_of: TakeoverOfIn | None = None
     advisory: bool = False
+    draft: bool = False
 
     def to_command(self) -> OpenClaim:
         """The seed as a domain command (``baseCommit`` required unless taking over)."""
@@ -93,8 +110,12 @@ class ClaimIn(Body):
             paths=tuple(self.paths),
             modules=tuple(self.modules),
             symbols=tuple(self.symbols),
-            expected_contract_changes=tuple(self.expected_contract_changes),
-            test_responsibility=tuple(self.test_responsibility),
+            expected_contract_changes=_contracts(self.expected_contract_changes),
+            test_responsibility=(
+                dict(self.test_responsibility)
+                if isinstance(self.test_responsibility, dict)
+                else tuple(self.test_responsibility)
+            ),
             deployment_responsibility=self.deployment_responsibility,
             memory_impacts=tuple(
                 MemoryImpact(path=m.path, mode=m.mode, sections=tuple(m.sections))
@@ -103,7 +124,15 @@ class ClaimIn(Body):
             branch=self.branch,
             worktree=self.worktree,
             advisory=self.advisory,
+            draft=self.draft,
         )
+
+
+class AnnounceIn(Body):
+    """``POST /v1/claims/{id}/announce``: a draft becomes ``announced`` (lease starts)."""
+
+    expected_claim_revision: int = Field(strict=True)
+    lease_ttl_seconds: int | None = Field(default=None, strict=True)
 
 
 class RenewIn(Body):
@@ -126,7 +155,7 @@ class ScopeChangeIn(Body):
     remove_paths: list[str] = []
     add_modules: list[str] = []
     add_symbols: list[str] = []
-    add_expected_contract_changes: list[str] = []
+    add_expected_contract_changes: list[str | ContractChangeIn] = []
     reason: str | None = None
 
     def to_command(self, claim_id: str) -> ChangeScope:
@@ -137,7 +166,7 @@ class ScopeChangeIn(Body):
             remove_paths=tuple(self.remove_paths),
             add_modules=tuple(self.add_modules),
             add_symbols=tuple(self.add_symbols),
-            add_expected_contract_changes=tuple(self.add_expected_contract_changes),
+            add_expected_contract_changes=_contracts(self.add_expected_contract_changes),
             reason=self.reason,
         )
 
@@ -206,12 +235,21 @@ class ProposalIn(Body):
     claim_id: str = Field(min_length=1)
     resolution: dict[str, Any]
 
+    def to_command(self, meeting_id: str) -> Propose:
+        return Propose(meeting_id, self.expected_meeting_revision, self.claim_id, self.resolution)
+
 
 class AcceptIn(Body):
     """``POST /v1/meetings/{id}/proposals/{proposalId}/accept`` and ``.../handoff/accept``."""
 
     expected_meeting_revision: int = Field(strict=True)
     claim_id: str = Field(min_length=1)
+
+    def to_accept(self, meeting_id: str, proposal_id: str) -> Accept:
+        return Accept(meeting_id, self.expected_meeting_revision, self.claim_id, proposal_id)
+
+    def to_handoff(self, meeting_id: str) -> AcceptHandoff:
+        return AcceptHandoff(meeting_id, self.expected_meeting_revision, self.claim_id)
 
 
 class ResolveIn(Body):
@@ -220,6 +258,10 @@ class ResolveIn(Body):
     expected_meeting_revision: int = Field(strict=True)
     resolution: dict[str, Any]
     resolved_by: str = Field(default="human", min_length=1, max_length=200)
+
+    def to_command(self, meeting_id: str) -> Resolve:
+        rev = self.expected_meeting_revision
+        return Resolve(meeting_id, rev, self.resolution, self.resolved_by)
 
 
 class WriteCheckIn(Body):

@@ -25,6 +25,12 @@ class Body(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
+    def fields(self, *, exclude: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
+        """The validated fields by their Python names (nested bodies as they are), without
+        ``exclude``, plus ``extra``: the keyword arguments of a command of the same names."""
+        names = [n for n in type(self).model_fields if n not in exclude]
+        return {**{n: getattr(self, n) for n in names}, **extra}
+
 
 _B = TypeVar("_B", bound=BaseModel)
 

@@ -56,6 +56,16 @@ class ClaimOperations(ClientBase):
         }
         return self._call(routes.RENEW, path={"claim_id": claim_id}, body=body)
 
+    def announce(
+        self, claim_id: str, *, expected_claim_revision: int, ttl_seconds: int | None = None
+    ) -> Wire:
+        """``POST /v1/claims/{id}/announce``: a draft starts its lease and activates or
+        negotiates: ``{claim, overlaps[], meeting, meetings[]}``."""
+        body: dict[str, Any] = {"expectedClaimRevision": expected_claim_revision}
+        if ttl_seconds is not None:
+            body["leaseTtlSeconds"] = ttl_seconds
+        return self._call(routes.ANNOUNCE, path={"claim_id": claim_id}, body=body)
+
     def scope_change(
         self,
         claim_id: str,
@@ -65,7 +75,7 @@ class ClaimOperations(ClientBase):
         remove_paths: Sequence[str] = (),
         add_modules: Sequence[str] = (),
         add_symbols: Sequence[str] = (),
-        add_expected_contract_changes: Sequence[str] = (),
+        add_expected_contract_changes: Sequence[str | Mapping[str, Any]] = (),
         reason: str | None = None,
     ) -> Wire:
         """``POST /v1/claims/{id}/scope-change``: ``{claim, overlaps[], meeting}``."""

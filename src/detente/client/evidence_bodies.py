@@ -61,6 +61,22 @@ def _ids(items: list[Any], key: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _texts(items: list[str | dict[str, Any]], *keys: str) -> tuple[str, ...]:
+    """Strings as they are; an object ``{type, area, change}`` as ``type:area:change``,
+    another object as the first of ``keys`` it has."""
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, str):
+            text = item
+        elif {"type", "area", "change"} & set(item):
+            text = ":".join(str(item[k]) for k in ("type", "area", "change") if item.get(k))
+        else:
+            text = next((str(item[k]) for k in keys if item.get(k)), "") or str(item)
+        if text and text not in out:
+            out.append(text)
+    return tuple(out)
+
+
 class EvidenceIn(Body):
     """``evidence {headCommit, changedFiles[], tests[], apiChanges[], migrations[],
     deployment, unresolvedRisks[], memoryUpdates[]}``; migrations and memory updates may
@@ -69,10 +85,10 @@ class EvidenceIn(Body):
     head_commit: str = Field(min_length=4, max_length=64)
     changed_files: list[str] = []
     tests: list[TestResultIn] = []
-    api_changes: list[str] = []
+    api_changes: list[str | dict[str, Any]] = []
     migrations: list[str | dict[str, Any]] = []
     deployment: str | dict[str, Any] | None = None
-    unresolved_risks: list[str] = []
+    unresolved_risks: list[str | dict[str, Any]] = []
     memory_updates: list[str | dict[str, Any]] = []
 
     def to_domain(self) -> Evidence:
@@ -83,9 +99,9 @@ class EvidenceIn(Body):
             head_commit=self.head_commit.strip(),
             changed_files=tuple(self.changed_files),
             tests=tuple(t.to_domain() for t in self.tests),
-            api_changes=tuple(self.api_changes),
+            api_changes=_texts(self.api_changes, "area", "description", "change"),
             migrations=_ids(self.migrations, "id"),
             deployment=str(deployment) if deployment else None,
-            unresolved_risks=tuple(self.unresolved_risks),
+            unresolved_risks=_texts(self.unresolved_risks, "description", "risk", "summary"),
             memory_updates=_ids(self.memory_updates, "path"),
         )

@@ -6,6 +6,9 @@ from __future__ import annotations
 from pydantic import Field
 
 from detente.client.body import Body
+from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
+from detente.domain.gates.findings import PushedCommit
+from detente.domain.gates.patches import DiscardPatch, PublishPatch
 
 __all__ = [
     "DeployIn",
@@ -33,6 +36,17 @@ class DeployIn(Body):
     migrations: list[MigrationIn] = []
     unresolved_risks: list[str] = []
 
+    def to_command(self, env: str) -> Deploy:
+        return Deploy(
+            repo=self.repo or "",
+            environment=env,
+            claim_id=self.claim_id,
+            commit_oid=self.commit_oid,
+            expected_prev_commit_oid=self.expected_prev_commit_oid,
+            migrations=tuple(Migration(m.id, m.status) for m in self.migrations),
+            unresolved_risks=tuple(self.unresolved_risks),
+        )
+
 
 class PolicyIn(Body):
     repo: str | None = None
@@ -41,6 +55,14 @@ class PolicyIn(Body):
     require_migrations_applied: bool = True
     require_integrated: bool = False
 
+    def to_command(self, env: str) -> SetPolicy:
+        policy = DeployPolicy(
+            max_unresolved_risks=self.max_unresolved_risks,
+            require_migrations_applied=self.require_migrations_applied,
+            require_integrated=self.require_integrated,
+        )
+        return SetPolicy(self.repo or "", env, policy, self.expected_revision)
+
 
 class PatchIn(Body):
     claim_id: str = Field(min_length=1)
@@ -48,10 +70,16 @@ class PatchIn(Body):
     format: str = "mbox"
     mbox: str = Field(min_length=1)
 
+    def to_command(self) -> PublishPatch:
+        return PublishPatch(self.claim_id, self.base_commit, self.mbox, self.format)
+
 
 class DiscardIn(Body):
     expected_revision: int = Field(strict=True)
     reason: str | None = Field(default=None, max_length=4000)
+
+    def to_command(self, patch_id: str) -> DiscardPatch:
+        return DiscardPatch(patch_id, self.expected_revision, self.reason)
 
 
 class PushedCommitIn(Body):
@@ -67,6 +95,10 @@ class PreReceiveIn(Body):
     new_oid: str = Field(min_length=4, max_length=64)
     fast_forward: bool
     commits: list[PushedCommitIn] = []
+
+    def pushed(self) -> list[PushedCommit]:
+        """The pushed commits as the domain sees them."""
+        return [PushedCommit(c.oid, tuple(c.claim_ids), tuple(c.files)) for c in self.commits]
 
 
 class PostReceiveIn(Body):

@@ -15,10 +15,10 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from detente.client import routes
-from detente.client.base import Wire
+from detente.client.base import Call, Follow, Wire
 from detente.client.problems import ServerUnavailable, decode, error_from_response
 from detente.client.protocol import Client
 from detente.client.routes import Route
@@ -72,47 +72,30 @@ class HttpClient(Client):
         self.http.close()
         super().close()
 
-    def _call(
-        self,
-        route: Route,
-        *,
-        path: Mapping[str, str] | None = None,
-        body: Mapping[str, Any] | None = None,
-        params: Mapping[str, Any] | None = None,
-    ) -> Wire:
+    def _send(self, call: Call) -> Wire:
         import httpx
 
-        url = _fill(route, path or {})
-        query = {k: v for k, v in (params or {}).items() if v is not None}
-        json = dict(body) if body is not None else None
+        url = _fill(call.route, call.path)
+        json = dict(call.body) if call.body is not None else None
         try:
-            response = self.http.request(route.method, url, json=json, params=query or None)
+            response = self.http.request(
+                call.route.method, url, json=json, params=call.params or None
+            )
         except httpx.TransportError as exc:
             raise ServerUnavailable(
                 f"cannot reach the detente server at {self.url}: {exc}", url=self.url
             ) from None
         return decode(response)
 
-    def watch(
-        self,
-        *,
-        since: int | None = None,
-        repo: str | None = None,
-        poll_interval: float = 0.5,
-        give_up_after: float = 30.0,
-        read_timeout: float = 60.0,
-        on_reconnect: Callable[[int, str], None] | None = None,
-    ) -> Iterator[SseMessage]:
-        """Read ``GET /v1/events/stream``; reconnect with ``Last-Event-ID`` after a drop
-        (see :meth:`~detente.client.base.ClientBase.watch`; ``poll_interval`` unused)."""
+    def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
+        """Read ``GET /v1/events/stream``; reconnect with ``Last-Event-ID`` after a drop."""
         import httpx
         from httpx_sse import EventSource
 
-        position = since if since is not None else int(self.health()["head"])
         params: dict[str, str | int] = {"since": position}
         if repo:
             params["repo"] = repo
-        timeout = httpx.Timeout(REQUEST_TIMEOUT, read=read_timeout)
+        timeout = httpx.Timeout(REQUEST_TIMEOUT, read=options.read_timeout)
         failing_since: float | None = None
         backoff = 0.1
         while True:
@@ -136,15 +119,15 @@ class HttpClient(Client):
                 reason = f"{type(exc).__name__}: {exc}"
             now = time.monotonic()
             failing_since = failing_since if failing_since is not None else now
-            if now - failing_since > give_up_after:
+            if now - failing_since > options.give_up_after:
                 raise ServerUnavailable(
                     f"lost the event stream of {self.url} and could not reconnect for "
-                    f"{give_up_after:.0f} s ({reason})",
+                    f"{options.give_up_after:.0f} s ({reason})",
                     url=self.url,
                     lastEventId=position,
                 )
-            if on_reconnect is not None:
-                on_reconnect(position, reason)
+            if options.on_reconnect is not None:
+                options.on_reconnect(position, reason)
             time.sleep(backoff)
             backoff = min(backoff * 2, 2.0)
 

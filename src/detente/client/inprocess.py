@@ -13,26 +13,20 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from datetime import date, datetime
 from enum import Enum
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from detente import __version__
-from detente.client.base import Wire
+from detente.client.base import Call, Follow, Wire
 from detente.client.protocol import Client
-from detente.client.routes import Route
 from detente.client.sse import SseMessage
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.claims.wire import claim_to_wire
-from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
-from detente.domain.gates.findings import PushedCommit
 from detente.domain.gates.model import patch_to_wire
-from detente.domain.gates.patches import DiscardPatch, PublishPatch
-from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.model import meeting_to_wire
-from detente.domain.memory import commands as mc
 from detente.errors import DetenteError, ValidationError
 from detente.service import Service
 from detente.vcs.repo import current_oid
@@ -135,6 +129,12 @@ class ServiceCalls:
     def renew(self, claim_id: str, body: b.RenewIn) -> Wire:
         return {"claim": claim_to_wire(self.service.claims.renew(body.to_command(claim_id)).claim)}
 
+    def announce(self, claim_id: str, body: b.AnnounceIn) -> Wire:
+        view = self.service.claims.announce_draft(
+            claim_id, body.expected_claim_revision, body.lease_ttl_seconds
+        )
+        return view.to_wire()
+
     def scope_change(self, claim_id: str, body: b.ScopeChangeIn) -> Wire:
         return self.service.claims.change_scope(body.to_command(claim_id)).to_wire()
 
@@ -171,20 +171,16 @@ class ServiceCalls:
         return {"meeting": meeting_to_wire(self.service.meetings.get_meeting(meeting_id))}
 
     def propose(self, meeting_id: str, body: b.ProposalIn) -> Wire:
-        cmd = Propose(meeting_id, body.expected_meeting_revision, body.claim_id, body.resolution)
-        return self.service.meetings.propose(cmd).to_wire()
+        return self.service.meetings.propose(body.to_command(meeting_id)).to_wire()
 
     def accept_proposal(self, meeting_id: str, proposal_id: str, body: b.AcceptIn) -> Wire:
-        cmd = Accept(meeting_id, body.expected_meeting_revision, body.claim_id, proposal_id)
-        return self.service.meetings.accept(cmd).to_wire()
+        return self.service.meetings.accept(body.to_accept(meeting_id, proposal_id)).to_wire()
 
     def resolve_meeting(self, meeting_id: str, body: b.ResolveIn) -> Wire:
-        cmd = Resolve(meeting_id, body.expected_meeting_revision, body.resolution, body.resolved_by)
-        return self.service.meetings.resolve(cmd).to_wire()
+        return self.service.meetings.resolve(body.to_command(meeting_id)).to_wire()
 
     def accept_handoff(self, meeting_id: str, body: b.AcceptIn) -> Wire:
-        cmd = AcceptHandoff(meeting_id, body.expected_meeting_revision, body.claim_id)
-        return self.service.meetings.accept_handoff(cmd).to_wire()
+        return self.service.meetings.accept_handoff(body.to_handoff(meeting_id)).to_wire()
 
     # ------------------------------------------------------------------ agents
 
@@ -211,29 +207,13 @@ class ServiceCalls:
     # ------------------------------------------------------------------ memory
 
     def register_document(self, body: mb.RegisterIn) -> Wire:
-        view = self.service.memory.register_document(
-            mc.Register(body.repo, body.path, body.doc_class)
-        )
-        return {"document": view.to_wire()}
+        return {"document": self.service.memory.register_document(body.to_command()).to_wire()}
 
     def list_documents(self, repo: str, path: str | None = None) -> Wire:
         return {"documents": [v.to_wire() for v in self.service.memory.list_documents(repo, path)]}
 
     def patch_section(self, body: mb.SectionPatchIn) -> Wire:
-        view = self.service.memory.patch_section(
-            mc.PatchSection(
-                repo=body.repo,
-                path=body.path,
-                section_key=body.section_key,
-                expected_section_revision=body.expected_section_revision,
-                expected_file_hash=body.expected_file_hash,
-                claim_id=body.claim_id,
-                fencing_token=body.fencing_token,
-                body=body.patch.body,
-                diff=body.patch.diff,
-                worktree=body.worktree,
-            )
-        )
+        view = self.service.memory.patch_section(body.to_command())
         return {
             "document": view.to_wire(),
             "section": view.section(body.section_key),
@@ -241,57 +221,22 @@ class ServiceCalls:
         }
 
     def write_document(self, body: mb.WriteIn) -> Wire:
-        view = self.service.memory.write_document(
-            mc.WriteFile(
-                repo=body.repo,
-                path=body.path,
-                expected_revision=body.expected_revision,
-                expected_file_hash=body.expected_file_hash,
-                claim_id=body.claim_id,
-                fencing_token=body.fencing_token,
-                content=body.content,
-                worktree=body.worktree,
-            )
-        )
-        return {"document": view.to_wire()}
+        return {"document": self.service.memory.write_document(body.to_command()).to_wire()}
 
     def append_entry(self, body: mb.AppendIn) -> Wire:
-        view = self.service.memory.append_entry(
-            mc.Append(
-                repo=body.repo,
-                path=body.path,
-                claim_id=body.claim_id,
-                fencing_token=body.fencing_token,
-                entry=body.entry,
-                worktree=body.worktree,
-            )
-        )
+        view = self.service.memory.append_entry(body.to_command())
         return {"document": view.to_wire(), "entry": view.details.get("entry")}
 
     def render(self, body: mb.RenderIn) -> Wire:
-        return {
-            "results": self.service.memory.render(mc.Render(body.repo, body.path, body.worktree))
-        }
+        return {"results": self.service.memory.render(body.to_command())}
 
     def reconcile(self, body: mb.ReconcileIn) -> Wire:
-        view = self.service.memory.reconcile(
-            mc.Reconcile(
-                repo=body.repo,
-                path=body.path,
-                decision=body.decision,
-                reconciliation_id=body.reconciliation_id,
-                region_key=body.region_key,
-                expected_revision=body.expected_revision,
-                worktree=body.worktree,
-            )
-        )
-        return {"document": view.to_wire()}
+        return {"document": self.service.memory.reconcile(body.to_command()).to_wire()}
 
     # ------------------------------------------------------------------ gates
 
     def publish_patch(self, body: g.PatchIn) -> Wire:
-        cmd = PublishPatch(body.claim_id, body.base_commit, body.mbox, body.format)
-        patch, created = self.service.patches.publish_patch(cmd)
+        patch, created = self.service.patches.publish_patch(body.to_command())
         return {"patch": patch_to_wire(patch), "created": created}
 
     def list_patches(self, repo: str | None = None, status: str | None = None) -> Wire:
@@ -302,45 +247,29 @@ class ServiceCalls:
         return {"patch": patch_to_wire(self.service.patches.get_patch(patch_id), with_mbox=True)}
 
     def discard_patch(self, patch_id: str, body: g.DiscardIn) -> Wire:
-        cmd = DiscardPatch(patch_id, body.expected_revision, body.reason)
-        return {"patch": patch_to_wire(self.service.patches.discard_patch(cmd))}
+        return {
+            "patch": patch_to_wire(self.service.patches.discard_patch(body.to_command(patch_id)))
+        }
 
     def deploy(self, env: str, body: g.DeployIn) -> Wire:
-        cmd = Deploy(
-            repo=body.repo or "",
-            environment=env,
-            claim_id=body.claim_id,
-            commit_oid=body.commit_oid,
-            expected_prev_commit_oid=body.expected_prev_commit_oid,
-            migrations=tuple(Migration(x.id, x.status) for x in body.migrations),
-            unresolved_risks=tuple(body.unresolved_risks),
-        )
-        return self.service.deployments.deploy(cmd).to_wire()
+        return self.service.deployments.deploy(body.to_command(env)).to_wire()
 
     def get_deployment(self, env: str, repo: str | None = None) -> Wire:
         return self.service.deployments.get_deployment(env, repo).to_wire()
 
     def set_deploy_policy(self, env: str, body: g.PolicyIn) -> Wire:
-        policy = DeployPolicy(
-            max_unresolved_risks=body.max_unresolved_risks,
-            require_migrations_applied=body.require_migrations_applied,
-            require_integrated=body.require_integrated,
-        )
-        cmd = SetPolicy(body.repo or "", env, policy, body.expected_revision)
-        return self.service.deployments.set_deploy_policy(cmd).to_wire()
+        return self.service.deployments.set_deploy_policy(body.to_command(env)).to_wire()
 
     def pre_receive(self, body: g.PreReceiveIn) -> Wire:
-        commits = [PushedCommit(c.oid, tuple(c.claim_ids), tuple(c.files)) for c in body.commits]
+        pushed = body.pushed()
         count = self.service.gates.check_push(
-            body.repo, body.ref, commits, fast_forward=body.fast_forward
+            body.repo, body.ref, pushed, fast_forward=body.fast_forward
         )
         return {"ok": True, "ref": body.ref, "commits": count}
 
     def post_receive(self, body: g.PostReceiveIn) -> Wire:
-        done = self.service.gates.record_push(
-            body.repo, body.ref, body.old_oid, body.new_oid, body.claim_ids
-        )
-        return {"integrated": done}
+        landed = (body.repo, body.ref, body.old_oid, body.new_oid, body.claim_ids)
+        return {"integrated": self.service.gates.record_push(*landed)}
 
     def pre_commit(self, body: g.PreCommitIn) -> Wire:
         return self.service.gates.check_commit(body.repo, body.claim_id, body.paths).to_wire()
@@ -360,6 +289,7 @@ def body_models() -> dict[str, type[BaseModel]]:
         "takeover": b.ClaimIn,
         "approve_takeover": b.ApproveTakeoverIn,
         "renew": b.RenewIn,
+        "announce": b.AnnounceIn,
         "scope_change": b.ScopeChangeIn,
         "suspend": b.StatusChangeIn,
         "resume": b.StatusChangeIn,
@@ -463,47 +393,30 @@ class InProcessClient(Client):
         """A placeholder: nothing travels over a network."""
         return "inprocess://detente"
 
-    def _call(
-        self,
-        route: Route,
-        *,
-        path: Mapping[str, str] | None = None,
-        body: Mapping[str, Any] | None = None,
-        params: Mapping[str, Any] | None = None,
-    ) -> Wire:
-        handler: Callable[..., Wire] = getattr(self.calls, route.name)
-        kwargs: dict[str, Any] = {k: v for k, v in (params or {}).items() if v is not None}
-        if route.name == "events":
+    def _send(self, call: Call) -> Wire:
+        handler: Callable[..., Wire] = getattr(self.calls, call.route.name)
+        kwargs: dict[str, Any] = dict(call.params)
+        if call.route.name == "events":
             kwargs["since"], kwargs["limit"] = check_page(
                 kwargs.get("since", 0), kwargs.get("limit", 100)
             )
-        model = body_models().get(route.name)
+        model = body_models().get(call.route.name)
         if model is not None:
             from detente.client.body import parse
 
-            kwargs["body"] = parse(model, body)
-        result: Wire = plain(handler(**(path or {}), **kwargs))
+            kwargs["body"] = parse(model, call.body)
+        result: Wire = plain(handler(**call.path, **kwargs))
         return result
 
-    def watch(
-        self,
-        *,
-        since: int | None = None,
-        repo: str | None = None,
-        poll_interval: float = 0.5,
-        give_up_after: float = 30.0,
-        read_timeout: float = 60.0,
-        on_reconnect: Callable[[int, str], None] | None = None,
-    ) -> Iterator[SseMessage]:
+    def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
         """Poll the log every ``poll_interval`` seconds (other processes may write to the
-        same store); see :meth:`~detente.client.base.ClientBase.watch`."""
+        same store)."""
         import json
 
-        position = since if since is not None else int(self.health()["head"])
         while True:
             page = self.events(since=position, limit=500, repo=repo)
             for event in page["events"]:
                 position = int(event["seq"])
                 yield SseMessage(str(position), str(event["type"]), json.dumps(event))
             if not page["events"]:
-                time.sleep(poll_interval)
+                time.sleep(options.poll_interval)

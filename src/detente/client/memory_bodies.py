@@ -18,6 +18,9 @@ class RegisterIn(Body):
     path: str = Field(min_length=1, max_length=1000)
     doc_class: str = Field(alias="class")
 
+    def to_command(self) -> mc.Register:
+        return mc.Register(self.repo, self.path, self.doc_class)
+
 
 class PatchBody(Body):
     """Exactly one of ``body`` (the section's new body) or ``diff`` (a unified diff)."""
@@ -45,6 +48,11 @@ class SectionPatchIn(Body):
     worktree: str | None = None
     patch: PatchBody
 
+    def to_command(self) -> mc.PatchSection:
+        return mc.PatchSection(
+            **self.fields(exclude=["patch"], body=self.patch.body, diff=self.patch.diff)
+        )
+
 
 class WriteIn(Body):
     """``POST /v1/memory/documents/write``."""
@@ -58,6 +66,9 @@ class WriteIn(Body):
     content: str = Field(max_length=mc.MAX_DOC_BYTES)
     worktree: str | None = None
 
+    def to_command(self) -> mc.WriteFile:
+        return mc.WriteFile(**self.fields())
+
 
 class AppendIn(Body):
     """``POST /v1/memory/append``."""
@@ -69,6 +80,9 @@ class AppendIn(Body):
     entry: str = Field(min_length=1, max_length=mc.MAX_ENTRY_BYTES)
     worktree: str | None = None
 
+    def to_command(self) -> mc.Append:
+        return mc.Append(**self.fields())
+
 
 class RenderIn(Body):
     """``POST /v1/memory/render``: one document (``path``) or every generated one."""
@@ -76,6 +90,9 @@ class RenderIn(Body):
     repo: str = Field(min_length=1)
     path: str | None = None
     worktree: str | None = None
+
+    def to_command(self) -> mc.Render:
+        return mc.Render(self.repo, self.path, self.worktree)
 
 
 class ReconcileIn(Body):
@@ -88,3 +105,6 @@ class ReconcileIn(Body):
     region_key: str | None = None
     expected_revision: int | None = Field(default=None, strict=True)
     worktree: str | None = None
+
+    def to_command(self) -> mc.Reconcile:
+        return mc.Reconcile(**self.fields())

@@ -10,6 +10,7 @@ Event types (all version 1; subject in brackets)::
     claim.resumed        [claim/<id>]    back to ``status`` (active, or negotiating on overlap)
     claim.abandoned      [claim/<id>]    explicit release with head commit, diff summary, memory
     claim.expired        [claim/<id>]    the lease deadline passed: authority frozen
+    claim.draft_announced [claim/<id>]   a draft is announced: its lease starts now
     lease.renewed        [claim/<id>]    the lease's new revision and absolute deadline
     meeting.opened       [meeting/<id>]  participants and contested targets
     meeting.joined       [meeting/<id>]  another claim joins an open meeting
@@ -60,6 +61,7 @@ CLAIM_SUSPENDED = "claim.suspended"
 CLAIM_RESUMED = "claim.resumed"
 CLAIM_ABANDONED = "claim.abandoned"
 CLAIM_EXPIRED = "claim.expired"
+CLAIM_DRAFT_ANNOUNCED = "claim.draft_announced"
 LEASE_RENEWED = "lease.renewed"
 MEETING_OPENED = "meeting.opened"
 MEETING_JOINED = "meeting.joined"

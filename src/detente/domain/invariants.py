@@ -44,7 +44,7 @@ def _granted_targets(claim: Claim) -> Targets:
         paths=tuple(p for p in claim.paths if p not in claim.pending_paths),
         modules=claim.modules,
         symbols=claim.symbols,
-        contracts=claim.expected_contract_changes,
+        contracts=claim.contract_areas,
         memory=claim.memory_impacts,
     )
 
@@ -128,7 +128,7 @@ class Replay:
             )
         if event_type == ev.CLAIM_SCOPE_CHANGED and after is not None and after.id in self._kept:
             meeting_id, kept = self._kept.pop(after.id)
-            lost = [p for p in kept if p not in after.paths]
+            lost = [p for p in kept if p not in after.paths + after.pending_paths]
             if lost:
                 self.violations.append(
                     f"meeting {meeting_id}'s resolution dropped uncontested targets of claim "

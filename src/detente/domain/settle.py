@@ -32,7 +32,7 @@ from detente.domain import events as ev
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.meetings.model import Meeting, MeetingStatus
-from detente.domain.meetings.resolutions import grant_events
+from detente.domain.meetings.resolutions import grant_events, grant_pending_events
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap
 from detente.domain.policy import IdSource, Policy
@@ -113,6 +113,10 @@ def _touched(
             claims.add(data["successorId"])
         if event_type == ev.MEMORY_REGISTERED:  # a document's class changes overlap for all
             meetings.update(state.meetings.room_of_target.values())
+    for meeting_id in list(meetings):
+        meeting = state.meetings.get(meeting_id)
+        if meeting is not None:
+            claims.update(meeting.participants)
     for claim_id in list(claims):
         meetings.update(m.id for m in _open_rooms(state, claim_id))
     for meeting_id in meetings:
@@ -151,7 +155,13 @@ def settle(
     roomed: dict[frozenset[str], list[str]] = {}
     for claim_id in sorted(claims - skipped):
         claim = state.claims.get(claim_id)
-        if claim is None or claim.status not in _WAITING or awaiting_handoff(state, claim_id):
+        if claim is None or awaiting_handoff(state, claim_id):
+            continue
+        if claim.status is ClaimStatus.ACTIVE and claim.pending_paths:
+            out += _settle_pending(state, claim, now, ids, policy, roomed, meetings)
+            moved.add(claim_id)
+            continue
+        if claim.status not in _WAITING:
             continue
         if claim.status is ClaimStatus.BLOCKED:
             if _escalated(state, claim_id) or claim.takeover is not None:
@@ -206,6 +216,29 @@ def settle(
                 )
             )
     return out
+
+
+def _settle_pending(
+    state: RepoState,
+    claim: Claim,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy,
+    roomed: dict[frozenset[str], list[str]],
+    meetings: set[str],
+) -> list[ev.Event]:
+    """An ``active`` claim with pending targets (a handoff that met a third holder):
+    grant them when nothing contests them, else negotiate for them in a room."""
+    pending = Targets(paths=claim.pending_paths, base_commit=claim.base_commit)
+    blocking = blocking_only(find_overlaps(state, pending, exclude=claim.id))
+    if not blocking:
+        return grant_pending_events(ids, claim, "its pending targets are no longer contested")
+    events = _follow_up(state, claim, blocking, now, ids, policy)
+    opened = [str(e.data["meetingId"]) for e in events if e.type.startswith("meeting.")]
+    for o in blocking:
+        roomed[frozenset({claim.id, o.claim_id})] = opened
+    meetings.update(opened)
+    return events
 
 
 def _follow_up(

@@ -6,9 +6,11 @@ field, and ``revision_conflict`` carrying the current record.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from detente.domain.claims.commands import ContractSeed
+from detente.domain.claims.model import ContractChange
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.policy import Policy
 from detente.domain.state import RepoState
@@ -90,3 +92,65 @@ def name_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
         if value not in out:
             out.append(value)
     return tuple(out)
+
+
+def contract_list(
+    raw: Sequence[ContractSeed], fld: str, policy: Policy
+) -> tuple[ContractChange, ...]:
+    """Validate expected contract changes: an area (string) or ``{type, area, change}``
+    (``area`` required). Returns them deduplicated, in order.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld[i]`` or ``fld[i].area``.
+    """
+    out: list[ContractChange] = []
+    for i, item in enumerate(raw):
+        if isinstance(item, ContractChange):
+            change = item
+        elif isinstance(item, str):
+            change = ContractChange(area=text_field(item, f"{fld}[{i}]", policy))
+        elif isinstance(item, Mapping):
+            extra = sorted(set(item) - {"type", "area", "change"})
+            if extra:
+                raise ValidationError(
+                    f"{fld}[{i}] has unknown fields {', '.join(extra)} "
+                    "(expected {type, area, change})",
+                    field=f"{fld}[{i}]",
+                )
+            kind, what = item.get("type"), item.get("change")
+            change = ContractChange(
+                area=text_field(item.get("area") or "", f"{fld}[{i}].area", policy),
+                type=text_field(str(kind), f"{fld}[{i}].type", policy) if kind else None,
+                change=text_field(str(what), f"{fld}[{i}].change", policy) if what else None,
+            )
+        else:
+            raise ValidationError(
+                f"{fld}[{i}] must be an area or {{type, area, change}}", field=f"{fld}[{i}]"
+            )
+        if change not in out:
+            out.append(change)
+    return tuple(out)
+
+
+def test_names(
+    raw: Sequence[str] | Mapping[str, Sequence[str]], fld: str, policy: Policy
+) -> tuple[tuple[str, ...], dict[str, list[str]] | None]:
+    """``testResponsibility``: a list of test names, or ``{unit: [...], integration: [...],
+    migration: [...]}``. Returns ``(every name, the object normalised or None)``.
+
+    Raises:
+        ValidationError: ``validation_error`` naming the field.
+    """
+    if isinstance(raw, Mapping):
+        for kind, names in raw.items():
+            if isinstance(names, str) or not isinstance(names, Sequence):
+                raise ValidationError(
+                    f"{fld}.{kind} must be a list of test names", field=f"{fld}.{kind}"
+                )
+        plan = {
+            text_field(str(kind), fld, policy): list(name_list(names, f"{fld}.{kind}", policy))
+            for kind, names in raw.items()
+        }
+        names = tuple(dict.fromkeys(n for group in plan.values() for n in group))
+        return names, plan
+    return name_list(raw, fld, policy), None

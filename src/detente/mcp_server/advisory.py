@@ -18,7 +18,7 @@ from detente.domain.agents.advisory import Intent, reconcile
 from detente.errors import ValidationError
 from detente.ids import new_id
 from detente.mcp_server.leases import release, replace_older
-from detente.mcp_server.shapes import agent_brief, holding, prune
+from detente.mcp_server.shapes import agent_brief, prune
 from detente.mcp_server.toolkit import ToolContext
 
 __all__ = ["register"]
@@ -283,10 +283,9 @@ def _intent(ctx: ToolContext, repo: str, side: IntentIn, label: str) -> Intent:
     name = label
     if side.session_id:
         name = side.session_id
-        for claim in ctx.client.list_claims(repo=repo)["claims"]:
-            if (claim.get("agent") or {}).get("sessionId") == side.session_id and holding(claim):
-                paths += claim.get("paths", []) + claim.get("pendingPaths", [])
-                symbols += claim.get("symbols", [])
+        for claim in ctx.client.session_claims(side.session_id, repo=repo)["claims"]:
+            paths += claim.get("paths", []) + claim.get("pendingPaths", [])
+            symbols += claim.get("symbols", [])
     if not paths and not symbols:
         raise ValidationError(
             f"{label} names no targets: give paths or symbols, or a session_id that holds claims",

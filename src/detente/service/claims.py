@@ -8,7 +8,7 @@ from detente.domain.authority import check_write
 from detente.domain.claims.commands import ChangeScope, OpenClaim, RenewLease, SetStatus
 from detente.domain.claims.decide import decide_renew, decide_scope_change, decide_status
 from detente.domain.claims.model import Claim, ClaimStatus
-from detente.domain.claims.opening import decide_open
+from detente.domain.claims.opening import decide_announce_draft, decide_open
 from detente.domain.overlap.globs import intersect
 from detente.domain.overlap.paths import normalize_pattern
 from detente.errors import NotFoundError, ValidationError
@@ -119,6 +119,30 @@ class ClaimsService:
                         continue
                     out.append(claim)
         return sorted(out, key=lambda c: (c.created_at, c.id))
+
+    def announce_draft(
+        self, claim_id: str, expected_claim_revision: int, ttl_seconds: int | None = None
+    ) -> ClaimView:
+        """``draft -> announced``, then ``active`` or ``negotiating`` (API ``announce``).
+
+        Raises:
+            NotFoundError, RevisionConflict, InvalidTransition (not a draft),
+            ValidationError (``leaseTtlSeconds``).
+        """
+        core = self.core
+        return claim_command(
+            core,
+            claim_id,
+            lambda s: decide_announce_draft(
+                s,
+                claim_id,
+                expected_claim_revision,
+                ttl_seconds,
+                core.clock.now(),
+                core.ids,
+                core.policy,
+            ),
+        )
 
     def renew(self, cmd: RenewLease) -> ClaimView:
         """Extend the lease only. Raises ``lease_expired``, ``revision_conflict``, ``not_found``."""

@@ -112,6 +112,23 @@ class DeploymentsService:
         with self.core.lock(repo):
             return _env_view(state, name)
 
+    def list_deployments(self, repo: str | None = None) -> list[DeploymentView]:
+        """Every environment deployed to or given a policy, by repository and name.
+
+        Raises:
+            ValidationError: ``validation_error`` for an unknown repository.
+        """
+        out: list[DeploymentView] = []
+        for name in self.core.names(repo):
+            state = self.core.fresh(name)
+            with self.core.lock(name):
+                envs = sorted(
+                    (e for e in state.gates.environments.values() if e.repo == name),
+                    key=lambda e: e.name,
+                )
+                out += [_env_view(state, e.name) for e in envs]
+        return out
+
     def set_deploy_policy(self, cmd: SetPolicy) -> DeploymentView:
         """Set the environment's policy (evented). Raises ``revision_conflict``."""
         repo = self._deploy_repo(cmd.repo)

@@ -46,6 +46,7 @@ from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
 from detente.service.core import ServiceCore
 from detente.service.views import ClaimView, claim_view
+from detente.vcs.checkout import refuse_dirty_checkouts, update_checkouts
 from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
 
 __all__ = ["CommitCheck", "GatesService"]
@@ -120,12 +121,12 @@ class GatesService:
             ``fencingToken``; a repository without a path), StaleFencingToken, LeaseExpired,
             RevisionConflict, InvalidTransition, EvidenceRejected (``failures`` lists every
             reason), StaleBase (the claim is ``active`` again; ``actual`` = the ref's OID).
-            ValidationError also when ``cmd`` is missing (evidence, expectedBaseRef and
-            fencingToken are required) or names another claim.
+            ValidationError also when ``cmd`` is missing (evidence and expectedBaseRef are
+            required; without fencingToken the claim's own is used) or names another claim.
         """
         if cmd is None or cmd.claim_id != claim_id:
             raise ValidationError(
-                "complete needs expectedClaimRevision, fencingToken, expectedBaseRef and evidence",
+                "complete needs expectedClaimRevision, expectedBaseRef and evidence",
                 field="evidence",
             )
         repo = self.core.repo_of_claim(cmd.claim_id)
@@ -165,10 +166,12 @@ class GatesService:
             if not cmd.integrate or head is None:
                 return events
             recovered = False
+            checkouts = refuse_dirty_checkouts(path, base_ref.ref, base_ref.oid, head)
             try:
                 cas_update_ref(
                     path, base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
                 )
+                update_checkouts(checkouts, base_ref.oid, head)
             except StaleBase as exc:
                 actual = exc.extra.get("actual")
                 if actual != head:

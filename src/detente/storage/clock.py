@@ -117,13 +117,25 @@ class LastTimeStore(Protocol):
 
 def _floor(store: object) -> float | None:
     """The newest event's time (POSIX seconds), if the store tells it."""
-    last = store.last_time() if isinstance(store, LastTimeStore) else None
-    if not last:
+    return _seconds(store.last_time() if isinstance(store, LastTimeStore) else None)
+
+
+def _seconds(at: str | None) -> float | None:
+    if not at:
         return None
     try:
-        return parse_time(last).timestamp()
+        return parse_time(at).timestamp()
     except ValueError:  # not a time (hand-written events in tests)
         return None
+
+
+@runtime_checkable
+class FlooredTimedStore(Protocol):
+    """A store that reads its time and its newest event's time in one round trip."""
+
+    def now_and_last(self) -> tuple[datetime, str | None]:
+        """``(the store's time, the at of its newest event or None)``."""
+        ...
 
 
 class _Steady:
@@ -211,8 +223,11 @@ class StoreClock(_Steady):
                 time there is no lease decision, so a partitioned server renews nothing
                 and reaps nothing.
         """
-        reference = self._store.now().timestamp()
-        floor = _floor(self._store)
+        if isinstance(self._store, FlooredTimedStore):
+            now, last = self._store.now_and_last()
+            reference, floor = now.timestamp(), _seconds(last)
+        else:
+            reference, floor = self._store.now().timestamp(), _floor(self._store)
         with self._lock:
             when, _ = self._tick(reference, floor, None)
         return _utc(when)

@@ -32,6 +32,8 @@ Every failure is ``store_unavailable`` naming the endpoint (never the password).
 from __future__ import annotations
 
 import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -59,6 +61,8 @@ POOL_TIMEOUT = 5.0
 CONNECT_TIMEOUT = 5
 #: Seconds one read or one whole write transaction may wait on the server.
 IO_TIMEOUT = 15.0
+#: Seconds idle after which a pooled connection is checked before it is lent.
+CHECK_IDLE = 2.0
 
 POSTGRES = Dialect(
     param="%s",
@@ -112,6 +116,9 @@ class PostgresStore(SqlReads):
         self._start_lock = threading.Lock()
         self._stop = threading.Event()
         self._local = threading.local()
+        self._returned: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = (
+            weakref.WeakKeyDictionary()
+        )
         with self._connect() as conn, self._guarded(conn), conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             conn.execute(POSTGRES.schema())
@@ -123,6 +130,7 @@ class PostgresStore(SqlReads):
             max_size=pool_size,
             timeout=POOL_TIMEOUT,
             check=self._check,
+            reset=self._on_return,
             name="detente",
             open=True,
         )
@@ -154,9 +162,17 @@ class PostgresStore(SqlReads):
             raise self._error("cannot connect", exc) from exc
 
     def _check(self, conn: psycopg.Connection[Any]) -> None:
-        """The pool's check of an idle connection before lending it (bounded in time)."""
+        """The pool's check before lending a connection: one that sat idle for
+        :data:`CHECK_IDLE` seconds or more (the server may have restarted meanwhile) must
+        answer a round trip, bounded in time; a busy one is lent as it is."""
+        returned = self._returned.get(conn)
+        if returned is None or time.monotonic() - returned < CHECK_IDLE:
+            return
         with _WATCHDOG.guard(conn.fileno, self._io_timeout):
             conn.execute("SELECT 1")
+
+    def _on_return(self, conn: psycopg.Connection[Any]) -> None:
+        self._returned[conn] = time.monotonic()
 
     @contextmanager
     def _guarded(self, conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
@@ -254,8 +270,19 @@ class PostgresStore(SqlReads):
         Raises:
             StoreError: ``store_unavailable`` when the database cannot be reached.
         """
-        [(when,)] = self._fetch("SELECT clock_timestamp()")
-        return when.astimezone(UTC)  # type: ignore[no-any-return]
+        return self.now_and_last()[0]
+
+    def now_and_last(self) -> tuple[datetime, str | None]:
+        """``(now(), the at of the newest event)`` in one round trip (the lease clock's
+        reading and floor, see :class:`detente.storage.clock.StoreClock`).
+
+        Raises:
+            StoreError: ``store_unavailable`` when the database cannot be reached.
+        """
+        [(when, last)] = self._fetch(
+            "SELECT clock_timestamp(), (SELECT at FROM events ORDER BY seq DESC LIMIT 1)"
+        )
+        return when.astimezone(UTC), (str(last) if last is not None else None)
 
     # ------------------------------------------------------------------ wake-ups
 

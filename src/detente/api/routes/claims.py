@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from detente.client import routes as op
 from detente.client.bodies import (
     AbandonIn,
+    AnnounceIn,
     ApproveTakeoverIn,
     ClaimIn,
     CompleteIn,
@@ -50,6 +51,11 @@ def router(calls: ServiceCalls) -> APIRouter:
     @r.get(op.GET_CLAIM.path)
     def get_claim(claim_id: str) -> dict[str, Any]:
         return calls.get_claim(claim_id)
+
+    @r.post(op.ANNOUNCE.path)
+    def announce(claim_id: str, body: AnnounceIn) -> dict[str, Any]:
+        """A draft starts its lease and activates (or negotiates) like a fresh claim."""
+        return calls.announce(claim_id, body)
 
     @r.post(op.RENEW.path)
     def renew(claim_id: str, body: RenewIn) -> dict[str, Any]:

@@ -6,10 +6,15 @@ Plain frozen records of what a caller asked; the decisions that check them live 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
+from detente.domain.claims.model import Agent, ClaimStatus, ContractChange, MemoryImpact
+
+#: An expected contract change as a seed gives it: an area, ``{type, area, change}``, or
+#: the record itself.
+ContractSeed = str | Mapping[str, Any] | ContractChange
 
 
 @dataclass(frozen=True)
@@ -24,14 +29,15 @@ class OpenClaim:
     paths: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
     symbols: tuple[str, ...] = ()
-    expected_contract_changes: tuple[str, ...] = ()
-    test_responsibility: tuple[str, ...] = ()
+    expected_contract_changes: tuple[ContractSeed, ...] = ()
+    test_responsibility: tuple[str, ...] | Mapping[str, Sequence[str]] = ()
     deployment_responsibility: str | None = None
     memory_impacts: tuple[MemoryImpact, ...] = ()
     branch: str | None = None
     worktree: str | None = None
     claim_id: str | None = None
     advisory: bool = False
+    draft: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,7 +56,7 @@ class ChangeScope:
     remove_paths: tuple[str, ...] = ()
     add_modules: tuple[str, ...] = ()
     add_symbols: tuple[str, ...] = ()
-    add_expected_contract_changes: tuple[str, ...] = ()
+    add_expected_contract_changes: tuple[ContractSeed, ...] = ()
     reason: str | None = None
 
 

@@ -26,12 +26,13 @@ from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus
 from detente.domain.claims.guards import check_alive, check_claim_revision, get_claim
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.claims.transitions import require
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.wire import claim_to_wire, contract_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
+from detente.domain.memory.touched import memory_state
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.validation import name_list, pattern_list, text_field, ttl_field
+from detente.domain.validation import contract_list, name_list, pattern_list, text_field, ttl_field
 from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
 
 
@@ -144,7 +145,9 @@ def decide_scope_change(
     )
     contracts = tuple(
         c
-        for c in name_list(cmd.add_expected_contract_changes, "addExpectedContractChanges", policy)
+        for c in contract_list(
+            cmd.add_expected_contract_changes, "addExpectedContractChanges", policy
+        )
         if c not in claim.expected_contract_changes
     )
     kept = tuple(p for p in claim.paths if p not in remove)
@@ -172,7 +175,7 @@ def decide_scope_change(
                 paths=new_paths,
                 modules=modules,
                 symbols=symbols,
-                contracts=contracts,
+                contracts=tuple(c.area for c in contracts if c.area not in claim.contract_areas),
                 base_commit=claim.base_commit,
             ),
             exclude=claim.id,
@@ -199,18 +202,23 @@ def decide_scope_change(
         kept = kept + new_paths
     reason = text_field(cmd.reason or "", "reason", policy, required=False) or None
     out.append(
-        ev.claim_event(
-            ids,
-            claim.id,
-            ev.CLAIM_SCOPE_CHANGED,
-            addPaths=list(new_paths),
-            removePaths=list(remove),
-            paths=list(kept),
-            pendingPaths=list(pending),
-            modules=list(claim.modules + modules),
-            symbols=list(claim.symbols + symbols),
-            expectedContractChanges=list(claim.expected_contract_changes + contracts),
-            reason=reason,
+        ev.Event(
+            id=ids("evt"),
+            type=ev.CLAIM_SCOPE_CHANGED,
+            subject=ev.claim_subject(claim.id),
+            data={
+                "claimId": claim.id,
+                "addPaths": list(new_paths),
+                "removePaths": list(remove),
+                "paths": list(kept),
+                "pendingPaths": list(pending),
+                "modules": list(claim.modules + modules),
+                "symbols": list(claim.symbols + symbols),
+                "expectedContractChanges": [
+                    contract_to_wire(c) for c in claim.expected_contract_changes + contracts
+                ],
+                "reason": reason,
+            },
         )
     )
     if blocking:
@@ -281,7 +289,12 @@ def decide_status(
         data.update(
             headCommit=cmd.details.get("headCommit"),
             diffSummary=cmd.details.get("diffSummary") or {},
-            memoryState=cmd.details.get("memoryState") or {},
+            # The server's record of each memory document the claim touched wins over
+            # what the client says (its current revision and file hash).
+            memoryState={
+                **(cmd.details.get("memoryState") or {}),
+                **memory_state(state.memory, claim),
+            },
         )
     return [
         ev.Event(

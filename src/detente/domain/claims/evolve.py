@@ -24,7 +24,7 @@ from typing import Any
 from detente.clock import parse_time
 from detente.domain import events as ev
 from detente.domain.claims.model import Abandonment, Claim, ClaimStatus, Lease
-from detente.domain.claims.wire import agent_from_wire, memory_impact_from_wire
+from detente.domain.claims.wire import agent_from_wire, contract_from_wire, memory_impact_from_wire
 from detente.domain.overlap.index import PatternIndex
 
 
@@ -131,7 +131,7 @@ class ClaimBook(dict[str, Claim]):
         for mapping, values in (
             (self.modules, claim.modules),
             (self.symbols, claim.symbols),
-            (self.contracts, claim.expected_contract_changes),
+            (self.contracts, claim.contract_areas),
         ):
             for value in values:
                 mapping.setdefault(value, set()).add(claim.id)
@@ -141,7 +141,7 @@ class ClaimBook(dict[str, Claim]):
         for mapping, values in (
             (self.modules, claim.modules),
             (self.symbols, claim.symbols),
-            (self.contracts, claim.expected_contract_changes),
+            (self.contracts, claim.contract_areas),
         ):
             for value in values:
                 holders = mapping.get(value)
@@ -149,6 +149,19 @@ class ClaimBook(dict[str, Claim]):
                     holders.discard(claim.id)
                     if not holders:
                         del mapping[value]
+
+
+def _test_names(raw: Any) -> tuple[str, ...]:
+    if isinstance(raw, dict):
+        # By kind name: stores may keep JSON objects with sorted keys.
+        return tuple(dict.fromkeys(str(n) for _, names in sorted(raw.items()) for n in names))
+    return tuple(str(n) for n in raw)
+
+
+def _test_plan(raw: Any) -> dict[str, tuple[str, ...]] | None:
+    if not isinstance(raw, dict):
+        return None
+    return {str(kind): tuple(str(n) for n in names) for kind, names in raw.items()}
 
 
 def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, event_id: str) -> Claim:
@@ -166,8 +179,11 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         paths=tuple(data["paths"]),
         modules=tuple(data.get("modules", ())),
         symbols=tuple(data.get("symbols", ())),
-        expected_contract_changes=tuple(data.get("expectedContractChanges", ())),
-        test_responsibility=tuple(data.get("testResponsibility", ())),
+        expected_contract_changes=tuple(
+            contract_from_wire(c) for c in data.get("expectedContractChanges", ())
+        ),
+        test_responsibility=_test_names(data.get("testResponsibility", ())),
+        test_plan=_test_plan(data.get("testResponsibility")),
         deployment_responsibility=data.get("deploymentResponsibility"),
         memory_impacts=tuple(memory_impact_from_wire(m) for m in data.get("memoryImpacts", ())),
         lease=Lease(
@@ -194,14 +210,14 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
         claim = replace(claim, takeover=data["takeoverOf"])
     if "successorId" in data:
         claim = replace(claim, successor_id=data["successorId"])
-    if event_type == ev.LEASE_RENEWED:
+    if event_type in (ev.LEASE_RENEWED, ev.CLAIM_DRAFT_ANNOUNCED):
         lease = Lease(
             id=claim.lease.id,
             revision=int(data["leaseRevision"]),
             ttl_seconds=int(data["ttlSeconds"]),
             expires_at=parse_time(str(data["expiresAt"])),
         )
-        return replace(claim, lease=lease)
+        return replace(claim, lease=lease, status=status, status_reason=reason)
     if event_type == ev.CLAIM_NEGOTIATING:
         joined = [str(m) for m in data.get("meetingIds", [data["meetingId"]])]
         meetings = claim.meeting_ids + tuple(m for m in joined if m not in claim.meeting_ids)
@@ -215,7 +231,9 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
             pending_paths=tuple(data["pendingPaths"]),
             modules=tuple(data["modules"]),
             symbols=tuple(data["symbols"]),
-            expected_contract_changes=tuple(data["expectedContractChanges"]),
+            expected_contract_changes=tuple(
+                contract_from_wire(c) for c in data["expectedContractChanges"]
+            ),
             memory_impacts=(
                 tuple(memory_impact_from_wire(m) for m in data["memoryImpacts"])
                 if "memoryImpacts" in data

@@ -67,6 +67,19 @@ class MemoryImpact:
 
 
 @dataclass(frozen=True)
+class ContractChange:
+    """An expected contract change: ``{type, area, change}`` (API.md claims).
+
+    Overlap is decided on ``area`` (two claims changing one contract area meet); a plain
+    string seed is an ``area`` with no ``type`` or ``change``.
+    """
+
+    area: str
+    type: str | None = None
+    change: str | None = None
+
+
+@dataclass(frozen=True)
 class Lease:
     """Liveness proof of a claim. ``expires_at`` is an absolute, persisted deadline."""
 
@@ -110,7 +123,7 @@ class Claim:
     paths: tuple[str, ...]
     modules: tuple[str, ...]
     symbols: tuple[str, ...]
-    expected_contract_changes: tuple[str, ...]
+    expected_contract_changes: tuple[ContractChange, ...]
     test_responsibility: tuple[str, ...]
     deployment_responsibility: str | None
     memory_impacts: tuple[MemoryImpact, ...]
@@ -129,6 +142,12 @@ class Claim:
     granted: bool = False
     evidence: dict[str, Any] | None = None
     integration: dict[str, Any] | None = None
+    test_plan: dict[str, tuple[str, ...]] | None = None
+
+    @property
+    def contract_areas(self) -> tuple[str, ...]:
+        """The contract areas this claim changes (what contract overlap compares)."""
+        return tuple(dict.fromkeys(c.area for c in self.expected_contract_changes))
 
     @property
     def holding(self) -> bool:

@@ -14,14 +14,23 @@ from typing import Any
 from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.claims.commands import OpenClaim
+from detente.domain.claims.guards import check_claim_revision, get_claim
 from detente.domain.claims.model import ClaimStatus, MemoryImpact
-from detente.domain.claims.wire import agent_to_wire, memory_impact_to_wire
+from detente.domain.claims.transitions import require
+from detente.domain.claims.wire import agent_to_wire, contract_to_wire, memory_impact_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.policy import DEFAULT_POLICY, OID_PATTERN, IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.validation import name_list, pattern_list, text_field, ttl_field
+from detente.domain.validation import (
+    contract_list,
+    name_list,
+    pattern_list,
+    test_names,
+    text_field,
+    ttl_field,
+)
 from detente.errors import ValidationError
 
 
@@ -37,7 +46,54 @@ def decide_open(
         ValidationError: ``validation_error`` naming the field.
     """
     claim_id, announced, targets = announce(state, cmd, now, ids, policy)
+    if cmd.draft:
+        if cmd.advisory:
+            raise ValidationError("an advisory lease cannot be a draft", field="draft")
+        # A draft is recorded only: no running lease, no worktree, not indexed for
+        # overlap (``draft`` is not a holding status) until it is announced.
+        announced.data.update(status=ClaimStatus.DRAFT.value, worktree=None)
+        return [announced]
     return [announced, *activate_or_negotiate(state, claim_id, targets, now, ids, policy)]
+
+
+def decide_announce_draft(
+    state: RepoState,
+    claim_id: str,
+    expected_claim_revision: int,
+    ttl_seconds: int | None,
+    now: datetime,
+    ids: IdSource,
+    policy: Policy = DEFAULT_POLICY,
+) -> list[ev.Event]:
+    """``draft -> announced``: the lease starts now (``ttl_seconds``, default the draft's),
+    then the claim activates or negotiates like a fresh claim.
+
+    Raises:
+        NotFoundError, RevisionConflict, InvalidTransition (not a draft), ValidationError.
+    """
+    claim = get_claim(state, claim_id)
+    check_claim_revision(claim, expected_claim_revision)
+    require(claim.status, ClaimStatus.ANNOUNCED, claim_id=claim.id)
+    ttl = ttl_field(
+        ttl_seconds if ttl_seconds is not None else claim.lease.ttl_seconds,
+        "leaseTtlSeconds",
+        policy,
+    )
+    announced = ev.Event(
+        id=ids("evt"),
+        type=ev.CLAIM_DRAFT_ANNOUNCED,
+        subject=ev.claim_subject(claim.id),
+        data={
+            "claimId": claim.id,
+            "status": ClaimStatus.ANNOUNCED.value,
+            "from": claim.status.value,
+            "leaseRevision": claim.lease.revision + 1,
+            "ttlSeconds": ttl,
+            "expiresAt": format_time(now + timedelta(seconds=ttl)),
+            "reason": "draft announced",
+        },
+    )
+    return [announced, *activate_or_negotiate(state, claim.id, Targets.of(claim), now, ids, policy)]
 
 
 def announce(
@@ -64,7 +120,8 @@ def announce(
     paths = pattern_list(state, cmd.paths, "paths", policy)
     modules = name_list(cmd.modules, "modules", policy)
     symbols = name_list(cmd.symbols, "symbols", policy)
-    contracts = name_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
+    contracts = contract_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
+    tests, test_plan = test_names(cmd.test_responsibility, "testResponsibility", policy)
     memory = tuple(
         MemoryImpact(
             path=normalize_pattern(
@@ -88,39 +145,42 @@ def announce(
 
     claim_id = cmd.claim_id or ids("clm")
     token = state.claims.last_fencing_token + 1
-    announced = ev.claim_event(
-        ids,
-        claim_id,
-        ev.CLAIM_ANNOUNCED,
-        status=ClaimStatus.ANNOUNCED.value,
-        objective=objective,
-        agent=agent_to_wire(cmd.agent),
-        baseCommit=base,
-        branch=cmd.branch,
-        worktree=cmd.worktree,
-        paths=list(paths),
-        modules=list(modules),
-        symbols=list(symbols),
-        expectedContractChanges=list(contracts),
-        testResponsibility=list(name_list(cmd.test_responsibility, "testResponsibility", policy)),
-        deploymentResponsibility=cmd.deployment_responsibility,
-        memoryImpacts=[memory_impact_to_wire(m) for m in memory],
-        lease={
-            "id": ids("lse"),
-            "revision": 1,
-            "ttlSeconds": ttl,
-            "expiresAt": format_time(now + timedelta(seconds=ttl)),
+    announced = ev.Event(
+        id=ids("evt"),
+        type=ev.CLAIM_ANNOUNCED,
+        subject=ev.claim_subject(claim_id),
+        data={
+            "claimId": claim_id,
+            "status": ClaimStatus.ANNOUNCED.value,
+            "objective": objective,
+            "agent": agent_to_wire(cmd.agent),
+            "baseCommit": base,
+            "branch": cmd.branch,
+            "worktree": cmd.worktree,
+            "paths": list(paths),
+            "modules": list(modules),
+            "symbols": list(symbols),
+            "expectedContractChanges": [contract_to_wire(c) for c in contracts],
+            "testResponsibility": test_plan if test_plan is not None else list(tests),
+            "deploymentResponsibility": cmd.deployment_responsibility,
+            "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
+            "lease": {
+                "id": ids("lse"),
+                "revision": 1,
+                "ttlSeconds": ttl,
+                "expiresAt": format_time(now + timedelta(seconds=ttl)),
+            },
+            "fencingToken": token,
+            "advisory": cmd.advisory,
+            **(extra or {}),
         },
-        fencingToken=token,
-        advisory=cmd.advisory,
-        **(extra or {}),
     )
     targets = Targets(
         advisory=cmd.advisory,
         paths=paths,
         modules=modules,
         symbols=symbols,
-        contracts=contracts,
+        contracts=tuple(dict.fromkeys(c.area for c in contracts)),
         memory=memory,
         base_commit=base,
     )

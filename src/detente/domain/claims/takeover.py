@@ -122,7 +122,7 @@ def gate_reasons(pred: Claim, facts: PredecessorFacts, policy: Policy) -> list[s
     """Why this takeover needs approval (empty: it does not)."""
     reasons: list[str] = []
     if pred.expected_contract_changes:
-        reasons.append("contract changes: " + ", ".join(pred.expected_contract_changes))
+        reasons.append("contract changes: " + ", ".join(pred.contract_areas))
     if pred.memory_impacts:
         reasons.append("memory impacts: " + ", ".join(m.path for m in pred.memory_impacts))
     files = list(facts.changed_files)

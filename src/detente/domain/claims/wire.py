@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.claims.model import Abandonment, Agent, Claim, MemoryImpact
+from detente.domain.claims.model import Abandonment, Agent, Claim, ContractChange, MemoryImpact
 
 
 def agent_to_wire(agent: Agent) -> dict[str, Any]:
@@ -22,6 +22,31 @@ def agent_from_wire(data: dict[str, Any]) -> Agent:
 
 def memory_impact_to_wire(impact: MemoryImpact) -> dict[str, Any]:
     return {"path": impact.path, "mode": impact.mode, "sections": list(impact.sections)}
+
+
+def contract_to_wire(change: ContractChange) -> str | dict[str, Any]:
+    """A plain area as a string (the seed's shape), else ``{type, area, change}``."""
+    if change.type is None and change.change is None:
+        return change.area
+    return {"type": change.type, "area": change.area, "change": change.change}
+
+
+def contract_from_wire(data: Any) -> ContractChange:
+    if isinstance(data, dict):
+        kind, what = data.get("type"), data.get("change")
+        return ContractChange(
+            area=str(data["area"]),
+            type=str(kind) if kind is not None else None,
+            change=str(what) if what is not None else None,
+        )
+    return ContractChange(area=str(data))
+
+
+def tests_to_wire(claim: Claim) -> list[str] | dict[str, list[str]]:
+    """The seed's shape: a list of test names, or ``{unit: [...], integration: [...], ...}``."""
+    if claim.test_plan is not None:
+        return {kind: list(names) for kind, names in claim.test_plan.items()}
+    return list(claim.test_responsibility)
 
 
 def memory_impact_from_wire(data: dict[str, Any]) -> MemoryImpact:
@@ -57,8 +82,8 @@ def claim_to_wire(claim: Claim) -> dict[str, Any]:
         "pendingPaths": list(claim.pending_paths),
         "modules": list(claim.modules),
         "symbols": list(claim.symbols),
-        "expectedContractChanges": list(claim.expected_contract_changes),
-        "testResponsibility": list(claim.test_responsibility),
+        "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
+        "testResponsibility": tests_to_wire(claim),
         "deploymentResponsibility": claim.deployment_responsibility,
         "memoryImpacts": [memory_impact_to_wire(m) for m in claim.memory_impacts],
         "lease": {

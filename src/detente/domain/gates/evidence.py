@@ -15,9 +15,10 @@ them are returned together so ``evidence_rejected`` lists each one:
 - every changed file lies inside the claim's granted targets and no other live claim
   holds it (unless a meeting resolution lets this claim share it);
 - every test in the claim's ``testResponsibility`` (and, for a ``joint`` group, in every
-  live member's) has a result with status ``passed``, exit code 0 and ``recordedAt`` at or
-  after the head commit's committer time; any other listed test that failed, exited
-  non-zero or predates the head commit is a failure too.
+  live member's) has a result with status ``passed``; an exit code, when given, is 0 and a
+  ``recordedAt``, when given, is at or after the head commit's committer time (a bare
+  ``{name, status}`` is the seed's shape and is accepted); any other listed test that
+  failed, exited non-zero or predates the head commit is a failure too.
 """
 
 from __future__ import annotations
@@ -254,15 +255,15 @@ def _test_failures(
         needed = name in required
         if record.status != PASSED and (needed or record.status != "not_run"):
             failures.append(f"test {name!r} has status {record.status!r}, not 'passed'")
-        if record.exit_code is None:
-            if needed:
-                failures.append(f"test {name!r} has no exit code")
-        elif record.exit_code != 0:
+        # ``{name, status}`` is a complete result (the seed's own shape): an exit code or a
+        # recording time, when given, must agree with it; when absent nothing contradicts.
+        if record.exit_code is not None and record.exit_code != 0:
             failures.append(f"test {name!r} exited with code {record.exit_code}")
-        if record.recorded_at is None:
-            if needed:
-                failures.append(f"test {name!r} has no recordedAt time")
-        elif facts.head_time is not None and record.recorded_at < facts.head_time:
+        if (
+            record.recorded_at is not None
+            and facts.head_time is not None
+            and record.recorded_at < facts.head_time
+        ):
             failures.append(
                 f"test {name!r} was recorded at {format_time(record.recorded_at)}, before the "
                 f"head commit ({format_time(facts.head_time)}): re-run it on the head"

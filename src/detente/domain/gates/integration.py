@@ -85,15 +85,12 @@ def check_completion(state: RepoState, cmd: CompleteClaim, now: datetime) -> Cla
         The claim.
 
     Raises:
-        NotFoundError, ValidationError (``fencingToken``), StaleFencingToken,
+        NotFoundError, StaleFencingToken (taken over, or a token not the claim's),
         LeaseExpired, RevisionConflict, InvalidTransition.
     """
     claim = get_claim(state, cmd.claim_id)
-    if cmd.fencing_token is None:
-        raise ValidationError(
-            "fencingToken is required: present the token granted with the claim",
-            field="fencingToken",
-        )
+    # expectedClaimRevision already pins the holder: without a token the claim's own
+    # is used (a taken-over claim is still fenced off: it has a successor).
     check_fencing(state, claim, cmd.fencing_token)
     check_alive(claim, now)
     check_claim_revision(claim, cmd.expected_claim_revision)

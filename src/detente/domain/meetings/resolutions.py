@@ -25,9 +25,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from detente.domain import events as ev
+from detente.domain.authority import carries_authority
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.claims.transitions import allowed
-from detente.domain.claims.wire import memory_impact_to_wire
+from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
 from detente.domain.meetings.model import Meeting
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.globs import intersect
@@ -230,7 +231,7 @@ def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str 
     for field_a, field_b in (
         (ca.modules, cb.modules),
         (ca.symbols, cb.symbols),
-        (ca.expected_contract_changes, cb.expected_contract_changes),
+        (ca.contract_areas, cb.contract_areas),
     ):
         shared = sorted(set(field_a) & set(field_b))
         if shared:
@@ -302,6 +303,19 @@ def grant_events(ids: IdSource, claim: Claim, reason: str, **extra: Any) -> list
     return out
 
 
+def grant_pending_events(ids: IdSource, claim: Claim, reason: str) -> list[ev.Event]:
+    """An ``active`` claim's pending targets are granted (nothing contests them now)."""
+    paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
+    return [
+        ev.claim_event(
+            ids,
+            claim.id,
+            ev.CLAIM_SCOPE_CHANGED,
+            **_scope(claim, paths, claim.memory_impacts, reason),
+        )
+    ]
+
+
 def _activate(
     ids: IdSource, state: RepoState, claim: Claim, meeting: Meeting, reason: str
 ) -> list[ev.Event]:
@@ -310,6 +324,15 @@ def _activate(
     if still_blocked(state, claim):
         return []
     return grant_events(ids, claim, reason, meetingId=meeting.id)
+
+
+def _held_by_others(state: RepoState, pattern: str, exclude: set[str]) -> bool:
+    """Does a claim outside ``exclude`` hold ``pattern`` (or part of it) with authority?"""
+    for key, theirs, _ in state.claims.path_index.overlapping(pattern):
+        other = state.claims.get(key)
+        if other is not None and key not in exclude and carries_authority(other, theirs):
+            return True
+    return False
 
 
 def _scope(
@@ -322,7 +345,7 @@ def _scope(
         "removePaths": [p for p in claim.paths + claim.pending_paths if p not in paths],
         "modules": list(claim.modules),
         "symbols": list(claim.symbols),
-        "expectedContractChanges": list(claim.expected_contract_changes),
+        "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
         "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
         "reason": reason,
     }
@@ -341,13 +364,19 @@ def apply_events(
     out: list[ev.Event] = []
     why = f"meeting {meeting.id} resolved: {kind}"
     if kind == "split_ownership":
-        for claim_id, (paths, memory) in split_scopes(state, resolution).items():
+        scopes = split_scopes(state, resolution)
+        for claim_id, (paths, memory) in scopes.items():
             claim = state.claims[claim_id]
-            out.append(
-                ev.claim_event(
-                    ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **_scope(claim, paths, memory, why)
-                )
-            )
+            # A pending target a claim outside the split holds stays pending: the split
+            # settles this meeting's contest, not that one.
+            waiting = [
+                p
+                for p in paths
+                if p in claim.pending_paths and _held_by_others(state, p, set(scopes))
+            ]
+            scope = _scope(claim, [p for p in paths if p not in waiting], memory, why)
+            scope["pendingPaths"] = waiting
+            out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     elif kind == "serialize":
         then = state.claims[resolution["then"]]
         out += _set_status(
@@ -372,24 +401,22 @@ def apply_events(
                 **_scope(sender, kept, sender.memory_impacts, f"handed off to {recipient.id}"),
             )
         )
-        gained = [
-            *recipient.paths,
+        wanted = [
             *recipient.pending_paths,
             *(p for p in moved if p not in recipient.paths),
         ]
-        out.append(
-            ev.claim_event(
-                ids,
-                recipient.id,
-                ev.CLAIM_SCOPE_CHANGED,
-                **_scope(
-                    recipient,
-                    list(dict.fromkeys(gained)),
-                    recipient.memory_impacts,
-                    f"handoff from {sender.id}",
-                ),
-            )
+        # What a third claim holds with authority by now stays pending: the recipient
+        # negotiates for it (:mod:`detente.domain.settle` rooms it), never takes it.
+        contested = [p for p in wanted if _held_by_others(state, p, {sender.id, recipient.id})]
+        gained = [*recipient.paths, *(p for p in wanted if p not in contested)]
+        scope = _scope(
+            recipient,
+            list(dict.fromkeys(gained)),
+            recipient.memory_impacts,
+            f"handoff from {sender.id}",
         )
+        scope["pendingPaths"] = list(dict.fromkeys(contested))
+        out.append(ev.claim_event(ids, recipient.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     elif kind == "human_arbitration":
         for claim_id in meeting.participants:
             claim = state.claims[claim_id]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
+from detente.domain.memory.model import DocClass
 from detente.domain.overlap.globs import intersect
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
 from detente.domain.overlap.modules import module_patterns
@@ -55,7 +56,7 @@ class Targets:
             paths=claim.paths + claim.pending_paths,
             modules=claim.modules,
             symbols=claim.symbols,
-            contracts=claim.expected_contract_changes,
+            contracts=claim.contract_areas,
             memory=claim.memory_impacts,
             advisory=claim.advisory,
             base_commit=claim.base_commit,
@@ -227,7 +228,7 @@ def _memory_overlaps(
                 if theirs.path in private:
                     continue
                 witness = intersect(mine.path, theirs.path)
-                if witness is None:
+                if witness is None or _appenders(state, witness, mine, theirs):
                     continue
                 shared = _shared_sections(mine.sections, theirs.sections)
                 if shared is None:
@@ -261,6 +262,15 @@ def _memory_overlaps(
                             mine=mine_path, theirs=_memory_label(theirs), witness=witness
                         ),
                     )
+
+
+def _appenders(state: RepoState, witness: str, a: MemoryImpact, b: MemoryImpact) -> bool:
+    """Two appenders never contest: an append-only document is never exclusive (appends
+    serialize in the repository's command transaction; see :mod:`.authority`)."""
+    if a.mode == "append" and b.mode == "append":
+        return True
+    doc = state.memory.get(witness)
+    return doc is not None and doc.doc_class is DocClass.APPEND_ONLY
 
 
 def _shared_sections(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:

@@ -1,0 +1,54 @@
+"""The templates render every panel from a snapshot; user text is escaped."""
+
+from __future__ import annotations
+
+from dashboard_records import claim
+
+from detente.dashboard import render
+from detente.dashboard.source import Snapshot
+
+
+def _snapshot(*claims: dict[str, object]) -> Snapshot:
+    return Snapshot(
+        now="2026-11-30T12:05:00Z",
+        seq=7,
+        repos=[{"name": "project", "path": None, "defaultBranch": "main"}],
+        claims=list(claims),
+        meetings=[],
+    )
+
+
+def test_the_page_escapes_user_text_and_shows_the_lease_left_at_read_time() -> None:
+    hostile = claim("a", ["src/**"], objective='<script>alert("x")</script>')
+
+    html = render.render_page(render.context(_snapshot(hostile), {}))
+
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert" in html
+    assert 'data-expires="2026-11-30T12:10:00Z"' in html
+    assert ">5:00<" in html
+
+
+def test_every_panel_renders_on_its_own_for_the_live_refresh() -> None:
+    panels = render.render_panels(
+        render.context(_snapshot(claim("a", ["x"])), {}), list(render.PANELS)
+    )
+
+    assert set(panels) == set(render.PANELS)
+    assert 'data-claim-id="a"' in panels["claims"]
+
+
+def test_an_expired_claim_is_labelled_frozen() -> None:
+    lease = {"id": "lse_a", "revision": 1, "ttlSeconds": 60, "expiresAt": "2026-11-30T12:04:00Z"}
+    frozen = claim("a", ["x"], status="expired", lease=lease)
+
+    html = render.render_panels(render.context(_snapshot(frozen), {}), ["claims"])["claims"]
+
+    assert "expired · frozen" in html
+    assert ">expired<" in html
+
+
+def test_durations_read_as_minutes_and_hours() -> None:
+    assert render.duration(75) == "1:15"
+    assert render.duration(3725) == "1:02:05"
+    assert render.remaining("2026-11-30T12:00:00Z", "2026-11-30T12:00:01Z") == "expired"

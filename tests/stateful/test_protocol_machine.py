@@ -1,0 +1,389 @@
+"""The race suite: a model-based test of the coordination protocol (issue #12).
+
+A Hypothesis ``RuleBasedStateMachine`` drives 3-5 agents over a small path universe
+through the service, on the memory store and on a real SQLite file, with the fake
+clock: open, renew, scope add/remove, propose/accept/resolve (every kind), accept a
+handoff, abandon, take over, advance the clock (expiry, meeting deadlines). After every
+step the protocol invariants (:mod:`detente.domain.invariants`) must hold on the
+service's projection and along an independent replay of the log, and the projection
+must equal that replay.
+
+Refusals (``DetenteError``) are legitimate answers; anything else is a bug. CI runs the
+bounded ``ci`` profile (well under a minute); ``HYPOTHESIS_PROFILE=long`` runs
+thousands of steps. A failure prints the seed and the steps as Python
+(``state = ProtocolOnMemory(); state.open_claim(...)``): paste them into a test with
+:func:`_replay`, as the ``test_pinned_*`` tests below do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+)
+
+from detente.clock import FakeClock
+from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus, TakeoverRequest
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.domain.meetings.model import MeetingStatus
+from detente.errors import DetenteError
+from detente.service import RepoConfig, Service
+from detente.storage.base import Store
+from detente.storage.memory import MemoryStore
+from detente.storage.sqlite import SqliteStore
+from invariant_checks import check
+
+from support import counting_ids, seed
+
+settings.register_profile(
+    "ci",
+    max_examples=12,
+    stateful_step_count=25,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+settings.register_profile(
+    "long",
+    max_examples=100,
+    stateful_step_count=60,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+AGENTS = ("a", "b", "c", "d", "e")
+PATHS = (
+    "src/**",
+    "src/api/**",
+    "src/api/app.py",
+    "src/api/*.py",
+    "docs/**",
+    "docs/a.md",
+    "README.md",
+    "lib/x.py",
+)
+KINDS = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
+
+_paths = st.lists(st.sampled_from(PATHS), min_size=1, max_size=3, unique=True)
+_pick = st.integers(min_value=0, max_value=1000)
+
+
+class ProtocolMachine(RuleBasedStateMachine):
+    """3-5 agents contesting a small path universe through one service."""
+
+    agents = 5
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dir = Path(tempfile.mkdtemp(prefix="detente-machine-"))
+        self.clock = FakeClock()
+        self.store = self.make_store(self.dir)
+        self.service = Service(self.store, self.clock, [RepoConfig("demo")], ids=counting_ids())
+        self.claims: list[str] = []
+
+    def make_store(self, directory: Path) -> Store:
+        return MemoryStore()
+
+    def teardown(self) -> None:
+        self.store.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _claim(self, pick: int) -> Any:
+        return self.service.claims.get_claim(self.claims[pick % len(self.claims)]).claim
+
+    def _meeting(self, pick: int, *statuses: MeetingStatus) -> Any:
+        found = [
+            x
+            for x in self.service.meetings.list_meetings(repo="demo")
+            if x.status in (statuses or (MeetingStatus.OPEN,))
+        ]
+        return found[pick % len(found)] if found else None
+
+    def _try(self, action: Any) -> None:
+        # A refusal is an answer; that it changed nothing is checked by the invariants.
+        with contextlib.suppress(DetenteError):
+            action()
+
+    def _resolution(self, meeting: Any, kind: str, pick: int) -> dict[str, Any]:
+        people = list(meeting.participants)
+        first, then = people[pick % len(people)], people[(pick + 1) % len(people)]
+        if kind == "serialize":
+            return {"type": kind, "first": first, "then": then}
+        if kind == "handoff":
+            return {"type": kind, "fromClaimId": first, "toClaimId": then}
+        if kind == "joint":
+            return {"type": kind, "claimIds": people}
+        if kind == "split_ownership":
+            assignments = []
+            for i, claim_id in enumerate(people):
+                claim = self.service.claims.get_claim(claim_id).claim
+                wanted = list(claim.paths + claim.pending_paths) or ["README.md"]
+                assignments.append(
+                    {"claimId": claim_id, "targets": [wanted[(pick + i) % len(wanted)]]}
+                )
+            return {"type": kind, "assignments": assignments}
+        return {"type": kind}
+
+    # ------------------------------------------------------------------ rules
+
+    @precondition(lambda self: len(self.claims) < 8)
+    @rule(agent=_pick, paths=_paths, ttl=st.sampled_from((30, 120, 600)))
+    def open_claim(self, agent: int, paths: list[str], ttl: int) -> None:
+        name = AGENTS[agent % self.agents]
+        try:
+            view = self.service.claims.open_claim(seed(*paths, agent=name, ttl=ttl))
+        except DetenteError:
+            return
+        self.claims.append(view.claim.id)
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick, ttl=st.sampled_from((30, 600)))
+    def renew(self, pick: int, ttl: int) -> None:
+        claim = self._claim(pick)
+        self._try(
+            lambda: self.service.claims.renew(
+                RenewLease(claim.id, claim.lease.revision, claim.revision, ttl)
+            )
+        )
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick, path=st.sampled_from(PATHS))
+    def scope_add(self, pick: int, path: str) -> None:
+        claim = self._claim(pick)
+        self._try(
+            lambda: self.service.claims.change_scope(
+                ChangeScope(claim.id, claim.revision, add_paths=(path,))
+            )
+        )
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick, which=_pick)
+    def scope_remove(self, pick: int, which: int) -> None:
+        claim = self._claim(pick)
+        held = claim.paths + claim.pending_paths
+        if not held:
+            return
+        path = held[which % len(held)]
+        self._try(
+            lambda: self.service.claims.change_scope(
+                ChangeScope(claim.id, claim.revision, remove_paths=(path,))
+            )
+        )
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick, kind=st.sampled_from(KINDS), who=_pick)
+    def propose(self, pick: int, kind: str, who: int) -> None:
+        meeting = self._meeting(pick)
+        if meeting is None:
+            return
+        proposer = meeting.participants[who % len(meeting.participants)]
+        resolution = self._resolution(meeting, kind, who)
+        self._try(
+            lambda: self.service.meetings.propose(
+                Propose(meeting.id, meeting.revision, proposer, resolution)
+            )
+        )
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick, who=_pick)
+    def accept(self, pick: int, who: int) -> None:
+        meeting = self._meeting(pick)
+        if meeting is None or not meeting.proposals:
+            return
+        proposal = meeting.proposals[-1]
+        affected = [str(c) for c in proposal["affected"]]
+        claim_id = affected[who % len(affected)]
+        self._try(
+            lambda: self.service.meetings.accept(
+                Accept(meeting.id, meeting.revision, claim_id, str(proposal["id"]))
+            )
+        )
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick, kind=st.sampled_from(KINDS), how=_pick)
+    def resolve(self, pick: int, kind: str, how: int) -> None:
+        meeting = self._meeting(pick, MeetingStatus.OPEN, MeetingStatus.ESCALATED)
+        if meeting is None:
+            return
+        resolution = self._resolution(meeting, kind, how)
+        by = meeting.arbitrators[0] if meeting.arbitrators else "lead"
+        self._try(
+            lambda: self.service.meetings.resolve(
+                Resolve(meeting.id, meeting.revision, resolution, by)
+            )
+        )
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick)
+    def accept_handoff(self, pick: int) -> None:
+        meeting = self._meeting(pick, MeetingStatus.RESOLVED)
+        if meeting is None or (meeting.resolution or {}).get("type") != "handoff":
+            return
+        to = str((meeting.resolution or {}).get("toClaimId"))
+        self._try(
+            lambda: self.service.meetings.accept_handoff(
+                AcceptHandoff(meeting.id, meeting.revision, to)
+            )
+        )
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick)
+    def abandon(self, pick: int) -> None:
+        claim = self._claim(pick)
+        self._try(
+            lambda: self.service.claims.set_status(
+                SetStatus(claim.id, claim.revision, ClaimStatus.ABANDONED, reason="machine")
+            )
+        )
+
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick, agent=_pick, decision=st.sampled_from(("continue", "supersede", "discard")))
+    def take_over(self, pick: int, agent: int, decision: str) -> None:
+        claim = self._claim(pick)
+        if claim.status not in (ClaimStatus.EXPIRED, ClaimStatus.ABANDONED):
+            return
+        pieces = tuple((p, decision) for p in claim.paths)
+        successor = replace(
+            seed(*(claim.paths or ("README.md",)), agent=AGENTS[agent % self.agents], ttl=600),
+            base_commit="",
+        )
+        try:
+            view = self.service.takeover.take_over(
+                successor, TakeoverRequest(claim.id, claim.revision, pieces)
+            )
+        except DetenteError:
+            return
+        self.claims.append(view.claim.id)
+
+    @rule(seconds=st.sampled_from((1, 29, 31, 300, 901)))
+    def advance_clock(self, seconds: int) -> None:
+        self.clock.advance(seconds)
+        self.service.sweep()
+
+    # ------------------------------------------------------------------ invariants
+
+    @invariant()
+    def protocol_invariants_hold(self) -> None:
+        self.service.sweep()
+        check(self.service, "demo")
+
+
+class ProtocolOnMemory(ProtocolMachine):
+    agents = 3
+
+
+class ProtocolOnSqlite(ProtocolMachine):
+    agents = 5
+
+    def make_store(self, directory: Path) -> Store:
+        return SqliteStore(directory / "detente.db")
+
+
+TestProtocolOnMemory = ProtocolOnMemory.TestCase
+TestProtocolOnMemory.settings = PROFILE
+TestProtocolOnSqlite = ProtocolOnSqlite.TestCase
+TestProtocolOnSqlite.settings = PROFILE
+
+
+def test_a_pinned_three_party_script_replays_without_a_wedge() -> None:
+    """How a failure is pinned: the printed steps, pasted. This is input 2 of the issue."""
+    state = ProtocolOnMemory()
+    try:
+        state.open_claim(agent=0, paths=["src/api/app.py"], ttl=600)
+        state.open_claim(agent=1, paths=["src/api/*.py"], ttl=600)
+        state.resolve(pick=0, kind="joint", how=0)
+        state.open_claim(agent=2, paths=["src/api/app.py"], ttl=600)
+        state.resolve(pick=0, kind="serialize", how=2)
+        state.protocol_invariants_hold()
+        g = state.service.claims.get_claim(state.claims[2])
+        assert g.claim.status is ClaimStatus.NEGOTIATING
+        assert any(x.status is MeetingStatus.OPEN for x in g.meetings)
+    finally:
+        state.teardown()
+
+
+def _replay(script: str) -> ProtocolMachine:
+    """Run a printed failing script (one step a line) with the invariants after each."""
+    state = ProtocolOnMemory()
+    for line in script.strip().splitlines():
+        exec(line.strip(), {"state": state})
+        state.protocol_invariants_hold()
+    return state
+
+
+def test_pinned_a_handoff_accepted_after_a_third_claim_took_the_target_keeps_it_pending() -> None:
+    """Found by the machine: the recipient of a handoff from an abandoned sender took
+    ``src/**`` back from a claim that had become its holder in between."""
+    state = _replay(
+        """
+        state.open_claim(agent=0, paths=['src/**'], ttl=30)
+        state.open_claim(agent=0, paths=['src/**'], ttl=30)
+        state.abandon(pick=0)
+        state.abandon(pick=161)
+        state.take_over(agent=0, decision='continue', pick=0)
+        state.open_claim(agent=0, paths=['src/**'], ttl=30)
+        state.scope_add(path='lib/x.py', pick=119)
+        state.resolve(how=229, kind='serialize', pick=0)
+        state.open_claim(agent=0, paths=['src/**'], ttl=30)
+        state.abandon(pick=967)
+        state.resolve(how=0, kind='handoff', pick=0)
+        state.scope_remove(pick=398, which=0)
+        state.accept_handoff(pick=198)
+        """
+    )
+    try:
+        holders = [
+            c
+            for c in state.service.claims.list_claims(repo="demo")
+            if c.status is ClaimStatus.ACTIVE and "src/**" in c.paths
+        ]
+        assert len(holders) == 1
+    finally:
+        state.teardown()
+
+
+def test_pinned_a_split_never_grants_a_pending_target_a_third_claim_holds() -> None:
+    """Found by the machine: a split between two claims granted one of them a pending
+    ``README.md`` that a claim outside the meeting held."""
+    state = _replay(
+        """
+        state.open_claim(agent=0, paths=['src/**'], ttl=30)
+        state.open_claim(agent=0, paths=['README.md'], ttl=30)
+        state.abandon(pick=889)
+        state.open_claim(agent=0, paths=['src/**', 'docs/a.md'], ttl=30)
+        state.take_over(agent=0, decision='continue', pick=1000)
+        state.scope_remove(pick=210, which=0)
+        state.open_claim(agent=0, paths=['src/api/*.py', 'src/api/app.py'], ttl=30)
+        state.scope_add(path='README.md', pick=412)
+        state.abandon(pick=0)
+        state.scope_add(path='src/**', pick=607)
+        state.open_claim(agent=0, paths=['src/**'], ttl=30)
+        state.resolve(how=0, kind='split_ownership', pick=50)
+        """
+    )
+    try:
+        holders = [
+            c
+            for c in state.service.claims.list_claims(repo="demo")
+            if c.status is ClaimStatus.ACTIVE and "README.md" in c.paths
+        ]
+        assert len(holders) == 1
+    finally:
+        state.teardown()
