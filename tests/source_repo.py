@@ -138,6 +138,8 @@ def make_source_repo(repo: Path) -> str:
     """Create the repository at ``repo``; returns the first commit's OID."""
     repo.mkdir(parents=True, exist_ok=True)
     git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "Test User")
+    git(repo, "config", "user.email", "test@example.com")
     for path, text in FILES.items():
         target = repo / path
         target.parent.mkdir(parents=True, exist_ok=True)

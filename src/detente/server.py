@@ -28,7 +28,9 @@ __all__ = ["SWEEP_INTERVAL", "build_app", "make_server", "run_mcp_stdio", "serve
 SWEEP_INTERVAL = 1.0
 
 
-def build_app(service: Service, *, sweep_interval: float | None = None) -> FastAPI:
+def build_app(
+    service: Service, *, sweep_interval: float | None = None, max_body_bytes: int | None = None
+) -> FastAPI:
     """The served app: every API route, MCP (streamable HTTP) at ``/mcp``, the dashboard
     at ``/``.
 
@@ -36,16 +38,19 @@ def build_app(service: Service, *, sweep_interval: float | None = None) -> FastA
         service: the use cases.
         sweep_interval: seconds between background lease sweeps; None disables the
             sweeper (expiry still happens lazily on every read and write).
+        max_body_bytes: the request body limit in bytes (default 1 MiB; ``/mcp`` too).
 
     Returns:
         The ASGI app; the MCP SDK is loaded when its lifespan starts.
     """
     from detente.api.app import create_app
+    from detente.api.edges import DEFAULT_MAX_BODY_BYTES
     from detente.client.inprocess import InProcessClient
     from detente.dashboard import mount as mount_dashboard
     from detente.mcp_server.http import mount
 
-    app = create_app(service, sweep_interval=sweep_interval)
+    limit = DEFAULT_MAX_BODY_BYTES if max_body_bytes is None else max_body_bytes
+    app = create_app(service, sweep_interval=sweep_interval, max_body_bytes=limit)
     mount(app, lambda: InProcessClient(service))
     mount_dashboard(app, service)  # the live dashboard at / (its actions call /v1)
     return app
@@ -57,7 +62,8 @@ def make_server(
     host: str = "127.0.0.1",
     port: int = 7420,
     sweep_interval: float = SWEEP_INTERVAL,
-    log_level: str = "warning",
+    log_level: str = "info",
+    max_body_bytes: int | None = None,
 ) -> uvicorn.Server:
     """A uvicorn server for ``service`` (not started).
 
@@ -66,7 +72,9 @@ def make_server(
         host: interface to bind.
         port: TCP port (0 lets the OS choose; read it back from the socket you pass).
         sweep_interval: seconds between background lease sweeps.
-        log_level: uvicorn's log level.
+        log_level: ``debug``, ``info`` (default: one access line per request),
+            ``warning``, ``error`` or ``critical`` (see :mod:`detente.logs`).
+        max_body_bytes: the request body limit in bytes (default 1 MiB).
 
     Returns:
         The ``uvicorn.Server``; run it with ``server.run()`` (blocking, in any thread) and
@@ -74,12 +82,16 @@ def make_server(
     """
     import uvicorn
 
+    from detente import logs
+
+    logs.configure(log_level)
     config = uvicorn.Config(
-        build_app(service, sweep_interval=sweep_interval),
+        build_app(service, sweep_interval=sweep_interval, max_body_bytes=max_body_bytes),
         host=host,
         port=port,
-        log_level=log_level,
-        access_log=False,
+        log_level=log_level.lower(),
+        log_config=None,  # detente.logs formats uvicorn's records too
+        access_log=False,  # detente.access logs every request with its fields
         timeout_graceful_shutdown=2,
         lifespan="on",
     )
@@ -93,6 +105,8 @@ def serve(
     port: int = 7420,
     sweep_interval: float = SWEEP_INTERVAL,
     sock: socket.socket | None = None,
+    log_level: str = "info",
+    max_body_bytes: int | None = None,
 ) -> None:
     """Serve the HTTP API until SIGINT or SIGTERM, then return after a graceful shutdown.
 
@@ -102,8 +116,17 @@ def serve(
         port: TCP port.
         sweep_interval: seconds between background lease sweeps.
         sock: an already bound listening socket to serve on instead of ``host:port``.
+        log_level: see :func:`make_server`.
+        max_body_bytes: see :func:`make_server`.
     """
-    server = make_server(service, host=host, port=port, sweep_interval=sweep_interval)
+    server = make_server(
+        service,
+        host=host,
+        port=port,
+        sweep_interval=sweep_interval,
+        log_level=log_level,
+        max_body_bytes=max_body_bytes,
+    )
     stops: list[int] = []
     handlers = {}
     if threading.current_thread() is threading.main_thread():

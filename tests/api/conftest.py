@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -39,10 +40,14 @@ class _Server(uvicorn.Server):
 
 
 @contextmanager
-def running(service: Service) -> Iterator[str]:
-    """Serve ``service`` over HTTP until the block exits; yields the base URL."""
+def running(service: Service, **app_options: Any) -> Iterator[str]:
+    """Serve ``service`` over HTTP until the block exits; yields the base URL.
+
+    ``app_options`` go to :func:`~detente.server.build_app` (e.g. ``max_body_bytes``).
+    """
     port = free_port()
-    config = uvicorn.Config(build_app(service), host="127.0.0.1", port=port, log_level="warning")
+    app = build_app(service, **app_options)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = _Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

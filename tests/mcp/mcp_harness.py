@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from mcp.client.stdio import get_default_environment
 from mcp.server.mcpserver import MCPServer
 
 from detente.clock import FakeClock
@@ -41,9 +43,16 @@ def detente_command() -> list[str]:
 
 
 def stdio_client(*args: str) -> Client:
-    """A client that spawns ``detente <args>`` and talks MCP over its stdio."""
+    """A client that spawns ``detente <args>`` and talks MCP over its stdio.
+
+    The SDK passes the child only a minimal environment; ``PYTHONPATH`` is added so the
+    child runs the code under test (a worktree's ``src``), not whatever is installed.
+    """
     command, *prefix = detente_command()
-    return Client(StdioServerParameters(command=command, args=[*prefix, *args]))
+    env = get_default_environment()
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return Client(StdioServerParameters(command=command, args=[*prefix, *args], env=env))
 
 
 @dataclass

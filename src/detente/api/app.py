@@ -12,54 +12,72 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from detente import __version__
+from detente.api import openapi
+from detente.api.access_log import AccessLogMiddleware
+from detente.api.edges import (
+    DEFAULT_MAX_BODY_BYTES,
+    BodyLimitMiddleware,
+    http_error_handler,
+    unexpected_error_handler,
+)
+from detente.api.idempotency import IdempotencyMiddleware
 from detente.api.problems import detente_error_handler, validation_error_handler
 from detente.api.routes import (
     agents,
     claims,
     deployments,
     events,
+    index,
     integration,
     meetings,
     memory,
     patches,
     system,
 )
+from detente.api.supervision import supervisor_for
 from detente.client.inprocess import ServiceCalls
 from detente.errors import DetenteError
 from detente.service import Service
 
 
-def create_app(service: Service, *, sweep_interval: float | None = None) -> FastAPI:
+def create_app(
+    service: Service,
+    *,
+    sweep_interval: float | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> FastAPI:
     """Build the ASGI app around ``service``.
 
     Args:
         service: the use cases.
         sweep_interval: seconds between background lease sweeps; None disables the
             sweeper (expiry still happens lazily on every read and write).
+        max_body_bytes: the request body limit in bytes (``413 payload_too_large``
+            beyond it; default 1 MiB).
     """
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        stop = threading.Event()
         task: asyncio.Task[None] | None = None
         if sweep_interval is not None:
+            interval = sweep_interval
 
             async def sweeper() -> None:
-                while not stop.is_set():
-                    with contextlib.suppress(DetenteError):
-                        await asyncio.to_thread(service.sweep)
-                    await asyncio.sleep(sweep_interval)
+                # Any failure (store down, a bug) ends this run; the supervisor logs it
+                # and restarts the sweeper with backoff (/healthz shows it meanwhile).
+                while True:
+                    await asyncio.to_thread(service.sweep)
+                    await asyncio.sleep(interval)
 
-            task = asyncio.create_task(sweeper())
+            task = supervisor_for(service).start("sweeper", sweeper)
         yield
-        stop.set()
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -72,11 +90,18 @@ def create_app(service: Service, *, sweep_interval: float | None = None) -> Fast
         lifespan=lifespan,
     )
     app.state.service = service
+    app.state.max_body_bytes = max_body_bytes
     app.add_exception_handler(DetenteError, detente_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    app.add_exception_handler(Exception, unexpected_error_handler)
+    app.add_middleware(IdempotencyMiddleware)
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
+    app.add_middleware(AccessLogMiddleware)  # outermost: it sees every answer, 413s too
+    openapi.install(app)
 
     calls = ServiceCalls(service)
     areas = (system, claims, meetings, events, agents, memory)
-    for area in (*areas, integration, patches, deployments):
+    for area in (*areas, integration, patches, deployments, index):
         app.include_router(area.router(calls))
     return app

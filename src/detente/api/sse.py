@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -47,10 +48,13 @@ from typing import Any
 from fastapi import Request
 from sse_starlette.sse import EventSourceResponse
 
+from detente.api.supervision import supervisor_for
 from detente.errors import DetenteError, ValidationError
 from detente.eventlog.envelope import StoredEvent
 from detente.service import Service
 from detente.storage.base import NotifyingStore, RetainingStore
+
+_log = logging.getLogger("detente.api")
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,9 @@ class _Hub:
                 store = self.service.store
                 if isinstance(store, NotifyingStore):
                     self._unlisten.append(store.listen(self._poke))
-                self._task = asyncio.create_task(self._run())
+                # Supervised: a failure is logged and the fan-out restarts with backoff,
+                # instead of leaving every subscriber with pings and no events.
+                self._task = supervisor_for(self.service).start("sse-fanout", self._run)
             self.subs.add(sub)
 
     def remove(self, sub: _Subscriber) -> None:
@@ -261,7 +267,11 @@ class _Hub:
             self._wake.clear()
             try:
                 batch = await asyncio.to_thread(self._read, self.position)
-            except DetenteError:  # the store is failing over: try again shortly
+            except DetenteError as exc:  # the store is failing over: try again shortly
+                _log.warning(
+                    "event stream: reading the log failed; retrying",
+                    extra={"code": exc.code, "detail": exc.detail},
+                )
                 batch = []
             for event in batch:
                 self.position = event.seq
@@ -373,8 +383,8 @@ async def event_stream(
     Raises:
         ValidationError: ``validation_error`` for an unknown repo or a malformed filter.
     """
-    if repo is not None:
-        service.events(since=0, limit=1, repo=repo)  # validates the repo name
+    if repo is not None:  # validates the repo name (a store read: off the event loop)
+        await asyncio.to_thread(service.events, since=0, limit=1, repo=repo)
     stream_filter = parse_filter(repo, request.query_params)
     store = service.store
     head = await asyncio.to_thread(service.head)

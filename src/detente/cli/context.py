@@ -127,7 +127,7 @@ def run(ctx: typer.Context, json_flag: bool, body: Callable[[Session], int | Non
         if found.verbose and not found.json:
             out.err.print_exception()
         unexpected = DetenteError(f"unexpected error: {type(exc).__name__}: {exc}")
-        unexpected.code = "unexpected"
+        unexpected.code = "internal_error"  # the HTTP and MCP edges' code for a bug
         code = out.error(unexpected)
     finally:
         session.close()

@@ -30,6 +30,7 @@ from detente.cli.context import JsonFlag, Session, Settings, run
 from detente.cli.dashboard import dashboard_command
 from detente.cli.deploy import deploy as deploy_command
 from detente.cli.hooks import hooks_app
+from detente.cli.index_commands import register as register_index_commands
 from detente.cli.integrate import register as register_integration_commands
 from detente.cli.mcp import mcp_command
 from detente.cli.meetings import meeting_app
@@ -67,6 +68,7 @@ app.add_typer(hooks_app, name="hooks")
 app.command("deploy")(deploy_command)
 app.command("mcp")(mcp_command)
 app.command("dashboard")(dashboard_command)
+register_index_commands(app)
 
 
 @app.callback()
@@ -130,19 +132,40 @@ def serve(
     ] = None,
     host: Annotated[str, typer.Option("--host", help="Loopback interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 7420,
+    log_level: Annotated[
+        str,
+        typer.Option(
+            "--log-level",
+            help="Server log on stderr: debug, info (one line per request), warning, error.",
+        ),
+    ] = "info",
+    max_body_bytes: Annotated[
+        int,
+        typer.Option("--max-body-bytes", help="Largest request body accepted (413 beyond)."),
+    ] = 1 << 20,
     json_flag: JsonFlag = False,
 ) -> None:
     """Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.
 
-    Only loopback hosts are accepted: authentication is not available yet.
+    Only loopback hosts are accepted: authentication is not available yet. The log
+    (stderr) has one line per request and every background task failure, with
+    structured ``key=value`` fields.
     """
 
     def body(session: Session) -> None:
         from detente import runtime
         from detente.cli.serving import bind, check_loopback, serve
+        from detente.errors import ValidationError
+        from detente.logs import LEVELS
         from detente.storage.factory import display_url
 
         check_loopback(host)
+        if log_level.lower() not in LEVELS:
+            raise ValidationError(
+                f"--log-level must be one of {', '.join(LEVELS)}", field="log-level"
+            )
+        if max_body_bytes < 1:
+            raise ValidationError("--max-body-bytes must be positive", field="max-body-bytes")
         paths = list(repo or [session.settings.repo])
         service = runtime.build_service(paths, names=list(name or ()), store_url=store)
         sock, url = bind(host, port)
@@ -166,7 +189,7 @@ def serve(
 
         session.out.emit(described, text)
         try:
-            serve(service, sock)
+            serve(service, sock, log_level=log_level, max_body_bytes=max_body_bytes)
         finally:
             service.store.close()
         if not session.out.json_mode:
@@ -301,6 +324,6 @@ def main() -> None:
         format_message = getattr(exc, "format_message", None)
         if format_message is None or getattr(exc, "exit_code", None) != 2:
             raise
-        problem = {"code": "validation_error", "detail": format_message(), "status": 2}
+        problem = {"code": "validation_error", "detail": format_message(), "exitCode": 2}
         print(json.dumps(problem))
         sys.exit(2)

@@ -20,11 +20,13 @@ if TYPE_CHECKING:
 __all__ = ["bind", "check_loopback", "make_server", "run_mcp_stdio", "serve"]
 
 
-def serve(service: Service, sock: socket.socket) -> None:
+def serve(
+    service: Service, sock: socket.socket, *, log_level: str = "info", max_body_bytes: int
+) -> None:
     """Serve the HTTP API (and MCP at ``/mcp``) on ``sock`` until SIGINT or SIGTERM."""
     from detente import server
 
-    server.serve(service, sock=sock)
+    server.serve(service, sock=sock, log_level=log_level, max_body_bytes=max_body_bytes)
 
 
 def make_server(service: Service, *, sweep_interval: float) -> uvicorn.Server:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from detente import __version__
 from detente.client.base import Call, Follow, Wire
+from detente.client.index_calls import IndexCalls
 from detente.client.protocol import Client
 from detente.client.sse import SseMessage
 from detente.domain.claims.model import ClaimStatus
@@ -47,7 +48,7 @@ MAX_SEQ = 2**63 - 1
 MAX_EVENTS_PAGE = 1000
 
 
-class ServiceCalls:
+class ServiceCalls(IndexCalls):
     """Every API operation as one service call (see the module docstring).
 
     Args:
@@ -283,6 +284,7 @@ def body_models() -> dict[str, type[BaseModel]]:
     from detente.client import gate_bodies as g
     from detente.client import memory_bodies as mb
     from detente.client.agent_bodies import AgentIn, ReadinessIn
+    from detente.client.index_bodies import ReconcileIntentsIn
 
     return {
         "open_claim": b.ClaimIn,
@@ -308,6 +310,7 @@ def body_models() -> dict[str, type[BaseModel]]:
         "append_entry": mb.AppendIn,
         "render": mb.RenderIn,
         "reconcile": mb.ReconcileIn,
+        "reconcile_intents": ReconcileIntentsIn,
         "publish_patch": g.PatchIn,
         "discard_patch": g.DiscardIn,
         "deploy": g.DeployIn,

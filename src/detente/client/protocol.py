@@ -18,6 +18,7 @@ from __future__ import annotations
 from detente.client.agents import AgentOperations
 from detente.client.claims import ClaimOperations
 from detente.client.gates import GateOperations
+from detente.client.index import IndexOperations
 from detente.client.meetings import MeetingOperations
 from detente.client.memory import MemoryOperations
 from detente.client.system import SystemOperations
@@ -32,6 +33,7 @@ class Client(
     MemoryOperations,
     GateOperations,
     SystemOperations,
+    IndexOperations,
 ):
     """One method per API operation, returning the decoded JSON object.
 

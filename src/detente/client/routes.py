@@ -89,3 +89,8 @@ SET_DEPLOY_POLICY = Route("set_deploy_policy", "PUT", "/v1/deployments/{env}/pol
 PRE_RECEIVE = Route("pre_receive", "POST", "/v1/hooks/pre-receive")
 POST_RECEIVE = Route("post_receive", "POST", "/v1/hooks/post-receive")
 PRE_COMMIT = Route("pre_commit", "POST", "/v1/hooks/pre-commit")
+
+# ---------------------------------------------------------------------------- index
+CLAIM_SYMBOLS = Route("claim_symbols", "GET", "/v1/claims/{claim_id}/symbols")
+RECONCILE_INTENTS = Route("reconcile_intents", "POST", "/v1/reconcile")
+SEARCH = Route("search", "GET", "/v1/search")

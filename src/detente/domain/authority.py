@@ -32,7 +32,7 @@ from datetime import datetime
 from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
-from detente.domain.overlap.paths import normalize_path
+from detente.domain.overlap.paths import escape, normalize_path
 from detente.domain.state import RepoState
 from detente.errors import InvalidTransition, OutOfScope, OverlapBlocking
 
@@ -49,8 +49,8 @@ __all__ = [
 
 
 def literal_pattern(path: str) -> str:
-    """A pattern that matches exactly ``path`` (glob characters become one-char classes)."""
-    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
+    """A pattern that matches exactly ``path`` (see :func:`~detente.domain.overlap.escape`)."""
+    return escape(path)
 
 
 def carries_authority(other: Claim, pattern: str | None = None) -> bool:
@@ -96,11 +96,13 @@ def blocks(
 
 
 def path_refusals(state: RepoState, claim_id: str | None, path: str) -> list[Claim]:
-    """The claims whose authority over the concrete ``path`` refuses ``claim_id``, by id."""
+    """The claims whose authority over the concrete ``path`` refuses ``claim_id``, by id.
+
+    The path is read literally (``app/[id]/page.tsx`` is that file) by the one matcher
+    every guard shares (:meth:`~detente.domain.overlap.PatternIndex.matching`).
+    """
     found: dict[str, Claim] = {}
-    for key, theirs, _ in state.claims.path_index.overlapping(
-        literal_pattern(path), exclude=claim_id
-    ):
+    for key, theirs in state.claims.path_index.matching(path, exclude=claim_id):
         other = state.claims.get(key)
         if other is not None and blocks(state, claim_id, other, theirs):
             found[other.id] = other

@@ -31,7 +31,7 @@ from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.overlap.analysis import Targets, find_overlaps
-from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.globs import may_overlap
 from detente.domain.overlap.model import Severity
 from detente.domain.settle import awaiting_handoff, meeting_is_live
 from detente.domain.state import RepoState
@@ -152,6 +152,6 @@ class Replay:
             kept = [
                 p
                 for p in claim.paths + claim.pending_paths
-                if all(intersect(p, q) is None for q in theirs)
+                if all(not may_overlap(p, q) for q in theirs)
             ]
             self._kept[claim.id] = (meeting_id, kept)

@@ -83,6 +83,11 @@ class SymbolIndex:
         self.parsed_blobs = 0
         """How many blobs were parsed so far (the cache's misses)."""
 
+    @property
+    def git(self) -> Git:
+        """The git wrapper the index reads the repository with."""
+        return self._git
+
     def commit_oid(self, rev: str) -> str:
         """The full OID of the commit ``rev`` names.
 

@@ -58,6 +58,14 @@ class IntentIn(BaseModel):
     change_kind: str | None = Field(
         default=None, description="edit, rename, delete, api, schema, ..."
     )
+    claim_id: str | None = Field(
+        default=None, description="A claim: what it declared, or with actual=true its diff."
+    )
+    actual: bool = Field(
+        default=False,
+        description="With claim_id: compare what the claim's worktree/branch really changes.",
+    )
+    modules: list[str] | None = Field(default=None, description="Modules, e.g. 'pkg.sub'.")
 
 
 def _others(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -251,10 +259,14 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         patterns both would touch (with a witness path both match) and every symbol both
         name. Each side is a registered session (its live claims' paths and symbols)
         and/or explicit paths/symbols. Use it before splitting work with another agent,
-        or when readiness says caution, to see exactly which files collide. Path-level
-        (symbols compared by exact name)."""
+        or when readiness says caution, to see exactly which files collide. Give a side
+        claim_id (with actual=true for the claim's real diff) or modules to compare by
+        symbol instead: then the answer lists the symbols both touch ('path::Class.method')
+        and the blast radius (references between them, bounded, truncation stated)."""
 
         def call() -> dict[str, Any]:
+            if any(side.claim_id or side.actual or side.modules for side in (a, b)):
+                return prune(ctx.client.reconcile_intents(_symbolic(a), _symbolic(b)))
             repo = ctx.repo_for(a.session_id or b.session_id)
             side_a = _intent(ctx, repo, a, "a")
             side_b = _intent(ctx, repo, b, "b")
@@ -275,6 +287,18 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
 
         scope = [*(a.paths or []), *(b.paths or [])]
         return ctx.run("reconcile_diff_intent", a.session_id, scope, call)
+
+
+def _symbolic(side: IntentIn) -> dict[str, Any]:
+    """The ``POST /v1/reconcile`` side of an MCP intent."""
+    return {
+        "claimId": side.claim_id,
+        "actual": side.actual,
+        "paths": list(side.paths or []),
+        "symbols": list(side.symbols or []),
+        "modules": list(side.modules or []),
+        "roughChangeKind": side.change_kind,
+    }
 
 
 def _intent(ctx: ToolContext, repo: str, side: IntentIn, label: str) -> Intent:

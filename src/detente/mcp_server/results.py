@@ -43,6 +43,9 @@ NEXT_BY_CODE: dict[str, str] = {
     "unauthenticated": "configure credentials for the detente server",
     "server_unavailable": "start 'detente serve' (or drop --server to work locally), then retry",
     "store_unavailable": "the store is unavailable; retry shortly",
+    "internal_error": (
+        "an unexpected server error: retry once; if it repeats, report the 'incident' id to a human"
+    ),
 }
 
 

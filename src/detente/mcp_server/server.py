@@ -10,6 +10,7 @@ Tools (descriptions are written for the agent that reads them):
 
 - advisory: ``register_agent_work``, ``list_active_agents``, ``claim_files``,
   ``release_files``, ``verify_change_readiness``, ``reconcile_diff_intent``;
+- index: ``symbols_touched``, ``search`` (:mod:`.index_tools`);
 - protocol: ``claim_open``, ``claim_status``, ``claim_renew``, ``claim_scope_add``,
   ``claim_complete``, ``claim_abandon`` (:mod:`.protocol`); ``meeting_list``,
   ``meeting_resolve``, ``memory_sections``, ``memory_patch_section``, ``events_since``
@@ -18,7 +19,8 @@ Tools (descriptions are written for the agent that reads them):
 Resources: ``detente://claims/live``, ``detente://activity/current``.
 
 Errors are tool errors (``isError: true``) whose data is ``{code, detail, next, ...}``
-(see :mod:`detente.mcp_server.results`).
+(see :mod:`detente.mcp_server.results`), invalid arguments and unknown tools included; a
+malformed message gets a JSON-RPC error (:mod:`detente.mcp_server.errors`).
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from mcp.server.mcpserver import MCPServer
 from detente import __version__
 from detente.client import Client
 from detente.clock import Clock, SystemClock
-from detente.mcp_server import advisory, protocol, records, resources
+from detente.mcp_server import advisory, index_tools, protocol, records, resources
 from detente.mcp_server.activity import Activity
+from detente.mcp_server.errors import DetenteMCPServer
 from detente.mcp_server.toolkit import ToolContext
 
 __all__ = ["INSTRUCTIONS", "build_server", "run_stdio"]
@@ -69,7 +72,7 @@ def build_server(
     if clock is None:
         clock = getattr(client, "clock", None) or SystemClock()
     ctx = ToolContext(client=client, clock=clock, activity=activity or Activity())
-    mcp: MCPServer[Any] = MCPServer(
+    mcp: MCPServer[Any] = DetenteMCPServer(
         "detente",
         title="detente: coordination for coding agents",
         instructions=INSTRUCTIONS,
@@ -77,6 +80,7 @@ def build_server(
         log_level="WARNING",
     )
     advisory.register(mcp, ctx)
+    index_tools.register(mcp, ctx)
     protocol.register(mcp, ctx)
     records.register(mcp, ctx)
     resources.register(mcp, ctx)

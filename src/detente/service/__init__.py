@@ -13,7 +13,11 @@ expire, decide, append with CAS, project, notify) with one service per aggregate
 - ``gates`` (:class:`~detente.service.gates.GatesService`): completion with evidence and
   integration by CAS, the hook checks;
 - ``patches`` (:class:`~detente.service.patches.PatchesService`);
-- ``deployments`` (:class:`~detente.service.deployments.DeploymentsService`).
+- ``deployments`` (:class:`~detente.service.deployments.DeploymentsService`);
+- ``reconcile`` (:class:`~detente.service.reconcile.ReconcileService`): symbols a claim's
+  work touches, two intents reconciled;
+- ``search`` (:class:`~detente.service.search.SearchService`): search over claims and
+  memory sections.
 
 Each takes the core and uses only its public interface (:meth:`ServiceCore.repo`,
 :meth:`~ServiceCore.fresh`, :meth:`~ServiceCore.execute`, :meth:`~ServiceCore.lock`,
@@ -37,6 +41,8 @@ from detente.service.gates import GatesService
 from detente.service.meetings import MeetingsService
 from detente.service.memory import MemoryService
 from detente.service.patches import PatchesService
+from detente.service.reconcile import ReconcileService
+from detente.service.search import SearchService
 from detente.service.takeover import TakeoverService
 from detente.service.views import ClaimView
 from detente.storage.base import Store
@@ -69,3 +75,5 @@ class Service(ServiceCore):
         self.gates = GatesService(self)
         self.patches = PatchesService(self)
         self.deployments = DeploymentsService(self)
+        self.reconcile = ReconcileService(self)
+        self.search = SearchService(self)

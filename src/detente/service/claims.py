@@ -9,11 +9,13 @@ from detente.domain.claims.commands import ChangeScope, OpenClaim, RenewLease, S
 from detente.domain.claims.decide import decide_renew, decide_scope_change, decide_status
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.opening import decide_announce_draft, decide_open
-from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.globs import may_overlap
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 from detente.service.repo_index import resolve_symbols
+from detente.service.search import semantic_overlaps, similarity
 from detente.service.views import ClaimView, claim_command, claim_view
 from detente.vcs.workstate import work_state
 
@@ -23,6 +25,14 @@ class ClaimsService:
 
     def __init__(self, core: ServiceCore) -> None:
         self.core = core
+
+    def _with_semantic(self, state: RepoState, view: ClaimView) -> ClaimView:
+        """The view plus its advisory semantic overlaps (on read only: the model costs
+        milliseconds, which writes, serialized per repository, need not pay)."""
+        if not view.claim.holding:
+            return view
+        semantic = semantic_overlaps(state, view.claim, view.overlaps, similarity())
+        return replace(view, semantic=semantic)
 
     # ------------------------------------------------------------------ claims
 
@@ -69,7 +79,7 @@ class ClaimsService:
             with self.core.lock(name):
                 claim = state.claims.get(claim_id)
                 if claim is not None:
-                    view = claim_view(state, claim)
+                    view = self._with_semantic(state, claim_view(state, claim))
                     break
         else:
             raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
@@ -114,7 +124,7 @@ class ClaimsService:
                     if agent is not None and agent not in (claim.agent.id, claim.agent.name):
                         continue
                     if probe is not None and not any(
-                        intersect(p, probe) is not None for p in claim.paths + claim.pending_paths
+                        may_overlap(p, probe) for p in claim.paths + claim.pending_paths
                     ):
                         continue
                     out.append(claim)

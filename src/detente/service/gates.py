@@ -64,7 +64,21 @@ def _facts(path: Path, claim: Claim, head: str, base: str) -> GitFacts:
         from_claim_base=found.from_claim_base,
         branch_head=found.branch_head,
         diff=found.diff,
+        symbol_edits=_symbol_edits(path, claim, found.base_oid, found.head_oid),
     )
+
+
+def _symbol_edits(
+    path: Path, claim: Claim, base: str | None, head: str | None
+) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
+    """What the diff does to symbols, for a claim that names symbols (else nothing)."""
+    if not claim.symbols or base is None or head is None:
+        return ()
+    from detente.index.diff import touched
+    from detente.service.repo_index import symbol_index
+
+    files = touched(symbol_index(path), base, head=head)
+    return tuple((f.path, f.symbols, f.outside) for f in files)
 
 
 @dataclass(frozen=True)

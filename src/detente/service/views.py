@@ -24,9 +24,12 @@ class ClaimView:
     overlaps: list[Overlap]
     meetings: list[Meeting] = field(default_factory=list)
     work: dict[str, Any] | None = None
+    semantic: list[Overlap] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
-        """``{claim, overlaps[], meeting, meetings[]}`` (``meeting``: the newest open one)."""
+        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[]}``
+        (``meeting``: the newest open one; ``semanticOverlaps``: advisory ``kind: semantic``
+        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`)."""
         open_meetings = [m for m in self.meetings if m.status.value == "open"]
         return {
             "claim": claim_to_wire(self.claim),
@@ -34,6 +37,7 @@ class ClaimView:
             "meeting": meeting_to_wire(open_meetings[-1]) if open_meetings else None,
             "meetings": [meeting_to_wire(m) for m in self.meetings],
             "work": self.work,
+            "semanticOverlaps": [overlap_to_wire(o) for o in self.semantic],
         }
 
 

@@ -60,6 +60,7 @@ from detente.storage.etcd_layout import (
     record_from_json,
     record_to_json,
 )
+from detente.storage.watch_health import WatchHealth
 
 __all__ = ["FAILOVER_SECONDS", "RPC_TIMEOUT", "EtcdStore", "parse_etcd_url"]
 
@@ -163,6 +164,7 @@ class EtcdStore(PagedReads):
         self._listeners = Broadcaster()
         self._listen_lock = threading.Lock()
         self._watch_task: concurrent.futures.Future[None] | None = None
+        self.watch_health = WatchHealth("etcd watch")
         self._last_at: datetime | None = None
         self.head()  # fail fast when no member answers
 
@@ -358,14 +360,18 @@ class EtcdStore(PagedReads):
                 client = self._connection.client(self._connection.current)
                 await client.connect()
                 watch = await client.watch(head_key)
+                self.watch_health.connected()
                 self._listeners.publish(0)
                 async for event in watch:
                     self._listeners.publish(int(json.loads(event.kv.value)["seq"]))
+                raise ConnectionError("the watch stream ended")
             except asyncio.CancelledError:
                 raise
-            except Exception:  # member gone, no leader, compaction: re-watch elsewhere
+            except Exception as exc:  # member gone, no leader, compaction: re-watch elsewhere
+                endpoint = str(self._connection.current)
                 self._connection.skip(self._connection.current)
-            await asyncio.sleep(0.2)
+                delay = self.watch_health.failed(exc, endpoint)
+            await asyncio.sleep(delay)
 
     def close(self) -> None:
         async def shutdown() -> None:

@@ -48,6 +48,7 @@ from detente.errors import StoreError
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.deadline import Watchdog
 from detente.storage.sql import SCHEMA_MARK, Dialect, SqlReads, SqlTx
+from detente.storage.watch_health import WatchHealth
 
 #: The advisory lock key serializing every write transaction ("detente" in ASCII).
 APPEND_LOCK = 0x64_65_74_65_6E_74_65
@@ -112,6 +113,7 @@ class PostgresStore(SqlReads):
         self.endpoint, self._password = describe(url)
         self._io_timeout = io_timeout
         self._listeners = Broadcaster()
+        self.watch_health = WatchHealth("postgres listen")
         self._listener_thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._stop = threading.Event()
@@ -305,18 +307,19 @@ class PostgresStore(SqlReads):
         while not self._stop.is_set():
             try:
                 conn = self._connect()
-            except StoreError:
-                self._stop.wait(1.0)
+            except StoreError as exc:
+                self._stop.wait(self.watch_health.failed(exc))
                 continue
             try:
                 with conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    self.watch_health.connected()
                     self._listeners.publish(0)
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=0.5):
                             self._listeners.publish(int(note.payload or 0))
-            except psycopg.Error:
-                self._stop.wait(0.5)
+            except Exception as exc:  # a dropped connection, or a listener's bug: never die
+                self._stop.wait(self.watch_health.failed(exc))
 
     def close(self) -> None:
         self._stop.set()

@@ -7,6 +7,12 @@ file. Sequence numbers are assigned inside that transaction as ``max(seq) + 1``,
 global sequence is the commit order. Triggers refuse any UPDATE or DELETE of an event:
 the log is append-only at the storage level too. The schema and statements are shared
 with PostgreSQL (:mod:`detente.storage.sql`).
+
+Reads outside a transaction run on a read-only connection of the calling thread: under
+WAL a reader sees the last committed state without waiting for a writer, so a health
+check, an event stream or a claim listing never queues behind a long write. Reads inside
+:meth:`SqliteStore.transaction` (on its thread) use the writer's connection and see the
+transaction's own writes.
 """
 
 from __future__ import annotations
@@ -53,6 +59,12 @@ class SqliteStore(SqlReads):
         self.path = Path(path)
         self.url = f"sqlite:///{self.path}"
         self._lock = threading.RLock()
+        self._busy_timeout = busy_timeout
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
+        self._writing: int | None = None  # the thread inside transaction(), if any
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(
@@ -69,8 +81,34 @@ class SqliteStore(SqlReads):
             raise StoreError(f"cannot open the SQLite store at {self.path}: {exc}") from exc
 
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        if self._writing == threading.get_ident():
+            return self._write_fetch(sql, params)
+        try:
+            return self._reader().execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:  # locked, I/O: the store, not a bug
+            raise StoreError(f"cannot read the SQLite store at {self.path}: {exc}") from exc
+
+    def _write_fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
+
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's read-only connection (opened on first use)."""
+        if self._closed:  # as the writer connection would: using a closed store is a bug
+            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(
+                str(self.path),
+                timeout=self._busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            conn.execute("PRAGMA query_only=ON")
+            with self._readers_lock:  # never the writer's lock: a read must not wait
+                self._readers.append(conn)
+            self._local.conn = conn
+        return conn
 
     def _execute_many(self, sql: str, params: list[tuple[Any, ...]]) -> None:
         with self._lock:
@@ -83,11 +121,14 @@ class SqliteStore(SqlReads):
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise StoreError(f"the SQLite store is busy or unavailable: {exc}") from exc
+            self._writing = threading.get_ident()
             try:
-                yield SqlTx(SQLITE, self._fetch, self._execute_many)
+                yield SqlTx(SQLITE, self._write_fetch, self._execute_many)
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+            finally:
+                self._writing = None
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
@@ -114,5 +155,9 @@ class SqliteStore(SqlReads):
             raise StoreError(f"cannot record the clock plan in {self.path}: {exc}") from exc
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._readers_lock:
+            self._closed = True
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
             self._conn.close()

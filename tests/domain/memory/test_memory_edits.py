@@ -18,6 +18,7 @@ from detente.domain.memory.edits import (
     unified_diff,
 )
 from detente.domain.memory.markdown import parse
+from detente.domain.memory.text_style import newline_of
 from detente.errors import ValidationError
 
 DOC = b"# Title\n\nintro\n\n## Build\n\nRun make.\n\n## Style\n\nUse black.\n"
@@ -116,11 +117,15 @@ def test_a_hunk_whose_context_is_gone_fails_the_whole_diff() -> None:
 @given(st.binary(max_size=40), st.text(min_size=1, max_size=30).filter(str.strip))
 def test_an_append_keeps_every_existing_byte_and_adds_whole_lines(data: bytes, entry: str) -> None:
     new, offset = append_entry(data, entry.encode())
+    newline = newline_of(data)  # the file's own line ending
 
     assert new.startswith(data)
-    assert new.endswith(b"\n")
-    assert new[offset:].rstrip(b"\n") == entry.encode().rstrip(b"\n")
-    assert offset == len(data) or new[offset - 1 : offset] == b"\n"
+    assert new.endswith((b"\n", b"\r"))
+    assert not entry.encode().endswith((b"\n", b"\r")) or new.endswith(entry.encode())
+    assert new[offset:].removesuffix(newline) == entry.encode().removesuffix(newline) or (
+        new[offset:] == entry.encode()
+    )
+    assert offset == len(data) or new[offset - 1 : offset] in (b"\n", b"\r")
 
 
 def test_comparing_versions_names_deleted_changed_and_added_sections() -> None:

@@ -21,8 +21,9 @@ _ORACLE_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.CASE
 
 @functools.lru_cache(maxsize=4096)
 def _oracle(pattern: str) -> Callable[[str], bool]:
+    """wcmatch's glob reading plus the git pathspec rule: a pattern matches its spelling."""
     matcher = wcglob.compile(pattern, flags=_ORACLE_FLAGS)
-    return matcher.match
+    return lambda path: path == pattern or bool(matcher.match(path))
 
 
 def _is_path(path: str) -> bool:
@@ -162,8 +163,9 @@ def test_a_dot_or_dot_dot_segment_is_never_a_witness() -> None:
     assert intersect("???", "[.][.][.]") == "..."
 
 
-def test_a_class_empty_over_path_characters_matches_nothing() -> None:
-    assert intersect("[! -\U0010ffff]", "*") is None
+def test_a_class_empty_over_path_characters_matches_only_its_own_spelling() -> None:
+    assert intersect("[! -\U0010ffff]", "x*") is None
+    assert intersect("[! -\U0010ffff]", "*") == "[! -\U0010ffff]"
 
 
 def test_exotic_unicode_classes_meet_exactly() -> None:

@@ -23,7 +23,15 @@ def router(calls: ServiceCalls) -> APIRouter:
     ) -> dict[str, Any]:
         return calls.events(since=since, limit=limit, repo=repo)
 
-    @r.get(op.EVENT_STREAM.path)
+    @r.get(
+        op.EVENT_STREAM.path,
+        responses={
+            200: {
+                "description": "Server-Sent Events: id = seq, event = type, data = envelope",
+                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            }
+        },
+    )
     async def stream(
         request: Request,
         repo: str | None = None,

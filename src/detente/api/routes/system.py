@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter
 
+from detente import __version__
+from detente.api.supervision import supervisor_for
 from detente.client import routes as op
 from detente.client.inprocess import ServiceCalls
+from detente.errors import DetenteError
+
+#: Seconds ``/healthz`` waits for the store's head before answering without it.
+HEALTH_STORE_TIMEOUT = 2.0
 
 
 def router(calls: ServiceCalls) -> APIRouter:
@@ -22,7 +29,36 @@ def router(calls: ServiceCalls) -> APIRouter:
         return calls.audit_verify()
 
     @r.get(op.HEALTH.path)
-    def healthz() -> dict[str, Any]:
-        return calls.health()
+    async def healthz() -> dict[str, Any]:
+        """Liveness and what the background tasks are doing.
+
+        Runs on the event loop and never waits on the store for more than
+        ``HEALTH_STORE_TIMEOUT`` seconds, so it answers while requests keep every worker
+        thread busy or the store is stuck: ``head`` is then null and ``store`` says
+        ``slow`` (or ``unavailable``). ``ok`` is false while a background task is
+        restarting after a failure (``tasks`` says which and why); ``storeWatch`` is the
+        etcd or PostgreSQL change watch.
+        """
+        service = calls.service
+        supervisor = supervisor_for(service)
+        head: int | None = None
+        try:
+            head = await asyncio.wait_for(asyncio.to_thread(service.head), HEALTH_STORE_TIMEOUT)
+            store = "ok"
+        except TimeoutError:
+            store = "slow"
+        except DetenteError:
+            store = "unavailable"
+        body: dict[str, Any] = {
+            "ok": supervisor.healthy() and store == "ok",
+            "version": __version__,
+            "head": head,
+            "store": store,
+            "tasks": supervisor.report(),
+        }
+        watch = getattr(service.store, "watch_health", None)  # etcd and PostgreSQL
+        if watch is not None:
+            body["storeWatch"] = watch.to_wire()
+        return body
 
     return r

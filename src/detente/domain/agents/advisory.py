@@ -41,7 +41,7 @@ class OverlappingClaim:
         session_id: its session (None for a claim opened without one, e.g. by the CLI).
         agent_name: its holder's display name.
         paths: the holder's patterns that meet the asked paths.
-        witness: one path both sides match.
+        witness: one path both sides match (None: undecided within the search budget).
         status: the claim's status (``active``, ``negotiating``, ``expired``...).
         reason: why they hold it (the claim's objective).
     """
@@ -50,7 +50,7 @@ class OverlappingClaim:
     session_id: str | None
     agent_name: str
     paths: tuple[str, ...]
-    witness: str
+    witness: str | None
     status: ClaimStatus
     reason: str
 
@@ -193,7 +193,7 @@ class SharedTarget:
     kind: Literal["path", "symbol"]
     a: str
     b: str
-    witness: str
+    witness: str | None
 
     def to_wire(self) -> dict[str, Any]:
         return {"kind": self.kind, "a": self.a, "b": self.b, "witness": self.witness}

@@ -13,7 +13,9 @@ them are returned together so ``evidence_rejected`` lists each one:
 - ``changedFiles`` equals the real diff ``expectedBaseRef.oid..headCommit`` (no more, no
   less; a rename counts as both paths);
 - every changed file lies inside the claim's granted targets and no other live claim
-  holds it (unless a meeting resolution lets this claim share it);
+  holds it (unless a meeting resolution lets this claim share it); a file only the
+  claim's symbols cover passes when every change in it lies inside those symbols, and a
+  failure names the other symbols it changes;
 - every test in the claim's ``testResponsibility`` (and, for a ``joint`` group, in every
   live member's) has a result with status ``passed``; an exit code, when given, is 0 and a
   ``recordedAt``, when given, is at or after the head commit's committer time (a bare
@@ -32,6 +34,7 @@ from typing import Any
 from detente.clock import format_time
 from detente.domain.claims.model import Claim
 from detente.domain.gates.findings import path_findings
+from detente.domain.overlap.symbols import stray_edits
 from detente.domain.state import RepoState
 
 __all__ = [
@@ -111,6 +114,10 @@ class GitFacts:
         branch_head: the tip of the claim's branch; None when the claim names no branch
             or the branch does not exist in the served repository.
         diff: paths changed between ``base_oid`` and the head, sorted.
+        symbol_edits: for a claim that names symbols, ``(path, innermost symbols touched,
+            lines outside every symbol changed)`` per changed file (from
+            :mod:`detente.index.diff`); a file the claim's paths do not cover passes when
+            every change in it lies inside the claim's symbols of that file.
     """
 
     head_oid: str | None
@@ -120,6 +127,7 @@ class GitFacts:
     from_claim_base: bool = False
     branch_head: str | None = None
     diff: tuple[str, ...] = ()
+    symbol_edits: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
 
 
 def evidence_to_wire(evidence: Evidence, base_ref: BaseRef | None = None) -> dict[str, Any]:
@@ -234,7 +242,18 @@ def _file_failures(
         failures.append(f"changedFiles misses {path} (changed between the base and the head)")
     for path in sorted(listed - real):
         failures.append(f"changedFiles lists {path}, which the base..head diff does not change")
+    edits = {path: (touched, bare) for path, touched, bare in facts.symbol_edits}
     for finding in path_findings(state, claim, sorted(real)):
+        if finding.kind == "outside" and finding.path in edits:
+            stray = stray_edits(claim.symbols, finding.path, *edits[finding.path])
+            if stray is not None:
+                if stray:
+                    mine = [s for s in claim.symbols if s.startswith(finding.path + "::")]
+                    failures.append(
+                        f"{finding.path} changes {', '.join(stray)} outside claim "
+                        f"{claim.id}'s symbols ({', '.join(mine)})"
+                    )
+                continue
         failures.append(finding.sentence(claim.id))
     return failures
 

@@ -21,6 +21,7 @@ from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Res
 from detente.domain.meetings.guards import check_meeting_revision, get_meeting
 from detente.domain.meetings.model import Meeting, MeetingStatus
 from detente.domain.meetings.resolutions import OwnersOf, apply_events, validate
+from detente.domain.overlap.analysis import UNDECIDED_REASON
 from detente.domain.overlap.model import Overlap, Severity
 from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
@@ -63,7 +64,8 @@ def meeting_events_for(
                     "target": t.theirs,
                     "claimIds": [],
                     "reason": f"{o.kind.value} overlap: {t.mine!r} vs {t.theirs!r} "
-                    f"(held by {o.claim_id}), both cover {t.witness!r}",
+                    f"(held by {o.claim_id}), "
+                    + (f"both cover {t.witness!r}" if t.witness is not None else UNDECIDED_REASON),
                 },
             )
             entry["claimIds"] = sorted({*entry["claimIds"], claim_id, o.claim_id})

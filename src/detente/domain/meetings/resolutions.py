@@ -31,7 +31,7 @@ from detente.domain.claims.transitions import allowed
 from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
 from detente.domain.meetings.model import Meeting
 from detente.domain.overlap.analysis import Targets, find_overlaps
-from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.model import Severity
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.policy import IdSource
@@ -126,7 +126,7 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
                 path, case_insensitive=state.case_insensitive, field=f"{fld}.targets[{j}]"
             )
             asked = claim.paths + claim.pending_paths + tuple(m.path for m in claim.memory_impacts)
-            if not any(intersect(norm, mine) is not None for mine in asked):
+            if not any(may_overlap(norm, mine) for mine in asked):
                 raise ValidationError(
                     f"{fld}.targets[{j}] {target!r} is not part of what claim {claim_id} asked for "
                     "(a split narrows scopes, it never grants new territory)",
@@ -172,7 +172,7 @@ def _trim_impact(impact: MemoryImpact, theirs: Sequence[str]) -> MemoryImpact | 
     sections = list(impact.sections)
     for target in theirs:
         path, _, section = target.partition("#")
-        if intersect(impact.path, path) is None:
+        if not may_overlap(impact.path, path):
             continue
         if not section or not sections:
             return None  # a whole file on either side cannot be subtracted from
@@ -196,7 +196,7 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
         kept = [
             p
             for p in claim.paths + claim.pending_paths
-            if p not in mine and all(intersect(p, q) is None for q in their_paths)
+            if p not in mine and all(not may_overlap(p, q) for q in their_paths)
         ]
         memory: list[MemoryImpact] = []
         for impact in claim.memory_impacts:
@@ -217,7 +217,10 @@ def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str 
     """A target both scopes would still cover after the split, or None."""
     for pa in sa[0]:
         for pb in sb[0]:
-            witness = intersect(pa, pb)
+            try:
+                witness = intersect(pa, pb)
+            except Undecided:  # undecided counts as a clash, never as disjoint
+                return f"{pa} and {pb} (undecided within the search budget)"
             if witness is not None:
                 return witness
     labels_a = [f"{m.path}#{s}" for m in sa[1] for s in (m.sections or ("",))]
@@ -242,7 +245,10 @@ def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str 
 def _targets_meet(a: str, b: str) -> str | None:
     pa, _, sa = a.partition("#")
     pb, _, sb = b.partition("#")
-    witness = intersect(pa, pb)
+    try:
+        witness = intersect(pa, pb)
+    except Undecided:
+        witness = "a path of both (undecided within the search budget)"
     if witness is None or (sa and sb and sa != sb):
         return None
     return f"{witness}#{sa or sb}" if (sa or sb) else witness
@@ -250,7 +256,7 @@ def _targets_meet(a: str, b: str) -> str | None:
 
 def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
     wanted = recipient.paths + recipient.pending_paths
-    return [p for p in sender.paths if any(intersect(p, w) is not None for w in wanted)]
+    return [p for p in sender.paths if any(may_overlap(p, w) for w in wanted)]
 
 
 # ---------------------------------------------------------------------------- events

@@ -85,7 +85,7 @@ def _holders(state: RepoState, path: str, scope: Sequence[str] | None, me: str) 
     """Claims whose authority over ``path`` (``#scope``) refuses ``me`` (the one rule of
     :func:`detente.domain.authority.blocks`: granted targets of holding claims only)."""
     ids = set(state.claims.memory_holders)
-    ids.update(cid for cid, _, _ in state.claims.path_index.overlapping(path, exclude=me))
+    ids.update(cid for cid, _ in state.claims.path_index.matching(path, exclude=me))
     out = []
     for cid in sorted(ids - {me}):
         other = state.claims.get(cid)

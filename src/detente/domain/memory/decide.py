@@ -26,6 +26,7 @@ from detente.domain.memory.guards import (
 )
 from detente.domain.memory.markdown import digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
+from detente.domain.memory.text_style import restyle
 from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, RevisionConflict, ValidationError
@@ -116,7 +117,9 @@ def decide_render(
                 regionKey=key,
                 recordedHash=recorded,
                 diskHash=disk_hash,
-                diff=unified_diff(render_region(state, key), body, f"{doc.path}#{key}"),
+                diff=unified_diff(
+                    restyle(render_region(state, key), disk), body, f"{doc.path}#{key}"
+                ),
             )
         )
     recorded_regions = [{"key": r.key, "hash": r.hash} for r in doc.regions]

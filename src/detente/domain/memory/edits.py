@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from detente.domain.memory.markdown import HEADING, Outline, Span, digest
+from detente.domain.memory.text_style import newline_of
 from detente.errors import ValidationError
 
 __all__ = [
@@ -39,36 +40,39 @@ def splice(data: bytes, span: Span, new_text: bytes) -> bytes:
 def section_text_with_body(data: bytes, span: Span, body: bytes) -> bytes:
     """The span's new bytes when its body becomes ``body`` (heading or markers kept).
 
-    A non-empty body gets a final newline so that what follows (the end marker, the next
-    heading) stays on its own line; only a heading section that ends the file without a
-    final newline keeps ending without one.
+    A non-empty body gets a final line ending (the file's, see ``newline_of``) so that
+    what follows (the end marker, the next heading) stays on its own line; only a heading
+    section that ends the file without a final line ending keeps ending without one.
+    ``body`` is expected in the file's line ending and encoding already (``encode_like``).
     """
+    newline = newline_of(data)
     head = data[span.start : span.body_start]
     tail = data[span.body_end : span.end]
-    if body and not head.endswith(b"\n"):
-        head += b"\n"
+    if body and not head.endswith((b"\n", b"\r")):
+        head += newline
     at_eof_without_newline = (
-        span.kind == HEADING and span.end == len(data) and not data.endswith(b"\n")
+        span.kind == HEADING and span.end == len(data) and not data.endswith((b"\n", b"\r"))
     )
-    if body and not body.endswith(b"\n") and not at_eof_without_newline:
-        body += b"\n"
+    if body and not body.endswith((b"\n", b"\r")) and not at_eof_without_newline:
+        body += newline
     return head + body + tail
 
 
 def append_entry(data: bytes, entry: bytes) -> tuple[bytes, int]:
     """Append ``entry`` as whole lines. Returns ``(new bytes, offset of the entry)``.
 
-    A file not ending in a newline gets one first (existing bytes never change); the entry
-    gets a final newline.
+    A file not ending in a line ending gets one first (existing bytes never change); the
+    entry gets a final one (the file's, see ``newline_of``).
 
     Raises:
         ValidationError: ``validation_error`` (field ``entry``) when the entry is empty.
     """
     if not entry.strip():
         raise ValidationError("an appended entry must not be empty", field="entry")
-    if not entry.endswith(b"\n"):
-        entry += b"\n"
-    sep = b"\n" if data and not data.endswith(b"\n") else b""
+    newline = newline_of(data)
+    if not entry.endswith((b"\n", b"\r")):
+        entry += newline
+    sep = newline if data and not data.endswith((b"\n", b"\r")) else b""
     return data + sep + entry, len(data) + len(sep)
 
 

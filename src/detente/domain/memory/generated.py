@@ -26,6 +26,7 @@ from detente.domain.memory.authority import owners
 from detente.domain.memory.edits import section_text_with_body, splice
 from detente.domain.memory.markdown import Outline, Span, digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
+from detente.domain.memory.text_style import restyle
 from detente.domain.state import RepoState
 from detente.errors import ValidationError
 
@@ -152,7 +153,7 @@ def plan_render(state: RepoState, doc: MemoryDocument, data: bytes) -> RenderPla
             plan.edited.append((region.key, previous.hash, disk_hash, body))
             recorded[region.key] = previous.hash
             continue
-        fresh = render_region(state, region.key)
+        fresh = restyle(render_region(state, region.key), data)
         recorded[region.key] = digest(fresh)
         if fresh != body:
             new = splice(new, region, section_text_with_body(new, region, fresh))
@@ -185,7 +186,7 @@ def plan_overlay(
             field="regionKey",
         )
     user = region.body(data)
-    fresh = render_region(state, key)
+    fresh = restyle(render_region(state, key), data)
     text = section_text_with_body(data, region, fresh)
     if decision == "overlay" and user:
         text += user if user.endswith(b"\n") else user + b"\n"

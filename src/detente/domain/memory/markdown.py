@@ -2,12 +2,21 @@
 
 A file is handled as bytes (UTF-8 expected; undecodable bytes never break parsing), so
 every range is a byte range and splicing one section leaves every other byte as it was.
+Lines end with ``\n``, ``\r\n`` or ``\r`` (CommonMark 0.31 section 2.1).
 
-**Heading sections.** An ATX heading (``#`` to ``######`` after at most three spaces,
-CommonMark 0.31 section 4.2) outside fenced code blocks (section 4.5) and outside explicit
+**Block structure** is CommonMark's, from ``markdown-it-py`` (its block tokens carry
+line maps): the parser decides what is a heading, a fenced or indented code block
+(sections 4.4, 4.5) or an HTML block (section 4.6); this module only turns line maps
+into byte ranges. A YAML (``---``) or TOML (``+++``) front matter block opening the file
+is not Markdown: its lines are hidden from the parser, so nothing in it is a heading.
+
+**Heading sections.** A top-level ATX heading (``## Build``, section 4.2) or setext
+heading (a paragraph underlined with ``===`` or ``---``, section 4.3) outside explicit
 regions starts a section that runs up to the next heading of the same or a higher level,
 or to the end of the file: the usual outline semantics, so deeper headings nest inside
-it. Setext headings (``===`` underlines) are not sections. The key is the heading's
+it. Headings inside code blocks, HTML blocks, block quotes or lists are content. A setext
+heading's section starts at its first text line; its body after the underline. The key
+is the heading's
 GitHub anchor (the ``github-slugger`` algorithm: lower-case, drop every character that is
 not a letter, digit, mark, connector punctuation, ``-`` or space, turn each space into
 ``-``; a repeated slug gets ``-1``, ``-2``, ... in document order). A heading whose slug is
@@ -18,7 +27,8 @@ empty gets ``section``.
 ``<!-- detente:end section KEY -->`` closes; ``generated`` instead of ``section`` marks a
 region rendered by detente. Both ranges include their marker lines; the *body* is what
 lies between. Headings inside them are content, not sections; regions do not nest.
-``KEY`` is ``[A-Za-z0-9][A-Za-z0-9._-]*`` (at most 100 characters).
+``KEY`` is ``[A-Za-z0-9][A-Za-z0-9._-]*`` (at most 100 characters). Marker lines inside
+code blocks and front matter are content.
 
 A missing end marker, an end marker before its begin (reversed), a second begin marker
 (nested or duplicated), a repeated key or a malformed ``detente:`` marker raises
@@ -27,12 +37,16 @@ A missing end marker, an end marker before its begin (reversed), a second begin 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
+from markdown_it import MarkdownIt
+
+from detente.domain.memory.text_style import decoding_of
 from detente.errors import ValidationError
 
 __all__ = ["MarkupError", "Outline", "Span", "digest", "parse", "slugify"]
@@ -43,10 +57,10 @@ GENERATED: Final = "generated"
 #: Nesting level given to explicit sections and regions: deeper than any heading.
 MARKER_LEVEL: Final = 7
 
-_HEADING = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)(.*)")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-_FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
+_LINE_END = re.compile(rb"\r\n|\n|\r")
+_BOM: Final = b"\xef\xbb\xbf"
+_FRONT_MATTER: Final = {"---": ("---", "..."), "+++": ("+++",)}
+_CODE_TOKENS: Final = frozenset({"fence", "code_block"})
 _MARKER = re.compile(
     r"[ \t]*<!--[ \t]*detente:(begin|end)[ \t]+(section|generated)[ \t]+"
     r"([A-Za-z0-9][A-Za-z0-9._-]{0,99})[ \t]*-->[ \t]*"
@@ -174,24 +188,61 @@ class _Open:
 
 
 def _lines(data: bytes) -> list[tuple[int, int, str]]:
-    """``(start, end, text)`` per line; ``end`` includes the newline, ``text`` excludes it."""
+    """``(start, end, text)`` per line; ``end`` includes the line ending, ``text`` excludes it.
+
+    Text is read in the file's encoding (UTF-8, else Latin-1: see ``text_style``).
+    """
+    encoding = decoding_of(data)
     out: list[tuple[int, int, str]] = []
-    pos = 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        end = len(data) if nl < 0 else nl + 1
-        raw = data[pos : end - 1 if nl >= 0 else end]
-        out.append((pos, end, raw.decode("utf-8", "replace").removesuffix("\r")))
-        pos = end
+    pos = len(_BOM) if data.startswith(_BOM) else 0  # the BOM belongs to no line
+    for ending in _LINE_END.finditer(data, pos):
+        out.append((pos, ending.end(), data[pos : ending.start()].decode(encoding, "replace")))
+        pos = ending.end()
+    if pos < len(data):
+        out.append((pos, len(data), data[pos:].decode(encoding, "replace")))
     return out
 
 
-def _heading(text: str) -> tuple[int, str] | None:
-    m = _HEADING.fullmatch(text)
-    if m is None:
-        return None
-    content = _CLOSING_HASHES.sub("", m.group(2).strip(" \t")).strip(" \t")
-    return len(m.group(1)), content
+def _front_matter(texts: list[str]) -> int:
+    """How many lines the front matter opening the file takes (0 when there is none)."""
+    closers = _FRONT_MATTER.get(texts[0].rstrip(" \t")) if texts else None
+    if closers is None:
+        return 0
+    for number in range(1, len(texts)):
+        if texts[number].rstrip(" \t") in closers:
+            return number + 1
+    return 0  # never closed: an ordinary thematic break
+
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+@dataclass(frozen=True)
+class _Blocks:
+    """What CommonMark says about the lines: code lines and top-level headings."""
+
+    code: frozenset[int]
+    headings: tuple[tuple[int, int, int, str], ...]  # (level, first line, body line, title)
+
+
+def _blocks(texts: list[str], hidden: int) -> _Blocks:
+    source = "\n".join(["" if i < hidden else t for i, t in enumerate(texts)]) + "\n"
+    tokens = _parser().parse(source)
+    code: set[int] = set(range(hidden))
+    headings: list[tuple[int, int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.map is None:
+            continue
+        first, after = token.map
+        if token.type in _CODE_TOKENS:
+            code.update(range(first, after))
+        elif token.type == "heading_open" and token.level == 0:
+            inline = tokens[i + 1]
+            title = " ".join(part.strip(" \t") for part in inline.content.splitlines())
+            headings.append((int(token.tag[1]), first, after, title.strip()))
+    return _Blocks(frozenset(code), tuple(headings))
 
 
 def parse(data: bytes, *, path: str | None = None) -> Outline:
@@ -207,14 +258,21 @@ def parse(data: bytes, *, path: str | None = None) -> Outline:
     Raises:
         MarkupError: ``validation_error`` for malformed markers or repeated keys.
     """
-    headings: list[_Heading] = []
+    lines = _lines(data)
+    texts = [text for _, _, text in lines]
+    blocks = _blocks(texts, _front_matter(texts))
     explicit: list[tuple[_Open, int, int]] = []  # (opening, body_end, end)
+    inside: set[int] = set()  # lines of explicit ranges: their headings are content
     open_: _Open | None = None
-    fence: tuple[str, int] | None = None
     seen: dict[tuple[str, str], int] = {}
-    for number, (start, end, text) in enumerate(_lines(data), 1):
+    for index, (start, end, text) in enumerate(lines):
+        number = index + 1
+        if index in blocks.code:
+            if open_ is not None:
+                inside.add(index)
+            continue
         marker = _MARKER.fullmatch(text)
-        if marker is None and _MARKER_HINT.match(text) and fence is None:
+        if marker is None and _MARKER_HINT.match(text):
             raise MarkupError(
                 "malformed detente marker (expected '<!-- detente:begin|end "
                 "section|generated KEY -->')",
@@ -222,6 +280,7 @@ def parse(data: bytes, *, path: str | None = None) -> Outline:
                 path=path,
             )
         if open_ is not None:
+            inside.add(index)
             if marker is None:
                 continue
             verb, kind, key = marker.groups()
@@ -243,11 +302,6 @@ def parse(data: bytes, *, path: str | None = None) -> Outline:
             explicit.append((open_, start, end))
             open_ = None
             continue
-        if fence is not None:
-            close = _FENCE_CLOSE.fullmatch(text)
-            if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= fence[1]:
-                fence = None
-            continue
         if marker is not None:
             verb, kind, key = marker.groups()
             if verb == "end":
@@ -264,20 +318,23 @@ def parse(data: bytes, *, path: str | None = None) -> Outline:
                     path=path,
                 )
             seen[(kind, key)] = number
+            inside.add(index)
             open_ = _Open(kind, key, start, end, number)
-            continue
-        opening = _FENCE_OPEN.fullmatch(text)
-        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
-            fence = (opening.group(1)[0], len(opening.group(1)))
-            continue
-        heading = _heading(text)
-        if heading is not None:
-            headings.append(_Heading(heading[0], heading[1], start, end, number))
+    headings = [
+        _Heading(level, title, lines[first][0], _offset(lines, after, len(data)), first + 1)
+        for level, first, after, title in blocks.headings
+        if first not in inside and first < len(lines)
+    ]
     if open_ is not None:
         raise MarkupError(
             f"missing end marker of {open_.kind} {open_.key!r}", line=open_.line, path=path
         )
     return _assemble(data, headings, explicit, path)
+
+
+def _offset(lines: list[tuple[int, int, str]], index: int, size: int) -> int:
+    """The byte offset where line ``index`` starts (``size`` past the last line)."""
+    return lines[index][0] if index < len(lines) else size
 
 
 def _assemble(

@@ -57,6 +57,7 @@ from detente.domain.memory.guards import (
 )
 from detente.domain.memory.markdown import Outline, digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
+from detente.domain.memory.text_style import encode_like
 from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
 from detente.errors import (
@@ -92,7 +93,8 @@ def _proposal(cmd: PatchSection, source: bytes, outline: Outline, path: str) -> 
     if (cmd.body is None) == (cmd.diff is None):
         raise ValidationError("patch needs exactly one of body or diff", field="patch")
     if cmd.body is not None:
-        return section_text_with_body(source, span, cmd.body.encode("utf-8"))
+        body = encode_like(cmd.body, source, field="patch.body")
+        return section_text_with_body(source, span, body)
     full = apply_unified_diff(source, cmd.diff or "")
     tail = len(source) - span.end
     if full[: span.start] != source[: span.start] or full[len(full) - tail :] != source[span.end :]:
@@ -383,7 +385,7 @@ def decide_append(
     doc = get_document(state, cmd.path)
     require_class(doc, DocClass.APPEND_ONLY)
     claim = check_writer(state, doc, cmd.claim_id, cmd.fencing_token, [], now)
-    entry = cmd.entry.encode("utf-8")
+    entry = encode_like(cmd.entry, disk or b"", field="entry")
     if len(entry) > MAX_ENTRY_BYTES:
         raise ValidationError(f"an entry is limited to {MAX_ENTRY_BYTES} bytes", field="entry")
     new, offset = append_entry(disk or b"", entry)

@@ -17,12 +17,19 @@ from dataclasses import dataclass, field
 
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.memory.model import DocClass
-from detente.domain.overlap.globs import intersect
+from detente.domain.overlap.globs import Budget, Undecided, intersect
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
 from detente.domain.overlap.modules import module_patterns
 from detente.domain.overlap.named import named_overlaps
+from detente.domain.overlap.search import ANALYSIS_BUDGET
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
+
+#: The reason given for a pair of patterns the search could not decide: it blocks.
+UNDECIDED_REASON = (
+    "undecided within budget (the pattern search gave up); treated as overlapping. "
+    "Narrow the patterns (fewer wildcards) to let detente decide"
+)
 
 _KIND_ORDER = (
     OverlapKind.PATH,
@@ -93,6 +100,7 @@ def find_overlaps(
         One :class:`Overlap` per other claim, sorted by claim id; empty when none.
     """
     found: dict[str, _Found] = {}
+    budget = Budget(total=ANALYSIS_BUDGET)  # one analysis: bounded work in total
     private = state.memory.private_paths()
     if private:  # private memory documents are scratchpads: never coordinated
         targets = Targets(
@@ -107,9 +115,11 @@ def find_overlaps(
 
     judge = Judge(state.trees, targets.base_commit)
     for mine in targets.paths:
-        for claim_id, theirs, witness in state.claims.path_index.overlapping(mine, exclude=exclude):
-            verdict, witness = judge(
-                state.claims[claim_id].base_commit, (mine,), (theirs,), witness
+        for claim_id, theirs, witness in state.claims.path_index.overlapping(
+            mine, exclude=exclude, budget=budget
+        ):
+            verdict, witness = _judge_path(
+                judge, state.claims[claim_id].base_commit, mine, theirs, witness
             )
             if verdict is not Verdict.GENERATED:
                 found.setdefault(claim_id, _Found()).add(
@@ -141,7 +151,7 @@ def find_overlaps(
                 found.setdefault(claim_id, _Found()).add(
                     OverlapKind.CONTRACT, OverlapTarget(mine=value, theirs=value, witness=value)
                 )
-    _memory_overlaps(state, targets, exclude, found)
+    _memory_overlaps(state, targets, exclude, found, budget)
 
     report: list[Overlap] = []
     for claim_id in sorted(found):
@@ -178,6 +188,24 @@ def find_overlaps(
     return report
 
 
+def _judge_path(
+    judge: Judge, their_base: str | None, mine: str, theirs: str, witness: str | None
+) -> tuple[Verdict, str | None]:
+    """Tree verdict on a path overlap; an undecided one blocks unless a real file settles it.
+
+    The glob search gave up on an undecided pair (``witness`` None), so nothing says the
+    patterns meet only in paths nobody has: it stays blocking (``unknown``) unless a file
+    of a base tree is covered by both, which decides it (``existing``, that file the
+    witness).
+    """
+    if witness is not None:
+        return judge(their_base, (mine,), (theirs,), witness)
+    verdict, found = judge(their_base, (mine,), (theirs,), "")
+    if verdict is Verdict.EXISTING:
+        return verdict, found
+    return Verdict.UNKNOWN, None
+
+
 def _judge_module(
     state: RepoState,
     judge: Judge,
@@ -185,9 +213,11 @@ def _judge_module(
     claim_id: str,
     mine: str,
     theirs: str,
-    witness: str,
-) -> tuple[Verdict, str]:
+    witness: str | None,
+) -> tuple[Verdict, str | None]:
     """Tree verdict on a module finding met through a path (not by module names alone)."""
+    if witness is None:  # undecided within the search budget: it blocks
+        return Verdict.UNKNOWN, None
     other = state.claims[claim_id]
     mine_is_module = mine in targets.modules and mine not in targets.paths
     theirs_is_module = theirs in other.modules and theirs not in (other.paths + other.pending_paths)
@@ -215,7 +245,11 @@ def _tree_note(entry: _Found, potential: bool) -> str:
 
 
 def _memory_overlaps(
-    state: RepoState, targets: Targets, exclude: str | None, found: dict[str, _Found]
+    state: RepoState,
+    targets: Targets,
+    exclude: str | None,
+    found: dict[str, _Found],
+    budget: Budget,
 ) -> None:
     """Memory impacts meet when their paths intersect and their sections do (empty = all)."""
     private = state.memory.private_paths()
@@ -227,13 +261,15 @@ def _memory_overlaps(
             for theirs in other.memory_impacts:
                 if theirs.path in private:
                     continue
-                witness = intersect(mine.path, theirs.path)
-                if witness is None or _appenders(state, witness, mine, theirs):
+                meet, witness = _meet(mine.path, theirs.path, budget)
+                if not meet or _appenders(state, witness, mine, theirs):
                     continue
                 shared = _shared_sections(mine.sections, theirs.sections)
                 if shared is None:
                     continue
-                label = f"{witness}#{shared}" if shared else witness
+                label = witness
+                if witness is not None and shared:
+                    label = f"{witness}#{shared}"
                 found.setdefault(claim_id, _Found()).add(
                     OverlapKind.MEMORY,
                     OverlapTarget(
@@ -243,7 +279,7 @@ def _memory_overlaps(
     # A memory impact also meets another claim's plain path pattern on the same file.
     for mine in targets.memory:
         for claim_id, theirs_path, witness in state.claims.path_index.overlapping(
-            mine.path, exclude=exclude
+            mine.path, exclude=exclude, budget=budget
         ):
             found.setdefault(claim_id, _Found()).add(
                 OverlapKind.MEMORY,
@@ -254,8 +290,8 @@ def _memory_overlaps(
             continue
         for theirs in state.claims[claim_id].memory_impacts:
             for mine_path in targets.paths:
-                witness = intersect(mine_path, theirs.path)
-                if witness is not None:
+                meet, witness = _meet(mine_path, theirs.path, budget)
+                if meet:
                     found.setdefault(claim_id, _Found()).add(
                         OverlapKind.MEMORY,
                         OverlapTarget(
@@ -264,11 +300,22 @@ def _memory_overlaps(
                     )
 
 
-def _appenders(state: RepoState, witness: str, a: MemoryImpact, b: MemoryImpact) -> bool:
+def _meet(a: str, b: str, budget: Budget) -> tuple[bool, str | None]:
+    """Whether two patterns meet, and the witness (None when undecided within budget)."""
+    try:
+        witness = intersect(a, b, budget=budget)
+    except Undecided:
+        return True, None
+    return witness is not None, witness
+
+
+def _appenders(state: RepoState, witness: str | None, a: MemoryImpact, b: MemoryImpact) -> bool:
     """Two appenders never contest: an append-only document is never exclusive (appends
     serialize in the repository's command transaction; see :mod:`.authority`)."""
     if a.mode == "append" and b.mode == "append":
         return True
+    if witness is None:  # undecided within the search budget: no document to look at
+        return False
     doc = state.memory.get(witness)
     return doc is not None and doc.doc_class is DocClass.APPEND_ONLY
 
@@ -290,7 +337,11 @@ def _memory_label(impact: MemoryImpact) -> str:
 def _reason(other: Claim, kinds: tuple[OverlapKind, ...], targets: list[OverlapTarget]) -> str:
     first = targets[0]
     kind = kinds[0]
-    if kind is OverlapKind.PATH:
+    if first.witness is None:
+        text = (
+            f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}): {UNDECIDED_REASON}"
+        )
+    elif kind is OverlapKind.PATH:
         text = (
             f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}) "
             f"both match {first.witness!r}"

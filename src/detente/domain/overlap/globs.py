@@ -12,6 +12,10 @@ first, so ``docs/`` means ``docs/**``):
   ``a/x/b`` and ``a/x/y/b``; ``**/b`` matches ``b``. A trailing ``a/**`` matches every path
   strictly under ``a/`` and not ``a`` itself; ``**`` alone matches every path.
 * A pattern without wildcards matches exactly that path, never the paths under it.
+* Like a git pathspec, every pattern also matches the path spelled exactly like it:
+  ``app/[id]/page.tsx`` matches the file ``app/[id]/page.tsx`` (a Next.js route) as well as
+  ``app/i/page.tsx``. :func:`~detente.domain.overlap.paths.escape` writes the pattern of
+  one literal path (``app/[[]id]/page.tsx``).
 * A path is a non-empty ``/``-joined run of non-empty segments, none of them ``.`` or
   ``..``, with no control character (category Cc) or surrogate. A string that is not a path
   matches nothing.
@@ -23,13 +27,18 @@ and ``*`` are exact over all of Unicode. This module matches paths against compi
 patterns, and :func:`intersect` searches the product of two such automata (on sets of
 states, plus a small automaton that keeps the witness a valid path) for the cheapest word
 both accept.
+
+The search is bounded: a :class:`Budget` caps the transitions of the product automaton
+it may try (default :data:`SEARCH_BUDGET`). Subset construction is exponential in the
+worst case (``*a???...`` against ``*b???...``), so an exact answer is not always
+affordable; past the budget the search (:mod:`~detente.domain.overlap.search`) raises
+:class:`Undecided` and callers treat the pair as overlapping, never as disjoint (the
+overlap analysis reports it as blocking, "undecided within budget").
 """
 
 from __future__ import annotations
 
 import functools
-import heapq
-import itertools
 import re
 from typing import Final
 
@@ -47,26 +56,28 @@ from detente.domain.overlap.nfa import (
     successors,
 )
 from detente.domain.overlap.paths import GLOBSTAR, normalize_pattern, parse_segments
+from detente.domain.overlap.search import (
+    SEARCH_BUDGET,
+    V_START,
+    Budget,
+    Undecided,
+    cheapest_common_word,
+    valid_step,
+)
 
 __all__ = [
+    "SEARCH_BUDGET",
+    "Budget",
     "CharSet",
     "CompiledPattern",
+    "Undecided",
     "compile_pattern",
     "intersect",
     "intersect_compiled",
     "matches",
+    "may_overlap",
 ]
 
-# Preferred witness characters, best first: readable, lower case (case-folded repos).
-_PREFERRED: Final = "xyzabcdefghijklmnopqrstuvw0123456789_-.XYZABCDEFGHIJKLMNOPQRSTUVW/"
-_PREFERRED_RANK: Final = {ch: rank for rank, ch in enumerate(_PREFERRED)}
-# '.' and '/' are distinguished by the path-validity automaton: keep them alone in
-# their elementary intervals.
-_FIXED_BOUNDS: Final = (ord("."), ord("/"), ord("/") + 1)
-
-# Path-validity automaton over one segment: at a segment start, after ".", after "..",
-# or inside an ordinary segment (the only accepting state, the only one '/' may leave).
-_V_START, _V_DOT, _V_DOTDOT, _V_NAME = 0, 1, 2, 3
 _STEP_CACHE_LIMIT: Final = 1 << 14
 _NOT_PATH_CHAR: Final = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -127,11 +138,18 @@ class CompiledPattern:
         return f"CompiledPattern({self.pattern!r})"
 
     def matches(self, path: str) -> bool:
-        """Whether the path (normalised, see ``normalize_path``) matches this pattern."""
+        """Whether the path (normalised, see ``normalize_path``) matches this pattern:
+        it is spelled like the pattern, or the glob matches it."""
         return self.matches_valid(path) and (self.is_literal or _is_path(path))
 
     def matches_valid(self, path: str) -> bool:
         """:meth:`matches` for a string already known to be a valid path."""
+        if self.is_literal or path == self.pattern:
+            return path == self.pattern
+        return self.matches_glob(path)
+
+    def matches_glob(self, path: str) -> bool:
+        """Whether the glob reading alone matches a valid path (no literal rule)."""
         if self.is_literal:
             return path == self.pattern
         if not (path.startswith(self.prefix) and path.endswith(self.suffix)):
@@ -163,18 +181,26 @@ class CompiledPattern:
     def entry(self) -> tuple[int, int, int]:
         """After reading :attr:`prefix`: (NFA states, validity state, dot-segments so far)."""
         if self._entry is None:
-            valid, dots = _V_START, 0
+            valid, dots = V_START, 0
             for ch in self.prefix:
-                dots += valid == _V_START and ch == "."
-                valid = _valid_step(valid, ch)
+                dots += valid == V_START and ch == "."
+                valid = valid_step(valid, ch)
             self._entry = (self.read(self.prefix) if valid >= 0 else 0, valid, dots)
         return self._entry
 
-    def witness(self) -> str | None:
-        """The cheapest path this pattern matches (see :func:`intersect`), or ``None``."""
+    def witness(self) -> str:
+        """The cheapest path this pattern matches (see :func:`intersect`).
+
+        Every pattern matches at least the path spelled like it, which is the answer
+        when the glob reading matches nothing or the search runs out of budget.
+        """
         if self._witness is None:
-            self._witness = (_cheapest_common_word(self, self),)
-        return self._witness[0]
+            try:
+                found = cheapest_common_word(self, self, Budget())
+            except Undecided:
+                found = None
+            self._witness = (found or self.pattern,)
+        return self._witness[0] or self.pattern
 
     def accepts(self, mask: int) -> bool:
         """Whether the state set ``mask`` holds an accepting state."""
@@ -253,49 +279,98 @@ def matches(pattern: str, path: str) -> bool:
     return compile_pattern(pattern).matches(path)
 
 
-def intersect(a: str, b: str) -> str | None:
+def intersect(a: str, b: str, *, budget: Budget | None = None) -> str | None:
     """Find a path both patterns match, or prove there is none.
 
-    The search is exact (a product of the two automata, so it always terminates) and
-    returns the cheapest witness: fewest segments starting with ``.`` first (``x.py``
-    rather than ``.py`` for ``*.py`` vs ``**/*.py``), then the shortest, then the most
-    readable characters (``x`` first). A literal pattern on either side is its own witness.
+    The search is exact within its budget (a product of the two automata) and returns
+    the cheapest witness of the glob readings: fewest segments starting with ``.`` first
+    (``x.py`` rather than ``.py`` for ``*.py`` vs ``**/*.py``), then the shortest, then the
+    most readable characters (``x`` first). When the glob readings are disjoint, a path
+    spelled like one pattern and matched by the other is the witness (the literal rule).
+    A literal pattern on either side is its own witness.
 
     Args:
         a: a path pattern (normalised on the way in).
         b: another path pattern.
+        budget: the work the search may do (default: a fresh :class:`Budget` of
+            :data:`SEARCH_BUDGET` units); share one across the searches of a request
+            to cap their sum.
 
     Returns:
         A valid path matched by both patterns, or ``None`` when they are disjoint.
 
     Raises:
         ValidationError: code ``validation_error`` when either pattern is invalid.
+        Undecided: the budget ran out first; treat the patterns as overlapping.
     """
-    return intersect_compiled(compile_pattern(a), compile_pattern(b))
+    return intersect_compiled(compile_pattern(a), compile_pattern(b), budget=budget)
 
 
-def intersect_compiled(ca: CompiledPattern, cb: CompiledPattern) -> str | None:
+def may_overlap(a: str, b: str) -> bool:
+    """Whether two patterns may share a path: True when they do or when it is undecided.
+
+    The conservative reading of :func:`intersect` for callers that need no witness
+    (filters, "is this part of what the claim asked for").
+
+    Raises:
+        ValidationError: code ``validation_error`` when either pattern is invalid.
+    """
+    try:
+        return intersect(a, b) is not None
+    except Undecided:
+        return True
+
+
+def intersect_compiled(
+    ca: CompiledPattern, cb: CompiledPattern, *, budget: Budget | None = None
+) -> str | None:
     """:func:`intersect` on patterns already compiled with :func:`compile_pattern`.
 
     Args:
         ca: a compiled pattern.
         cb: another compiled pattern.
+        budget: the work the search may do (default: a fresh :class:`Budget` of
+            :data:`SEARCH_BUDGET` units); share one across the searches of a request
+            to cap their sum.
 
     Returns:
         A valid path matched by both patterns, or ``None`` when they are disjoint.
+
+    Raises:
+        Undecided: the budget ran out first; treat the patterns as overlapping.
     """
     if ca.is_literal:  # a canonical literal pattern is a valid path
         return ca.pattern if cb.matches_valid(ca.pattern) else None
     if cb.is_literal:
         return cb.pattern if ca.matches_valid(cb.pattern) else None
+    undecided: Undecided | None = None
+    try:
+        found = _glob_intersection(ca, cb, budget or Budget())
+    except Undecided as exc:
+        found, undecided = None, exc
+    if found is not None:
+        return found
+    # The literal rule: a pattern's own spelling is one more path it matches.
+    if cb.matches_valid(ca.pattern):
+        return ca.pattern
+    if ca.matches_valid(cb.pattern):
+        return cb.pattern
+    if undecided is not None:
+        raise undecided
+    return None
+
+
+def _glob_intersection(ca: CompiledPattern, cb: CompiledPattern, budget: Budget) -> str | None:
+    """The cheapest path both glob readings match, or ``None`` (the literal rule aside)."""
     if not (_compatible_prefixes(ca.prefix, cb.prefix) and _compatible_suffixes(ca, cb)):
         return None
     # "dir/**" holds every path of a pattern whose literal prefix starts with "dir/".
+    # (The other's witness, glob or literal, starts with its prefix: it is under "dir/".)
     if ca._subtree and cb.prefix.startswith(ca.prefix):
         return cb.witness()
     if cb._subtree and ca.prefix.startswith(cb.prefix):
         return ca.witness()
-    return _cheapest_common_word(ca, cb)
+    return cheapest_common_word(ca, cb, budget)
 
 
 def _compatible_prefixes(p: str, q: str) -> bool:
@@ -304,113 +379,6 @@ def _compatible_prefixes(p: str, q: str) -> bool:
 
 def _compatible_suffixes(a: CompiledPattern, b: CompiledPattern) -> bool:
     return a.suffix.endswith(b.suffix) or b.suffix.endswith(a.suffix)
-
-
-_State = tuple[int, int, int]
-
-
-def _cheapest_common_word(a: CompiledPattern, b: CompiledPattern) -> str | None:
-    """A* over (states of a, states of b, validity state); cost (dot-segments, length).
-
-    Every common word starts with the longer of the two literal prefixes (they are
-    compatible), so both automata read it first and the search starts after it. The
-    length is estimated from below by what each automaton still needs to accept.
-    """
-    if len(a.prefix) >= len(b.prefix):
-        lead = a.prefix
-        mask_a, valid, dots = a.entry()
-        mask_b = b.read(lead[len(b.prefix) :], b.entry()[0])
-    else:
-        lead = b.prefix
-        mask_b, valid, dots = b.entry()
-        mask_a = a.read(lead[len(a.prefix) :], a.entry()[0])
-    if valid < 0 or not mask_a or not mask_b:
-        return None
-    estimate = max(a.remaining(mask_a), b.remaining(mask_b))
-    if estimate >= UNREACHABLE:
-        return None
-    start: _State = (mask_a, mask_b, valid)
-    heap: list[tuple[int, int, int, int, _State, _State | None, str]] = [
-        (dots, len(lead) + estimate, len(lead), 0, start, None, lead)
-    ]
-    settled: dict[_State, tuple[_State | None, str]] = {}
-    counter = 0
-    while heap:
-        dots, _, length, _, state, parent, ch = heapq.heappop(heap)
-        if state in settled:
-            continue
-        settled[state] = (parent, ch)
-        mask_a, mask_b, valid = state
-        if valid == _V_NAME and a.accepts(mask_a) and b.accepts(mask_b):
-            return _spell(settled, state)
-        for rep in _representatives(a.bounds(mask_a), b.bounds(mask_b)):
-            next_valid = _valid_step(valid, rep)
-            if next_valid < 0:
-                continue
-            next_a = a.step(mask_a, rep)
-            if not next_a:
-                continue
-            next_b = b.step(mask_b, rep)
-            if not next_b:
-                continue
-            nxt = (next_a, next_b, next_valid)
-            if nxt in settled:
-                continue
-            estimate = max(a.remaining(next_a), b.remaining(next_b))
-            if estimate >= UNREACHABLE:
-                continue
-            counter += 1
-            cost = dots + (valid == _V_START and rep == ".")
-            heapq.heappush(
-                heap, (cost, length + 1 + estimate, length + 1, counter, nxt, state, rep)
-            )
-    return None
-
-
-def _spell(settled: dict[_State, tuple[_State | None, str]], state: _State) -> str:
-    chars: list[str] = []
-    cursor: _State | None = state
-    while cursor is not None:
-        parent, ch = settled[cursor]
-        chars.append(ch)
-        cursor = parent
-    return "".join(reversed(chars))
-
-
-@functools.lru_cache(maxsize=16384)
-def _representatives(bounds_a: tuple[int, ...], bounds_b: tuple[int, ...]) -> tuple[str, ...]:
-    """One character per elementary interval of both label sets, best-ranked first.
-
-    Every label is a union of elementary intervals, so all characters of one interval lead
-    to the same successor: one representative per interval explores every successor.
-    """
-    ordered = sorted({*_FIXED_BOUNDS, *bounds_a, *bounds_b})
-    return tuple(sorted((_pick(lo, hi - 1) for lo, hi in itertools.pairwise(ordered)), key=_rank))
-
-
-def _pick(lo: int, hi: int) -> str:
-    """A readable character of the interval ``[lo, hi]`` if it has one."""
-    for ch in _PREFERRED:
-        if lo <= ord(ch) <= hi:
-            return ch
-    for cp in range(lo, min(hi, lo + 255) + 1):
-        ch = chr(cp)
-        if ch.isprintable() and not ch.isspace():
-            return ch
-    return chr(lo)
-
-
-def _rank(ch: str) -> int:
-    return _PREFERRED_RANK.get(ch, len(_PREFERRED) + ord(ch))
-
-
-def _valid_step(state: int, ch: str) -> int:
-    """Step the path-validity automaton; -1 when the word can no longer be a path."""
-    if ch == "/":
-        return _V_START if state == _V_NAME else -1
-    if ch == ".":
-        return _V_DOT if state == _V_START else _V_DOTDOT if state == _V_DOT else _V_NAME
-    return _V_NAME
 
 
 def _is_path(path: str) -> bool:

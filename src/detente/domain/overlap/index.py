@@ -14,14 +14,23 @@ bucketed by extension (``None`` when unknown) both on their own node and in each
 ancestor's subtree view, so ``**/*.yml`` never even looks at ``x/a.py``.
 
 Candidates are then verified with the exact automaton intersection, which also gives
-the witness path. The index is pure: no IO, no clock.
+the witness path; a pair the search cannot decide within its budget is reported with no
+witness (``None``) and counts as overlapping. :meth:`PatternIndex.matching` answers the
+simpler question "which patterns match this concrete path" with the same filters and
+:meth:`CompiledPattern.matches`. The index is pure: no IO, no clock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from detente.domain.overlap.globs import CompiledPattern, compile_pattern, intersect_compiled
+from detente.domain.overlap.globs import (
+    Budget,
+    CompiledPattern,
+    Undecided,
+    compile_pattern,
+    intersect_compiled,
+)
 
 __all__ = ["PatternIndex"]
 
@@ -155,36 +164,78 @@ class PatternIndex:
         return {key for key, _ in self._candidate_entries(compile_pattern(pattern))}
 
     def overlapping(
-        self, pattern: str, *, exclude: str | None = None
-    ) -> list[tuple[str, str, str]]:
-        """Every entry whose pattern truly overlaps ``pattern``, with a witness path.
+        self, pattern: str, *, exclude: str | None = None, budget: Budget | None = None
+    ) -> list[tuple[str, str, str | None]]:
+        """Every entry whose pattern overlaps ``pattern``, with a witness path.
 
         Args:
             pattern: a path pattern (normalised on the way in).
             exclude: a key to leave out, typically the querying claim's own id.
+            budget: search work shared by every pair decided here (default: each pair
+                gets its own :data:`~detente.domain.overlap.SEARCH_BUDGET`).
 
         Returns:
             ``(key, their_pattern, witness)`` tuples sorted by key then pattern, where
-            ``witness`` is a path both patterns match (see ``intersect``).
+            ``witness`` is a path both patterns match (see ``intersect``), or ``None``
+            when the search could not decide within its budget (then the pair is
+            listed: undecided counts as overlapping, never as disjoint).
 
         Raises:
             ValidationError: code ``validation_error`` when the pattern is invalid.
         """
         query = compile_pattern(pattern)
         # Many claims hold the same pattern (``lib/**``): decide each distinct one once.
-        witnesses: dict[str, str | None] = {}
-        found: list[tuple[str, str, str]] = []
+        witnesses: dict[str, str | Undecided | None] = {}
+        found: list[tuple[str, str, str | None]] = []
         for key, theirs in self._candidate_entries(query):
             if key == exclude:
                 continue
             if theirs in witnesses:
                 witness = witnesses[theirs]
             else:
-                witness = witnesses[theirs] = intersect_compiled(query, self._compiled[theirs])
-            if witness is not None:
+                try:
+                    witness = intersect_compiled(query, self._compiled[theirs], budget=budget)
+                except Undecided as undecided:
+                    witness = undecided
+                witnesses[theirs] = witness
+            if isinstance(witness, Undecided):
+                found.append((key, theirs, None))
+            elif witness is not None:
                 found.append((key, theirs, witness))
-        found.sort()
+        found.sort(key=lambda f: (f[0], f[1]))
         return found
+
+    def matching(self, path: str, *, exclude: str | None = None) -> list[tuple[str, str]]:
+        """Every entry whose pattern matches the concrete ``path``.
+
+        The path is read literally (``app/[id]/page.tsx`` is that file): this is the
+        question a write check, a commit guard or memory authority asks.
+
+        Args:
+            path: a normalised repo-relative path (see ``normalize_path``).
+            exclude: a key to leave out.
+
+        Returns:
+            ``(key, their_pattern)`` tuples sorted by key then pattern.
+        """
+        segments = path.split("/")
+        extension = path.rsplit(".", 1)[1] if "." in path else None
+        entries: set[_Entry] = set()
+        node = self._root
+        for segment in segments:
+            entries.update(*_compatible(node.own, extension))
+            child = node.children.get(segment)
+            if child is None:
+                break
+            node = child
+        else:
+            entries.update(*_compatible(node.own, extension))
+        found = [
+            (key, theirs)
+            for key, theirs in entries
+            if key != exclude and self._compiled[theirs].matches(path)
+        ]
+        return sorted(found)
 
     def _candidate_entries(self, query: CompiledPattern) -> set[_Entry]:
         extension = query.extension

@@ -16,6 +16,7 @@ class OverlapKind(StrEnum):
     SYMBOL = "symbol"
     CONTRACT = "contract"
     MEMORY = "memory"
+    SEMANTIC = "semantic"
 
 
 class Severity(StrEnum):
@@ -27,11 +28,20 @@ class Severity(StrEnum):
 
 @dataclass(frozen=True)
 class OverlapTarget:
-    """One contested pair: my target, theirs, and an example both cover (``witness``)."""
+    """One contested pair: my target, theirs, and an example both cover (``witness``).
+
+    ``witness`` is ``None`` when the pattern search could not decide within its budget
+    (:data:`~detente.domain.overlap.SEARCH_BUDGET`): the pair then counts as overlapping.
+    """
 
     mine: str
     theirs: str
-    witness: str
+    witness: str | None
+
+    @property
+    def undecided(self) -> bool:
+        """True when the overlap was not decided within the search budget."""
+        return self.witness is None
 
 
 @dataclass(frozen=True)
@@ -58,7 +68,9 @@ def overlap_to_wire(overlap: Overlap) -> dict[str, Any]:
         "severity": overlap.severity.value,
         "theirStatus": overlap.their_status.value,
         "targets": [
-            {"mine": t.mine, "theirs": t.theirs, "witness": t.witness} for t in overlap.targets
+            {"mine": t.mine, "theirs": t.theirs, "witness": t.witness}
+            | ({"undecided": True} if t.undecided else {})
+            for t in overlap.targets
         ],
         "reason": overlap.reason,
     }

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from detente.domain.overlap.globs import intersect, matches
+from detente.domain.overlap.globs import Undecided, intersect, matches
 from detente.domain.overlap.symbols import split_symbol
 
 __all__ = ["contains", "meet", "module_parts", "module_patterns", "path_witness", "symbol_in"]
@@ -64,7 +64,10 @@ def module_patterns(name: str) -> tuple[str, ...]:
 def path_witness(module: str, pattern: str) -> str | None:
     """A path both the module and a path pattern cover, or None."""
     for own in module_patterns(module):
-        witness = intersect(own, pattern)
+        try:
+            witness = intersect(own, pattern)
+        except Undecided:
+            return own  # undecided counts as meeting; the module pattern stands in
         if witness is not None:
             return witness
     return None

@@ -21,8 +21,9 @@ from detente.domain.overlap.paths import has_wildcard
 
 __all__ = ["Finding", "named_overlaps"]
 
-Finding = tuple[str, str, str, str, str]
-"""``(claim_id, kind, mine, theirs, witness)``; ``kind`` is ``"symbol"`` or ``"module"``."""
+Finding = tuple[str, str, str, str, str | None]
+"""``(claim_id, kind, mine, theirs, witness)``; ``kind`` is ``"symbol"`` or ``"module"``;
+``witness`` is None when a pattern search was undecided within its budget."""
 
 
 def named_overlaps(
@@ -98,6 +99,6 @@ def _patterns_matching_symbol(
     if path is None:
         return []
     if not has_wildcard(path):
-        # A literal path is a pattern matching exactly itself: let the index filter.
-        return [(c, p) for c, p, _ in index.overlapping(path, exclude=exclude)]
+        # A concrete file: the index answers "who holds it" directly.
+        return index.matching(path, exclude=exclude)
     return [(c, p) for c, p in index if c != exclude and matches(p, path)]

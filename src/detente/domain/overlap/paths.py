@@ -13,8 +13,16 @@ Choices made here (every one is deliberate and tested):
   ``[a-z]``).
 * Backslash: every ``\\`` is a separator and becomes ``/`` (a Windows client sends
   ``src\\a.py``). There is no escape character, so ``\\`` inside ``[...]`` is a separator
-  too, which leaves the class unbalanced and the pattern rejected. A file name containing
-  ``*``, ``?`` or ``[`` is claimed with a one-character class such as ``[*]``.
+  too, which leaves the class unbalanced and the pattern rejected.
+* Literal metacharacters: like a git pathspec, a pattern also matches the one path spelled
+  exactly like it (``app/[id]/page.tsx`` matches the file ``app/[id]/page.tsx`` as well as
+  ``app/i/page.tsx``; see :mod:`~detente.domain.overlap.globs`). To match the file whose
+  name holds ``*``, ``?`` or ``[`` and not its glob reading, write each of them as a
+  one-character class: ``app/[[]id]/page.tsx`` (:func:`escape` spells any path that way).
+* Limits: a pattern is at most :data:`MAX_PATTERN_LENGTH` characters with at most
+  :data:`MAX_WILDCARDS` wildcards (``*``, ``?``, ``[...]`` and ``**`` each count one); a
+  path is at most :data:`MAX_PATH_LENGTH` characters. They bound the work an automaton
+  does per pattern; real claims stay far below them.
 * ``./`` prefixes, ``/./`` segments and duplicate ``/`` are removed.
 * A trailing ``/`` (or a trailing ``/.``) means "the whole directory"; its canonical form is
   ``dir/**``, which matches every path strictly under ``dir/`` (not ``dir`` itself: a
@@ -42,12 +50,16 @@ from detente.errors import ValidationError
 __all__ = [
     "ANY",
     "GLOBSTAR",
+    "MAX_PATH_LENGTH",
+    "MAX_PATTERN_LENGTH",
+    "MAX_WILDCARDS",
     "STAR",
     "Atom",
     "CharClass",
     "PatternSyntaxError",
     "Segment",
     "Wild",
+    "escape",
     "has_wildcard",
     "normalize_path",
     "normalize_pattern",
@@ -94,6 +106,13 @@ class PatternSyntaxError(ValueError):
 
 
 _WILDCARD_CHARS: Final = frozenset("*?[")
+
+#: Longest path pattern accepted, in characters (Linux ``PATH_MAX``).
+MAX_PATTERN_LENGTH: Final = 4096
+#: Most wildcards one pattern may hold: ``*``, ``?``, a ``[...]`` class, a ``**`` segment.
+MAX_WILDCARDS: Final = 32
+#: Longest concrete path accepted, in characters (Linux ``PATH_MAX``).
+MAX_PATH_LENGTH: Final = 4096
 _DRIVE = re.compile(r"[A-Za-z]:")
 _FORBIDDEN_CATEGORIES: Final = frozenset({"Cc", "Cs"})
 
@@ -119,6 +138,7 @@ def normalize_pattern(raw: str, *, case_insensitive: bool = False, field: str = 
     """
     segments, directory = _clean(raw, case_insensitive=case_insensitive, field=field)
     canonical: list[str] = []
+    wildcards = 0
     for text in segments:
         try:
             parsed = _parse_segment(text)
@@ -126,9 +146,15 @@ def normalize_pattern(raw: str, *, case_insensitive: bool = False, field: str = 
             raise _invalid(field, raw, str(exc)) from None
         if parsed is GLOBSTAR and canonical and canonical[-1] == "**":
             continue
+        wildcards += 1 if parsed is GLOBSTAR else sum(not isinstance(a, str) for a in parsed)
         canonical.append(text)
     if directory and canonical[-1] != "**":
         canonical.append("**")
+        wildcards += 1
+    if wildcards > MAX_WILDCARDS:
+        raise _invalid(
+            field, _shown(raw), f"has {wildcards} wildcards; at most {MAX_WILDCARDS} are allowed"
+        )
     return "/".join(canonical)
 
 
@@ -172,6 +198,20 @@ def parse_segments(pattern: str) -> tuple[Segment, ...]:
     return tuple(_parse_segment(text) for text in pattern.split("/"))
 
 
+def escape(path: str) -> str:
+    """The pattern that matches exactly ``path``: ``*``, ``?`` and ``[`` become classes.
+
+    Args:
+        path: a concrete repo-relative path, e.g. ``"app/[id]/page.tsx"``.
+
+    Returns:
+        A pattern whose glob reading matches that path and no other, e.g.
+        ``"app/[[]id]/page.tsx"`` (by the literal rule it also matches a file spelled
+        exactly like the pattern itself, as a git pathspec would).
+    """
+    return "".join(f"[{ch}]" if ch in _WILDCARD_CHARS else ch for ch in path)
+
+
 def has_wildcard(pattern: str) -> bool:
     """Whether a canonical pattern contains any glob syntax (``*``, ``?`` or ``[``)."""
     return not _WILDCARD_CHARS.isdisjoint(pattern)
@@ -182,6 +222,11 @@ def _clean(
 ) -> tuple[list[str], bool]:
     """Common normalisation: returns the non-empty segments and the "is a directory" flag."""
     kind = "path" if path else "path pattern"
+    limit = MAX_PATH_LENGTH if path else MAX_PATTERN_LENGTH
+    if len(raw) > limit:  # checked before any work on the text
+        raise _invalid(
+            field, _shown(raw), f"is {len(raw)} characters long; at most {limit}", kind=kind
+        )
     text = unicodedata.normalize("NFC", raw)
     if case_insensitive:
         text = unicodedata.normalize("NFC", text.casefold())
@@ -260,6 +305,11 @@ def _parse_class(text: str, start: int) -> tuple[CharClass, int]:
         else:
             ranges.append((ord(ch), ord(ch)))
             j += 1
+
+
+def _shown(raw: str) -> str:
+    """A long input cut for an error message (the message must stay readable)."""
+    return raw if len(raw) <= 80 else f"{raw[:60]}...({len(raw)} characters)"
 
 
 def _invalid(field: str, raw: str, reason: str, *, kind: str = "path pattern") -> ValidationError:

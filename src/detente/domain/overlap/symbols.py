@@ -18,11 +18,12 @@ location is unknown, assume the worst.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from detente.domain.overlap.globs import matches
 
-__all__ = ["SEPARATOR", "contains", "meet", "path_meets", "split_symbol"]
+__all__ = ["SEPARATOR", "contains", "meet", "path_meets", "split_symbol", "stray_edits"]
 
 SEPARATOR: Final = "::"
 
@@ -76,3 +77,29 @@ def path_meets(pattern: str, symbol: str) -> bool:
     """
     path, _ = split_symbol(symbol)
     return path is not None and matches(pattern, path)
+
+
+def stray_edits(
+    claimed: Sequence[str], path: str, touched: Sequence[str], bare_lines: bool
+) -> list[str] | None:
+    """What a change to ``path`` did outside a claim's symbols.
+
+    Args:
+        claimed: the claim's symbols.
+        path: the changed file.
+        touched: the innermost symbols the change touched in it (see
+            :mod:`detente.index.diff`).
+        bare_lines: whether lines outside every symbol changed too.
+
+    Returns:
+        None when no claimed symbol lies in ``path`` (the symbols say nothing about it);
+        else the touched symbols no claimed symbol contains, plus ``path`` itself when
+        ``bare_lines`` (empty: the change stays inside the claim's symbols).
+    """
+    mine = [s for s in claimed if split_symbol(s)[0] == path]
+    if not mine:
+        return None
+    stray = [t for t in touched if not any(contains(s, t) for s in mine)]
+    if bare_lines:
+        stray.append(path)
+    return stray

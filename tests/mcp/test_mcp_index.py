@@ -1,0 +1,68 @@
+"""The index tools over MCP (the SDK's in-process client) on a real source repository."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp_harness import call, fail
+
+from detente.client.inprocess import InProcessClient
+from detente.clock import FakeClock
+from detente.mcp_server.server import build_server
+from detente.runtime import build_service
+from detente.service import Service
+from mcp import Client
+
+from source_repo import git, make_source_repo
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    root = tmp_path / "src-repo"
+    make_source_repo(root)
+    return root
+
+
+@pytest.fixture
+def service(source: Path) -> Iterator[Service]:
+    svc = build_service([source], store_url="memory://", clock=FakeClock())
+    yield svc
+    svc.store.close()
+
+
+async def test_symbols_touched_search_and_a_symbolic_reconcile(
+    service: Service, source: Path
+) -> None:
+    tree = source.parent / "alice"
+    git(source, "worktree", "add", "-q", "-b", "alice", str(tree), "HEAD")
+    store = tree / "internal/storage/store.go"
+    store.write_text(store.read_text().replace('return "", ErrNotFound', 'return "", nil'))
+    client = Client(build_server(InProcessClient(service)))
+    async with client:
+        opened = await call(
+            client,
+            "claim_open",
+            objective="Missing keys are not errors in the storage package",
+            paths=["internal/storage/**"],
+            branch="alice",
+            worktree=str(tree),
+        )
+        claim_id = opened["claimId"]
+        touched = await call(client, "symbols_touched", claim_id=claim_id)
+        assert touched["symbols"] == ["internal/storage/store.go::Store.Get"]
+        reconciled = await call(
+            client,
+            "reconcile_diff_intent",
+            a={"claim_id": claim_id, "actual": True},
+            b={"symbols": ["Store"], "change_kind": "rename"},
+        )
+        assert reconciled["overlap"] is True
+        assert reconciled["shared"][0]["target"] == "internal/storage/store.go::Store.Get"
+        found = await call(client, "search", query="storage keys")
+        assert found["results"][0]["claimId"] == claim_id
+        missing = await fail(client, "symbols_touched", claim_id="clm_nope")
+        assert missing["code"] == "not_found"

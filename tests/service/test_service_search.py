@@ -1,0 +1,87 @@
+"""Semantic overlaps and search through the service, on a real repository."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from detente.clock import FakeClock
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.memory import commands as mc
+from detente.domain.overlap.model import OverlapKind, Severity
+from detente.errors import ValidationError
+from detente.service import ClaimView, RepoConfig, Service
+from detente.storage.memory import MemoryStore
+
+from semantic_support import require_model
+from source_repo import commit_all, make_source_repo
+from support import counting_ids, seed
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.head = make_source_repo(root)
+        self.service = Service(
+            MemoryStore(), FakeClock(), [RepoConfig("demo", path=root)], ids=counting_ids()
+        )
+
+    def open(self, *paths: str, agent: str, objective: str) -> ClaimView:
+        cmd = replace(seed(*paths, agent=agent, objective=objective), base_commit=self.head)
+        return self.service.claims.open_claim(cmd)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    require_model()
+    return Repo(tmp_path / "repo")
+
+
+def test_the_same_objective_on_disjoint_paths_is_a_semantic_advisory_beside_no_overlap(
+    repo: Repo,
+) -> None:
+    alice = repo.open("src/settlement/retry.py", agent="alice", objective="Retry failed payments")
+    bob = repo.open(
+        "web/src/client.ts", agent="bob", objective="Retry payments that failed, with backoff"
+    )
+    carol = repo.open("README.md", agent="carol", objective="Dark theme for the dashboard")
+    assert bob.claim.status is ClaimStatus.ACTIVE
+    assert bob.overlaps == []
+    [advice] = repo.service.claims.get_claim(bob.claim.id).semantic
+    assert (advice.claim_id, advice.kind, advice.severity) == (
+        alice.claim.id,
+        OverlapKind.SEMANTIC,
+        Severity.ADVISORY,
+    )
+    assert "similar objective" in advice.reason
+    assert repo.service.claims.get_claim(carol.claim.id).semantic == []
+    wire = repo.service.claims.get_claim(alice.claim.id).to_wire()
+    assert [o["claimId"] for o in wire["semanticOverlaps"]] == [bob.claim.id]
+
+
+def test_search_ranks_claims_and_memory_sections_with_their_overlaps(repo: Repo) -> None:
+    (repo.root / "NOTES.md").write_text(
+        "# Notes\n\n## Payments\n\nFailed payments are retried with exponential backoff.\n\n"
+        "## Styling\n\nThe dashboard uses a dark theme.\n"
+    )
+    commit_all(repo.root, "notes")
+    repo.service.memory.register_document(mc.Register("demo", "NOTES.md", "section_owned"))
+    retry = repo.open("src/settlement/**", agent="alice", objective="Rework payment retries")
+    repo.open("src/settlement/retry.py", agent="bob", objective="Tune the backoff caps")
+    repo.open("web/**", agent="carol", objective="Dark theme for the dashboard")
+    found = repo.service.search.search("retry behaviour", repo="demo")
+    assert found["similarity"]["mode"] == "semantic"
+    results = found["results"]
+    assert results[0]["claimId"] == retry.claim.id
+    assert results[0]["overlaps"][0]["kind"] == "path"
+    memory = [r for r in results if r["type"] == "memory"]
+    assert memory[0]["title"] == "Payments"
+
+
+def test_search_refuses_an_empty_query_and_a_bad_limit(repo: Repo) -> None:
+    with pytest.raises(ValidationError, match="q must be"):
+        repo.service.search.search("  ")
+    with pytest.raises(ValidationError, match="limit"):
+        repo.service.search.search("x", limit=0)
