@@ -10,6 +10,7 @@ import pytest
 from detente.clock import FakeClock
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.overlap.model import Severity
+from detente.errors import OverlapBlocking
 from detente.service import ClaimView, RepoConfig, Service
 from detente.storage.memory import MemoryStore
 
@@ -137,3 +138,30 @@ def test_a_repository_without_a_checkout_keeps_glob_verdicts() -> None:
     bob = service.claims.open_claim(seed("src/settlement/**", agent="bob"))
     assert bob.claim.status is ClaimStatus.NEGOTIATING
     assert bob.overlaps[0].severity is Severity.BLOCKING
+
+
+def test_a_potential_overlap_lets_both_active_claims_write_the_new_file(repo: Repo) -> None:
+    alice = repo.open("src/**", agent="alice")
+    bob = repo.open("src/settlement/new_fees.py", agent="bob")
+    assert bob.claim.status is ClaimStatus.ACTIVE
+    assert bob.overlaps[0].severity is Severity.POTENTIAL
+    new = ["src/settlement/new_fees.py"]
+    assert repo.service.claims.check_write(alice.claim.id, new) == new
+    assert repo.service.claims.check_write(bob.claim.id, new) == new
+
+
+def test_a_potential_overlap_still_refuses_the_holders_existing_files(repo: Repo) -> None:
+    alice = repo.open("src/**", agent="alice")
+    bob = repo.open("src/settlement/new_fees.py", agent="bob")
+    with pytest.raises(OverlapBlocking) as refused:
+        repo.service.claims.check_write(bob.claim.id, ["src/settlement/__init__.py"])
+    assert refused.value.extra["blockers"][0]["claimId"] == alice.claim.id
+
+
+def test_a_new_literal_path_named_by_both_is_writable_by_neither_newcomer(repo: Repo) -> None:
+    alice = repo.open("src/settlement/fees.py", agent="alice")
+    bob = repo.open("src/settlement/fees.py", agent="bob")
+    assert bob.claim.status is ClaimStatus.NEGOTIATING
+    assert repo.service.claims.check_write(alice.claim.id, ["src/settlement/fees.py"])
+    with pytest.raises(OverlapBlocking):
+        repo.service.claims.check_write(bob.claim.id, ["src/settlement/fees.py"])

@@ -33,6 +33,7 @@ from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import escape, normalize_path
+from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
 from detente.errors import InvalidTransition, OutOfScope, OverlapBlocking
 
@@ -99,14 +100,37 @@ def path_refusals(state: RepoState, claim_id: str | None, path: str) -> list[Cla
     """The claims whose authority over the concrete ``path`` refuses ``claim_id``, by id.
 
     The path is read literally (``app/[id]/page.tsx`` is that file) by the one matcher
-    every guard shares (:meth:`~detente.domain.overlap.PatternIndex.matching`).
+    every guard shares (:meth:`~detente.domain.overlap.PatternIndex.matching`). Where the
+    writer's own granted pattern and the holder's meet at ``path`` only as a ``potential``
+    (or ``generated``) overlap, the verdict claim opening gave them (advisory: both are
+    ``active``), the holder does not refuse it (:func:`_advisory_at`).
     """
     found: dict[str, Claim] = {}
+    me = state.claims.get(claim_id) if claim_id is not None else None
+    judge = Judge(state.trees, me.base_commit) if me is not None else None
     for key, theirs in state.claims.path_index.matching(path, exclude=claim_id):
         other = state.claims.get(key)
-        if other is not None and blocks(state, claim_id, other, theirs):
-            found[other.id] = other
+        if other is None or not blocks(state, claim_id, other, theirs):
+            continue
+        if me is not None and judge is not None and _advisory_at(judge, me, other, theirs, path):
+            continue
+        found[other.id] = other
     return [found[k] for k in sorted(found)]
+
+
+def _advisory_at(judge: Judge, me: Claim, other: Claim, theirs: str, path: str) -> bool:
+    """Do ``me``'s granted patterns covering ``path`` meet ``theirs`` only advisorily?
+
+    The same tree verdict as claim opening (:mod:`detente.domain.overlap.trees`), per
+    pattern pair: ``potential`` (a path that exists at neither base commit, not named
+    literally by both) or ``generated``. Any other verdict, or no pattern of mine covering
+    ``path`` (their territory), keeps the refusal.
+    """
+    mine = [p for p in me.paths if p not in me.pending_paths and matches(p, path)]
+    if not mine:
+        return False
+    advisory = (Verdict.POTENTIAL, Verdict.GENERATED)
+    return all(judge(other.base_commit, (p,), (theirs,), path)[0] in advisory for p in mine)
 
 
 def writable(state: RepoState, claim: Claim | None, path: str) -> tuple[list[Claim], bool]:

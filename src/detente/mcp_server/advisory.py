@@ -107,9 +107,9 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
     ) -> CallToolResult:
         """Announce yourself to the other agents in this repository. Call it once at the
         start of a task (before reading or editing files) and again to renew before
-        expiresAt or when your intent changes. Returns your sessionId (pass it to every
-        other detente tool) and the other active sessions with their intent, so you can
-        avoid their areas. After expiresAt you are listed as departed."""
+        expiresAt or when your intent changes. Returns your sessionId (pass it as
+        session_id to every other detente tool) and the other active sessions with their
+        intent, so you can avoid their areas. After expiresAt you are listed as departed."""
         sid = session_id or new_id("ses")
 
         def call() -> dict[str, Any]:

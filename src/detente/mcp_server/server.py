@@ -44,7 +44,7 @@ __all__ = ["INSTRUCTIONS", "build_server", "run_stdio"]
 INSTRUCTIONS = """\
 detente coordinates the AI agents and humans editing this git repository at the same time.
 1. At the start of a task call register_agent_work (agent_name, intent) and keep the
-   returned sessionId: pass it to every detente tool.
+   returned sessionId: pass it as session_id to every detente tool.
 2. Before editing files call verify_change_readiness, then claim_files for the paths or
    globs you will edit (with a reason). 'caution' means another session holds some of
    them: read who and why, then coordinate, wait, or choose other files. Nothing is locked.

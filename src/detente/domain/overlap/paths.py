@@ -30,8 +30,10 @@ Choices made here (every one is deliberate and tested):
 * Rejected with ``validation_error``: an empty pattern (also one that is empty once ``./``
   and ``/`` are removed, such as ``./``; claim the whole repository with ``**``), a ``..``
   segment, an absolute path (leading ``/`` or ``\\``, or a drive letter such as ``C:``), a
-  leading ``!`` (negation is not supported), control characters (Unicode category Cc, NUL
-  included) and lone surrogates, an unbalanced or empty ``[`` class, a reversed range such
+  leading ``!`` (negation is not supported), a ``.git`` segment (git never tracks one),
+  a segment with leading or trailing white space (``' '``, ``'a.py '``: almost always a
+  typo, and a second spelling of the same file), control characters (Unicode category Cc,
+  NUL included) and lone surrogates, an unbalanced or empty ``[`` class, a reversed range such
   as ``[z-a]``, and ``**`` mixed into a segment (``a**b``, ``***``, ``**.py``): gitignore
   would read those as ``*`` while a user most likely meant a recursive match, so the
   client is told instead of guessed for.
@@ -245,6 +247,17 @@ def _clean(
         raise _invalid(field, raw, "is empty once './' and '/' are removed", kind=kind)
     if ".." in segments:
         raise _invalid(field, raw, "contains a '..' segment", kind=kind)
+    if any(part.casefold() == ".git" for part in segments):
+        # git itself never tracks a path through a `.git` component (any case)
+        raise _invalid(field, raw, "names the '.git' directory, which git never tracks", kind=kind)
+    for part in segments:
+        if part != part.strip():
+            raise _invalid(
+                field,
+                raw,
+                f"has a segment with leading or trailing white space ({part!r})",
+                kind=kind,
+            )
     if _DRIVE.match(segments[0]):
         raise _invalid(field, raw, "starts with a drive letter (absolute)", kind=kind)
     if not path and segments[0].startswith("!"):
