@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from detente.clock import FakeClock
 from detente.eventlog.envelope import canonical_json
+from detente.eventlog.records import RecordRow
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 
@@ -54,3 +56,50 @@ def test_a_projection_row_that_differs_from_replay_is_reported(tmp_path: Path) -
     report = _service(db).audit()
     assert not report.ok
     assert report.mismatches == [f"claim/{claim.id}: differs from replay in status"]
+
+
+class _WritesDuringAudit(SqliteStore):
+    """A real SQLite store that lets a command commit between the audit's log read and
+    its projection read (as a live server does), a given number of times."""
+
+    def __init__(self, db: Path) -> None:
+        super().__init__(db)
+        self.write: Callable[[], object] = lambda: None
+        self.times = 0
+
+    def records(self, kind: str, repo: str | None = None) -> list[RecordRow]:
+        if self.times and kind == "claim":
+            self.times -= 1
+            self.write()
+        return super().records(kind, repo)
+
+
+def test_writes_committed_while_the_audit_runs_are_not_reported_as_mismatches(
+    tmp_path: Path,
+) -> None:
+    store = _WritesDuringAudit(tmp_path / "d.db")
+    svc = Service(store, FakeClock(), [RepoConfig("demo")])
+    first = svc.open_claim(seed("a.py")).claim
+    opened = iter(range(100))
+    store.write = lambda: svc.open_claim(seed(f"new{next(opened)}.py"))
+    store.times = 2  # a new claim appears during the first two comparisons
+    report = svc.audit()
+    assert report.ok, report.mismatches
+    assert report.events == len(store.read(limit=10_000))
+    assert first.id in {r.id for r in store.records("claim")}
+
+
+def test_a_row_that_differs_at_the_same_revision_is_reported_at_once(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    svc = _service(db)
+    claim = svc.open_claim(seed("a.py")).claim
+    svc.store.close()
+    conn = sqlite3.connect(db)
+    conn.execute(
+        "UPDATE records SET body = replace(body, 'a.py', 'evil.py') WHERE id = ?", (claim.id,)
+    )
+    conn.commit()
+    conn.close()
+    report = _service(db).audit()
+    assert not report.ok
+    assert any(m.startswith(f"claim/{claim.id}: differs") for m in report.mismatches)

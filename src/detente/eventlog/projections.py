@@ -26,6 +26,10 @@ class AuditSource(Protocol):
 
     def iter_all(self, *, batch: int = 1000) -> Iterator[StoredEvent]: ...
 
+    def read(
+        self, *, since: int = 0, limit: int = 1000, repo: str | None = None
+    ) -> list[StoredEvent]: ...
+
     def records(self, kind: str, repo: str | None = None) -> list[RecordRow]: ...
 
 
@@ -138,6 +142,11 @@ class AuditReport:
         return body
 
 
+AUDIT_ROUNDS = 5
+"""How often the audit catches up with writes made while it ran before it reports rows
+that are newer than its replay (a live server keeps writing during an audit)."""
+
+
 def verify(
     store: AuditSource,
     case_insensitive: dict[str, bool] | None = None,
@@ -145,6 +154,12 @@ def verify(
 ) -> AuditReport:
     """Walk the whole log: check every hash link, replay every repo, compare projections,
     check the protocol invariants (:mod:`detente.domain.invariants`).
+
+    The log is read in pages and the projection rows afterwards, without stopping writers:
+    a row written after the replay's last event (a newer revision, or a record the replay
+    has not met yet) is not a mismatch but a sign to catch up. The audit then folds the
+    log's new tail and compares again, up to :data:`AUDIT_ROUNDS` times; a row that differs
+    at the same revision, or that the replay is ahead of, is reported at once.
 
     Args:
         store: the backend to audit.
@@ -156,61 +171,96 @@ def verify(
         An :class:`AuditReport`; ``ok`` is False at the first broken link (the replay
         after a broken link proves nothing) or when any projection row differs.
     """
-    prev, expected_seq, count = GENESIS_HASH, 1, 0
-    replays: dict[str, Replay] = {}
-    for event in store.iter_all():
-        broken = verify_link(event, prev, expected_seq)
-        if broken is not None:
-            return AuditReport(ok=False, events=count, head_hash=prev, broken=broken)
-        replay = replays.get(event.repo)
-        if replay is None:
-            folded = (case_insensitive or {}).get(event.repo, False)
-            fresh = RepoState(event.repo, case_insensitive=folded)
-            fresh.trees = (trees or {}).get(event.repo)
-            replay = replays[event.repo] = Replay(fresh)
-        replay.fold(
-            event.type,
-            event.data,
-            at=parse_time(event.at),
-            event_id=event.id,
-            seq=event.seq,
-            subject=event.subject,
-        )
-        prev, expected_seq, count = event.hash, event.seq + 1, count + 1
-    states = {repo: r.state for repo, r in replays.items()}
+    audit = _Audit(case_insensitive or {}, trees or {})
+    broken = audit.fold(store.iter_all())
+    rounds = 1
+    while broken is None:
+        mismatches, behind = audit.compare(store)
+        if not behind or rounds >= AUDIT_ROUNDS:
+            break
+        rounds += 1
+        broken = audit.fold(_tail(store, audit.last_seq))
+    if broken is not None:
+        return AuditReport(ok=False, events=audit.count, head_hash=audit.prev, broken=broken)
     invariants = [
         f"{repo}: {v}"
-        for repo, r in sorted(replays.items())
+        for repo, r in sorted(audit.replays.items())
         for v in [*r.violations, *state_violations(r.state)]
     ]
-
-    mismatches: list[str] = []
-    for kind, (records, to_row) in KINDS.items():
-        stored = {r.id: r for r in store.records(kind)}
-        replayed: dict[str, RecordRow] = {}
-        for state in states.values():
-            for record in records(state).values():
-                row = to_row(record)
-                replayed[row.id] = row
-        for record_id in sorted(set(stored) | set(replayed)):
-            have, want = stored.get(record_id), replayed.get(record_id)
-            if have is None:
-                mismatches.append(f"{kind}/{record_id}: missing from the projection")
-            elif want is None:
-                mismatches.append(f"{kind}/{record_id}: in the projection but not in the log")
-            elif have.body != want.body or have.revision != want.revision:
-                diff = sorted(
-                    k
-                    for k in set(have.body) | set(want.body)
-                    if have.body.get(k) != want.body.get(k)
-                )
-                mismatches.append(
-                    f"{kind}/{record_id}: differs from replay in {', '.join(diff) or 'revision'}"
-                )
     return AuditReport(
         ok=not mismatches and not invariants,
-        events=count,
-        head_hash=prev,
+        events=audit.count,
+        head_hash=audit.prev,
         mismatches=mismatches,
         invariants=invariants,
     )
+
+
+def _tail(store: AuditSource, since: int) -> Iterator[StoredEvent]:
+    while chunk := store.read(since=since, limit=1000):
+        yield from chunk
+        since = chunk[-1].seq
+
+
+class _Audit:
+    """The audit's replay: chain position, one :class:`Replay` per repository."""
+
+    def __init__(self, folded: Mapping[str, bool], trees: Mapping[str, TreeSource]) -> None:
+        self.prev, self.last_seq, self.count = GENESIS_HASH, 0, 0
+        self.replays: dict[str, Replay] = {}
+        self._folded = folded
+        self._trees = trees
+
+    def fold(self, events: Iterable[StoredEvent]) -> ChainBreak | None:
+        """Check and fold ``events`` (continuing the chain); the first broken link, if any."""
+        for event in events:
+            broken = verify_link(event, self.prev, self.last_seq + 1)
+            if broken is not None:
+                return broken
+            replay = self.replays.get(event.repo)
+            if replay is None:
+                fresh = RepoState(event.repo, case_insensitive=self._folded.get(event.repo, False))
+                fresh.trees = self._trees.get(event.repo)
+                replay = self.replays[event.repo] = Replay(fresh)
+            current = UPCASTERS.upcast(event)  # the fold sees today's shape (as apply_stored)
+            replay.fold(
+                current.type,
+                current.data,
+                at=parse_time(current.at),
+                event_id=current.id,
+                seq=current.seq,
+                subject=current.subject,
+            )
+            self.prev, self.last_seq, self.count = event.hash, event.seq, self.count + 1
+        return None
+
+    def compare(self, store: AuditSource) -> tuple[list[str], bool]:
+        """``(mismatches, behind)``: ``behind`` when some row is newer than the replay."""
+        mismatches: list[str] = []
+        behind = False
+        for kind, (records, to_row) in KINDS.items():
+            stored = {r.id: r for r in store.records(kind)}
+            replayed: dict[str, RecordRow] = {}
+            for replay in self.replays.values():
+                for record in records(replay.state).values():
+                    row = to_row(record)
+                    replayed[row.id] = row
+            for record_id in sorted(set(stored) | set(replayed)):
+                have, want = stored.get(record_id), replayed.get(record_id)
+                if have is None:
+                    mismatches.append(f"{kind}/{record_id}: missing from the projection")
+                elif want is None:
+                    behind = True
+                    mismatches.append(f"{kind}/{record_id}: in the projection but not in the log")
+                elif have.body != want.body or have.revision != want.revision:
+                    behind = behind or have.revision > want.revision
+                    diff = sorted(
+                        k
+                        for k in set(have.body) | set(want.body)
+                        if have.body.get(k) != want.body.get(k)
+                    )
+                    mismatches.append(
+                        f"{kind}/{record_id}: differs from replay in "
+                        f"{', '.join(diff) or 'revision'}"
+                    )
+        return mismatches, behind
