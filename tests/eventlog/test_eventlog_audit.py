@@ -79,9 +79,9 @@ def test_writes_committed_while_the_audit_runs_are_not_reported_as_mismatches(
 ) -> None:
     store = _WritesDuringAudit(tmp_path / "d.db")
     svc = Service(store, FakeClock(), [RepoConfig("demo")])
-    first = svc.open_claim(seed("a.py")).claim
+    first = svc.claims.open_claim(seed("a.py")).claim
     opened = iter(range(100))
-    store.write = lambda: svc.open_claim(seed(f"new{next(opened)}.py"))
+    store.write = lambda: svc.claims.open_claim(seed(f"new{next(opened)}.py"))
     store.times = 2  # a new claim appears during the first two comparisons
     report = svc.audit()
     assert report.ok, report.mismatches
@@ -92,7 +92,7 @@ def test_writes_committed_while_the_audit_runs_are_not_reported_as_mismatches(
 def test_a_row_that_differs_at_the_same_revision_is_reported_at_once(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     svc = _service(db)
-    claim = svc.open_claim(seed("a.py")).claim
+    claim = svc.claims.open_claim(seed("a.py")).claim
     svc.store.close()
     conn = sqlite3.connect(db)
     conn.execute(
