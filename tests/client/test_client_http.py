@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import json
 import socket
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
 
 from detente import errors
-from detente.client import ServerUnavailable, SseMessage, connect, error_from_problem
-from detente.client.http import HttpClient
+from detente.client import ServerUnavailable, SseMessage, connect, error_from_problem, routes
+from detente.client.http import REQUEST_TIMEOUT, HttpClient
 
 
 def test_a_revision_conflict_problem_becomes_revision_conflict_with_its_fields() -> None:
@@ -142,3 +143,24 @@ def test_an_unreachable_explicit_server_is_server_unavailable(repo: Path) -> Non
     sock, url = _refusing_url()
     with sock, pytest.raises(ServerUnavailable, match="cannot reach"):
         connect(url, repo, local=False)
+
+
+def test_a_server_that_accepts_but_never_answers_is_reported_as_busy_not_unreachable() -> None:
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()  # the kernel accepts connections; nobody ever answers
+    url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    route = replace(routes.AUDIT_VERIFY, read_timeout=0.2)
+    with (
+        silent,
+        HttpClient(httpx.Client(base_url=url), repo_name="demo") as client,
+        pytest.raises(ServerUnavailable) as failed,
+    ):
+        client._call(route)
+    assert "did not answer GET /v1/audit/verify within 0.2 s" in failed.value.detail
+    assert "busy or stuck" in failed.value.detail
+
+
+def test_the_audit_may_take_longer_than_an_ordinary_request() -> None:
+    assert routes.AUDIT_VERIFY.read_timeout is not None
+    assert routes.AUDIT_VERIFY.read_timeout > REQUEST_TIMEOUT

@@ -77,10 +77,21 @@ class HttpClient(Client):
 
         url = _fill(call.route, call.path)
         json = dict(call.body) if call.body is not None else None
+        read = call.route.read_timeout or REQUEST_TIMEOUT
         try:
             response = self.http.request(
-                call.route.method, url, json=json, params=call.params or None
+                call.route.method,
+                url,
+                json=json,
+                params=call.params or None,
+                timeout=httpx.Timeout(REQUEST_TIMEOUT, read=read),
             )
+        except httpx.ReadTimeout:
+            raise ServerUnavailable(
+                f"the detente server at {self.url} did not answer {call.route.method} "
+                f"{url} within {read:g} s (it is reachable, but busy or stuck)",
+                url=self.url,
+            ) from None
         except httpx.TransportError as exc:
             raise ServerUnavailable(
                 f"cannot reach the detente server at {self.url}: {exc}", url=self.url

@@ -22,17 +22,20 @@ class Route:
         name: the operation's name (a method of ``ServiceCalls``).
         method: the HTTP method.
         path: the path template, e.g. ``/v1/claims/{claim_id}/renew``.
+        read_timeout: seconds to wait for the answer of an operation that may run long
+            (the audit replays the whole log); None: the client's default.
     """
 
     name: str
     method: str
     path: str
+    read_timeout: float | None = None
 
 
 # ---------------------------------------------------------------------------- system
 HEALTH = Route("health", "GET", "/healthz")
 REPOS = Route("repos", "GET", "/v1/repos")
-AUDIT_VERIFY = Route("audit_verify", "GET", "/v1/audit/verify")
+AUDIT_VERIFY = Route("audit_verify", "GET", "/v1/audit/verify", read_timeout=600.0)
 EVENTS = Route("events", "GET", "/v1/events")
 EVENT_STREAM = Route("event_stream", "GET", "/v1/events/stream")
 
