@@ -8,7 +8,7 @@ overlapping live claim, answered by :class:`PatternIndex` and by a brute-force p
 ``intersect`` scan over pre-compiled patterns, in the same run. Both answers are checked
 to be equal.
 
-A second table measures the whole use case, ``Service.open_claim`` on the in-memory
+A second table measures the whole use case, ``Service.claims.open_claim`` on the in-memory
 store (validation, overlap analysis inside the command transaction, event append with
 expected revisions, projection, the response's overlap report), with N live claims
 opened beforehand; the baseline is the same service whose pattern index is swapped, in
@@ -189,10 +189,10 @@ class BruteIndex:
 
 
 def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[str, ...]:
-    """Median/p99 of ``Service.open_claim`` with ``size`` live claims: index vs scan."""
+    """Median/p99 of ``Service.claims.open_claim`` with ``size`` live claims: index vs scan."""
     from detente.clock import FakeClock
-    from detente.domain.commands import OpenClaim
-    from detente.domain.model import Agent
+    from detente.domain.claims.commands import OpenClaim
+    from detente.domain.claims.model import Agent
     from detente.service import RepoConfig, Service
     from detente.storage.memory import MemoryStore
 
@@ -210,26 +210,26 @@ def run_service(paths: list[str], size: int, queries: int, seed: int) -> tuple[s
         )
 
     for n in range(size):
-        service.open_claim(seed_of(n, maker.claim(f"c{n}")[1]))
+        service.claims.open_claim(seed_of(n, maker.claim(f"c{n}")[1]))
         if n % 2000 == 1999:
             print(f"service N={size}: {n + 1} claims opened", file=sys.stderr)
-    state = service._fresh("bench")  # the bench swaps the index in place
-    real_index = state.path_index
+    state = service.fresh("bench")  # the bench swaps the index in place
+    real_index = state.claims.path_index
     entries = list(real_index)
     timings: dict[str, list[int]] = {"index": [], "scan": []}
     for n in range(queries):
         for method in ("index", "scan") if n % 2 == 0 else ("scan", "index"):
-            state.path_index = real_index if method == "index" else BruteIndex(entries)  # type: ignore[assignment]
+            state.claims.path_index = real_index if method == "index" else BruteIndex(entries)  # type: ignore[assignment]
             cmd = seed_of(size + n, maker.claim("q")[1])
             compile_pattern.cache_clear()
             start = time.perf_counter_ns()
-            view = service.open_claim(cmd)
+            view = service.claims.open_claim(cmd)
             timings[method].append(time.perf_counter_ns() - start)
             entries += [(view.claim.id, p) for p in view.claim.paths]
             if method == "scan":
                 for p in view.claim.paths:
                     real_index.add(view.claim.id, p)
-    state.path_index = real_index
+    state.claims.path_index = real_index
     idx, scan = timings["index"], timings["scan"]
     return (
         f"{size}",
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     print("Overlap query: which live claims does a new 1-3 pattern claim meet?")
     table(header, [run_size(paths, size, args.queries, args.seed) for size in sizes])
     print()
-    print("Service.open_claim end to end (memory store): pattern index vs full scan")
+    print("Service.claims.open_claim end to end (memory store): pattern index vs full scan")
     service_header = (
         "N claims",
         "index median us",

@@ -1,7 +1,7 @@
 """Benchmark: CAS lease renewals through the service on SQLite, PostgreSQL and etcd.
 
 Each of N concurrent clients (threads) holds one claim and renews its lease in a loop,
-presenting the expected lease and claim revisions (``Service.renew``: catch up, decide,
+presenting the expected lease and claim revisions (``Service.claims.renew``: catch up, decide,
 append with the stream CAS, project, all in one store transaction). Reported per backend
 and N: operations, throughput, p50 and p99 latency. The physical reference, measured in
 the same run: raw etcd ``Txn`` puts with a ``mod_revision`` compare through the same
@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import aetcd
 
-from detente.domain.decide import OpenClaim, RenewLease
-from detente.domain.model import Agent
+from detente.domain.claims.commands import OpenClaim, RenewLease
+from detente.domain.claims.model import Agent
 from detente.service import RepoConfig, Service
 from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
@@ -46,7 +46,7 @@ def _renewals(url: str, clients: int, per_client: int) -> Result:
     store = open_store(url)
     service = Service(store, default_clock(store), [RepoConfig("bench")])
     claims = [
-        service.open_claim(
+        service.claims.open_claim(
             OpenClaim(
                 repo="bench",
                 objective=f"client {i}",
@@ -66,7 +66,7 @@ def _renewals(url: str, clients: int, per_client: int) -> Result:
         start.wait()
         for _ in range(per_client):
             t0 = time.perf_counter()
-            claim = service.renew(
+            claim = service.claims.renew(
                 RenewLease(claim.id, claim.lease.revision, claim.revision, 600)
             ).claim
             latencies[i].append(time.perf_counter() - t0)

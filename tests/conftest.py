@@ -51,7 +51,7 @@ def protocol_invariants(monkeypatch: pytest.MonkeyPatch) -> None:
     from detente.service.core import ServiceCore
     from invariant_checks import checked_execute
 
-    monkeypatch.setattr(ServiceCore, "_execute", checked_execute(ServiceCore._execute))
+    monkeypatch.setattr(ServiceCore, "execute", checked_execute(ServiceCore.execute))
 
 
 @pytest.fixture

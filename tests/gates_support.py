@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.evidence import BaseRef, Evidence, TestRecord
-from detente.domain.integration import CompleteClaim
+from detente.domain.gates.evidence import BaseRef, Evidence, TestRecord
+from detente.domain.gates.integration import CompleteClaim
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 

@@ -1,6 +1,6 @@
 """After every command a service runs in the tests, the protocol invariants must hold.
 
-:func:`checked_execute` wraps :meth:`ServiceCore._execute` (installed for every test by
+:func:`checked_execute` wraps :meth:`ServiceCore.execute` (installed for every test by
 ``conftest.py``): after a command commits, it folds the new events into an independent
 :class:`~detente.domain.invariants.Replay` kept per service and repository, and asserts
 invariants 1-6 of :mod:`detente.domain.invariants`: the state invariants on the

@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
-from detente.domain.decide import OpenClaim
-from detente.domain.model import Agent
+from detente.domain.claims.commands import OpenClaim
+from detente.domain.claims.model import Agent
 
 BASE = "a" * 40
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from detente.clock import Clock, FakeClock, SystemClock
-from detente.domain.model import ClaimStatus
+from detente.domain.claims.model import ClaimStatus
 from detente.service import RepoConfig, Service
 from detente.storage.clock import StoreClock, default_clock
 from detente.storage.factory import open_store
@@ -133,7 +133,7 @@ def test_sweepers_on_both_servers_expire_each_lease_exactly_once(
 ) -> None:
     clock = FakeClock()
     services = _services(_store_url(request, "postgres"), 2, clock)
-    claims = [services[i % 2].open_claim(seed(f"s/{i}.py", ttl=30)).claim for i in range(10)]
+    claims = [services[i % 2].claims.open_claim(seed(f"s/{i}.py", ttl=30)).claim for i in range(10)]
     clock.advance(31)
     counts: list[int] = []
     threads = [threading.Thread(target=lambda s=s: counts.append(s.sweep())) for s in services * 2]
@@ -145,7 +145,7 @@ def test_sweepers_on_both_servers_expire_each_lease_exactly_once(
     events, _ = services[0].events(limit=1000)
     expired = [e.subject for e in events if e.type == "claim.expired"]
     assert sorted(expired) == sorted(f"claim/{c.id}" for c in claims)
-    assert all(c.status is ClaimStatus.EXPIRED for c in services[1].list_claims())
+    assert all(c.status is ClaimStatus.EXPIRED for c in services[1].claims.list_claims())
     assert services[1].audit().ok
     for s in services:
         s.store.close()
@@ -160,7 +160,7 @@ def test_servers_with_skewed_machine_clocks_take_lease_time_from_the_database(
     services = _services(url, 2)
     assert all(isinstance(s.clock, StoreClock) for s in services)
     before = datetime.now(UTC)
-    views = [s.open_claim(seed(f"k/{i}.py", ttl=60)) for i, s in enumerate(services)]
+    views = [s.claims.open_claim(seed(f"k/{i}.py", ttl=60)) for i, s in enumerate(services)]
     after = datetime.now(UTC)
     for view in views:
         deadline = view.claim.lease.expires_at

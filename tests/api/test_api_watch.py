@@ -14,7 +14,7 @@ import httpx
 from detente.api import sse
 from detente.api.sse import StreamSettings
 from detente.clock import FakeClock
-from detente.domain.decide import ChangeScope
+from detente.domain.claims.commands import ChangeScope
 from detente.eventlog.envelope import StoredEvent
 from detente.service import RepoConfig, Service
 from detente.storage.memory import MemoryStore
@@ -95,7 +95,7 @@ def test_a_slow_consumer_is_cut_off_with_a_resync_hint_while_100_fast_ones_get_e
         wait_until(lambda: sse.stats(service)["subscribers"] == fast_count + 1, 20, "slow joins")
 
         def write_claim(n: int) -> None:
-            service.open_claim(seed(f"f{n}.py", objective=f"{n} " + "x" * 3900))
+            service.claims.open_claim(seed(f"f{n}.py", objective=f"{n} " + "x" * 3900))
             head = service.head()
             wait_until(lambda: min(progress) >= head, 30, f"fast consumers reach {head}")
 
@@ -178,7 +178,7 @@ def _first_messages(base: str, count: int, **kw: object) -> list[dict[str, str]]
 def test_a_position_older_than_the_retained_log_gets_a_resync_never_a_silent_gap() -> None:
     service = _service(_RetainingStore(first=11))
     for n in range(8):
-        service.open_claim(seed(f"r{n}.py"))
+        service.claims.open_claim(seed(f"r{n}.py"))
     with serving(service) as base:
         resync, first = _first_messages(base, 2, headers={"Last-Event-ID": "3"})
         assert resync["event"] == "resync"
@@ -213,10 +213,10 @@ def _ids(base: str, count: int, params: dict[str, str]) -> Iterator[tuple[str, s
 
 def test_filters_by_claim_path_prefix_and_event_type_deliver_only_matching_events() -> None:
     service = _service()
-    a = service.open_claim(seed("src/api/**", agent="alice")).claim
-    b = service.open_claim(seed("docs/guide.md", agent="bob")).claim
-    c = service.open_claim(seed("src/api/routes.py", agent="carol")).claim  # overlaps a
-    service.change_scope(
+    a = service.claims.open_claim(seed("src/api/**", agent="alice")).claim
+    b = service.claims.open_claim(seed("docs/guide.md", agent="bob")).claim
+    c = service.claims.open_claim(seed("src/api/routes.py", agent="carol")).claim  # overlaps a
+    service.claims.change_scope(
         ChangeScope(b.id, expected_claim_revision=b.revision, add_paths=("docs/faq.md",))
     )
     with serving(service) as base:

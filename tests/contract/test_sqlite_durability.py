@@ -35,14 +35,14 @@ def test_every_acknowledged_claim_survives_a_kill_9_of_the_writer(tmp_path: Path
         f"""
         import sys
         from detente.clock import SystemClock
-        from detente.domain.decide import OpenClaim
-        from detente.domain.model import Agent
+        from detente.domain.claims.commands import OpenClaim
+        from detente.domain.claims.model import Agent
         from detente.service import RepoConfig, Service
         from detente.storage.sqlite import SqliteStore
         svc = Service(SqliteStore({str(db)!r}), SystemClock(), [RepoConfig("demo")])
         i = 0
         while True:
-            c = svc.open_claim(OpenClaim(repo="demo", objective="w", base_commit="a" * 40,
+            c = svc.claims.open_claim(OpenClaim(repo="demo", objective="w", base_commit="a" * 40,
                 agent=Agent("w", "w"), lease_ttl_seconds=600, paths=(f"f{{i}}.py",)))
             print(c.claim.id, flush=True)
             i += 1
@@ -57,7 +57,7 @@ def test_every_acknowledged_claim_survives_a_kill_9_of_the_writer(tmp_path: Path
     from detente.service import RepoConfig, Service
 
     svc = Service(SqliteStore(db), SystemClock(), [RepoConfig("demo")])
-    ids = {c.id for c in svc.list_claims()}
+    ids = {c.id for c in svc.claims.list_claims()}
     assert set(acknowledged) <= ids
     report = svc.audit()
     assert report.ok, report.to_wire()

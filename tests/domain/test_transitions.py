@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from detente.domain.model import ClaimStatus as S
-from detente.domain.transitions import TERMINAL, TRANSITIONS, allowed, require
+from detente.domain.claims.model import ClaimStatus as S
+from detente.domain.claims.transitions import TERMINAL, TRANSITIONS, allowed, require
 from detente.errors import InvalidTransition
 
 

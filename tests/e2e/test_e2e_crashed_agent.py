@@ -24,7 +24,7 @@ SERVER = textwrap.dedent(
     import uvicorn
     from detente.api.app import create_app
     from detente.clock import SystemClock
-    from detente.domain.commands import Policy
+    from detente.domain.policy import Policy
     from detente.service import RepoConfig, Service
     from detente.storage.sqlite import SqliteStore
     from detente.vcs.repo import resolve_commit

@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 
 from detente.cli.main import app
 from detente.clock import SystemClock
-from detente.domain.evidence import BaseRef, Evidence
-from detente.domain.integration import CompleteClaim
-from detente.domain.model import ClaimStatus
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.gates.evidence import BaseRef, Evidence
+from detente.domain.gates.integration import CompleteClaim
 from detente.server import make_server
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
@@ -125,7 +125,7 @@ def test_a_push_that_bypasses_detente_is_refused_and_a_ready_claim_lands(
     assert "no 'Detente-Claim: <id>' trailer" in bypass.stderr
     assert git(bare, "rev-parse", "main") == m0
 
-    claim = service.open_claim(
+    claim = service.claims.open_claim(
         replace(seed("a.py", repo="shared", branch="claim/a"), base_commit=m0)
     ).claim
     git(work, "reset", "-q", "--hard", m0)
@@ -142,12 +142,12 @@ def test_a_push_that_bypasses_detente_is_refused_and_a_ready_claim_lands(
         Evidence(head_commit=head, changed_files=("a.py",)),
         integrate=False,
     )
-    assert service.complete(claim.id, review).claim.status is ClaimStatus.READY_FOR_REVIEW
+    assert service.gates.complete(claim.id, review).claim.status is ClaimStatus.READY_FOR_REVIEW
     landed = run_git(work, "push", "origin", "HEAD:main")
     assert landed.returncode == 0, landed.stderr
     assert git(bare, "rev-parse", "main") == head
     assert f"claim {claim.id} integrated" in landed.stderr  # the post-receive report
-    after = service.get_claim(claim.id).claim
+    after = service.claims.get_claim(claim.id).claim
     assert after.status is ClaimStatus.COMPLETED
     assert after.integration and after.integration["newOid"] == head
 

@@ -35,7 +35,7 @@ def test_an_edited_event_breaks_the_chain_at_that_event(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     svc = _service(db)
     for i in range(3):
-        svc.open_claim(seed(f"f{i}.py"))
+        svc.claims.open_claim(seed(f"f{i}.py"))
     assert svc.audit().ok
     svc.store.close()
     conn = sqlite3.connect(db)
@@ -50,7 +50,7 @@ def test_an_edited_event_breaks_the_chain_at_that_event(tmp_path: Path) -> None:
 def test_a_projection_row_that_differs_from_replay_is_reported(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     svc = _service(db)
-    claim = svc.open_claim(seed("a.py")).claim
+    claim = svc.claims.open_claim(seed("a.py")).claim
     svc.store.close()
     conn = sqlite3.connect(db)
     conn.execute(
@@ -85,9 +85,9 @@ def test_writes_committed_while_the_audit_runs_are_not_reported_as_mismatches(
 ) -> None:
     store = _WritesDuringAudit(tmp_path / "d.db")
     svc = Service(store, FakeClock(), [RepoConfig("demo")])
-    first = svc.open_claim(seed("a.py")).claim
+    first = svc.claims.open_claim(seed("a.py")).claim
     opened = iter(range(100))
-    store.write = lambda: svc.open_claim(seed(f"new{next(opened)}.py"))
+    store.write = lambda: svc.claims.open_claim(seed(f"new{next(opened)}.py"))
     store.times = 2  # a new claim appears during the first two comparisons
     report = svc.audit()
     assert report.ok, report.mismatches
@@ -98,7 +98,7 @@ def test_writes_committed_while_the_audit_runs_are_not_reported_as_mismatches(
 def test_a_row_that_differs_at_the_same_revision_is_reported_at_once(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     svc = _service(db)
-    claim = svc.open_claim(seed("a.py")).claim
+    claim = svc.claims.open_claim(seed("a.py")).claim
     svc.store.close()
     conn = sqlite3.connect(db)
     conn.execute(

@@ -54,7 +54,7 @@ def test_a_v1_event_recorded_today_replays_in_the_v2_shape_after_a_field_is_rena
 ) -> None:
     store = SqliteStore(tmp_path / "d.db")
     service = Service(store, FakeClock(), [RepoConfig("demo")], ids=counting_ids())
-    service.open_claim(seed("src/a.py", objective="retry settlement"))
+    service.claims.open_claim(seed("src/a.py", objective="retry settlement"))
     [recorded] = [e for e in store.read() if e.type == "claim.announced"]
     assert recorded.version == 1 and recorded.data["objective"] == "retry settlement"
 
@@ -73,7 +73,7 @@ def test_a_v1_event_recorded_today_replays_in_the_v2_shape_after_a_field_is_rena
 
 def test_an_event_at_the_current_version_passes_through_unchanged(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "d.db")
-    Service(store, FakeClock(), [RepoConfig("demo")]).open_claim(seed("src/a.py"))
+    Service(store, FakeClock(), [RepoConfig("demo")]).claims.open_claim(seed("src/a.py"))
     for event in store.read():
         assert UPCASTERS.upcast(event) is event
         assert _RENAMED.upcast(event).version == _RENAMED.current(event.type)
@@ -83,7 +83,7 @@ def test_an_event_newer_than_this_release_is_refused_with_the_version_named(
     tmp_path: Path,
 ) -> None:
     store = SqliteStore(tmp_path / "d.db")
-    Service(store, FakeClock(), [RepoConfig("demo")]).open_claim(seed("src/a.py"))
+    Service(store, FakeClock(), [RepoConfig("demo")]).claims.open_claim(seed("src/a.py"))
     future = dataclasses.replace(store.read()[0], version=3)
     with pytest.raises(StoreError, match=r"version 3.*versions 1 to 2"):
         apply_stored(RepoState("demo"), future, _RENAMED)

@@ -64,13 +64,13 @@ def server(shared: Shared, tmp_path: Path) -> Iterator[Server]:
     sock.listen()
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     running = Server(url, service)
-    check_push = service.check_push
+    check_push = service.gates.check_push
 
     def counted(repo: str, ref: str, *args: Any, **kw: Any) -> int:
         running.checks.append(ref)
         return check_push(repo, ref, *args, **kw)
 
-    service.check_push = counted  # type: ignore[method-assign]
+    service.gates.check_push = counted  # type: ignore[method-assign]
     uv = make_server(service, sweep_interval=3600)
     thread = threading.Thread(target=lambda: uv.run(sockets=[sock]), daemon=True)
     thread.start()

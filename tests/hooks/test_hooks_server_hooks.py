@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from hooks_harness import Server, Shared, commit, detente, git, run_git
 
-from detente.domain.evidence import BaseRef, Evidence
-from detente.domain.integration import CompleteClaim
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.gates.evidence import BaseRef, Evidence
+from detente.domain.gates.integration import CompleteClaim
 from detente.hooks.gitread import HookRepo
 from detente.hooks.refcheck import DEFAULT_TIMEOUT, ServerSide
 from detente.vcs.hookpass import PASS_ENV, pass_env
@@ -26,7 +26,7 @@ from support import seed
 
 def _claim(server: Server, shared: Shared, *paths: str, agent: str = "alice") -> Claim:
     cmd = seed(*paths, repo="shared", agent=agent, branch=f"claim/{agent}")
-    return server.service.open_claim(replace(cmd, base_commit=shared.m0)).claim
+    return server.service.claims.open_claim(replace(cmd, base_commit=shared.m0)).claim
 
 
 def _topic(shared: Shared, claim: Claim, rel: str, text: str) -> str:
@@ -46,7 +46,7 @@ def _ready(server: Server, claim: Claim, head: str, *files: str) -> None:
         Evidence(head_commit=head, changed_files=files),
         integrate=False,
     )
-    done = server.service.complete(claim.id, review).claim
+    done = server.service.gates.complete(claim.id, review).claim
     assert done.status is ClaimStatus.READY_FOR_REVIEW
 
 
@@ -172,7 +172,7 @@ def test_detentes_own_integration_passes_the_hooks_without_asking_the_server_aga
     head = _topic(shared, claim, "a.py", "a = 2\n")
     installed.checks.clear()
 
-    done = installed.service.complete(
+    done = installed.service.gates.complete(
         claim.id,
         CompleteClaim(
             claim.id,

@@ -65,7 +65,7 @@ async def test_remote_tools_report_caution_and_release_through_the_http_api(
             agent_name="alice",
         )
         # The claim is in the server's own store.
-        assert service.get_claim(claimed["claimId"]).claim.advisory is True
+        assert service.claims.get_claim(claimed["claimId"]).claim.advisory is True
         held = await call(remote, "verify_change_readiness", session_id="s2", paths=["docs/*"])
         assert held["readiness"] == "caution"
         assert held["overlappingClaims"][0]["sessionId"] == "s1"
@@ -150,4 +150,4 @@ async def test_detente_mcp_with_server_url_works_on_the_servers_records(
             client, "register_agent_work", agent_name="codex", intent="tests", session_id="cx"
         )
         assert registered["status"] == "active"
-        assert [a.session.session_id for a in service.list_agents()] == ["cx"]
+        assert [a.session.session_id for a in service.agents.list_agents()] == ["cx"]

@@ -285,7 +285,7 @@ async def test_a_claimed_memory_section_is_patched_and_a_stale_patch_is_a_revisi
 ) -> None:
     agents_md = repo / "AGENTS.md"
     agents_md.write_text("# Agents\n\n## Build\n\nmake\n\n## Test\n\npytest\n")
-    service.register_document(mc.Register(repo.name, "AGENTS.md", "section_owned"))
+    service.memory.register_document(mc.Register(repo.name, "AGENTS.md", "section_owned"))
     async with client:
         opened = await call(client, "claim_open", objective="docs", memory=["AGENTS.md#build"])
         doc = await call(client, "memory_sections", path="AGENTS.md")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from detente.domain.deployments import Deploy, DeployPolicy, Migration, SetPolicy
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
 from detente.errors import EvidenceRejected, RevisionConflict, StaleBase
 from detente.service import Service
 from gates_support import commit, completion, hermetic, make_repo, make_service
@@ -35,10 +35,10 @@ def _integrated(
     migrations: tuple[str, ...] = (),
     **kw: object,
 ) -> tuple[Claim, str]:
-    claim = service.open_claim(replace(seed(rel, **kw), base_commit=base)).claim
+    claim = service.claims.open_claim(replace(seed(rel, **kw), base_commit=base)).claim
     head = commit(path, {rel: "changed\n"}, parent=base, when=10)
     cmd = completion(claim, head, base, (rel,), migrations=migrations)
-    return service.complete(claim.id, cmd).claim, head
+    return service.gates.complete(claim.id, cmd).claim, head
 
 
 def _deploy(claim: Claim, commit_oid: str, prev: str | None, **kw: object) -> Deploy:
@@ -50,14 +50,14 @@ def test_a_stale_expected_previous_commit_is_refused_and_the_environment_is_unch
 ) -> None:
     service, path, m0 = env
     claim, head = _integrated(service, path, m0, "a.py")
-    first = service.deploy(_deploy(claim, head, None))
+    first = service.deployments.deploy(_deploy(claim, head, None))
     assert first.environment and first.environment.current
     assert first.environment.current["commitOid"] == head
 
     with pytest.raises(StaleBase) as caught:
-        service.deploy(_deploy(claim, m0, m0))
+        service.deployments.deploy(_deploy(claim, m0, m0))
     assert caught.value.extra["actual"] == head
-    after = service.get_deployment("staging")
+    after = service.deployments.get_deployment("staging")
     assert after.environment and after.environment.current == first.environment.current
     assert len(after.environment.history) == 1
 
@@ -67,7 +67,7 @@ def test_production_refuses_unresolved_risks_pending_and_missing_migrations_and_
 ) -> None:
     service, path, m0 = env
     claim, head = _integrated(service, path, m0, "a.py", migrations=("0001_init",))
-    live = service.open_claim(replace(seed("b.py", agent="bob"), base_commit=m0)).claim
+    live = service.claims.open_claim(replace(seed("b.py", agent="bob"), base_commit=m0)).claim
     cmd = _deploy(
         claim,
         head,
@@ -77,19 +77,21 @@ def test_production_refuses_unresolved_risks_pending_and_missing_migrations_and_
         unresolved_risks=("flaky cache",),
     )
     with pytest.raises(EvidenceRejected) as caught:
-        service.deploy(cmd)
+        service.deployments.deploy(cmd)
     assert caught.value.failures == [
         "migration 0002_extra is pending, not applied",
         f"migration 0001_init (named by claim {claim.id}'s evidence) is not listed",
         "1 unresolved risk(s) (flaky cache); environment production allows at most 0",
     ]
     with pytest.raises(EvidenceRejected) as not_integrated:
-        service.deploy(replace(cmd, claim_id=live.id, migrations=(), unresolved_risks=()))
+        service.deployments.deploy(
+            replace(cmd, claim_id=live.id, migrations=(), unresolved_risks=())
+        )
     assert not_integrated.value.failures == [
         f"claim {live.id} is active; environment production takes integrated claims only"
     ]
     ok = replace(cmd, migrations=(Migration("0001_init", "applied"),), unresolved_risks=())
-    assert service.deploy(ok).to_wire()["deployment"]["commitOid"] == head
+    assert service.deployments.deploy(ok).to_wire()["deployment"]["commitOid"] == head
 
 
 def test_a_deployment_to_the_responsible_environment_completes_an_integrated_claim(
@@ -98,8 +100,8 @@ def test_a_deployment_to_the_responsible_environment_completes_an_integrated_cla
     service, path, m0 = env
     claim, head = _integrated(service, path, m0, "a.py", deployment_responsibility="staging")
     assert claim.status is ClaimStatus.INTEGRATED
-    view = service.deploy(_deploy(claim, head, None))
-    assert service.get_claim(claim.id).claim.status is ClaimStatus.COMPLETED
+    view = service.deployments.deploy(_deploy(claim, head, None))
+    assert service.claims.get_claim(claim.id).claim.status is ClaimStatus.COMPLETED
     assert view.to_wire()["history"][0]["claimId"] == claim.id
     types = [e.type for e in service.events(limit=1000)[0]]
     assert types[-2:] == ["deployment.recorded", "claim.completed"]
@@ -113,7 +115,7 @@ def test_a_commit_without_the_claims_integrated_head_is_refused(
     claim, _ = _integrated(service, path, m0, "a.py")
     elsewhere = commit(path, {"b.py": "other\n"}, parent=m0, when=20)
     with pytest.raises(EvidenceRejected) as caught:
-        service.deploy(_deploy(claim, elsewhere, None))
+        service.deployments.deploy(_deploy(claim, elsewhere, None))
     assert caught.value.failures == [
         f"commit {elsewhere[:12]} does not contain claim {claim.id}'s integrated head"
     ]
@@ -125,9 +127,9 @@ def test_an_environment_policy_is_set_by_cas_and_then_applies(
     service, path, m0 = env
     claim, head = _integrated(service, path, m0, "a.py")
     strict = DeployPolicy(max_unresolved_risks=0)
-    service.set_deploy_policy(SetPolicy("demo", "staging", strict, expected_revision=0))
+    service.deployments.set_deploy_policy(SetPolicy("demo", "staging", strict, expected_revision=0))
     with pytest.raises(RevisionConflict):
-        service.set_deploy_policy(SetPolicy("demo", "staging", DeployPolicy(), 0))
+        service.deployments.set_deploy_policy(SetPolicy("demo", "staging", DeployPolicy(), 0))
     with pytest.raises(EvidenceRejected):
-        service.deploy(_deploy(claim, head, None, unresolved_risks=("r",)))
-    assert service.get_deployment("staging").policy["maxUnresolvedRisks"] == 0
+        service.deployments.deploy(_deploy(claim, head, None, unresolved_risks=("r",)))
+    assert service.deployments.get_deployment("staging").policy["maxUnresolvedRisks"] == 0

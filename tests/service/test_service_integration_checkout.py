@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from detente.domain.model import ClaimStatus
+from detente.domain.claims.model import ClaimStatus
 from detente.errors import BranchInUse
 from detente.service import Service
 from gates_support import commit, completion, git, hermetic, make_service
@@ -41,10 +41,10 @@ def checkout(tmp_path: Path) -> tuple[Path, str]:
 
 
 def _complete(service: Service, path: Path, base: str) -> tuple[str, str]:
-    claim = service.open_claim(replace(seed("a.py"), base_commit=base)).claim
+    claim = service.claims.open_claim(replace(seed("a.py"), base_commit=base)).claim
     head = commit(path, {"a.py": "a = 2\n", "b.py": "b = 1\n"}, parent=base, when=10)
     cmd = completion(claim, head, base, ("a.py",))
-    service.complete(claim.id, cmd)
+    service.gates.complete(claim.id, cmd)
     return claim.id, head
 
 
@@ -58,7 +58,7 @@ def test_a_clean_checkout_of_main_is_updated_with_the_integration(
     assert git(path, "rev-parse", "refs/heads/main") == head
     assert (path / "a.py").read_text() == "a = 2\n"
     assert git(path, "status", "--porcelain") == ""
-    assert service.get_claim(claim_id).claim.status is ClaimStatus.COMPLETED
+    assert service.claims.get_claim(claim_id).claim.status is ClaimStatus.COMPLETED
 
 
 def test_a_checkout_with_the_integrated_file_edited_refuses_naming_the_worktree_and_paths(
@@ -67,17 +67,17 @@ def test_a_checkout_with_the_integrated_file_edited_refuses_naming_the_worktree_
     path, m0 = checkout
     (path / "a.py").write_text("a = 'mine'\n")
     service = make_service(path, tmp_path / "d.db")
-    claim = service.open_claim(replace(seed("a.py"), base_commit=m0)).claim
+    claim = service.claims.open_claim(replace(seed("a.py"), base_commit=m0)).claim
     head = commit(path, {"a.py": "a = 2\n", "b.py": "b = 1\n"}, parent=m0, when=10)
 
     with pytest.raises(BranchInUse) as refused:
-        service.complete(claim.id, completion(claim, head, m0, ("a.py",)))
+        service.gates.complete(claim.id, completion(claim, head, m0, ("a.py",)))
 
     assert refused.value.extra["worktree"] == str(path)
     assert refused.value.extra["dirtyPaths"] == ["a.py"]
     assert git(path, "rev-parse", "refs/heads/main") == m0
     assert (path / "a.py").read_text() == "a = 'mine'\n"
-    assert service.get_claim(claim.id).claim.status is ClaimStatus.ACTIVE
+    assert service.claims.get_claim(claim.id).claim.status is ClaimStatus.ACTIVE
 
 
 def test_an_unrelated_local_edit_stays_while_the_checkout_is_updated(
@@ -101,11 +101,11 @@ def test_an_untracked_file_the_integration_would_overwrite_refuses_it(
     path, m0 = checkout
     (path / "c.py").write_text("user's own c\n")
     service = make_service(path, tmp_path / "d.db")
-    claim = service.open_claim(replace(seed("c.py"), base_commit=m0)).claim
+    claim = service.claims.open_claim(replace(seed("c.py"), base_commit=m0)).claim
     head = commit(path, {"a.py": "a = 1\n", "b.py": "b = 1\n", "c.py": "c\n"}, parent=m0)
 
     with pytest.raises(BranchInUse) as refused:
-        service.complete(claim.id, completion(claim, head, m0, ("c.py",)))
+        service.gates.complete(claim.id, completion(claim, head, m0, ("c.py",)))
 
     assert refused.value.extra["dirtyPaths"] == ["c.py"]
     assert (path / "c.py").read_text() == "user's own c\n"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from detente.domain.integration import CompleteClaim
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.gates.integration import CompleteClaim
 from detente.errors import StaleBase
 from detente.service import Service
 from gates_support import at, completion, git, hermetic, make_service
@@ -71,7 +71,7 @@ def _attempt(
     """``(the claim's status, None)`` or ``("stale", the OID the ref moved to)``."""
     gate.wait(timeout=30)
     try:
-        view = service.complete(cmd.claim_id, cmd)
+        view = service.gates.complete(cmd.claim_id, cmd)
     except StaleBase as exc:
         assert exc.extra["current"]["status"] == ClaimStatus.ACTIVE.value
         return "stale", exc.extra.get("actual")
@@ -92,7 +92,9 @@ def test_each_of_1000_racing_rounds_has_one_winner_and_the_loser_gets_stale_base
 
     def fresh(side: str, r: int) -> tuple[Claim, str]:
         name = f"r{r:04d}{side}.txt"
-        claim = service.open_claim(replace(seed(name, agent=f"agent-{side}"), base_commit=tip))
+        claim = service.claims.open_claim(
+            replace(seed(name, agent=f"agent-{side}"), base_commit=tip)
+        )
         assert claim.claim.status is ClaimStatus.ACTIVE
         return claim.claim, name
 
@@ -125,10 +127,10 @@ def test_each_of_1000_racing_rounds_has_one_winner_and_the_loser_gets_stale_base
             tip = heads[winner]
 
     assert git(repo, "rev-parse", "refs/heads/main") == tip
-    done = service.list_claims(status=ClaimStatus.COMPLETED.value)
+    done = service.claims.list_claims(status=ClaimStatus.COMPLETED.value)
     assert sorted(c.id for c in done) == sorted(winners)
     assert all(c.integration and c.integration["outcome"] == "integrated" for c in done)
-    back = service.list_claims(status=ClaimStatus.ACTIVE.value)
+    back = service.claims.list_claims(status=ClaimStatus.ACTIVE.value)
     assert sorted(c.id for c in back) == sorted(losers)
     assert all(c.evidence and c.evidence["stale"] for c in back)
     assert service.audit().ok

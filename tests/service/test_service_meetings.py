@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain import meetings as m
-from detente.domain.decide import ChangeScope, SetStatus
-from detente.domain.model import ClaimStatus, MeetingStatus
+from detente.domain.claims.commands import ChangeScope, SetStatus
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.domain.meetings.model import MeetingStatus
 from detente.errors import (
     ForbiddenError,
     OutOfScope,
@@ -27,8 +28,8 @@ from support import counting_ids, seed
 def _pair(
     service: Service, a_paths: tuple[str, ...], b_paths: tuple[str, ...]
 ) -> tuple[str, str, str]:
-    a = service.open_claim(seed(*a_paths, agent="alice", ttl=3600)).claim
-    b = service.open_claim(seed(*b_paths, agent="bob", ttl=3600))
+    a = service.claims.open_claim(seed(*a_paths, agent="alice", ttl=3600)).claim
+    b = service.claims.open_claim(seed(*b_paths, agent="bob", ttl=3600))
     assert b.claim.status is ClaimStatus.NEGOTIATING
     return a.id, b.claim.id, b.claim.meeting_ids[0]
 
@@ -37,7 +38,7 @@ def test_a_split_gives_each_claim_its_assignment_and_refuses_writes_outside_it(
     service: Service,
 ) -> None:
     a, b, mtg = _pair(service, ("src/settlement/**",), ("src/settlement/retry.py", "docs/api/**"))
-    meeting = service.get_meeting(mtg)
+    meeting = service.meetings.get_meeting(mtg)
     split = {
         "type": "split_ownership",
         "assignments": [
@@ -45,27 +46,29 @@ def test_a_split_gives_each_claim_its_assignment_and_refuses_writes_outside_it(
             {"claimId": b, "targets": ["docs/api/**"]},
         ],
     }
-    view = service.propose(m.Propose(mtg, meeting.revision, b, split))
+    view = service.meetings.propose(Propose(mtg, meeting.revision, b, split))
     assert view.meeting.status is MeetingStatus.OPEN
     proposal = view.meeting.proposals[0]
-    view = service.accept(m.Accept(mtg, view.meeting.revision, a, str(proposal["id"])))
+    view = service.meetings.accept(Accept(mtg, view.meeting.revision, a, str(proposal["id"])))
     assert view.meeting.status is MeetingStatus.RESOLVED
-    claim_b = service.get_claim(b).claim
+    claim_b = service.claims.get_claim(b).claim
     assert claim_b.status is ClaimStatus.ACTIVE
     assert claim_b.paths == ("docs/api/**",)
-    assert service.check_write(b, ["docs/api/v1.md"]) == ["docs/api/v1.md"]
+    assert service.claims.check_write(b, ["docs/api/v1.md"]) == ["docs/api/v1.md"]
     with pytest.raises(OverlapBlocking) as info:
-        service.check_write(b, ["src/settlement/retry.py"])
+        service.claims.check_write(b, ["src/settlement/retry.py"])
     assert info.value.extra["blockers"][0]["claimId"] == a
     with pytest.raises(OverlapBlocking):
-        service.change_scope(ChangeScope(b, claim_b.revision, add_paths=("src/settlement/new.py",)))
+        service.claims.change_scope(
+            ChangeScope(b, claim_b.revision, add_paths=("src/settlement/new.py",))
+        )
     with pytest.raises(OutOfScope):
-        service.check_write(b, ["README.md"])
+        service.claims.check_write(b, ["README.md"])
 
 
 def test_a_split_that_still_overlaps_or_grants_new_territory_is_refused(service: Service) -> None:
     a, b, mtg = _pair(service, ("src/**",), ("src/x.py",))
-    rev = service.get_meeting(mtg).revision
+    rev = service.meetings.get_meeting(mtg).revision
     overlapping = {
         "type": "split_ownership",
         "assignments": [
@@ -74,84 +77,84 @@ def test_a_split_that_still_overlaps_or_grants_new_territory_is_refused(service:
         ],
     }
     with pytest.raises(ValidationError, match="still overlap"):
-        service.propose(m.Propose(mtg, rev, a, overlapping))
+        service.meetings.propose(Propose(mtg, rev, a, overlapping))
     grabbing = {"type": "split_ownership", "assignments": [{"claimId": b, "targets": ["lib/**"]}]}
     with pytest.raises(ValidationError, match="never grants new territory"):
-        service.propose(m.Propose(mtg, rev, b, grabbing))
-    assert service.get_meeting(mtg).revision == rev
+        service.meetings.propose(Propose(mtg, rev, b, grabbing))
+    assert service.meetings.get_meeting(mtg).revision == rev
 
 
 def test_serialize_suspends_then_and_resumes_it_when_first_is_abandoned(service: Service) -> None:
     a, b, mtg = _pair(service, ("lib/**",), ("lib/core.py",))
-    rev = service.get_meeting(mtg).revision
-    view = service.resolve(
-        m.Resolve(mtg, rev, {"type": "serialize", "first": a, "then": b}, "lead")
+    rev = service.meetings.get_meeting(mtg).revision
+    view = service.meetings.resolve(
+        Resolve(mtg, rev, {"type": "serialize", "first": a, "then": b}, "lead")
     )
     assert {c.id: c.status for c in view.claims} == {
         a: ClaimStatus.ACTIVE,
         b: ClaimStatus.SUSPENDED,
     }
-    assert service.check_write(a, ["lib/core.py"]) == ["lib/core.py"]
-    first = service.get_claim(a).claim
-    service.set_status(SetStatus(a, first.revision, ClaimStatus.ABANDONED))
-    resumed = service.get_claim(b).claim
+    assert service.claims.check_write(a, ["lib/core.py"]) == ["lib/core.py"]
+    first = service.claims.get_claim(a).claim
+    service.claims.set_status(SetStatus(a, first.revision, ClaimStatus.ABANDONED))
+    resumed = service.claims.get_claim(b).claim
     assert resumed.status is ClaimStatus.ACTIVE
     assert "serialized turn" in (resumed.status_reason or "")
     events, _ = service.events(limit=1000)
     assert any(e.type == "claim.resumed" and e.data.get("releasedBy") == a for e in events)
-    assert service.get_meeting(mtg).notices
+    assert service.meetings.get_meeting(mtg).notices
 
 
 def test_serialize_leaves_then_suspended_with_a_notice_when_first_expires(
     service: Service, clock: FakeClock
 ) -> None:
-    a = service.open_claim(seed("lib/**", agent="alice", ttl=10)).claim.id
-    b = service.open_claim(seed("lib/core.py", agent="bob", ttl=1000)).claim
+    a = service.claims.open_claim(seed("lib/**", agent="alice", ttl=10)).claim.id
+    b = service.claims.open_claim(seed("lib/core.py", agent="bob", ttl=1000)).claim
     mtg = b.meeting_ids[0]
-    service.resolve(
-        m.Resolve(
+    service.meetings.resolve(
+        Resolve(
             mtg,
-            service.get_meeting(mtg).revision,
+            service.meetings.get_meeting(mtg).revision,
             {"type": "serialize", "first": a, "then": b.id},
             "lead",
         )
     )
     clock.advance(11)
     service.sweep()
-    assert service.get_claim(a).claim.status is ClaimStatus.EXPIRED
-    assert service.get_claim(b.id).claim.status is ClaimStatus.SUSPENDED
-    notices = service.get_meeting(mtg).notices
+    assert service.claims.get_claim(a).claim.status is ClaimStatus.EXPIRED
+    assert service.claims.get_claim(b.id).claim.status is ClaimStatus.SUSPENDED
+    notices = service.meetings.get_meeting(mtg).notices
     assert notices and "expired" in str(notices[-1]["reason"])
 
 
 def test_a_handoff_not_yet_accepted_leaves_ownership_with_the_sender(service: Service) -> None:
     a, b, mtg = _pair(service, ("pkg/**",), ("pkg/mod.py",))
-    rev = service.get_meeting(mtg).revision
-    view = service.resolve(
-        m.Resolve(mtg, rev, {"type": "handoff", "fromClaimId": a, "toClaimId": b}, "lead")
+    rev = service.meetings.get_meeting(mtg).revision
+    view = service.meetings.resolve(
+        Resolve(mtg, rev, {"type": "handoff", "fromClaimId": a, "toClaimId": b}, "lead")
     )
     assert view.meeting.resolution is not None and view.meeting.resolution["accepted"] is False
-    assert service.check_write(a, ["pkg/mod.py"]) == ["pkg/mod.py"]
+    assert service.claims.check_write(a, ["pkg/mod.py"]) == ["pkg/mod.py"]
     with pytest.raises(OverlapBlocking):
-        service.check_write(b, ["pkg/mod.py"])
+        service.claims.check_write(b, ["pkg/mod.py"])
     with pytest.raises(ForbiddenError):
-        service.accept_handoff(m.AcceptHandoff(mtg, view.meeting.revision, a))
-    service.accept_handoff(m.AcceptHandoff(mtg, view.meeting.revision, b))
-    assert service.get_claim(b).claim.status is ClaimStatus.ACTIVE
-    assert service.check_write(b, ["pkg/mod.py"]) == ["pkg/mod.py"]
-    assert service.get_claim(a).claim.paths == ()
+        service.meetings.accept_handoff(AcceptHandoff(mtg, view.meeting.revision, a))
+    service.meetings.accept_handoff(AcceptHandoff(mtg, view.meeting.revision, b))
+    assert service.claims.get_claim(b).claim.status is ClaimStatus.ACTIVE
+    assert service.claims.check_write(b, ["pkg/mod.py"]) == ["pkg/mod.py"]
+    assert service.claims.get_claim(a).claim.paths == ()
     with pytest.raises((OverlapBlocking, OutOfScope)):
-        service.check_write(a, ["pkg/mod.py"])
+        service.claims.check_write(a, ["pkg/mod.py"])
 
 
 def test_a_joint_resolution_lets_both_claims_write_the_shared_targets(service: Service) -> None:
     a, b, mtg = _pair(service, ("api/**",), ("api/schema.json",))
-    rev = service.get_meeting(mtg).revision
-    service.resolve(m.Resolve(mtg, rev, {"type": "joint", "claimIds": [a, b]}, "lead"))
-    assert service.check_write(a, ["api/schema.json"]) and service.check_write(
+    rev = service.meetings.get_meeting(mtg).revision
+    service.meetings.resolve(Resolve(mtg, rev, {"type": "joint", "claimIds": [a, b]}, "lead"))
+    assert service.claims.check_write(a, ["api/schema.json"]) and service.claims.check_write(
         b, ["api/schema.json"]
     )
-    [overlap] = service.get_claim(b).overlaps
+    [overlap] = service.claims.get_claim(b).overlaps
     assert overlap.severity.value == "advisory" and "joint" in overlap.reason
 
 
@@ -161,14 +164,14 @@ def test_two_resolves_racing_with_the_same_revision_let_exactly_one_win(tmp_path
         SqliteStore(tmp_path / "d.db"), clock, [RepoConfig("demo")], ids=counting_ids()
     )
     a, b, mtg = _pair(service, ("x/**",), ("x/y.py",))
-    rev = service.get_meeting(mtg).revision
+    rev = service.meetings.get_meeting(mtg).revision
     barrier = threading.Barrier(2)
     outcomes: list[str] = []
 
     def resolve(resolution: dict[str, object]) -> None:
         barrier.wait(timeout=10)
         try:
-            service.resolve(m.Resolve(mtg, rev, resolution, "lead"))
+            service.meetings.resolve(Resolve(mtg, rev, resolution, "lead"))
             outcomes.append("ok")
         except RevisionConflict as exc:
             assert exc.extra["current"]["status"] == "resolved"
@@ -195,7 +198,7 @@ def test_a_meeting_past_its_deadline_escalates_to_codeowners_and_blocks_its_clai
     service = Service(SqliteStore(tmp_path / "d.db"), clock, [RepoConfig("demo", path=tmp_path)])
     a, b, mtg = _pair(service, ("src/billing/**",), ("src/billing/pay.py",))
     clock.advance(service.policy.meeting_deadline_seconds + 1)
-    meeting = service.get_meeting(mtg)
+    meeting = service.meetings.get_meeting(mtg)
     assert meeting.status is MeetingStatus.ESCALATED
     assert meeting.arbitrators == ("@billing-team",)
     assert meeting.escalation is not None
@@ -203,13 +206,13 @@ def test_a_meeting_past_its_deadline_escalates_to_codeowners_and_blocks_its_clai
         ".github/CODEOWNERS:3: '!src/x @bad': "
         "negation with '!' is not supported by GitHub CODEOWNERS"
     ]
-    assert {service.get_claim(c).claim.status for c in (a, b)} == {ClaimStatus.BLOCKED}
+    assert {service.claims.get_claim(c).claim.status for c in (a, b)} == {ClaimStatus.BLOCKED}
     with pytest.raises(ForbiddenError):
-        service.resolve(
-            m.Resolve(mtg, meeting.revision, {"type": "joint", "claimIds": [a, b]}, "@someone")
+        service.meetings.resolve(
+            Resolve(mtg, meeting.revision, {"type": "joint", "claimIds": [a, b]}, "@someone")
         )
-    view = service.resolve(
-        m.Resolve(
+    view = service.meetings.resolve(
+        Resolve(
             mtg, meeting.revision, {"type": "serialize", "first": a, "then": b}, "@billing-team"
         )
     )
@@ -221,46 +224,46 @@ def test_a_meeting_past_its_deadline_escalates_to_codeowners_and_blocks_its_clai
 
 def test_a_third_claim_on_the_same_target_joins_the_open_meeting(service: Service) -> None:
     a, b, mtg = _pair(service, ("core/**",), ("core/a.py",))
-    c = service.open_claim(seed("core/b.py", agent="carol")).claim
+    c = service.claims.open_claim(seed("core/b.py", agent="carol")).claim
     assert c.meeting_ids == (mtg,)
-    assert service.get_meeting(mtg).participants == (a, b, c.id)
+    assert service.meetings.get_meeting(mtg).participants == (a, b, c.id)
 
 
 def test_proposals_need_a_participant_and_the_current_revision(service: Service) -> None:
     a, b, mtg = _pair(service, ("q/**",), ("q/r.py",))
-    outsider = service.open_claim(seed("elsewhere.py", agent="eve")).claim.id
-    rev = service.get_meeting(mtg).revision
+    outsider = service.claims.open_claim(seed("elsewhere.py", agent="eve")).claim.id
+    rev = service.meetings.get_meeting(mtg).revision
     joint = {"type": "joint", "claimIds": [a, b]}
     with pytest.raises(ForbiddenError):
-        service.propose(m.Propose(mtg, rev, outsider, joint))
+        service.meetings.propose(Propose(mtg, rev, outsider, joint))
     with pytest.raises(RevisionConflict):
-        service.propose(m.Propose(mtg, rev + 1, a, joint))
+        service.meetings.propose(Propose(mtg, rev + 1, a, joint))
     with pytest.raises(ValidationError):
-        service.propose(m.Propose(mtg, rev, a, {"type": "coin_flip"}))
-    assert service.get_meeting(mtg).proposals == ()
+        service.meetings.propose(Propose(mtg, rev, a, {"type": "coin_flip"}))
+    assert service.meetings.get_meeting(mtg).proposals == ()
 
 
 def test_the_audit_replays_meeting_history_exactly(service: Service) -> None:
     a, b, mtg = _pair(service, ("z/**",), ("z/1.py",))
-    service.resolve(
-        m.Resolve(
+    service.meetings.resolve(
+        Resolve(
             mtg,
-            service.get_meeting(mtg).revision,
+            service.meetings.get_meeting(mtg).revision,
             {"type": "serialize", "first": a, "then": b},
             "lead",
         )
     )
-    first = service.get_claim(a).claim
-    service.set_status(SetStatus(a, first.revision, ClaimStatus.ABANDONED))
+    first = service.claims.get_claim(a).claim
+    service.claims.set_status(SetStatus(a, first.revision, ClaimStatus.ABANDONED))
     report = service.audit()
     assert report.ok, report.mismatches
 
 
 def test_a_newcomer_still_negotiating_never_blocks_the_holders_writes(service: Service) -> None:
     a, b, mtg = _pair(service, ("src/**",), ("src/a.py",))
-    assert service.check_write(a, ["src/a.py"]) == ["src/a.py"]
+    assert service.claims.check_write(a, ["src/a.py"]) == ["src/a.py"]
     with pytest.raises(OverlapBlocking):
-        service.check_write(b, ["src/a.py"])
-    holder = service.get_claim(a)
+        service.claims.check_write(b, ["src/a.py"])
+    holder = service.claims.get_claim(a)
     assert [x.id for x in holder.meetings] == [mtg]
     assert holder.to_wire()["meeting"]["id"] == mtg

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain import meetings
+from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
+from detente.domain.meetings.commands import Resolve
 from detente.domain.memory import commands as mc
-from detente.domain.model import Claim, ClaimStatus, MemoryImpact
 from detente.errors import (
     DetenteError,
     ForbiddenError,
@@ -72,7 +72,7 @@ def svc(store: Store, clock: FakeClock, repo: Path) -> Service:
 
 def claim(svc: Service, agent: str, *sections: str, path: str = "CLAUDE.md", **kw: Any) -> Claim:
     impact = MemoryImpact(path, sections=sections)
-    return svc.open_claim(seed(agent=agent, memory_impacts=(impact,), **kw)).claim
+    return svc.claims.open_claim(seed(agent=agent, memory_impacts=(impact,), **kw)).claim
 
 
 def patch(
@@ -85,7 +85,9 @@ def patch(
         "body": text,
     }
     fields.update(kw)
-    return svc.patch_section(mc.PatchSection("demo", "CLAUDE.md", key, claim_id=c.id, **fields))
+    return svc.memory.patch_section(
+        mc.PatchSection("demo", "CLAUDE.md", key, claim_id=c.id, **fields)
+    )
 
 
 def race(n: int, work: Callable[[int], Any]) -> list[Any]:
@@ -112,7 +114,7 @@ def race(n: int, work: Callable[[int], Any]) -> list[Any]:
 def test_six_concurrent_section_writes_with_one_base_revision_have_exactly_one_winner(
     svc: Service, repo: Path
 ) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     c = claim(svc, "alice", "build")
     bodies = [f"\nWriter {i} was here.\n\n" for i in range(6)]
 
@@ -131,7 +133,7 @@ def test_six_concurrent_section_writes_with_one_base_revision_have_exactly_one_w
 def test_two_owners_edit_their_own_sections_concurrently_and_both_edits_survive(
     svc: Service, repo: Path
 ) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     a, b = claim(svc, "alice", "build"), claim(svc, "bob", "style")
     assert a.status is b.status is ClaimStatus.ACTIVE
     edits = [(a, "build", "\nRun ninja.\n\n"), (b, "style", "\nUse ruff.\n")]
@@ -143,13 +145,14 @@ def test_two_owners_edit_their_own_sections_concurrently_and_both_edits_survive(
     assert (repo / "CLAUDE.md").read_bytes() == expected
     assert sorted(bool(r.details["merged"]) for r in results) == [False, True]
     owners = {
-        s["key"]: s["ownerClaimId"] for s in svc.list_documents("demo")[0].to_wire()["sections"]
+        s["key"]: s["ownerClaimId"]
+        for s in svc.memory.list_documents("demo")[0].to_wire()["sections"]
     }
     assert owners["build"] == a.id and owners["style"] == b.id
 
     # A whole-file write from the stale revision is refused; the file is unchanged.
     with pytest.raises(RevisionConflict):
-        svc.write_document(
+        svc.memory.write_document(
             mc.WriteFile(
                 "demo",
                 "CLAUDE.md",
@@ -166,14 +169,14 @@ def test_two_owners_edit_their_own_sections_concurrently_and_both_edits_survive(
 def test_a_stale_write_that_would_delete_sections_of_others_is_refused_naming_them(
     svc: Service, repo: Path
 ) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     a, b = claim(svc, "alice", "build"), claim(svc, "bob", "style")
     patch(svc, a, "build", "\nRun ninja.\n\n", base)
     before = (repo / "CLAUDE.md").read_bytes()
     truncated = CLAUDE.decode().split("## Style")[0]
 
     with pytest.raises(RevisionConflict) as caught:
-        svc.write_document(
+        svc.memory.write_document(
             mc.WriteFile(
                 "demo",
                 "CLAUDE.md",
@@ -192,7 +195,7 @@ def test_a_stale_write_that_would_delete_sections_of_others_is_refused_naming_th
 
 
 def test_a_stale_section_revision_is_a_409_and_writes_nothing(svc: Service, repo: Path) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     c = claim(svc, "alice", "build")
     after_first = patch(svc, c, "build", "\nfirst\n\n", base)
     on_disk = (repo / "CLAUDE.md").read_bytes()
@@ -205,7 +208,7 @@ def test_a_stale_section_revision_is_a_409_and_writes_nothing(svc: Service, repo
 
 
 def test_a_user_edit_elsewhere_is_merged_and_kept(svc: Service, repo: Path) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     c = claim(svc, "alice", "build")
     user = CLAUDE.replace(b"Shared intro.", b"Shared intro, edited by a human.")
     (repo / "CLAUDE.md").write_bytes(user)
@@ -222,7 +225,7 @@ def test_a_user_edit_on_other_lines_of_the_same_section_merges_like_git_merge_fi
 ) -> None:
     text = CLAUDE.replace(b"Run make.\n", b"Run make.\nline 2\nline 3\nline 4\nline 5\n")
     (repo / "CLAUDE.md").write_bytes(text)
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     c = claim(svc, "alice", "build")
     (repo / "CLAUDE.md").write_bytes(text.replace(b"line 5", b"line 5 (human)"))
 
@@ -236,7 +239,7 @@ def test_a_user_edit_on_other_lines_of_the_same_section_merges_like_git_merge_fi
 def test_an_overlapping_user_edit_stays_and_the_agents_edit_becomes_an_artifact(
     svc: Service, repo: Path
 ) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     c = claim(svc, "alice", "build")
     user = CLAUDE.replace(b"Run make.", b"Run bazel (human).")
     (repo / "CLAUDE.md").write_bytes(user)
@@ -245,18 +248,18 @@ def test_an_overlapping_user_edit_stays_and_the_agents_edit_becomes_an_artifact(
         patch(svc, c, "build", "\nRun ninja.\n\n", base)
 
     assert (repo / "CLAUDE.md").read_bytes() == user
-    [doc] = svc.list_documents("demo")
+    [doc] = svc.memory.list_documents("demo")
     [artifact] = doc.document.artifacts
     assert artifact.id == caught.value.extra["artifactId"] and artifact.claim_id == c.id
     assert "-Run bazel (human).\n+Run ninja.\n" in artifact.diff
-    now = svc.get_claim(c.id)
+    now = svc.claims.get_claim(c.id)
     assert now.claim.status is ClaimStatus.NEGOTIATING
     assert now.claim.meeting_ids == (caught.value.extra["meetingId"],)
     assert svc.audit().ok
 
 
 def test_fencing_a_late_write_with_an_older_token_is_refused(svc: Service) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     old = claim(svc, "old", "build", advisory=True)
     new = claim(svc, "new", "build", advisory=True)
     assert old.fencing_token < new.fencing_token
@@ -271,7 +274,7 @@ def test_fencing_a_late_write_with_an_older_token_is_refused(svc: Service) -> No
 def test_writes_need_a_live_claim_that_covers_the_section_and_nobody_elses(
     svc: Service, clock: FakeClock
 ) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     a = claim(svc, "alice", "build")
     b = claim(svc, "bob", "style", ttl=5)
 
@@ -287,7 +290,7 @@ def test_writes_need_a_live_claim_that_covers_the_section_and_nobody_elses(
 def test_a_diff_patch_changes_its_section_and_may_not_reach_outside(
     svc: Service, repo: Path
 ) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     c = claim(svc, "alice", "build")
     inside = "--- a/CLAUDE.md\n+++ b/CLAUDE.md\n@@ -7 +7 @@\n-Run make.\n+Run make -j8.\n"
     outside = "--- a/CLAUDE.md\n+++ b/CLAUDE.md\n@@ -11 +11 @@\n-Use black.\n+Use ruff.\n"
@@ -303,13 +306,13 @@ def test_a_diff_patch_changes_its_section_and_may_not_reach_outside(
 def test_fifty_concurrent_appends_are_all_present_and_never_interleaved(
     svc: Service, repo: Path
 ) -> None:
-    svc.register_document(mc.Register("demo", "docs/decisions.md", "append_only"))
-    writers = [svc.open_claim(seed(f"w{i}/**", agent=f"w{i}")).claim for i in range(5)]
+    svc.memory.register_document(mc.Register("demo", "docs/decisions.md", "append_only"))
+    writers = [svc.claims.open_claim(seed(f"w{i}/**", agent=f"w{i}")).claim for i in range(5)]
     entries = [f"- entry {i:02d} " + "x" * 200 + f" end {i:02d}" for i in range(50)]
 
     def work(i: int) -> DocumentView:
         w = writers[i % 5]
-        return svc.append_entry(
+        return svc.memory.append_entry(
             mc.Append("demo", "docs/decisions.md", w.id, w.fencing_token, entries[i])
         )
 
@@ -318,7 +321,7 @@ def test_fifty_concurrent_appends_are_all_present_and_never_interleaved(
     assert all(isinstance(r, DocumentView) for r in results), results
     lines = (repo / "docs" / "decisions.md").read_text().splitlines()
     assert sorted(lines) == sorted(entries)
-    [doc] = [d for d in svc.list_documents("demo") if d.document.path == "docs/decisions.md"]
+    [doc] = [d for d in svc.memory.list_documents("demo") if d.document.path == "docs/decisions.md"]
     assert doc.document.revision == 51 and doc.to_wire()["onDisk"]["inSync"]
 
 
@@ -326,11 +329,11 @@ def test_an_append_only_document_refuses_writes_that_change_existing_bytes(
     svc: Service, repo: Path
 ) -> None:
     (repo / "RISKS.md").write_bytes(b"- risk one\n")
-    view = svc.register_document(mc.Register("demo", "RISKS.md", "append_only"))
-    c = svc.open_claim(seed("src/**")).claim
+    view = svc.memory.register_document(mc.Register("demo", "RISKS.md", "append_only"))
+    c = svc.claims.open_claim(seed("src/**")).claim
 
     def write(content: str) -> DocumentView:
-        return svc.write_document(
+        return svc.memory.write_document(
             mc.WriteFile(
                 "demo",
                 "RISKS.md",
@@ -345,7 +348,7 @@ def test_an_append_only_document_refuses_writes_that_change_existing_bytes(
     with pytest.raises(ForbiddenError):
         write("- risk 1\n")
     with pytest.raises(ForbiddenError):
-        svc.patch_section(mc.PatchSection("demo", "RISKS.md", "x", 0, "", c.id, 1, body="y"))
+        svc.memory.patch_section(mc.PatchSection("demo", "RISKS.md", "x", 0, "", c.id, 1, body="y"))
     assert (repo / "RISKS.md").read_bytes() == b"- risk one\n"
     write("- risk one\n- risk two\n")
     assert (repo / "RISKS.md").read_bytes() == b"- risk one\n- risk two\n"
@@ -353,16 +356,18 @@ def test_an_append_only_document_refuses_writes_that_change_existing_bytes(
 
 def test_a_private_document_is_registered_but_never_coordinated(svc: Service, repo: Path) -> None:
     (repo / "NOTES.md").write_bytes(b"# scratch\n")
-    view = svc.register_document(mc.Register("demo", "NOTES.md", "private"))
+    view = svc.memory.register_document(mc.Register("demo", "NOTES.md", "private"))
     c = claim(svc, "alice", path="NOTES.md")
 
     assert view.document.file_hash is None and view.to_wire()["onDisk"] is None
-    assert svc.list_documents("demo")[0].document.sections == ()
-    assert svc._fresh("demo").memory.private_paths() == {"NOTES.md"}
+    assert svc.memory.list_documents("demo")[0].document.sections == ()
+    assert svc.fresh("demo").memory.private_paths() == {"NOTES.md"}
     with pytest.raises(ForbiddenError):
-        svc.patch_section(mc.PatchSection("demo", "NOTES.md", "scratch", 0, "", c.id, 1, body="y"))
+        svc.memory.patch_section(
+            mc.PatchSection("demo", "NOTES.md", "scratch", 0, "", c.id, 1, body="y")
+        )
     with pytest.raises(RevisionConflict):
-        svc.register_document(mc.Register("demo", "NOTES.md", "section_owned"))
+        svc.memory.register_document(mc.Register("demo", "NOTES.md", "section_owned"))
 
 
 @pytest.mark.parametrize(
@@ -381,12 +386,12 @@ def test_a_private_document_is_registered_but_never_coordinated(svc: Service, re
 def test_regeneration_with_bad_markers_fails_and_leaves_the_file_byte_identical(
     svc: Service, repo: Path, broken: bytes
 ) -> None:
-    svc.register_document(mc.Register("demo", "AGENTS.md", "generated"))
+    svc.memory.register_document(mc.Register("demo", "AGENTS.md", "generated"))
     (repo / "AGENTS.md").write_bytes(broken)
 
     with pytest.raises(ValidationError):
-        svc.render(mc.Render("demo", "AGENTS.md"))
-    [result] = svc.render(mc.Render("demo"))
+        svc.memory.render(mc.Render("demo", "AGENTS.md"))
+    [result] = svc.memory.render(mc.Render("demo"))
 
     assert result["error"]["code"] == "validation_error"
     assert (repo / "AGENTS.md").read_bytes() == broken
@@ -395,10 +400,10 @@ def test_regeneration_with_bad_markers_fails_and_leaves_the_file_byte_identical(
 def test_regeneration_renders_live_claims_and_leaves_manual_text_byte_identical(
     svc: Service, repo: Path
 ) -> None:
-    svc.register_document(mc.Register("demo", "AGENTS.md", "generated"))
+    svc.memory.register_document(mc.Register("demo", "AGENTS.md", "generated"))
     c = claim(svc, "alice", "build")
 
-    [result] = svc.render(mc.Render("demo", "AGENTS.md"))
+    [result] = svc.memory.render(mc.Render("demo", "AGENTS.md"))
 
     data = (repo / "AGENTS.md").read_bytes()
     head, _, rest = AGENTS.partition(b"<!-- detente:begin generated claims -->\n")
@@ -406,14 +411,14 @@ def test_regeneration_renders_live_claims_and_leaves_manual_text_byte_identical(
     assert data.startswith(head) and data.endswith(tail)
     assert f"`{c.id}` alice (active)".encode() in data
     assert result["rendered"] == ["claims"]
-    assert svc.render(mc.Render("demo", "AGENTS.md"))[0]["rendered"] == []
+    assert svc.memory.render(mc.Render("demo", "AGENTS.md"))[0]["rendered"] == []
 
 
 def test_a_user_edit_in_a_generated_region_survives_rendering_and_opens_a_reconciliation(
     svc: Service, repo: Path
 ) -> None:
-    svc.register_document(mc.Register("demo", "AGENTS.md", "generated"))
-    svc.render(mc.Render("demo", "AGENTS.md"))
+    svc.memory.register_document(mc.Register("demo", "AGENTS.md", "generated"))
+    svc.memory.render(mc.Render("demo", "AGENTS.md"))
     edited = (
         (repo / "AGENTS.md")
         .read_bytes()
@@ -422,7 +427,7 @@ def test_a_user_edit_in_a_generated_region_survives_rendering_and_opens_a_reconc
     (repo / "AGENTS.md").write_bytes(edited)
     claim(svc, "alice", "build")
 
-    [result] = svc.render(mc.Render("demo", "AGENTS.md"))
+    [result] = svc.memory.render(mc.Render("demo", "AGENTS.md"))
 
     assert (repo / "AGENTS.md").read_bytes() == edited
     [rec_id] = result["reconciliations"]
@@ -430,9 +435,11 @@ def test_a_user_edit_in_a_generated_region_survives_rendering_and_opens_a_reconc
     opened = [e for e in events if e.type == "memory.reconciliation_opened"]
     assert [e.data["reconciliationId"] for e in opened] == [rec_id]
     assert "+- please ask bob first" in opened[0].data["diff"]
-    assert svc.render(mc.Render("demo", "AGENTS.md"))[0]["reconciliations"] == []
+    assert svc.memory.render(mc.Render("demo", "AGENTS.md"))[0]["reconciliations"] == []
 
-    view = svc.reconcile(mc.Reconcile("demo", "AGENTS.md", "overlay", reconciliation_id=rec_id))
+    view = svc.memory.reconcile(
+        mc.Reconcile("demo", "AGENTS.md", "overlay", reconciliation_id=rec_id)
+    )
 
     data = (repo / "AGENTS.md").read_bytes()
     assert (
@@ -447,7 +454,7 @@ def test_a_user_edit_in_a_generated_region_survives_rendering_and_opens_a_reconc
 def test_a_failed_commit_undoes_the_file_write(
     svc: Service, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     c = claim(svc, "alice", "build")
     original_commit = svc._commit
 
@@ -462,13 +469,13 @@ def test_a_failed_commit_undoes_the_file_write(
 
     assert (repo / "CLAUDE.md").read_bytes() == CLAUDE
     monkeypatch.undo()
-    assert svc.list_documents("demo")[0].document.revision == 1
+    assert svc.memory.list_documents("demo")[0].document.revision == 1
 
 
 def test_a_patch_naming_a_worktree_writes_the_file_in_that_worktree(
     svc: Service, repo: Path, tmp_path: Path
 ) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     c = claim(svc, "alice", "build")
     tree = tmp_path / "wt"
     git(repo, "worktree", "add", "-q", "-b", "topic", str(tree))
@@ -486,7 +493,7 @@ def test_memory_impacts_on_one_section_overlap_and_on_different_sections_do_not(
 ) -> None:
     a = claim(svc, "alice", "build")
     b = claim(svc, "bob", "style")
-    c = svc.open_claim(
+    c = svc.claims.open_claim(
         seed(agent="carol", memory_impacts=(MemoryImpact("CLAUDE.md", sections=("build",)),))
     )
 
@@ -499,24 +506,24 @@ def test_memory_impacts_on_one_section_overlap_and_on_different_sections_do_not(
 def test_a_split_ownership_resolution_assigns_sections_that_each_claim_may_then_patch(
     svc: Service, repo: Path
 ) -> None:
-    base = svc.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     a = claim(svc, "alice")
-    b_view = svc.open_claim(seed(agent="bob", memory_impacts=(MemoryImpact("CLAUDE.md"),)))
+    b_view = svc.claims.open_claim(seed(agent="bob", memory_impacts=(MemoryImpact("CLAUDE.md"),)))
     assert b_view.claim.status is ClaimStatus.NEGOTIATING
     meeting = b_view.meetings[0]
     assignments = [
         {"claimId": a.id, "targets": ["CLAUDE.md#build"]},
         {"claimId": b_view.claim.id, "targets": ["CLAUDE.md#style"]},
     ]
-    svc.resolve(
-        meetings.Resolve(
+    svc.meetings.resolve(
+        Resolve(
             meeting.id,
             meeting.revision,
             {"type": "split_ownership", "assignments": assignments},
             "human",
         )
     )
-    b = svc.get_claim(b_view.claim.id).claim
+    b = svc.claims.get_claim(b_view.claim.id).claim
     assert b.status is ClaimStatus.ACTIVE
 
     with pytest.raises(ForbiddenError):  # the resolution narrowed alice to #build
@@ -527,7 +534,8 @@ def test_a_split_ownership_resolution_assigns_sections_that_each_claim_may_then_
     expected = CLAUDE.replace(b"Run make.", b"Run ninja.").replace(b"Use black.", b"Use ruff.")
     assert (repo / "CLAUDE.md").read_bytes() == expected
     owners = {
-        s["key"]: s["ownerClaimId"] for s in svc.list_documents("demo")[0].to_wire()["sections"]
+        s["key"]: s["ownerClaimId"]
+        for s in svc.memory.list_documents("demo")[0].to_wire()["sections"]
     }
     assert (owners["build"], owners["style"]) == (a.id, b.id)
 
@@ -536,8 +544,8 @@ def test_private_memory_documents_are_ignored_by_overlap_analysis(tmp_path: Path
     import subprocess
 
     from detente.clock import FakeClock
+    from detente.domain.claims.model import MemoryImpact
     from detente.domain.memory.commands import Register
-    from detente.domain.model import MemoryImpact
     from detente.service import RepoConfig, Service
     from detente.storage.memory import MemoryStore
 
@@ -548,10 +556,10 @@ def test_private_memory_documents_are_ignored_by_overlap_analysis(tmp_path: Path
     (tmp_path / "notes" / "alice.md").write_text("# scratch\n")
     svc = Service(MemoryStore(), FakeClock(), [RepoConfig("demo", path=tmp_path)])
     impact = (MemoryImpact("notes/alice.md"),)
-    first = svc.open_claim(seed("a.py", memory_impacts=impact)).claim
-    assert [o.claim_id for o in svc.open_claim(seed("notes/alice.md", agent="bob")).overlaps] == [
-        first.id
-    ]
-    svc.register_document(Register("demo", "notes/alice.md", "private"))
-    third = svc.open_claim(seed("b.py", agent="carol", memory_impacts=impact))
+    first = svc.claims.open_claim(seed("a.py", memory_impacts=impact)).claim
+    assert [
+        o.claim_id for o in svc.claims.open_claim(seed("notes/alice.md", agent="bob")).overlaps
+    ] == [first.id]
+    svc.memory.register_document(Register("demo", "notes/alice.md", "private"))
+    third = svc.claims.open_claim(seed("b.py", agent="carol", memory_impacts=impact))
     assert third.overlaps == []

@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 from detente.clock import FakeClock
+from detente.domain.claims.model import MemoryImpact
 from detente.domain.memory import commands as mc
-from detente.domain.model import MemoryImpact
 from detente.service import RepoConfig, Service
 from detente.storage.memory import MemoryStore
 
@@ -35,11 +35,11 @@ def _repo(tmp_path: Path) -> Path:
 def test_patching_build_in_a_crlf_file_keeps_the_setext_section_and_crlf(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     svc = Service(MemoryStore(), FakeClock(), [RepoConfig("demo", repo)], ids=counting_ids())
-    view = svc.register_document(mc.Register("demo", "NOTES.md", "section_owned"))
+    view = svc.memory.register_document(mc.Register("demo", "NOTES.md", "section_owned"))
     assert [s["key"] for s in view.to_wire()["sections"]] == ["notes", "build", "style"]
     impact = MemoryImpact("NOTES.md", sections=("build",))
-    claim = svc.open_claim(seed(agent="alice", memory_impacts=(impact,))).claim
-    svc.patch_section(
+    claim = svc.claims.open_claim(seed(agent="alice", memory_impacts=(impact,))).claim
+    svc.memory.patch_section(
         mc.PatchSection(
             "demo",
             "NOTES.md",

@@ -33,7 +33,7 @@ class Repo:
     def claim(self, name: str, *paths: str, **kw: object) -> str:
         tree = self.worktree(name)
         cmd = seed(*paths, agent=name, branch=name, worktree=str(tree), **kw)
-        return self.service.open_claim(replace(cmd, base_commit=self.head)).claim.id
+        return self.service.claims.open_claim(replace(cmd, base_commit=self.head)).claim.id
 
 
 def edit(tree: Path, path: str, old: str, new: str) -> None:
@@ -57,7 +57,7 @@ def test_worktree_edits_map_to_the_innermost_symbols_in_python_typescript_and_go
     edit(tree, "internal/storage/store.go", "s.values[key] = value", 's.values[key] = value + ""')
     edit(tree, "src/settlement/retry.py", "return attempt > 8", "return attempt > 9")
     (tree / "src/settlement/fees.py").write_text("def fee() -> int:\n    return 1\n")
-    touched = repo.service.claim_touches(claim)
+    touched = repo.service.reconcile.claim_touches(claim)
     assert touched["symbols"] == [
         "internal/storage/store.go::Store.Put",
         "src/settlement/fees.py::fee",
@@ -72,7 +72,7 @@ def test_a_symbol_scoped_claim_sees_edits_outside_its_symbols_flagged(repo: Repo
     tree = repo.root.parent / "bob"
     edit(tree, "src/settlement/ledger.py", "raise RuntimeError(entry)", "raise ValueError(entry)")
     edit(tree, "src/settlement/retry.py", "return attempt > 8", "return attempt > 3")
-    touched = repo.service.claim_touches(claim)
+    touched = repo.service.reconcile.claim_touches(claim)
     assert touched["symbols"] == [
         "src/settlement/ledger.py::Ledger.post",
         "src/settlement/retry.py::RetryPolicy.give_up",
@@ -86,7 +86,7 @@ def test_committed_branch_work_is_diffed_when_the_worktree_is_gone(repo: Repo) -
     edit(tree, "internal/storage/store.go", "return &Store{", "return &Store{ // new\n\t\t")
     git(tree, "commit", "-qam", "touch New")
     git(repo.root, "worktree", "remove", "--force", str(tree))
-    touched = repo.service.claim_touches(claim)
+    touched = repo.service.reconcile.claim_touches(claim)
     assert touched["symbols"] == ["internal/storage/store.go::New"]
     assert touched["worktree"] is None and touched["head"]
 
@@ -96,7 +96,7 @@ def test_two_actual_diffs_that_change_one_method_share_it(repo: Repo) -> None:
     b = repo.claim("bob", "src/settlement/ledger.py")
     edit(repo.root.parent / "alice", "src/settlement/retry.py", "attempt > 8", "attempt > 5")
     edit(repo.root.parent / "bob", "src/settlement/retry.py", "attempt > 8", "attempt >= 8")
-    result = repo.service.reconcile_intents(
+    result = repo.service.reconcile.reconcile_intents(
         "demo", IntentSpec(claim_id=a, actual=True), IntentSpec(claim_id=b, actual=True)
     )
     assert result["overlap"] is True
@@ -110,7 +110,7 @@ def test_disjoint_edits_that_call_each_other_are_reported_as_interactions(repo: 
     b = repo.claim("bob", "src/settlement/ledger.py")
     edit(repo.root.parent / "alice", "src/settlement/retry.py", "attempt > 8", "attempt > 5")
     edit(repo.root.parent / "bob", "src/settlement/ledger.py", "range(3)", "range(4)")
-    result = repo.service.reconcile_intents(
+    result = repo.service.reconcile.reconcile_intents(
         "demo", IntentSpec(claim_id=a, actual=True), IntentSpec(claim_id=b, actual=True)
     )
     assert result["overlap"] is False
@@ -121,7 +121,7 @@ def test_disjoint_edits_that_call_each_other_are_reported_as_interactions(repo: 
 
 
 def test_explicit_intents_meet_on_a_class_and_its_file(repo: Repo) -> None:
-    result = repo.service.reconcile_intents(
+    result = repo.service.reconcile.reconcile_intents(
         "demo",
         IntentSpec(symbols=("RetryPolicy",), rough_change_kind="rename"),
         IntentSpec(paths=("src/settlement/retry.py",)),
@@ -142,7 +142,7 @@ def test_explicit_intents_meet_on_a_class_and_its_file(repo: Repo) -> None:
 
 
 def test_the_blast_radius_is_bounded_and_says_so(repo: Repo) -> None:
-    result = repo.service.reconcile_intents(
+    result = repo.service.reconcile.reconcile_intents(
         "demo",
         IntentSpec(symbols=("RetryPolicy",)),
         IntentSpec(symbols=("Session",)),
@@ -157,8 +157,8 @@ def test_the_blast_radius_is_bounded_and_says_so(repo: Repo) -> None:
 
 def test_an_intent_naming_nothing_or_bad_bounds_is_a_validation_error(repo: Repo) -> None:
     with pytest.raises(ValidationError, match="names nothing"):
-        repo.service.reconcile_intents("demo", IntentSpec(), IntentSpec(paths=("x.py",)))
+        repo.service.reconcile.reconcile_intents("demo", IntentSpec(), IntentSpec(paths=("x.py",)))
     with pytest.raises(ValidationError, match="depth"):
-        repo.service.reconcile_intents(
+        repo.service.reconcile.reconcile_intents(
             "demo", IntentSpec(paths=("x.py",)), IntentSpec(paths=("x.py",)), depth=9
         )

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
+from detente.domain.claims.model import ClaimStatus
 from detente.domain.memory import commands as mc
-from detente.domain.model import ClaimStatus, OverlapKind, Severity
+from detente.domain.overlap.model import OverlapKind, Severity
 from detente.errors import ValidationError
 from detente.service import ClaimView, RepoConfig, Service
 from detente.storage.memory import MemoryStore
@@ -29,7 +30,7 @@ class Repo:
 
     def open(self, *paths: str, agent: str, objective: str) -> ClaimView:
         cmd = replace(seed(*paths, agent=agent, objective=objective), base_commit=self.head)
-        return self.service.open_claim(cmd)
+        return self.service.claims.open_claim(cmd)
 
 
 @pytest.fixture
@@ -48,15 +49,15 @@ def test_the_same_objective_on_disjoint_paths_is_a_semantic_advisory_beside_no_o
     carol = repo.open("README.md", agent="carol", objective="Dark theme for the dashboard")
     assert bob.claim.status is ClaimStatus.ACTIVE
     assert bob.overlaps == []
-    [advice] = repo.service.get_claim(bob.claim.id).semantic
+    [advice] = repo.service.claims.get_claim(bob.claim.id).semantic
     assert (advice.claim_id, advice.kind, advice.severity) == (
         alice.claim.id,
         OverlapKind.SEMANTIC,
         Severity.ADVISORY,
     )
     assert "similar objective" in advice.reason
-    assert repo.service.get_claim(carol.claim.id).semantic == []
-    wire = repo.service.get_claim(alice.claim.id).to_wire()
+    assert repo.service.claims.get_claim(carol.claim.id).semantic == []
+    wire = repo.service.claims.get_claim(alice.claim.id).to_wire()
     assert [o["claimId"] for o in wire["semanticOverlaps"]] == [bob.claim.id]
 
 
@@ -66,11 +67,11 @@ def test_search_ranks_claims_and_memory_sections_with_their_overlaps(repo: Repo)
         "## Styling\n\nThe dashboard uses a dark theme.\n"
     )
     commit_all(repo.root, "notes")
-    repo.service.register_document(mc.Register("demo", "NOTES.md", "section_owned"))
+    repo.service.memory.register_document(mc.Register("demo", "NOTES.md", "section_owned"))
     retry = repo.open("src/settlement/**", agent="alice", objective="Rework payment retries")
     repo.open("src/settlement/retry.py", agent="bob", objective="Tune the backoff caps")
     repo.open("web/**", agent="carol", objective="Dark theme for the dashboard")
-    found = repo.service.search("retry behaviour", repo="demo")
+    found = repo.service.search.search("retry behaviour", repo="demo")
     assert found["similarity"]["mode"] == "semantic"
     results = found["results"]
     assert results[0]["claimId"] == retry.claim.id
@@ -81,6 +82,6 @@ def test_search_ranks_claims_and_memory_sections_with_their_overlaps(repo: Repo)
 
 def test_search_refuses_an_empty_query_and_a_bad_limit(repo: Repo) -> None:
     with pytest.raises(ValidationError, match="q must be"):
-        repo.service.search("  ")
+        repo.service.search.search("  ")
     with pytest.raises(ValidationError, match="limit"):
-        repo.service.search("x", limit=0)
+        repo.service.search.search("x", limit=0)

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.decide import Policy
-from detente.domain.model import ClaimStatus, MeetingStatus
-from detente.domain.takeover import TakeoverRequest
+from detente.domain.claims.commands import TakeoverRequest
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.meetings.model import MeetingStatus
+from detente.domain.policy import Policy
 from detente.errors import BranchInUse, StaleBase
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
@@ -74,20 +75,20 @@ def test_two_integrations_racing_on_one_expected_oid_one_lands_and_the_other_reb
     service: Service, repo: tuple[Path, str]
 ) -> None:
     path, m0 = repo
-    a = service.open_claim(replace(seed("a.py", agent="a"), base_commit=m0)).claim
-    b = service.open_claim(replace(seed("b.py", agent="b"), base_commit=m0)).claim
+    a = service.claims.open_claim(replace(seed("a.py", agent="a"), base_commit=m0)).claim
+    b = service.claims.open_claim(replace(seed("b.py", agent="b"), base_commit=m0)).claim
     head_a = commit(path, _files(path, m0, **{"a.py": "a = 2\n"}), parent=m0, when=10)
     head_b = commit(path, _files(path, m0, **{"b.py": "b = 2\n"}), parent=m0, when=10)
 
-    service.complete(a.id, completion(a, head_a, m0, ("a.py",)))
+    service.gates.complete(a.id, completion(a, head_a, m0, ("a.py",)))
     with pytest.raises(StaleBase) as lost:
-        service.complete(b.id, completion(b, head_b, m0, ("b.py",)))
+        service.gates.complete(b.id, completion(b, head_b, m0, ("b.py",)))
 
     assert lost.value.extra["actual"] == head_a
-    b = service.get_claim(b.id).claim
+    b = service.claims.get_claim(b.id).claim
     assert b.status is ClaimStatus.ACTIVE
     rebased = commit(path, _files(path, head_a, **{"b.py": "b = 2\n"}), parent=head_a, when=20)
-    service.complete(b.id, completion(b, rebased, head_a, ("b.py",)))
+    service.gates.complete(b.id, completion(b, rebased, head_a, ("b.py",)))
     assert git(path, "rev-parse", "refs/heads/main") == rebased
     assert (path / "a.py").read_text() == "a = 2\n" and (path / "b.py").read_text() == "b = 2\n"
     assert service.audit().ok
@@ -97,34 +98,34 @@ def test_an_agent_disappearing_mid_change_keeps_its_work_and_its_claim_until_tak
     service: Service, repo: tuple[Path, str], clock: FakeClock
 ) -> None:
     path, m0 = repo
-    gone = service.open_claim(
+    gone = service.claims.open_claim(
         replace(seed("a.py", "b.py", agent="gone", ttl=60), base_commit=m0, branch="claim/gone")
     ).claim
     work = commit(path, _files(path, m0, **{"a.py": "a = 'half'\n"}), parent=m0, when=5)
     git(path, "update-ref", "refs/heads/claim/gone", work)
-    waiting = service.open_claim(replace(seed("b.py", agent="w", ttl=3600), base_commit=m0))
+    waiting = service.claims.open_claim(replace(seed("b.py", agent="w", ttl=3600), base_commit=m0))
     assert waiting.claim.status is ClaimStatus.NEGOTIATING
 
     clock.advance(61)
-    assert service.get_claim(gone.id).claim.status is ClaimStatus.EXPIRED
-    view = service.get_claim(waiting.claim.id)
+    assert service.claims.get_claim(gone.id).claim.status is ClaimStatus.EXPIRED
+    view = service.claims.get_claim(waiting.claim.id)
     assert view.claim.status is ClaimStatus.NEGOTIATING  # an expired claim still blocks
     clock.advance(5)
-    successor = service.take_over(
+    successor = service.takeover.take_over(
         replace(seed("a.py", agent="next", ttl=3600), base_commit=""),
         TakeoverRequest(
             gone.id,
-            service.get_claim(gone.id).claim.revision,
+            service.claims.get_claim(gone.id).claim.revision,
             (("a.py", "continue"), ("b.py", "discard")),
         ),
     ).claim
 
     assert successor.takeover is not None
     assert successor.takeover["headCommit"] == work  # the evidence of its work is kept
-    released = service.get_claim(waiting.claim.id)
+    released = service.claims.get_claim(waiting.claim.id)
     assert released.claim.status is ClaimStatus.ACTIVE
     assert all(m.status is not MeetingStatus.OPEN for m in released.meetings)
-    assert service.check_write(successor.id, ["a.py"]) == ["a.py"]
+    assert service.claims.check_write(successor.id, ["a.py"]) == ["a.py"]
     assert service.audit().ok
 
 
@@ -134,17 +135,17 @@ def test_a_user_edit_in_the_checkout_is_never_discarded_by_an_integration(
     path, m0 = repo
     (path / "README.md").write_text("# r\nthe user's note\n")
     (path / "a.py").write_text("a = 'the user was here'\n")
-    claim = service.open_claim(replace(seed("a.py"), base_commit=m0)).claim
+    claim = service.claims.open_claim(replace(seed("a.py"), base_commit=m0)).claim
     head = commit(path, _files(path, m0, **{"a.py": "a = 2\n"}), parent=m0, when=10)
 
     with pytest.raises(BranchInUse) as refused:
-        service.complete(claim.id, completion(claim, head, m0, ("a.py",)))
+        service.gates.complete(claim.id, completion(claim, head, m0, ("a.py",)))
     assert refused.value.extra["dirtyPaths"] == ["a.py"]
     assert (path / "a.py").read_text() == "a = 'the user was here'\n"
     assert git(path, "rev-parse", "refs/heads/main") == m0
 
     git(path, "checkout", "--", "a.py")  # the user drops their edit of a.py
-    claim = service.get_claim(claim.id).claim
-    service.complete(claim.id, completion(claim, head, m0, ("a.py",)))
+    claim = service.claims.get_claim(claim.id).claim
+    service.gates.complete(claim.id, completion(claim, head, m0, ("a.py",)))
     assert (path / "a.py").read_text() == "a = 2\n"
     assert (path / "README.md").read_text() == "# r\nthe user's note\n"

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.decide import ChangeScope
-from detente.domain.model import ClaimStatus, OverlapKind, Severity
+from detente.domain.claims.commands import ChangeScope
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.overlap.model import OverlapKind, Severity
 from detente.errors import ValidationError
 from detente.service import ClaimView, RepoConfig, Service
 from detente.storage.memory import MemoryStore
@@ -29,7 +30,7 @@ def repo(tmp_path: Path) -> tuple[Service, str]:
 
 def _open(repo: tuple[Service, str], *paths: str, agent: str, **kw: object) -> ClaimView:
     service, head = repo
-    return service.open_claim(replace(seed(*paths, agent=agent, **kw), base_commit=head))
+    return service.claims.open_claim(replace(seed(*paths, agent=agent, **kw), base_commit=head))
 
 
 def test_a_bare_symbol_is_stored_under_its_full_name(repo: tuple[Service, str]) -> None:
@@ -83,7 +84,7 @@ def test_an_ambiguous_symbol_is_a_422_listing_candidates_and_opens_nothing(
         _open(repo, agent="alice", symbols=("backoff",))
     assert caught.value.field == "symbols[0]"
     assert len(caught.value.extra["candidates"]) == 2
-    assert service.list_claims() == []
+    assert service.claims.list_claims() == []
 
 
 def test_modules_contain_submodules_their_files_and_their_symbols(
@@ -107,7 +108,7 @@ def test_a_scope_change_resolves_added_symbols_against_the_claims_base(
 ) -> None:
     service, _ = repo
     alice = _open(repo, "README.md", agent="alice")
-    changed = service.change_scope(
+    changed = service.claims.change_scope(
         ChangeScope(
             claim_id=alice.claim.id,
             expected_claim_revision=alice.claim.revision,

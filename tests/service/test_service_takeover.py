@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.commands import Policy
-from detente.domain.decide import RenewLease, SetStatus
-from detente.domain.model import ClaimStatus
-from detente.domain.takeover import TakeoverRequest
+from detente.domain.claims.commands import RenewLease, SetStatus, TakeoverRequest
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.policy import Policy
 from detente.errors import (
     ForbiddenError,
     InvalidTransition,
@@ -64,7 +63,7 @@ def _open_with_worktree(svc: Service, repo: Path, tmp_path: Path, name: str, *pa
     base = git(repo, "rev-parse", "HEAD")
     wt = tmp_path / f"wt-{name}"
     branch = f"claim/{name}"
-    claim = svc.open_claim(
+    claim = svc.claims.open_claim(
         replace(seed(*paths, agent=name, ttl=10), base_commit=base, branch=branch, worktree=str(wt))
     ).claim
     create_worktree(repo, wt, branch, base)
@@ -74,7 +73,7 @@ def _open_with_worktree(svc: Service, repo: Path, tmp_path: Path, name: str, *pa
 def _takeover(
     svc: Service, pred: str, *paths: str, agent: str = "bob", **kw: object
 ) -> TakeoverRequest:
-    rev = svc.get_claim(pred).claim.revision
+    rev = svc.claims.get_claim(pred).claim.revision
     return TakeoverRequest(pred, rev, **kw)  # type: ignore[arg-type]
 
 
@@ -84,14 +83,14 @@ def test_a_crashed_agents_claim_can_be_taken_over_only_after_its_ttl_and_grace(
     a = _open_with_worktree(svc, repo, tmp_path, "alice", "src/**")
     b_seed = replace(seed("src/**", agent="bob"), base_commit="")
     with pytest.raises(InvalidTransition, match="still heartbeats"):
-        svc.take_over(b_seed, _takeover(svc, a))
+        svc.takeover.take_over(b_seed, _takeover(svc, a))
     clock.advance(11)
     with pytest.raises(InvalidTransition, match="grace period"):
-        svc.take_over(b_seed, _takeover(svc, a))
+        svc.takeover.take_over(b_seed, _takeover(svc, a))
     clock.advance(5)
-    b = svc.take_over(b_seed, _takeover(svc, a)).claim
+    b = svc.takeover.take_over(b_seed, _takeover(svc, a)).claim
     assert b.status is ClaimStatus.ACTIVE
-    predecessor = svc.get_claim(a).claim
+    predecessor = svc.claims.get_claim(a).claim
     assert predecessor.status is ClaimStatus.TAKEN_OVER and predecessor.successor_id == b.id
     assert b.takeover is not None and b.takeover["claimId"] == a
     assert b.takeover["previousOwner"] == {"id": "alice", "name": "alice", "sessionId": None}
@@ -104,26 +103,26 @@ def test_a_crashed_agents_claim_can_be_taken_over_only_after_its_ttl_and_grace(
 def test_the_predecessor_is_fenced_off_after_a_takeover(
     svc: Service, repo: Path, tmp_path: Path, clock: FakeClock
 ) -> None:
-    a = svc.open_claim(
+    a = svc.claims.open_claim(
         replace(
             seed("src/app.py", agent="alice", ttl=10), base_commit=git(repo, "rev-parse", "HEAD")
         )
     ).claim
     clock.advance(16)
     with pytest.raises(LeaseExpired):
-        svc.renew(RenewLease(a.id, 1, svc.get_claim(a.id).claim.revision, 10))
-    b = svc.take_over(
+        svc.claims.renew(RenewLease(a.id, 1, svc.claims.get_claim(a.id).claim.revision, 10))
+    b = svc.takeover.take_over(
         replace(seed("src/app.py", agent="bob"), base_commit=""), _takeover(svc, a.id)
     ).claim
-    assert svc.check_write(b.id, ["src/app.py"], b.fencing_token) == ["src/app.py"]
+    assert svc.claims.check_write(b.id, ["src/app.py"], b.fencing_token) == ["src/app.py"]
     with pytest.raises(StaleFencingToken) as info:
-        svc.check_write(a.id, ["src/app.py"], a.fencing_token)
+        svc.claims.check_write(a.id, ["src/app.py"], a.fencing_token)
     assert (
         info.value.extra["expected"] == b.fencing_token
         and info.value.extra["actual"] == a.fencing_token
     )
     with pytest.raises(StaleFencingToken):
-        svc.check_write(b.id, ["src/app.py"], a.fencing_token)
+        svc.claims.check_write(b.id, ["src/app.py"], a.fencing_token)
 
 
 def test_an_expired_claim_keeps_its_paths_from_anyone_who_does_not_take_it_over(
@@ -131,13 +130,13 @@ def test_an_expired_claim_keeps_its_paths_from_anyone_who_does_not_take_it_over(
 ) -> None:
     a = _open_with_worktree(svc, repo, tmp_path, "alice", "src/**")
     clock.advance(11)
-    c = svc.open_claim(
+    c = svc.claims.open_claim(
         replace(seed("src/app.py", agent="carol"), base_commit=git(repo, "rev-parse", "HEAD"))
     )
     assert c.claim.status is ClaimStatus.NEGOTIATING
     with pytest.raises(OverlapBlocking):
-        svc.check_write(c.claim.id, ["src/app.py"])
-    assert svc.get_claim(a).claim.status is ClaimStatus.EXPIRED
+        svc.claims.check_write(c.claim.id, ["src/app.py"])
+    assert svc.claims.get_claim(a).claim.status is ClaimStatus.EXPIRED
 
 
 def test_uncommitted_work_is_saved_under_a_rescue_ref_byte_for_byte(
@@ -153,7 +152,9 @@ def test_uncommitted_work_is_saved_under_a_rescue_ref_byte_for_byte(
     untracked = bytes(range(256))
     (wt / "notes" / "blob.bin").write_bytes(untracked)
     clock.advance(16)
-    b = svc.take_over(replace(seed("src/**", agent="bob"), base_commit=""), _takeover(svc, a)).claim
+    b = svc.takeover.take_over(
+        replace(seed("src/**", agent="bob"), base_commit=""), _takeover(svc, a)
+    ).claim
     rescue = b.takeover["rescue"] if b.takeover else None
     assert rescue is not None and rescue["ref"] == f"refs/detente/rescue/{a}"
     assert git(repo, "rev-parse", rescue["ref"]) == rescue["oid"]
@@ -177,29 +178,29 @@ def test_a_takeover_of_a_contract_change_waits_for_approval(
     svc: Service, repo: Path, clock: FakeClock
 ) -> None:
     (repo / "CODEOWNERS").write_text("src/ @api-owner\n")
-    a = svc.open_claim(
+    a = svc.claims.open_claim(
         replace(
             seed("src/api.py", agent="alice", ttl=10, expected_contract_changes=("api/v2",)),
             base_commit=git(repo, "rev-parse", "HEAD"),
         )
     ).claim
     clock.advance(16)
-    b = svc.take_over(
+    b = svc.takeover.take_over(
         replace(seed("src/api.py", agent="bob"), base_commit=""), _takeover(svc, a.id)
     ).claim
     assert b.status is ClaimStatus.BLOCKED
     assert b.takeover is not None and b.takeover["pending"] is True
     assert b.takeover["owners"] == ["@api-owner"]
-    assert svc.get_claim(a.id).claim.status is ClaimStatus.EXPIRED
+    assert svc.claims.get_claim(a.id).claim.status is ClaimStatus.EXPIRED
     with pytest.raises(ForbiddenError):
-        svc.approve_takeover(b.id, b.revision, "@random", "owner")
-    approved = svc.approve_takeover(b.id, b.revision, "@api-owner", "owner").claim
+        svc.takeover.approve_takeover(b.id, b.revision, "@random", "owner")
+    approved = svc.takeover.approve_takeover(b.id, b.revision, "@api-owner", "owner").claim
     assert approved.status is ClaimStatus.ACTIVE
     assert (
         approved.takeover is not None
         and approved.takeover["approvals"][0]["approver"] == "@api-owner"
     )
-    assert svc.get_claim(a.id).claim.status is ClaimStatus.TAKEN_OVER
+    assert svc.claims.get_claim(a.id).claim.status is ClaimStatus.TAKEN_OVER
     events, _ = svc.events(limit=1000)
     assert [e.type for e in events].count("claim.takeover_approved") == 1
 
@@ -208,18 +209,20 @@ def test_an_abandoned_claim_needs_no_grace_and_discarded_pieces_are_released(
     svc: Service, repo: Path
 ) -> None:
     base = git(repo, "rev-parse", "HEAD")
-    a = svc.open_claim(
+    a = svc.claims.open_claim(
         replace(seed("src/app.py", "docs/**", agent="alice"), base_commit=base)
     ).claim
-    svc.set_status(SetStatus(a.id, a.revision, ClaimStatus.ABANDONED, details={"headCommit": base}))
-    b = svc.take_over(
+    svc.claims.set_status(
+        SetStatus(a.id, a.revision, ClaimStatus.ABANDONED, details={"headCommit": base})
+    )
+    b = svc.takeover.take_over(
         replace(seed("src/app.py", agent="bob"), base_commit=""),
-        TakeoverRequest(a.id, svc.get_claim(a.id).claim.revision, (("docs/**", "discard"),)),
+        TakeoverRequest(a.id, svc.claims.get_claim(a.id).claim.revision, (("docs/**", "discard"),)),
     ).claim
     assert b.paths == ("src/app.py",)
     assert b.takeover is not None
     assert {"target": "docs/**", "decision": "discard"} in b.takeover["pieces"]
-    c = svc.open_claim(replace(seed("docs/x.md", agent="carol"), base_commit=base)).claim
+    c = svc.claims.open_claim(replace(seed("docs/x.md", agent="carol"), base_commit=base)).claim
     assert c.status is ClaimStatus.ACTIVE
 
 
@@ -232,9 +235,9 @@ def test_cleanup_prunes_only_the_predecessors_missing_worktree_never_a_live_one(
     subprocess.run(["rm", "-rf", str(tmp_path / "alice-gone")], check=True)
     (tmp_path / "wt-bob").rename(tmp_path / "bob-away")  # temporarily missing
     clock.advance(8)
-    svc.renew(RenewLease(b, 1, svc.get_claim(b).claim.revision, 60))
+    svc.claims.renew(RenewLease(b, 1, svc.claims.get_claim(b).claim.revision, 60))
     clock.advance(8)
-    c = svc.take_over(
+    c = svc.takeover.take_over(
         replace(seed("src/**", agent="carol"), base_commit=""), _takeover(svc, a)
     ).claim
     assert c.takeover is not None and c.takeover["worktreeState"]["pruned"] is True
@@ -251,7 +254,9 @@ def test_a_refused_takeover_changes_nothing(svc: Service, repo: Path, tmp_path: 
     (tmp_path / "wt-alice" / "dirty.txt").write_text("x")
     head = svc.head()
     with pytest.raises(InvalidTransition):
-        svc.take_over(replace(seed("src/**", agent="bob"), base_commit=""), _takeover(svc, a))
+        svc.takeover.take_over(
+            replace(seed("src/**", agent="bob"), base_commit=""), _takeover(svc, a)
+        )
     assert svc.head() == head
     assert git(repo, "for-each-ref", "refs/detente/") == ""
 
@@ -264,10 +269,10 @@ def test_cleanup_of_a_finished_claim_touches_only_its_own_worktree(
     (tmp_path / "wt-alice" / "scratch.txt").write_text("unsaved thought\n")
     (tmp_path / "wt-bob").rename(tmp_path / "bob-away")  # B's directory temporarily missing
     with pytest.raises(InvalidTransition, match="never cleaned"):
-        svc.cleanup_worktree(b)
-    claim_a = svc.get_claim(a).claim
-    svc.set_status(SetStatus(a, claim_a.revision, ClaimStatus.ABANDONED))
-    cleaned = svc.cleanup_worktree(a)
+        svc.takeover.cleanup_worktree(b)
+    claim_a = svc.claims.get_claim(a).claim
+    svc.claims.set_status(SetStatus(a, claim_a.revision, ClaimStatus.ABANDONED))
+    cleaned = svc.takeover.cleanup_worktree(a)
     entries = {e.path.name for e in list_worktrees(repo)}
     assert "wt-alice" not in entries and "wt-bob" in entries
     assert not (tmp_path / "wt-alice").exists()
@@ -275,7 +280,7 @@ def test_cleanup_of_a_finished_claim_touches_only_its_own_worktree(
     assert git(repo, "show", f"{rescue}:scratch.txt") == "unsaved thought"
     assert "claim/alice" in git(repo, "branch", "--list", "claim/alice")
     assert cleaned.claim.status is ClaimStatus.ABANDONED
-    work = svc.get_claim(a, with_work=True).work
+    work = svc.claims.get_claim(a, with_work=True).work
     assert work is not None and work["worktree"]["exists"] is False
     assert work["rescue"]["oid"] == rescue
 
@@ -288,7 +293,7 @@ def test_an_expired_claims_record_shows_the_work_it_left(
     (wt / "src" / "app.py").write_text("print('v2')\n")
     git(wt, "-c", "user.name=a", "-c", "user.email=a@x", "commit", "-qam", "v2")
     clock.advance(11)
-    view = svc.get_claim(a, with_work=True)
+    view = svc.claims.get_claim(a, with_work=True)
     assert view.claim.status is ClaimStatus.EXPIRED
     assert view.work is not None
     assert view.work["branchHead"] == git(wt, "rev-parse", "HEAD")
@@ -300,12 +305,14 @@ def test_a_worktree_field_naming_the_main_checkout_is_never_touched(
     svc: Service, repo: Path, clock: FakeClock
 ) -> None:
     base = git(repo, "rev-parse", "HEAD")
-    a = svc.open_claim(
+    a = svc.claims.open_claim(
         replace(seed("src/**", agent="alice", ttl=10), base_commit=base, worktree=str(repo))
     ).claim
     (repo / "README.md").write_text("# someone's unsaved work\n")
     clock.advance(16)
-    b = svc.take_over(replace(seed("src/**", agent="bob"), base_commit=""), _takeover(svc, a.id))
+    b = svc.takeover.take_over(
+        replace(seed("src/**", agent="bob"), base_commit=""), _takeover(svc, a.id)
+    )
     assert b.claim.takeover is not None and b.claim.takeover["rescue"] is None
     assert git(repo, "for-each-ref", "refs/detente/") == ""
     assert (repo / "README.md").read_text() == "# someone's unsaved work\n"

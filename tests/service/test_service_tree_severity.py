@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.model import ClaimStatus, Severity
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.overlap.model import Severity
 from detente.errors import OverlapBlocking
 from detente.service import ClaimView, RepoConfig, Service
 from detente.storage.memory import MemoryStore
@@ -27,7 +28,7 @@ class Repo:
 
     def open(self, *paths: str, agent: str, **kw: object) -> ClaimView:
         cmd = replace(seed(*paths, agent=agent, **kw), base_commit=self.head)
-        return self.service.open_claim(cmd)
+        return self.service.claims.open_claim(cmd)
 
     def commit(self, files: dict[str, str]) -> None:
         for path, text in files.items():
@@ -133,8 +134,8 @@ def test_detente_toml_generated_patterns_create_no_overlap(repo: Repo) -> None:
 
 def test_a_repository_without_a_checkout_keeps_glob_verdicts() -> None:
     service = Service(MemoryStore(), FakeClock(), [RepoConfig("demo")], ids=counting_ids())
-    service.open_claim(seed("src/*/routes/*.py", agent="alice"))
-    bob = service.open_claim(seed("src/settlement/**", agent="bob"))
+    service.claims.open_claim(seed("src/*/routes/*.py", agent="alice"))
+    bob = service.claims.open_claim(seed("src/settlement/**", agent="bob"))
     assert bob.claim.status is ClaimStatus.NEGOTIATING
     assert bob.overlaps[0].severity is Severity.BLOCKING
 
@@ -145,15 +146,15 @@ def test_a_potential_overlap_lets_both_active_claims_write_the_new_file(repo: Re
     assert bob.claim.status is ClaimStatus.ACTIVE
     assert bob.overlaps[0].severity is Severity.POTENTIAL
     new = ["src/settlement/new_fees.py"]
-    assert repo.service.check_write(alice.claim.id, new) == new
-    assert repo.service.check_write(bob.claim.id, new) == new
+    assert repo.service.claims.check_write(alice.claim.id, new) == new
+    assert repo.service.claims.check_write(bob.claim.id, new) == new
 
 
 def test_a_potential_overlap_still_refuses_the_holders_existing_files(repo: Repo) -> None:
     alice = repo.open("src/**", agent="alice")
     bob = repo.open("src/settlement/new_fees.py", agent="bob")
     with pytest.raises(OverlapBlocking) as refused:
-        repo.service.check_write(bob.claim.id, ["src/settlement/__init__.py"])
+        repo.service.claims.check_write(bob.claim.id, ["src/settlement/__init__.py"])
     assert refused.value.extra["blockers"][0]["claimId"] == alice.claim.id
 
 
@@ -161,6 +162,6 @@ def test_a_new_literal_path_named_by_both_is_writable_by_neither_newcomer(repo: 
     alice = repo.open("src/settlement/fees.py", agent="alice")
     bob = repo.open("src/settlement/fees.py", agent="bob")
     assert bob.claim.status is ClaimStatus.NEGOTIATING
-    assert repo.service.check_write(alice.claim.id, ["src/settlement/fees.py"])
+    assert repo.service.claims.check_write(alice.claim.id, ["src/settlement/fees.py"])
     with pytest.raises(OverlapBlocking):
-        repo.service.check_write(bob.claim.id, ["src/settlement/fees.py"])
+        repo.service.claims.check_write(bob.claim.id, ["src/settlement/fees.py"])

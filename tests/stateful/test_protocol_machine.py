@@ -35,10 +35,10 @@ from hypothesis.stateful import (
 )
 
 from detente.clock import FakeClock
-from detente.domain import meetings as m
-from detente.domain.decide import ChangeScope, RenewLease, SetStatus
-from detente.domain.model import ClaimStatus, MeetingStatus
-from detente.domain.takeover import TakeoverRequest
+from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus, TakeoverRequest
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.domain.meetings.model import MeetingStatus
 from detente.errors import DetenteError
 from detente.service import RepoConfig, Service
 from detente.storage.base import Store
@@ -106,12 +106,12 @@ class ProtocolMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------ helpers
 
     def _claim(self, pick: int) -> Any:
-        return self.service.get_claim(self.claims[pick % len(self.claims)]).claim
+        return self.service.claims.get_claim(self.claims[pick % len(self.claims)]).claim
 
     def _meeting(self, pick: int, *statuses: MeetingStatus) -> Any:
         found = [
             x
-            for x in self.service.list_meetings(repo="demo")
+            for x in self.service.meetings.list_meetings(repo="demo")
             if x.status in (statuses or (MeetingStatus.OPEN,))
         ]
         return found[pick % len(found)] if found else None
@@ -133,7 +133,7 @@ class ProtocolMachine(RuleBasedStateMachine):
         if kind == "split_ownership":
             assignments = []
             for i, claim_id in enumerate(people):
-                claim = self.service.get_claim(claim_id).claim
+                claim = self.service.claims.get_claim(claim_id).claim
                 wanted = list(claim.paths + claim.pending_paths) or ["README.md"]
                 assignments.append(
                     {"claimId": claim_id, "targets": [wanted[(pick + i) % len(wanted)]]}
@@ -148,7 +148,7 @@ class ProtocolMachine(RuleBasedStateMachine):
     def open_claim(self, agent: int, paths: list[str], ttl: int) -> None:
         name = AGENTS[agent % self.agents]
         try:
-            view = self.service.open_claim(seed(*paths, agent=name, ttl=ttl))
+            view = self.service.claims.open_claim(seed(*paths, agent=name, ttl=ttl))
         except DetenteError:
             return
         self.claims.append(view.claim.id)
@@ -158,7 +158,7 @@ class ProtocolMachine(RuleBasedStateMachine):
     def renew(self, pick: int, ttl: int) -> None:
         claim = self._claim(pick)
         self._try(
-            lambda: self.service.renew(
+            lambda: self.service.claims.renew(
                 RenewLease(claim.id, claim.lease.revision, claim.revision, ttl)
             )
         )
@@ -168,7 +168,7 @@ class ProtocolMachine(RuleBasedStateMachine):
     def scope_add(self, pick: int, path: str) -> None:
         claim = self._claim(pick)
         self._try(
-            lambda: self.service.change_scope(
+            lambda: self.service.claims.change_scope(
                 ChangeScope(claim.id, claim.revision, add_paths=(path,))
             )
         )
@@ -182,7 +182,7 @@ class ProtocolMachine(RuleBasedStateMachine):
             return
         path = held[which % len(held)]
         self._try(
-            lambda: self.service.change_scope(
+            lambda: self.service.claims.change_scope(
                 ChangeScope(claim.id, claim.revision, remove_paths=(path,))
             )
         )
@@ -196,8 +196,8 @@ class ProtocolMachine(RuleBasedStateMachine):
         proposer = meeting.participants[who % len(meeting.participants)]
         resolution = self._resolution(meeting, kind, who)
         self._try(
-            lambda: self.service.propose(
-                m.Propose(meeting.id, meeting.revision, proposer, resolution)
+            lambda: self.service.meetings.propose(
+                Propose(meeting.id, meeting.revision, proposer, resolution)
             )
         )
 
@@ -211,8 +211,8 @@ class ProtocolMachine(RuleBasedStateMachine):
         affected = [str(c) for c in proposal["affected"]]
         claim_id = affected[who % len(affected)]
         self._try(
-            lambda: self.service.accept(
-                m.Accept(meeting.id, meeting.revision, claim_id, str(proposal["id"]))
+            lambda: self.service.meetings.accept(
+                Accept(meeting.id, meeting.revision, claim_id, str(proposal["id"]))
             )
         )
 
@@ -225,7 +225,9 @@ class ProtocolMachine(RuleBasedStateMachine):
         resolution = self._resolution(meeting, kind, how)
         by = meeting.arbitrators[0] if meeting.arbitrators else "lead"
         self._try(
-            lambda: self.service.resolve(m.Resolve(meeting.id, meeting.revision, resolution, by))
+            lambda: self.service.meetings.resolve(
+                Resolve(meeting.id, meeting.revision, resolution, by)
+            )
         )
 
     @precondition(lambda self: bool(self.claims))
@@ -236,7 +238,9 @@ class ProtocolMachine(RuleBasedStateMachine):
             return
         to = str((meeting.resolution or {}).get("toClaimId"))
         self._try(
-            lambda: self.service.accept_handoff(m.AcceptHandoff(meeting.id, meeting.revision, to))
+            lambda: self.service.meetings.accept_handoff(
+                AcceptHandoff(meeting.id, meeting.revision, to)
+            )
         )
 
     @precondition(lambda self: bool(self.claims))
@@ -244,7 +248,7 @@ class ProtocolMachine(RuleBasedStateMachine):
     def abandon(self, pick: int) -> None:
         claim = self._claim(pick)
         self._try(
-            lambda: self.service.set_status(
+            lambda: self.service.claims.set_status(
                 SetStatus(claim.id, claim.revision, ClaimStatus.ABANDONED, reason="machine")
             )
         )
@@ -261,7 +265,7 @@ class ProtocolMachine(RuleBasedStateMachine):
             base_commit="",
         )
         try:
-            view = self.service.take_over(
+            view = self.service.takeover.take_over(
                 successor, TakeoverRequest(claim.id, claim.revision, pieces)
             )
         except DetenteError:
@@ -308,7 +312,7 @@ def test_a_pinned_three_party_script_replays_without_a_wedge() -> None:
         state.open_claim(agent=2, paths=["src/api/app.py"], ttl=600)
         state.resolve(pick=0, kind="serialize", how=2)
         state.protocol_invariants_hold()
-        g = state.service.get_claim(state.claims[2])
+        g = state.service.claims.get_claim(state.claims[2])
         assert g.claim.status is ClaimStatus.NEGOTIATING
         assert any(x.status is MeetingStatus.OPEN for x in g.meetings)
     finally:
@@ -347,7 +351,7 @@ def test_pinned_a_handoff_accepted_after_a_third_claim_took_the_target_keeps_it_
     try:
         holders = [
             c
-            for c in state.service.list_claims(repo="demo")
+            for c in state.service.claims.list_claims(repo="demo")
             if c.status is ClaimStatus.ACTIVE and "src/**" in c.paths
         ]
         assert len(holders) == 1
@@ -377,7 +381,7 @@ def test_pinned_a_split_never_grants_a_pending_target_a_third_claim_holds() -> N
     try:
         holders = [
             c
-            for c in state.service.list_claims(repo="demo")
+            for c in state.service.claims.list_claims(repo="demo")
             if c.status is ClaimStatus.ACTIVE and "README.md" in c.paths
         ]
         assert len(holders) == 1

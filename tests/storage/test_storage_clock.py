@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from detente.clock import parse_time
-from detente.domain.model import ClaimStatus
+from detente.domain.claims.model import ClaimStatus
 from detente.service import RepoConfig, Service
 from detente.storage.clock import SLEW, SteadyClock, StoreClock
 from detente.storage.sqlite import SqliteStore
@@ -56,7 +56,7 @@ def _service(db: Path, clocks: _Clocks) -> Service:
 
 def _status(service: Service, claim_id: str) -> ClaimStatus:
     service.sweep()
-    return service.get_claim(claim_id).claim.status
+    return service.claims.get_claim(claim_id).claim.status
 
 
 #: A 60 s lease lasts between these many seconds of real time, whatever the steps.
@@ -68,7 +68,7 @@ def test_a_backward_step_of_an_hour_keeps_a_60_s_lease_alive_no_longer_than_the_
 ) -> None:
     clocks = _Clocks()
     service = _service(tmp_path / "d.db", clocks)
-    claim = service.open_claim(seed("src/a.py", ttl=60)).claim
+    claim = service.claims.open_claim(seed("src/a.py", ttl=60)).claim
     clocks.run(30)
     clocks.step(-3600)
     clocks.run(_SHORTEST - 30 - 0.5)
@@ -82,7 +82,7 @@ def test_a_forward_step_of_two_hours_does_not_expire_a_live_heartbeat_before_the
 ) -> None:
     clocks = _Clocks()
     service = _service(tmp_path / "d.db", clocks)
-    claim = service.open_claim(seed("src/a.py", ttl=60)).claim
+    claim = service.claims.open_claim(seed("src/a.py", ttl=60)).claim
     clocks.run(30)
     clocks.step(2 * 3600)
     assert _status(service, claim.id) is ClaimStatus.ACTIVE
@@ -98,7 +98,7 @@ def test_event_times_never_decrease_across_steps_and_processes_sharing_one_file(
     clocks = _Clocks()
     server, cli = _service(tmp_path / "d.db", clocks), _service(tmp_path / "d.db", clocks)
     for n, (writer, step) in enumerate([(server, -3600), (cli, 0), (server, 7200), (cli, -7200)]):
-        writer.open_claim(seed(f"src/f{n}.py", agent=f"a{n}"))
+        writer.claims.open_claim(seed(f"src/f{n}.py", agent=f"a{n}"))
         clocks.run(1)
         clocks.step(step)
     times = [parse_time(e.at) for e in server.store.read()]
@@ -112,12 +112,12 @@ def test_after_a_reboot_with_the_wall_clock_behind_event_times_continue_from_the
 ) -> None:
     clocks = _Clocks()
     service = _service(tmp_path / "d.db", clocks)
-    service.open_claim(seed("src/a.py"))
+    service.claims.open_claim(seed("src/a.py"))
     newest = parse_time(service.store.read()[-1].at)
     rebooted = _Clocks(boot="boot-2")
     rebooted.wall_time = clocks.wall_time - 3600
     again = _service(tmp_path / "d.db", rebooted)
-    again.open_claim(seed("src/b.py", agent="bob"))
+    again.claims.open_claim(seed("src/b.py", agent="bob"))
     assert parse_time(again.store.read()[-1].at) >= newest
 
 
@@ -179,11 +179,11 @@ def test_clock_reads_racing_commands_on_sqlite_never_deadlock(tmp_path: Path) ->
     reader = threading.Thread(target=read_clock)
     reader.start()
     writer = threading.Thread(
-        target=lambda: [service.open_claim(seed(f"src/{n}.py")) for n in range(40)]
+        target=lambda: [service.claims.open_claim(seed(f"src/{n}.py")) for n in range(40)]
     )
     writer.start()
     writer.join(timeout=60)
     done.set()
     reader.join(timeout=60)
     assert not writer.is_alive() and not reader.is_alive(), "deadlocked"
-    assert errors == [] and len(service.list_claims()) == 40
+    assert errors == [] and len(service.claims.list_claims()) == 40

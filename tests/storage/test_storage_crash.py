@@ -38,7 +38,7 @@ def _assert_nothing_acknowledged_was_lost(url: str, acknowledged: set[str]) -> N
     store = open_store(url)
     service = Service(store, SystemClock(), [RepoConfig("demo")])
     try:
-        stored = {c.id for c in service.list_claims()}
+        stored = {c.id for c in service.claims.list_claims()}
         assert acknowledged <= stored, f"lost: {sorted(acknowledged - stored)}"
         report = service.audit()
         assert report.ok, report.to_wire()
@@ -97,7 +97,7 @@ def test_kill_9_of_one_etcd_member_under_write_load_loses_no_acknowledged_claim(
         n = 0
         while not stop.is_set() and n < 5000:
             try:
-                acknowledged.append(service.open_claim(seed(f"e/{n}.py", ttl=600)).claim.id)
+                acknowledged.append(service.claims.open_claim(seed(f"e/{n}.py", ttl=600)).claim.id)
             except DetenteError as exc:  # not acknowledged: allowed while electing a leader
                 failures.append(exc.code)
             n += 1

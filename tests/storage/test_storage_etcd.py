@@ -65,11 +65,11 @@ def test_256_leases_expiring_at_once_are_committed_in_batches_and_the_repo_stays
     clock = FakeClock()
     service = Service(store, clock, [RepoConfig("demo")], ids=counting_ids())
     for n in range(256):
-        service.open_claim(seed(f"src/f{n}.py", ttl=60))
+        service.claims.open_claim(seed(f"src/f{n}.py", ttl=60))
     clock.advance(61)
-    after = service.open_claim(seed("src/after.py"))
+    after = service.claims.open_claim(seed("src/after.py"))
     assert after.claim.status.value == "active"
-    claims = service.list_claims()
+    claims = service.claims.list_claims()
     assert sum(c.status.value == "expired" for c in claims) == 256
     assert service.audit().ok
     store.close()

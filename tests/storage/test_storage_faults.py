@@ -290,9 +290,7 @@ def _kill_9_rounds(url: str, tmp_path: Path) -> None:
                         break
                     target = acked.count + ACKS_PER_ROUND
                     stop = threading.Event()
-                    threads = [
-                        threading.Thread(target=w.round, args=(http, stop)) for w in workers
-                    ]
+                    threads = [threading.Thread(target=w.round, args=(http, stop)) for w in workers]
                     for t in threads:
                         t.start()
                     wait_until(partial(_reached, acked, target), 60, "a round's acknowledgements")

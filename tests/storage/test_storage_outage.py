@@ -75,7 +75,7 @@ def _loaded(service: Service) -> Iterator[Load]:
 
 
 def _assert_intact(service: Service, load: Load) -> None:
-    stored = {c.id for c in service.list_claims()}
+    stored = {c.id for c in service.claims.list_claims()}
     assert set(load.acknowledged) <= stored
     report = service.audit()
     assert report.ok, report.to_wire()

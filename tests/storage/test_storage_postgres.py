@@ -80,7 +80,7 @@ def test_eight_repositories_written_at_once_through_a_pool_of_two_all_commit(
         start.wait(timeout=30)
         try:
             for n in range(3):
-                opened.append(service.open_claim(seed(f"f{n}.py", repo=repo)).claim.id)
+                opened.append(service.claims.open_claim(seed(f"f{n}.py", repo=repo)).claim.id)
         except BaseException as exc:  # reported below
             failed.append(exc)
 

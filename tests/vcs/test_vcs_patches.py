@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from detente.domain.patches import mbox_commits, mbox_files
+from detente.domain.gates.patches import mbox_commits, mbox_files
 from detente.errors import ValidationError
 from detente.vcs.patches import apply_patch, format_patch
 

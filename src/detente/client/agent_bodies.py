@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from detente.client.body import Body
-from detente.domain.advisory import RegisterAgent
+from detente.domain.agents.commands import RegisterAgent
 
 __all__ = ["AgentIn", "ReadinessIn"]
 

@@ -9,11 +9,16 @@ from pydantic import Field
 
 from detente.client.body import Body
 from detente.client.evidence_bodies import BaseRefIn, EvidenceIn
-from detente.domain import decide as d
-from detente.domain import meetings as m
-from detente.domain.integration import CompleteClaim
-from detente.domain.model import Agent, ClaimStatus, MemoryImpact
-from detente.domain.takeover import TakeoverRequest
+from detente.domain.claims.commands import (
+    ChangeScope,
+    OpenClaim,
+    RenewLease,
+    SetStatus,
+    TakeoverRequest,
+)
+from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
+from detente.domain.gates.integration import CompleteClaim
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 
 
 class AgentIn(Body):
@@ -93,10 +98,10 @@ class ClaimIn(Body):
     advisory: bool = False
     draft: bool = False
 
-    def to_command(self) -> d.OpenClaim:
+    def to_command(self) -> OpenClaim:
         """The seed as a domain command (``baseCommit`` required unless taking over)."""
         agent = self.agent or AgentIn(id="anonymous", name="anonymous")
-        return d.OpenClaim(
+        return OpenClaim(
             repo=self.repo,
             objective=self.objective,
             base_commit=self.base_commit or "",
@@ -135,8 +140,8 @@ class RenewIn(Body):
     expected_claim_revision: int = Field(strict=True)
     ttl_seconds: int = Field(strict=True)
 
-    def to_command(self, claim_id: str) -> d.RenewLease:
-        return d.RenewLease(
+    def to_command(self, claim_id: str) -> RenewLease:
+        return RenewLease(
             claim_id=claim_id,
             expected_lease_revision=self.expected_lease_revision,
             expected_claim_revision=self.expected_claim_revision,
@@ -153,8 +158,8 @@ class ScopeChangeIn(Body):
     add_expected_contract_changes: list[str | ContractChangeIn] = []
     reason: str | None = None
 
-    def to_command(self, claim_id: str) -> d.ChangeScope:
-        return d.ChangeScope(
+    def to_command(self, claim_id: str) -> ChangeScope:
+        return ChangeScope(
             claim_id=claim_id,
             expected_claim_revision=self.expected_claim_revision,
             add_paths=tuple(self.add_paths),
@@ -172,8 +177,8 @@ class StatusChangeIn(Body):
     expected_claim_revision: int = Field(strict=True)
     reason: str | None = None
 
-    def to_command(self, claim_id: str, to: ClaimStatus) -> d.SetStatus:
-        return d.SetStatus(
+    def to_command(self, claim_id: str, to: ClaimStatus) -> SetStatus:
+        return SetStatus(
             claim_id=claim_id,
             expected_claim_revision=self.expected_claim_revision,
             to=to,
@@ -188,8 +193,8 @@ class AbandonIn(Body):
     memory_state: dict[str, Any] = {}
     reason: str | None = None
 
-    def to_command(self, claim_id: str) -> d.SetStatus:
-        return d.SetStatus(
+    def to_command(self, claim_id: str) -> SetStatus:
+        return SetStatus(
             claim_id=claim_id,
             expected_claim_revision=self.expected_claim_revision,
             to=ClaimStatus.ABANDONED,
@@ -230,8 +235,8 @@ class ProposalIn(Body):
     claim_id: str = Field(min_length=1)
     resolution: dict[str, Any]
 
-    def to_command(self, meeting_id: str) -> m.Propose:
-        return m.Propose(meeting_id, self.expected_meeting_revision, self.claim_id, self.resolution)
+    def to_command(self, meeting_id: str) -> Propose:
+        return Propose(meeting_id, self.expected_meeting_revision, self.claim_id, self.resolution)
 
 
 class AcceptIn(Body):
@@ -240,11 +245,11 @@ class AcceptIn(Body):
     expected_meeting_revision: int = Field(strict=True)
     claim_id: str = Field(min_length=1)
 
-    def to_accept(self, meeting_id: str, proposal_id: str) -> m.Accept:
-        return m.Accept(meeting_id, self.expected_meeting_revision, self.claim_id, proposal_id)
+    def to_accept(self, meeting_id: str, proposal_id: str) -> Accept:
+        return Accept(meeting_id, self.expected_meeting_revision, self.claim_id, proposal_id)
 
-    def to_handoff(self, meeting_id: str) -> m.AcceptHandoff:
-        return m.AcceptHandoff(meeting_id, self.expected_meeting_revision, self.claim_id)
+    def to_handoff(self, meeting_id: str) -> AcceptHandoff:
+        return AcceptHandoff(meeting_id, self.expected_meeting_revision, self.claim_id)
 
 
 class ResolveIn(Body):
@@ -254,9 +259,9 @@ class ResolveIn(Body):
     resolution: dict[str, Any]
     resolved_by: str = Field(default="human", min_length=1, max_length=200)
 
-    def to_command(self, meeting_id: str) -> m.Resolve:
+    def to_command(self, meeting_id: str) -> Resolve:
         rev = self.expected_meeting_revision
-        return m.Resolve(meeting_id, rev, self.resolution, self.resolved_by)
+        return Resolve(meeting_id, rev, self.resolution, self.resolved_by)
 
 
 class WriteCheckIn(Body):

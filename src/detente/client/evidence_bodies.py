@@ -1,7 +1,7 @@
 """Completion evidence bodies (API.md ``POST /v1/claims/{id}/complete``).
 
 Pydantic at the edge only: each model turns itself into the pure domain value
-(:mod:`detente.domain.evidence`). Times are RFC 3339; a time without an offset is UTC.
+(:mod:`detente.domain.gates.evidence`). Times are RFC 3339; a time without an offset is UTC.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from detente.client.body import Body
-from detente.domain.evidence import BaseRef, Evidence, TestRecord
+from detente.domain.gates.evidence import BaseRef, Evidence, TestRecord
 
 __all__ = ["BaseRefIn", "EvidenceIn", "TestResultIn"]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pydantic import Field
 
 from detente.client.body import Body
-from detente.domain.deployments import Deploy, DeployPolicy, Migration, SetPolicy
-from detente.domain.gates import PushedCommit
-from detente.domain.patches import DiscardPatch, PublishPatch
+from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
+from detente.domain.gates.findings import PushedCommit
+from detente.domain.gates.patches import DiscardPatch, PublishPatch
 
 __all__ = [
     "DeployIn",

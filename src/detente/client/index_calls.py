@@ -22,21 +22,21 @@ class IndexCalls:
     service: Service
 
     def claim_symbols(self, claim_id: str) -> Wire:
-        return self.service.claim_touches(claim_id)
+        return self.service.reconcile.claim_touches(claim_id)
 
     def reconcile_intents(self, body: ReconcileIntentsIn) -> Wire:
         repo = body.repo or self._repo_of(body.a, body.b)
-        return self.service.reconcile_intents(
+        return self.service.reconcile.reconcile_intents(
             repo, _spec(body.a, "a"), _spec(body.b, "b"), depth=body.depth, limit=body.limit
         )
 
     def search(self, q: str, repo: str | None = None, limit: int = 20) -> Wire:
-        return self.service.search(q, repo=repo, limit=limit)
+        return self.service.search.search(q, repo=repo, limit=limit)
 
     def _repo_of(self, *sides: IntentIn) -> str:
         for side in sides:
             if side.claim_id:
-                return self.service.get_claim(side.claim_id).claim.repo
+                return self.service.claims.get_claim(side.claim_id).claim.repo
         served = self.service.list_repos()
         if len(served) == 1:
             return served[0].name

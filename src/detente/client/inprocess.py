@@ -24,9 +24,10 @@ from detente.client.base import Call, Follow, Wire
 from detente.client.index_calls import IndexCalls
 from detente.client.protocol import Client
 from detente.client.sse import SseMessage
-from detente.domain.gate_records import patch_to_wire
-from detente.domain.model import ClaimStatus
-from detente.domain.wire import claim_to_wire, meeting_to_wire
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.wire import claim_to_wire
+from detente.domain.gates.model import patch_to_wire
+from detente.domain.meetings.model import meeting_to_wire
 from detente.errors import DetenteError, ValidationError
 from detente.service import Service
 from detente.vcs.repo import current_oid
@@ -93,10 +94,10 @@ class ServiceCalls(IndexCalls):
 
     def open_claim(self, body: b.ClaimIn) -> Wire:
         if body.takeover_of is not None:
-            return self.service.take_over(
+            return self.service.takeover.take_over(
                 body.to_command(), body.takeover_of.to_request()
             ).to_wire()
-        return self.service.open_claim(body.to_command()).to_wire()
+        return self.service.claims.open_claim(body.to_command()).to_wire()
 
     def takeover(self, claim_id: str, body: b.ClaimIn) -> Wire:
         if body.takeover_of is None:
@@ -108,7 +109,7 @@ class ServiceCalls(IndexCalls):
         return self.open_claim(body)
 
     def approve_takeover(self, claim_id: str, body: b.ApproveTakeoverIn) -> Wire:
-        view = self.service.approve_takeover(
+        view = self.service.takeover.approve_takeover(
             claim_id, body.expected_claim_revision, body.approver, body.kind
         )
         return view.to_wire()
@@ -120,23 +121,23 @@ class ServiceCalls(IndexCalls):
         path: str | None = None,
         agent: str | None = None,
     ) -> Wire:
-        claims = self.service.list_claims(repo=repo, status=status, path=path, agent=agent)
+        claims = self.service.claims.list_claims(repo=repo, status=status, path=path, agent=agent)
         return {"claims": [claim_to_wire(c) for c in claims]}
 
     def get_claim(self, claim_id: str) -> Wire:
-        return self.service.get_claim(claim_id, with_work=True).to_wire()
+        return self.service.claims.get_claim(claim_id, with_work=True).to_wire()
 
     def renew(self, claim_id: str, body: b.RenewIn) -> Wire:
-        return {"claim": claim_to_wire(self.service.renew(body.to_command(claim_id)).claim)}
+        return {"claim": claim_to_wire(self.service.claims.renew(body.to_command(claim_id)).claim)}
 
     def announce(self, claim_id: str, body: b.AnnounceIn) -> Wire:
-        view = self.service.announce_draft(
+        view = self.service.claims.announce_draft(
             claim_id, body.expected_claim_revision, body.lease_ttl_seconds
         )
         return view.to_wire()
 
     def scope_change(self, claim_id: str, body: b.ScopeChangeIn) -> Wire:
-        return self.service.change_scope(body.to_command(claim_id)).to_wire()
+        return self.service.claims.change_scope(body.to_command(claim_id)).to_wire()
 
     def suspend(self, claim_id: str, body: b.StatusChangeIn) -> Wire:
         return self._set_status(body.to_command(claim_id, ClaimStatus.SUSPENDED))
@@ -148,68 +149,72 @@ class ServiceCalls(IndexCalls):
         return self._set_status(body.to_command(claim_id))
 
     def _set_status(self, cmd: Any) -> Wire:
-        return {"claim": claim_to_wire(self.service.set_status(cmd).claim)}
+        return {"claim": claim_to_wire(self.service.claims.set_status(cmd).claim)}
 
     def complete(self, claim_id: str, body: b.CompleteIn) -> Wire:
-        view = self.service.complete(claim_id, body.to_command(claim_id))
+        view = self.service.gates.complete(claim_id, body.to_command(claim_id))
         return {"claim": claim_to_wire(view.claim)}
 
     def cleanup(self, claim_id: str) -> Wire:
-        return self.service.cleanup_worktree(claim_id).to_wire()
+        return self.service.takeover.cleanup_worktree(claim_id).to_wire()
 
     def check_writes(self, claim_id: str, body: b.WriteCheckIn) -> Wire:
-        paths = self.service.check_write(claim_id, body.paths, body.fencing_token)
+        paths = self.service.claims.check_write(claim_id, body.paths, body.fencing_token)
         return {"ok": True, "claimId": claim_id, "paths": paths}
 
     # ------------------------------------------------------------------ meetings
 
     def list_meetings(self, repo: str | None = None, status: str | None = None) -> Wire:
-        meetings = self.service.list_meetings(repo=repo, status=status)
+        meetings = self.service.meetings.list_meetings(repo=repo, status=status)
         return {"meetings": [meeting_to_wire(x) for x in meetings]}
 
     def get_meeting(self, meeting_id: str) -> Wire:
-        return {"meeting": meeting_to_wire(self.service.get_meeting(meeting_id))}
+        return {"meeting": meeting_to_wire(self.service.meetings.get_meeting(meeting_id))}
 
     def propose(self, meeting_id: str, body: b.ProposalIn) -> Wire:
-        return self.service.propose(body.to_command(meeting_id)).to_wire()
+        return self.service.meetings.propose(body.to_command(meeting_id)).to_wire()
 
     def accept_proposal(self, meeting_id: str, proposal_id: str, body: b.AcceptIn) -> Wire:
-        return self.service.accept(body.to_accept(meeting_id, proposal_id)).to_wire()
+        return self.service.meetings.accept(body.to_accept(meeting_id, proposal_id)).to_wire()
 
     def resolve_meeting(self, meeting_id: str, body: b.ResolveIn) -> Wire:
-        return self.service.resolve(body.to_command(meeting_id)).to_wire()
+        return self.service.meetings.resolve(body.to_command(meeting_id)).to_wire()
 
     def accept_handoff(self, meeting_id: str, body: b.AcceptIn) -> Wire:
-        return self.service.accept_handoff(body.to_handoff(meeting_id)).to_wire()
+        return self.service.meetings.accept_handoff(body.to_handoff(meeting_id)).to_wire()
 
     # ------------------------------------------------------------------ agents
 
     def register_agent(self, body: AgentIn) -> Wire:
-        return {"agent": self.service.register_agent(body.to_command()).to_wire()}
+        return {"agent": self.service.agents.register_agent(body.to_command()).to_wire()}
 
     def list_agents(self, repo: str | None = None, status: str | None = None) -> Wire:
-        return {"agents": [a.to_wire() for a in self.service.list_agents(repo=repo, status=status)]}
+        return {
+            "agents": [
+                a.to_wire() for a in self.service.agents.list_agents(repo=repo, status=status)
+            ]
+        }
 
     def get_agent(self, session_id: str) -> Wire:
-        return {"agent": self.service.get_agent(session_id).to_wire()}
+        return {"agent": self.service.agents.get_agent(session_id).to_wire()}
 
     def session_claims(self, session_id: str, repo: str | None = None) -> Wire:
-        claims = self.service.session_claims(session_id, repo=repo)
+        claims = self.service.agents.session_claims(session_id, repo=repo)
         return {"claims": [claim_to_wire(c) for c in claims]}
 
     def readiness(self, body: ReadinessIn) -> Wire:
-        return self.service.readiness(body.session_id, body.paths, repo=body.repo).to_wire()
+        return self.service.agents.readiness(body.session_id, body.paths, repo=body.repo).to_wire()
 
     # ------------------------------------------------------------------ memory
 
     def register_document(self, body: mb.RegisterIn) -> Wire:
-        return {"document": self.service.register_document(body.to_command()).to_wire()}
+        return {"document": self.service.memory.register_document(body.to_command()).to_wire()}
 
     def list_documents(self, repo: str, path: str | None = None) -> Wire:
-        return {"documents": [v.to_wire() for v in self.service.list_documents(repo, path)]}
+        return {"documents": [v.to_wire() for v in self.service.memory.list_documents(repo, path)]}
 
     def patch_section(self, body: mb.SectionPatchIn) -> Wire:
-        view = self.service.patch_section(body.to_command())
+        view = self.service.memory.patch_section(body.to_command())
         return {
             "document": view.to_wire(),
             "section": view.section(body.section_key),
@@ -217,54 +222,58 @@ class ServiceCalls(IndexCalls):
         }
 
     def write_document(self, body: mb.WriteIn) -> Wire:
-        return {"document": self.service.write_document(body.to_command()).to_wire()}
+        return {"document": self.service.memory.write_document(body.to_command()).to_wire()}
 
     def append_entry(self, body: mb.AppendIn) -> Wire:
-        view = self.service.append_entry(body.to_command())
+        view = self.service.memory.append_entry(body.to_command())
         return {"document": view.to_wire(), "entry": view.details.get("entry")}
 
     def render(self, body: mb.RenderIn) -> Wire:
-        return {"results": self.service.render(body.to_command())}
+        return {"results": self.service.memory.render(body.to_command())}
 
     def reconcile(self, body: mb.ReconcileIn) -> Wire:
-        return {"document": self.service.reconcile(body.to_command()).to_wire()}
+        return {"document": self.service.memory.reconcile(body.to_command()).to_wire()}
 
     # ------------------------------------------------------------------ gates
 
     def publish_patch(self, body: g.PatchIn) -> Wire:
-        patch, created = self.service.publish_patch(body.to_command())
+        patch, created = self.service.patches.publish_patch(body.to_command())
         return {"patch": patch_to_wire(patch), "created": created}
 
     def list_patches(self, repo: str | None = None, status: str | None = None) -> Wire:
-        patches = self.service.list_patches(repo=repo, status=status)
+        patches = self.service.patches.list_patches(repo=repo, status=status)
         return {"patches": [patch_to_wire(p) for p in patches]}
 
     def get_patch(self, patch_id: str) -> Wire:
-        return {"patch": patch_to_wire(self.service.get_patch(patch_id), with_mbox=True)}
+        return {"patch": patch_to_wire(self.service.patches.get_patch(patch_id), with_mbox=True)}
 
     def discard_patch(self, patch_id: str, body: g.DiscardIn) -> Wire:
-        return {"patch": patch_to_wire(self.service.discard_patch(body.to_command(patch_id)))}
+        return {
+            "patch": patch_to_wire(self.service.patches.discard_patch(body.to_command(patch_id)))
+        }
 
     def deploy(self, env: str, body: g.DeployIn) -> Wire:
-        return self.service.deploy(body.to_command(env)).to_wire()
+        return self.service.deployments.deploy(body.to_command(env)).to_wire()
 
     def get_deployment(self, env: str, repo: str | None = None) -> Wire:
-        return self.service.get_deployment(env, repo).to_wire()
+        return self.service.deployments.get_deployment(env, repo).to_wire()
 
     def set_deploy_policy(self, env: str, body: g.PolicyIn) -> Wire:
-        return self.service.set_deploy_policy(body.to_command(env)).to_wire()
+        return self.service.deployments.set_deploy_policy(body.to_command(env)).to_wire()
 
     def pre_receive(self, body: g.PreReceiveIn) -> Wire:
         pushed = body.pushed()
-        count = self.service.check_push(body.repo, body.ref, pushed, fast_forward=body.fast_forward)
+        count = self.service.gates.check_push(
+            body.repo, body.ref, pushed, fast_forward=body.fast_forward
+        )
         return {"ok": True, "ref": body.ref, "commits": count}
 
     def post_receive(self, body: g.PostReceiveIn) -> Wire:
         landed = (body.repo, body.ref, body.old_oid, body.new_oid, body.claim_ids)
-        return {"integrated": self.service.record_push(*landed)}
+        return {"integrated": self.service.gates.record_push(*landed)}
 
     def pre_commit(self, body: g.PreCommitIn) -> Wire:
-        return self.service.check_commit(body.repo, body.claim_id, body.paths).to_wire()
+        return self.service.gates.check_commit(body.repo, body.claim_id, body.paths).to_wire()
 
 
 @functools.cache

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.gate_records import patch_to_wire
-from detente.domain.wire import claim_to_wire, meeting_to_wire
+from detente.domain.claims.wire import claim_to_wire
+from detente.domain.gates.model import patch_to_wire
+from detente.domain.meetings.model import meeting_to_wire
 from detente.errors import DetenteError
 from detente.service import Service
 
@@ -79,7 +80,7 @@ def _representative(pattern: str) -> str:
 def claim_overlaps(service: Service, claim_id: str) -> list[Wire]:
     """The live overlap report of one claim (``[]`` once it holds nothing)."""
     try:
-        return list(service.get_claim(claim_id).to_wire()["overlaps"])
+        return list(service.claims.get_claim(claim_id).to_wire()["overlaps"])
     except DetenteError:
         return []
 
@@ -96,17 +97,17 @@ def read_snapshot(service: Service) -> Snapshot:
         {"name": r.name, "path": str(r.path) if r.path else None, "defaultBranch": r.default_branch}
         for r in served
     ]
-    claims = [claim_to_wire(c) for c in service.list_claims()]
-    meetings = [meeting_to_wire(m) for m in service.list_meetings()]
-    agents = [a.to_wire() for a in service.list_agents()]
-    patches = [patch_to_wire(p) for p in service.list_patches()]
+    claims = [claim_to_wire(c) for c in service.claims.list_claims()]
+    meetings = [meeting_to_wire(m) for m in service.meetings.list_meetings()]
+    agents = [a.to_wire() for a in service.agents.list_agents()]
+    patches = [patch_to_wire(p) for p in service.patches.list_patches()]
     documents: list[Wire] = []
     deployments: list[Wire] = []
     for config in served:
         with contextlib.suppress(DetenteError):
-            documents += [d.to_wire() for d in service.list_documents(config.name)]
+            documents += [d.to_wire() for d in service.memory.list_documents(config.name)]
     with contextlib.suppress(DetenteError):
-        deployments = [d.to_wire() for d in service.list_deployments()]
+        deployments = [d.to_wire() for d in service.deployments.list_deployments()]
     return Snapshot(
         now=format_time(service.clock.now()),
         seq=seq,

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from detente.domain.commands import check_alive, check_fencing, get_claim
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.guards import check_alive, check_fencing, get_claim
+from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import escape, normalize_path
 from detente.domain.overlap.trees import Judge, Verdict
@@ -72,7 +72,7 @@ def may_share(state: RepoState, claim_id: str | None, other: Claim) -> bool:
         return True
     if claim_id is None:
         return False
-    resolution = state.resolved_pairs.get(frozenset({claim_id, other.id}))
+    resolution = state.meetings.resolved_pairs.get(frozenset({claim_id, other.id}))
     if resolution is None:
         return False
     kind = resolution["type"]
@@ -108,7 +108,7 @@ def path_refusals(state: RepoState, claim_id: str | None, path: str) -> list[Cla
     found: dict[str, Claim] = {}
     me = state.claims.get(claim_id) if claim_id is not None else None
     judge = Judge(state.trees, me.base_commit) if me is not None else None
-    for key, theirs in state.path_index.matching(path, exclude=claim_id):
+    for key, theirs in state.claims.path_index.matching(path, exclude=claim_id):
         other = state.claims.get(key)
         if other is None or not blocks(state, claim_id, other, theirs):
             continue

@@ -49,6 +49,7 @@ The stored envelope (sequence, hash chain) is added by :mod:`detente.eventlog`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,45 +108,6 @@ MEMORY_EVENT_TYPES = frozenset(
     }
 )
 
-EVENT_TYPES = frozenset(
-    {
-        *MEMORY_EVENT_TYPES,
-        CLAIM_ANNOUNCED,
-        CLAIM_ACTIVATED,
-        CLAIM_NEGOTIATING,
-        CLAIM_SCOPE_CHANGED,
-        CLAIM_SUSPENDED,
-        CLAIM_RESUMED,
-        CLAIM_ABANDONED,
-        CLAIM_EXPIRED,
-        CLAIM_DRAFT_ANNOUNCED,
-        LEASE_RENEWED,
-        MEETING_OPENED,
-        MEETING_JOINED,
-        MEETING_PROPOSAL_ADDED,
-        MEETING_PROPOSAL_ACCEPTED,
-        MEETING_RESOLVED,
-        MEETING_ESCALATED,
-        MEETING_HANDOFF_ACCEPTED,
-        MEETING_NOTICE,
-        MEETING_DISSOLVED,
-        CLAIM_BLOCKED,
-        CLAIM_TAKEN_OVER,
-        CLAIM_TAKEOVER_APPROVED,
-        CLAIM_WORKTREE_CLEANED,
-        AGENT_REGISTERED,
-        CLAIM_READY_FOR_REVIEW,
-        CLAIM_INTEGRATED,
-        CLAIM_INTEGRATION_STALE,
-        CLAIM_COMPLETED,
-        PATCH_PUBLISHED,
-        PATCH_INTEGRATED,
-        PATCH_DISCARDED,
-        DEPLOYMENT_RECORDED,
-        DEPLOYMENT_POLICY_SET,
-    }
-)
-
 
 @dataclass(frozen=True)
 class Event:
@@ -153,7 +115,7 @@ class Event:
 
     Attributes:
         id: unique event id (``evt_...``), chosen by the caller of ``decide``.
-        type: one of :data:`EVENT_TYPES`.
+        type: one of the event type constants of this module.
         subject: the stream, ``claim/<id>`` or ``meeting/<id>``.
         data: JSON-ready payload, camelCase keys.
         version: payload schema version of ``type``.
@@ -168,6 +130,16 @@ class Event:
 
 def claim_subject(claim_id: str) -> str:
     return f"claim/{claim_id}"
+
+
+def claim_event(ids: Callable[[str], str], claim_id: str, event_type: str, **data: Any) -> Event:
+    """An event on the claim's stream ``claim/<claim_id>``; ``data`` follows ``claimId``."""
+    return Event(
+        id=ids("evt"),
+        type=event_type,
+        subject=claim_subject(claim_id),
+        data={"claimId": claim_id, **data},
+    )
 
 
 def meeting_subject(meeting_id: str) -> str:

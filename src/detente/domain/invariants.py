@@ -26,13 +26,15 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.analysis import Targets, find_overlaps
 from detente.domain.authority import carries_authority
-from detente.domain.model import Claim, ClaimStatus, MeetingStatus, Severity
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.transitions import allowed
+from detente.domain.meetings.model import MeetingStatus
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.globs import may_overlap
+from detente.domain.overlap.model import Severity
 from detente.domain.settle import awaiting_handoff, meeting_is_live
 from detente.domain.state import RepoState
-from detente.domain.transitions import allowed
 
 __all__ = ["Replay", "state_violations"]
 
@@ -53,7 +55,7 @@ def state_violations(state: RepoState) -> list[str]:
     for claim in sorted(state.claims.values(), key=lambda c: c.id):
         if claim.status is not ClaimStatus.NEGOTIATING:
             continue
-        rooms = [state.meetings[m] for m in state.rooms_of_claim.get(claim.id, ())]
+        rooms = [state.meetings[m] for m in state.meetings.rooms_of_claim.get(claim.id, ())]
         live = [m for m in rooms if m.status is MeetingStatus.OPEN and meeting_is_live(state, m)]
         if not live and not awaiting_handoff(state, claim.id):
             out.append(

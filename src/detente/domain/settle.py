@@ -29,11 +29,13 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.analysis import Targets, find_overlaps
-from detente.domain.commands import IdSource, Policy
-from detente.domain.meetings import blocking_only, meeting_events_for
-from detente.domain.model import Claim, ClaimStatus, Meeting, MeetingStatus, Overlap
-from detente.domain.resolutions import grant_events, grant_pending_events
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.meetings.decide import blocking_only, meeting_events_for
+from detente.domain.meetings.model import Meeting, MeetingStatus
+from detente.domain.meetings.resolutions import grant_events, grant_pending_events
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.model import Overlap
+from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
 
 __all__ = ["awaiting_handoff", "live_blockers", "meeting_is_live", "settle"]
@@ -50,7 +52,7 @@ def live_blockers(state: RepoState, claim: Claim) -> list[Overlap]:
 
 def awaiting_handoff(state: RepoState, claim_id: str) -> bool:
     """True when ``claim_id`` is the recipient of a handoff it has not accepted yet."""
-    for meeting_id in state.rooms_of_claim.get(claim_id, ()):
+    for meeting_id in state.meetings.rooms_of_claim.get(claim_id, ()):
         resolution = state.meetings[meeting_id].resolution or {}
         if (
             resolution.get("type") == "handoff"
@@ -64,7 +66,7 @@ def awaiting_handoff(state: RepoState, claim_id: str) -> bool:
 def _open_rooms(state: RepoState, claim_id: str) -> list[Meeting]:
     return [
         state.meetings[m]
-        for m in state.rooms_of_claim.get(claim_id, ())
+        for m in state.meetings.rooms_of_claim.get(claim_id, ())
         if state.meetings[m].status is MeetingStatus.OPEN
     ]
 
@@ -72,7 +74,7 @@ def _open_rooms(state: RepoState, claim_id: str) -> list[Meeting]:
 def _escalated(state: RepoState, claim_id: str) -> bool:
     return any(
         state.meetings[m].status is MeetingStatus.ESCALATED
-        for m in state.rooms_of_claim.get(claim_id, ())
+        for m in state.meetings.rooms_of_claim.get(claim_id, ())
     )
 
 
@@ -110,7 +112,7 @@ def _touched(
         if event_type == ev.CLAIM_TAKEN_OVER and isinstance(data.get("successorId"), str):
             claims.add(data["successorId"])
         if event_type == ev.MEMORY_REGISTERED:  # a document's class changes overlap for all
-            meetings.update(state.room_of_target.values())
+            meetings.update(state.meetings.room_of_target.values())
     for meeting_id in list(meetings):
         meeting = state.meetings.get(meeting_id)
         if meeting is not None:

@@ -7,14 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from detente.clock import parse_time
-from detente.domain.agents import agent_to_wire
-from detente.domain.gate_records import environment_to_wire, patch_to_wire
+from detente.domain.agents.model import agent_to_wire
+from detente.domain.claims.model import Claim
+from detente.domain.claims.wire import claim_to_wire
+from detente.domain.gates.model import environment_to_wire, patch_to_wire
 from detente.domain.invariants import Replay, state_violations
+from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.memory.model import document_to_wire
-from detente.domain.model import Claim, Meeting
 from detente.domain.overlap.trees import TreeSource
 from detente.domain.state import RepoState
-from detente.domain.wire import claim_to_wire, meeting_to_wire
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
 from detente.eventlog.records import RecordRow
 from detente.eventlog.upcasting import UPCASTERS, Upcasters

@@ -14,7 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from detente.domain.advisory import Intent, reconcile
+from detente.domain.agents.advisory import Intent, reconcile
 from detente.errors import ValidationError
 from detente.ids import new_id
 from detente.mcp_server.leases import release, replace_older

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from detente.domain.model import HOLDING_STATUSES, ClaimStatus
+from detente.domain.claims.model import HOLDING_STATUSES, ClaimStatus
 
 __all__ = [
     "agent_brief",

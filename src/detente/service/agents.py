@@ -13,9 +13,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from detente.domain import advisory as adv
-from detente.domain.agents import AgentSession, AgentStatus, agent_status, agent_to_wire
-from detente.domain.model import Claim
+from detente.domain.agents import advisory as adv
+from detente.domain.agents.commands import RegisterAgent
+from detente.domain.agents.decide import check_session_id, decide_register
+from detente.domain.agents.model import AgentSession, AgentStatus, agent_status, agent_to_wire
+from detente.domain.claims.model import Claim
+from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 
@@ -34,24 +37,21 @@ class AgentView:
         return {**agent_to_wire(self.session, self.now), "claimIds": list(self.claim_ids)}
 
 
-class AgentsService(ServiceCore):
+class AgentsService:
     """The advisory registry of agent sessions, and readiness checks."""
 
-    def _agent_view(self, repo: str, session: AgentSession) -> AgentView:
-        state = self._state(repo)
-        now = self.clock.now()
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
+
+    def _agent_view(self, state: RepoState, session: AgentSession) -> AgentView:
+        now = self.core.clock.now()
         # Claims whose lease runs; an expired claim is frozen, not the session's live work.
         claims = [c.id for c in adv.session_claims(state, session.session_id) if c.leased]
         return AgentView(session, agent_status(session, now), claims, now)
 
     def _session_repo(self, session_id: str) -> str | None:
         """The repository ``session_id`` is registered in, if any."""
-        for name in sorted(self.repos):
-            state = self._fresh(name)
-            with self._locks[name]:
-                if session_id in state.agents:
-                    return name
-        return None
+        return self.core.find_repo(lambda state: session_id in state.agents)
 
     def resolve_repo(self, repo: str | None, session_id: str | None = None) -> str:
         """The repository a request is about.
@@ -69,20 +69,20 @@ class AgentsService(ServiceCore):
                 when the server coordinates several repositories and none can be inferred.
         """
         if repo:
-            return self._repo(repo).name
+            return self.core.repo(repo).name
         if session_id:
             found = self._session_repo(session_id)
             if found is not None:
                 return found
-        if len(self.repos) == 1:
-            return next(iter(self.repos))
-        known = ", ".join(sorted(self.repos))
+        if len(self.core.repos) == 1:
+            return next(iter(self.core.repos))
+        known = ", ".join(sorted(self.core.repos))
         raise ValidationError(
             f"this server coordinates several repositories ({known}): name one in repo",
             field="repo",
         )
 
-    def register_agent(self, cmd: adv.RegisterAgent) -> AgentView:
+    def register_agent(self, cmd: RegisterAgent) -> AgentView:
         """Register a session, or renew it (``expiresAt = now + ttlSeconds``).
 
         Args:
@@ -96,7 +96,7 @@ class AgentsService(ServiceCore):
             ValidationError: a bad field (``field`` names it), an unknown repository, or a
                 session id already registered in another repository.
         """
-        adv.check_session_id(cmd.session_id)
+        check_session_id(cmd.session_id)
         repo = self.resolve_repo(cmd.repo or None, cmd.session_id)
         elsewhere = self._session_repo(cmd.session_id)
         if elsewhere is not None and elsewhere != repo:
@@ -106,21 +106,23 @@ class AgentsService(ServiceCore):
                 field="sessionId",
             )
         seeded = replace(cmd, repo=repo)
-        with self._locks[repo]:
-            state, _ = self._execute(
+        with self.core.lock(repo):
+            state, _ = self.core.execute(
                 repo,
-                lambda s: adv.decide_register(s, seeded, self.clock.now(), self._ids, self.policy),
+                lambda s: decide_register(
+                    s, seeded, self.core.clock.now(), self.core.ids, self.core.policy
+                ),
             )
-            return self._agent_view(repo, state.agents[cmd.session_id])
+            return self._agent_view(state, state.agents[cmd.session_id])
 
     def get_agent(self, session_id: str) -> AgentView:
         """One session with its status now. Raises ``not_found``."""
-        for name in sorted(self.repos):
-            state = self._fresh(name)
-            with self._locks[name]:
+        for name in sorted(self.core.repos):
+            state = self.core.fresh(name)
+            with self.core.lock(name):
                 session = state.agents.get(session_id)
                 if session is not None:
-                    return self._agent_view(name, session)
+                    return self._agent_view(state, session)
         raise NotFoundError(f"no agent session {session_id!r}", sessionId=session_id)
 
     def list_agents(self, *, repo: str | None = None, status: str | None = None) -> list[AgentView]:
@@ -132,10 +134,10 @@ class AgentsService(ServiceCore):
         if status is not None and status not in ("active", "departed"):
             raise ValidationError(f"unknown agent status {status!r}", field="status")
         out: list[AgentView] = []
-        for name in [self._repo(repo).name] if repo else sorted(self.repos):
-            state = self._fresh(name)
-            with self._locks[name]:
-                views = [self._agent_view(name, s) for s in state.agents.values()]
+        for name in self.core.names(repo):
+            state = self.core.fresh(name)
+            with self.core.lock(name):
+                views = [self._agent_view(state, s) for s in state.agents.values()]
             out.extend(v for v in views if status is None or v.status == status)
         return sorted(out, key=lambda v: (v.session.registered_at, v.session.session_id))
 
@@ -150,8 +152,8 @@ class AgentsService(ServiceCore):
             ValidationError: ``validation_error`` naming ``repo``.
         """
         name = self.resolve_repo(repo, session_id)
-        state = self._fresh(name)
-        with self._locks[name]:
+        state = self.core.fresh(name)
+        with self.core.lock(name):
             return adv.session_claims(state, session_id)
 
     def readiness(
@@ -171,8 +173,8 @@ class AgentsService(ServiceCore):
             ValidationError: ``validation_error`` naming ``sessionId``, ``paths[i]`` or
                 ``repo``.
         """
-        adv.check_session_id(session_id)
+        check_session_id(session_id)
         name = self.resolve_repo(repo, session_id)
-        state = self._fresh(name)
-        with self._locks[name]:
-            return adv.assess_readiness(state, session_id, paths, self.policy)
+        state = self.core.fresh(name)
+        with self.core.lock(name):
+            return adv.assess_readiness(state, session_id, paths, self.core.policy)

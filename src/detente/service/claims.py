@@ -2,64 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
-from detente.domain import decide as d
-from detente.domain.analysis import Targets, find_overlaps
 from detente.domain.authority import check_write
-from detente.domain.events import Event
-from detente.domain.integration import CompleteClaim
-from detente.domain.model import Claim, ClaimStatus, Meeting, Overlap
-from detente.domain.opening import decide_announce_draft
+from detente.domain.claims.commands import ChangeScope, OpenClaim, RenewLease, SetStatus
+from detente.domain.claims.decide import decide_renew, decide_scope_change, decide_status
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.opening import decide_announce_draft, decide_open
 from detente.domain.overlap.globs import may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
-from detente.domain.wire import claim_to_wire, meeting_to_wire, overlap_to_wire
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 from detente.service.repo_index import resolve_symbols
 from detente.service.search import semantic_overlaps, similarity
+from detente.service.views import ClaimView, claim_command, claim_view
 from detente.vcs.workstate import work_state
 
 
-@dataclass(frozen=True)
-class ClaimView:
-    """A claim with its live overlap report and its meetings."""
-
-    claim: Claim
-    overlaps: list[Overlap]
-    meetings: list[Meeting] = field(default_factory=list)
-    work: dict[str, Any] | None = None
-    semantic: list[Overlap] = field(default_factory=list)
-
-    def to_wire(self) -> dict[str, Any]:
-        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[]}``
-        (``meeting``: the newest open one; ``semanticOverlaps``: advisory ``kind: semantic``
-        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`)."""
-        open_meetings = [m for m in self.meetings if m.status.value == "open"]
-        return {
-            "claim": claim_to_wire(self.claim),
-            "overlaps": [overlap_to_wire(o) for o in self.overlaps],
-            "meeting": meeting_to_wire(open_meetings[-1]) if open_meetings else None,
-            "meetings": [meeting_to_wire(m) for m in self.meetings],
-            "work": self.work,
-            "semanticOverlaps": [overlap_to_wire(o) for o in self.semantic],
-        }
-
-
-class ClaimsService(ServiceCore):
+class ClaimsService:
     """Claim use cases (API.md "Claims")."""
 
-    def _view(self, state: RepoState, claim: Claim) -> ClaimView:
-        overlaps = (
-            find_overlaps(state, Targets.of(claim), exclude=claim.id) if claim.holding else []
-        )
-        # The holder a newcomer contests is a participant too, though its own record never
-        # changed: show it every room it sits in.
-        meetings = [state.meetings[m] for m in state.rooms_of_claim.get(claim.id, ())]
-        return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
 
     def _with_semantic(self, state: RepoState, view: ClaimView) -> ClaimView:
         """The view plus its advisory semantic overlaps (on read only: the model costs
@@ -71,7 +36,7 @@ class ClaimsService(ServiceCore):
 
     # ------------------------------------------------------------------ claims
 
-    def open_claim(self, cmd: d.OpenClaim) -> ClaimView:
+    def open_claim(self, cmd: OpenClaim) -> ClaimView:
         """Announce a claim (API ``POST /v1/claims``).
 
         Returns:
@@ -80,23 +45,23 @@ class ClaimsService(ServiceCore):
         Raises:
             ValidationError: bad field (``field`` names it), unknown repo or base commit.
         """
-        repo = self._repo(cmd.repo)
+        repo = self.core.repo(cmd.repo)
         if not cmd.base_commit:
             raise ValidationError(
                 "baseCommit is required (only a takeover may omit it)", field="baseCommit"
             )
-        base = cmd.base_commit
-        if repo.path is not None and self._resolve_commit is not None:
-            base = self._resolve_commit(repo.path, cmd.base_commit)
-        claim_id = cmd.claim_id or self._ids("clm")
+        base = self.core.base_commit(repo, cmd.base_commit)
+        claim_id = cmd.claim_id or self.core.ids("clm")
         symbols = resolve_symbols(repo.path, cmd.symbols, base, field="symbols")
         seeded = replace(cmd, base_commit=base, claim_id=claim_id, symbols=symbols)
-        with self._locks[repo.name]:
-            state, _ = self._execute(
+        with self.core.lock(repo.name):
+            state, _ = self.core.execute(
                 repo.name,
-                lambda s: d.decide_open(s, seeded, self.clock.now(), self._ids, self.policy),
+                lambda s: decide_open(
+                    s, seeded, self.core.clock.now(), self.core.ids, self.core.policy
+                ),
             )
-            return self._view(state, state.claims[claim_id])
+            return claim_view(state, state.claims[claim_id])
 
     def get_claim(
         self, claim_id: str, repo: str | None = None, *, with_work: bool = False
@@ -109,16 +74,16 @@ class ClaimsService(ServiceCore):
             with_work: also read its work from git (branch head, commits since base,
                 worktree presence, rescue ref): what an expired claim leaves behind.
         """
-        for name in [repo] if repo else sorted(self.repos):
-            state = self._fresh(name)
-            with self._locks[name]:
+        for name in self.core.names(repo):
+            state = self.core.fresh(name)
+            with self.core.lock(name):
                 claim = state.claims.get(claim_id)
                 if claim is not None:
-                    view = self._with_semantic(state, self._view(state, claim))
+                    view = self._with_semantic(state, claim_view(state, claim))
                     break
         else:
             raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
-        path = self.repos[view.claim.repo].path
+        path = self.core.repos[view.claim.repo].path
         if with_work and path is not None:
             work = work_state(
                 path,
@@ -145,14 +110,14 @@ class ClaimsService(ServiceCore):
             except ValueError:
                 raise ValidationError(f"unknown status {status!r}", field="status") from None
         out: list[Claim] = []
-        for name in [repo] if repo else sorted(self.repos):
-            state = self._fresh(name)
+        for name in self.core.names(repo):
+            state = self.core.fresh(name)
             probe = (
                 normalize_pattern(path, case_insensitive=state.case_insensitive, field="path")
                 if path
                 else None
             )
-            with self._locks[name]:
+            with self.core.lock(name):
                 for claim in state.claims.values():
                     if status is not None and claim.status.value != status:
                         continue
@@ -165,23 +130,6 @@ class ClaimsService(ServiceCore):
                     out.append(claim)
         return sorted(out, key=lambda c: (c.created_at, c.id))
 
-    def _find_repo_of(self, claim_id: str) -> str:
-        for name in sorted(self.repos):
-            with self._locks[name]:
-                state = self._state(name)
-                self._catch_up_read(state)
-                if claim_id in state.claims:
-                    return name
-        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
-
-    def _claim_command(
-        self, claim_id: str, decide_fn: Callable[[RepoState], list[Event]]
-    ) -> ClaimView:
-        repo = self._find_repo_of(claim_id)
-        with self._locks[repo]:
-            state, _ = self._execute(repo, decide_fn)
-            return self._view(state, state.claims[claim_id])
-
     def announce_draft(
         self, claim_id: str, expected_claim_revision: int, ttl_seconds: int | None = None
     ) -> ClaimView:
@@ -191,66 +139,57 @@ class ClaimsService(ServiceCore):
             NotFoundError, RevisionConflict, InvalidTransition (not a draft),
             ValidationError (``leaseTtlSeconds``).
         """
-        return self._claim_command(
+        core = self.core
+        return claim_command(
+            core,
             claim_id,
             lambda s: decide_announce_draft(
                 s,
                 claim_id,
                 expected_claim_revision,
                 ttl_seconds,
-                self.clock.now(),
-                self._ids,
-                self.policy,
+                core.clock.now(),
+                core.ids,
+                core.policy,
             ),
         )
 
-    def renew(self, cmd: d.RenewLease) -> ClaimView:
+    def renew(self, cmd: RenewLease) -> ClaimView:
         """Extend the lease only. Raises ``lease_expired``, ``revision_conflict``, ``not_found``."""
-        return self._claim_command(
-            cmd.claim_id, lambda s: d.decide_renew(s, cmd, self.clock.now(), self._ids, self.policy)
+        return claim_command(
+            self.core,
+            cmd.claim_id,
+            lambda s: decide_renew(s, cmd, self.core.clock.now(), self.core.ids, self.core.policy),
         )
 
-    def change_scope(self, cmd: d.ChangeScope) -> ClaimView:
+    def change_scope(self, cmd: ChangeScope) -> ClaimView:
         """Add/remove targets; re-runs overlap analysis (may move to ``negotiating``)."""
         if cmd.add_symbols:
-            repo = self._find_repo_of(cmd.claim_id)
-            base = self._state(repo).claims[cmd.claim_id].base_commit
+            repo = self.core.repo_of_claim(cmd.claim_id)
+            state = self.core.fresh(repo)
+            with self.core.lock(repo):
+                base = state.claims[cmd.claim_id].base_commit
             cmd = replace(
                 cmd,
                 add_symbols=resolve_symbols(
-                    self.repos[repo].path, cmd.add_symbols, base, field="addSymbols"
+                    self.core.repos[repo].path, cmd.add_symbols, base, field="addSymbols"
                 ),
             )
-        return self._claim_command(
+        return claim_command(
+            self.core,
             cmd.claim_id,
-            lambda s: d.decide_scope_change(s, cmd, self.clock.now(), self._ids, self.policy),
+            lambda s: decide_scope_change(
+                s, cmd, self.core.clock.now(), self.core.ids, self.core.policy
+            ),
         )
 
-    def set_status(self, cmd: d.SetStatus) -> ClaimView:
+    def set_status(self, cmd: SetStatus) -> ClaimView:
         """Suspend, resume or abandon. Raises ``invalid_transition`` naming from/to."""
-        return self._claim_command(
+        return claim_command(
+            self.core,
             cmd.claim_id,
-            lambda s: d.decide_status(s, cmd, self.clock.now(), self._ids, self.policy),
+            lambda s: decide_status(s, cmd, self.core.clock.now(), self.core.ids, self.core.policy),
         )
-
-    def complete(self, claim_id: str, cmd: CompleteClaim | None = None) -> ClaimView:
-        """Complete with evidence; integrate by CAS on the protected ref (API ``complete``).
-
-        See :func:`detente.service.integration.complete_claim` for the steps and errors
-        (``evidence_rejected``, ``stale_base``, ``stale_fencing_token``, ...).
-
-        Raises:
-            ValidationError: ``cmd`` missing (evidence and expectedBaseRef are required;
-                without fencingToken the claim's own is used), or it names another claim.
-        """
-        from detente.service.integration import complete_claim
-
-        if cmd is None or cmd.claim_id != claim_id:
-            raise ValidationError(
-                "complete needs expectedClaimRevision, expectedBaseRef and evidence",
-                field="evidence",
-            )
-        return complete_claim(self, cmd)
 
     def check_write(
         self, claim_id: str, paths: list[str], fencing_token: int | None = None
@@ -261,7 +200,7 @@ class ClaimsService(ServiceCore):
             ``overlap_blocking`` (another claim holds a path, or this claim negotiates),
             ``out_of_scope``, ``lease_expired``, ``invalid_transition``, ``not_found``.
         """
-        repo = self._find_repo_of(claim_id)
-        state = self._fresh(repo)
-        with self._locks[repo]:
-            return check_write(state, claim_id, paths, self.clock.now(), fencing_token)
+        repo = self.core.repo_of_claim(claim_id)
+        state = self.core.fresh(repo)
+        with self.core.lock(repo):
+            return check_write(state, claim_id, paths, self.core.clock.now(), fencing_token)

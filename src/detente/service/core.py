@@ -20,15 +20,17 @@ from datetime import datetime
 from pathlib import Path
 
 from detente.clock import Clock, format_time
-from detente.domain import decide as d
+from detente.domain.claims.decide import decide_expiry
 from detente.domain.events import Event
-from detente.domain.meetings import decide_deadlines, due_meetings
-from detente.domain.reactions import react
-from detente.domain.resolutions import OwnersOf
+from detente.domain.meetings.decide import decide_deadlines, due_meetings
+from detente.domain.meetings.reactions import react
+from detente.domain.meetings.resolutions import OwnersOf
+from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.errors import (
     ConcurrencyError,
     DetenteError,
+    NotFoundError,
     StoreError,
     ValidationError,
 )
@@ -72,7 +74,7 @@ class ServiceCore:
         clock: Clock,
         repos: Sequence[RepoConfig],
         *,
-        policy: d.Policy = d.DEFAULT_POLICY,
+        policy: Policy = DEFAULT_POLICY,
         ids: Callable[[str], str] = new_id,
         resolve_commit: Callable[[Path, str], str] | None = None,
     ) -> None:
@@ -81,21 +83,65 @@ class ServiceCore:
         self.policy = policy
         self.repos = {r.name: r for r in repos}
         self.broadcaster = Broadcaster()
-        self._ids = ids
+        #: The id source (``prefix -> id``).
+        self.ids = ids
         self._resolve_commit = resolve_commit
         self._states: dict[str, RepoState] = {}
         self._locks = {name: threading.RLock() for name in self.repos}
         #: Leases expired per transaction at most (see :meth:`_timeouts`).
         self.expiry_batch = expiry_batch(store)
 
-    # ------------------------------------------------------------------ plumbing
+    # ------------------------------------------------------------------ the interface
+    # What the per-aggregate services use: name a repository, read its projection, run a
+    # command on it, hold its lock while building a view, find the repository of a record.
 
-    def _repo(self, name: str) -> RepoConfig:
+    def repo(self, name: str) -> RepoConfig:
+        """The served repository ``name``. Raises ``validation_error`` (field ``repo``)."""
         repo = self.repos.get(name)
         if repo is None:
             known = ", ".join(sorted(self.repos)) or "none"
             raise ValidationError(f"unknown repository {name!r} (served: {known})", field="repo")
         return repo
+
+    def names(self, repo: str | None = None) -> list[str]:
+        """``[repo]`` (checked to be served) when given, else every served repo, sorted."""
+        return [self.repo(repo).name] if repo else sorted(self.repos)
+
+    def lock(self, repo: str) -> threading.RLock:
+        """The repository's command lock (re-entrant): hold it while reading a projection."""
+        return self._locks[repo]
+
+    def base_commit(self, repo: RepoConfig, rev: str) -> str:
+        """``rev`` resolved to a full OID in ``repo``'s git repository, when it has one.
+
+        Raises:
+            ValidationError: ``baseCommit`` names no commit there.
+        """
+        if repo.path is None or self._resolve_commit is None:
+            return rev
+        return self._resolve_commit(repo.path, rev)
+
+    def find_repo(self, has: Callable[[RepoState], bool]) -> str | None:
+        """The first served repository (by name) whose projection ``has`` a record.
+
+        The projection is caught up with the log first (nothing is expired or written).
+        """
+        for name in sorted(self.repos):
+            with self._locks[name]:
+                state = self._state(name)
+                self._catch_up_read(state)
+                if has(state):
+                    return name
+        return None
+
+    def repo_of_claim(self, claim_id: str) -> str:
+        """The repository holding claim ``claim_id``. Raises ``not_found``."""
+        repo = self.find_repo(lambda state: claim_id in state.claims)
+        if repo is None:
+            raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
+        return repo
+
+    # ------------------------------------------------------------------ plumbing
 
     def _state(self, repo: str) -> RepoState:
         state = self._states.get(repo)
@@ -140,7 +186,7 @@ class ServiceCore:
             tx.upsert_records(rows_for(state, (e.subject for e in stored)))
             out += stored
             batch = react(
-                state, [(e.type, e.data) for e in stored], self._ids, self.clock.now(), self.policy
+                state, [(e.type, e.data) for e in stored], self.ids, self.clock.now(), self.policy
             )
         raise StoreError("reactions did not settle; refusing to loop (a bug: please report it)")
 
@@ -159,24 +205,34 @@ class ServiceCore:
         At most :attr:`expiry_batch` leases expire in one transaction (a store bounds the
         size of one: etcd's ``--max-txn-ops``); the flag says more are still due.
         """
-        expired = d.decide_expiry(state, now, self._ids)
+        expired = decide_expiry(state, now, self.ids)
         if len(expired) > self.expiry_batch:
             return expired[: self.expiry_batch], True
         if not due_meetings(state, now):
             return expired, False
         if expired:  # escalate on the state with these expiries folded in (next round)
             return expired, True
-        return decide_deadlines(state, now, self._ids, self.owners_of(state.repo)), False
+        return decide_deadlines(state, now, self.ids, self.owners_of(state.repo)), False
 
     def _due(self, state: RepoState) -> bool:
         now = self.clock.now()
-        return bool(state.due_for_expiry(now)) or due_meetings(state, now)
+        return bool(state.claims.due_for_expiry(now)) or due_meetings(state, now)
 
-    def _execute(
+    def execute(
         self, repo: str, decide_fn: Callable[[RepoState], list[Event]]
     ) -> tuple[RepoState, list[StoredEvent]]:
-        """Run one command under the repo's transaction (see the module docstring)."""
-        self._repo(repo)
+        """Run one command under the repo's transaction (see the module docstring).
+
+        Args:
+            repo: a served repository.
+            decide_fn: ``state -> events``; a :class:`DetenteError` it raises is re-raised
+                after the timeouts found on the way are committed.
+
+        Returns:
+            The projection after the command (hold :meth:`lock` while reading it) and the
+            events stored (timeouts and reactions included).
+        """
+        self.repo(repo)
         out: list[StoredEvent] = []
         races = 0
         with self._locks[repo]:
@@ -213,15 +269,19 @@ class ServiceCore:
                     raise refused
                 return state, out
 
-    def _fresh(self, repo: str) -> RepoState:
-        """The repo's projection, caught up with the log and with due leases expired."""
-        self._repo(repo)
+    def fresh(self, repo: str) -> RepoState:
+        """The repo's projection, caught up with the log and with due leases expired.
+
+        Raises:
+            ValidationError: ``repo`` is not served.
+        """
+        self.repo(repo)
         with self._locks[repo]:
             state = self._state(repo)
             self._catch_up_read(state)
             due = self._due(state)
         if due:
-            self._execute(repo, lambda s: [])
+            self.execute(repo, lambda s: [])
         return self._state(repo)
 
     # ------------------------------------------------------------------ repositories
@@ -246,7 +306,7 @@ class ServiceCore:
                 self._catch_up_read(state)
                 if not self._due(state):
                     continue
-                _, stored = self._execute(name, lambda s: [])
+                _, stored = self.execute(name, lambda s: [])
                 expired += sum(1 for e in stored if e.type == "claim.expired")
         return expired
 
@@ -257,7 +317,7 @@ class ServiceCore:
     ) -> tuple[list[StoredEvent], int]:
         """Events after ``since`` (max ``limit``, 1..1000) and the ``nextSince`` cursor."""
         if repo is not None:
-            self._repo(repo)
+            self.repo(repo)
         if since < 0:
             raise ValidationError("since must be >= 0", field="since")
         if not 1 <= limit <= 1000:

@@ -1,7 +1,7 @@
 """Deployment CAS use cases (API.md "Deployments and patches": ``/v1/deployments/{env}``).
 
 The environment's pointer moves only from the commit the deployer expected; policy
-checks are pure (:mod:`detente.domain.deployments`); the git facts (is the commit a
+checks are pure (:mod:`detente.domain.gates.deployments`); the git facts (is the commit a
 commit, does it contain the claim's integrated head) are read before the command.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from detente.domain.deployments import (
+from detente.domain.claims.model import Claim
+from detente.domain.gates.deployments import (
     Deploy,
     DeployFacts,
     SetPolicy,
@@ -20,8 +21,8 @@ from detente.domain.deployments import (
     effective_policy,
     policy_to_wire,
 )
-from detente.domain.gate_records import Environment, environment_id, environment_to_wire
-from detente.domain.model import Claim
+from detente.domain.gates.model import Environment, environment_id, environment_to_wire
+from detente.domain.state import RepoState
 from detente.errors import ValidationError
 from detente.service.core import ServiceCore
 from detente.vcs.repo import is_ancestor, resolve_commit
@@ -54,20 +55,23 @@ class DeploymentView:
         }
 
 
-class DeploymentsService(ServiceCore):
+class DeploymentsService:
     """Deploy by CAS, read an environment, set its policy."""
+
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
 
     def _deploy_repo(self, repo: str | None) -> str:
         if repo:
-            return self._repo(repo).name
-        if len(self.repos) == 1:
-            return next(iter(self.repos))
+            return self.core.repo(repo).name
+        if len(self.core.repos) == 1:
+            return next(iter(self.core.repos))
         raise ValidationError(
             "this server coordinates several repositories: name one in repo", field="repo"
         )
 
     def _deploy_facts(self, repo: str, claim: Claim | None, commit: str) -> DeployFacts:
-        path = self.repos[repo].path
+        path = self.core.repos[repo].path
         if path is None:
             return DeployFacts(commit_oid=commit.lower())
         try:
@@ -90,21 +94,23 @@ class DeploymentsService(ServiceCore):
         """
         repo = self._deploy_repo(cmd.repo)
         name = check_environment_name(cmd.environment)
-        state = self._fresh(repo)
-        with self._locks[repo]:
+        state = self.core.fresh(repo)
+        with self.core.lock(repo):
             claim = state.claims.get(cmd.claim_id)
         facts = self._deploy_facts(repo, claim, cmd.commit_oid)
-        with self._locks[repo]:
-            state, _ = self._execute(repo, lambda s: decide_deploy(s, cmd, facts, self._ids))
-            return self._env_view(repo, name)
+        with self.core.lock(repo):
+            state, _ = self.core.execute(
+                repo, lambda s: decide_deploy(s, cmd, facts, self.core.ids)
+            )
+            return _env_view(state, name)
 
     def get_deployment(self, environment: str, repo: str | None = None) -> DeploymentView:
         """The environment's current deployment, history and effective policy."""
         name = check_environment_name(environment)
         repo = self._deploy_repo(repo)
-        self._fresh(repo)
-        with self._locks[repo]:
-            return self._env_view(repo, name)
+        state = self.core.fresh(repo)
+        with self.core.lock(repo):
+            return _env_view(state, name)
 
     def list_deployments(self, repo: str | None = None) -> list[DeploymentView]:
         """Every environment deployed to or given a policy, by repository and name.
@@ -113,23 +119,24 @@ class DeploymentsService(ServiceCore):
             ValidationError: ``validation_error`` for an unknown repository.
         """
         out: list[DeploymentView] = []
-        for name in [self._repo(repo).name] if repo else sorted(self.repos):
-            state = self._fresh(name)
-            with self._locks[name]:
+        for name in self.core.names(repo):
+            state = self.core.fresh(name)
+            with self.core.lock(name):
                 envs = sorted(
                     (e for e in state.gates.environments.values() if e.repo == name),
                     key=lambda e: e.name,
                 )
-                out += [self._env_view(name, e.name) for e in envs]
+                out += [_env_view(state, e.name) for e in envs]
         return out
 
     def set_deploy_policy(self, cmd: SetPolicy) -> DeploymentView:
         """Set the environment's policy (evented). Raises ``revision_conflict``."""
         repo = self._deploy_repo(cmd.repo)
-        with self._locks[repo]:
-            self._execute(repo, lambda s: decide_policy(s, cmd, self._ids))
-            return self._env_view(repo, cmd.environment)
+        with self.core.lock(repo):
+            state, _ = self.core.execute(repo, lambda s: decide_policy(s, cmd, self.core.ids))
+            return _env_view(state, cmd.environment)
 
-    def _env_view(self, repo: str, name: str) -> DeploymentView:
-        env = self._state(repo).gates.environments.get(environment_id(repo, name))
-        return DeploymentView(repo, name, env, policy_to_wire(effective_policy(env, name)))
+
+def _env_view(state: RepoState, name: str) -> DeploymentView:
+    env = state.gates.environments.get(environment_id(state.repo, name))
+    return DeploymentView(state.repo, name, env, policy_to_wire(effective_policy(env, name)))

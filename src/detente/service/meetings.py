@@ -6,11 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from detente.domain import meetings as m
+from detente.domain.claims.model import Claim
+from detente.domain.claims.wire import claim_to_wire
 from detente.domain.events import Event
-from detente.domain.model import Claim, Meeting, MeetingStatus
+from detente.domain.meetings import decide as m
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.domain.meetings.model import Meeting, MeetingStatus, meeting_to_wire
 from detente.domain.state import RepoState
-from detente.domain.wire import claim_to_wire, meeting_to_wire
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 
@@ -30,31 +32,31 @@ class MeetingView:
         }
 
 
-class MeetingsService(ServiceCore):
+class MeetingsService:
     """Meeting rooms: read them, and negotiate typed resolutions in them."""
 
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
+
     def _repo_of_meeting(self, meeting_id: str) -> str:
-        for name in sorted(self.repos):
-            with self._locks[name]:
-                state = self._state(name)
-                self._catch_up_read(state)
-                if meeting_id in state.meetings:
-                    return name
+        repo = self.core.find_repo(lambda state: meeting_id in state.meetings)
+        if repo is not None:
+            return repo
         raise NotFoundError(f"no meeting {meeting_id!r}", meetingId=meeting_id)
 
     def _meeting_command(
         self, meeting_id: str, decide_fn: Callable[[RepoState], list[Event]]
     ) -> MeetingView:
         repo = self._repo_of_meeting(meeting_id)
-        with self._locks[repo]:
-            state, _ = self._execute(repo, decide_fn)
+        with self.core.lock(repo):
+            state, _ = self.core.execute(repo, decide_fn)
             meeting = state.meetings[meeting_id]
             return MeetingView(meeting, [state.claims[c] for c in meeting.participants])
 
     def get_meeting(self, meeting_id: str) -> Meeting:
         """A meeting (deadline escalation applied first). Raises ``not_found``."""
-        for name in sorted(self.repos):
-            state = self._fresh(name)
+        for name in sorted(self.core.repos):
+            state = self.core.fresh(name)
             if meeting_id in state.meetings:
                 return state.meetings[meeting_id]
         raise NotFoundError(f"no meeting {meeting_id!r}", meetingId=meeting_id)
@@ -64,14 +66,14 @@ class MeetingsService(ServiceCore):
         if status is not None and status not in {s.value for s in MeetingStatus}:
             raise ValidationError(f"unknown meeting status {status!r}", field="status")
         out: list[Meeting] = []
-        for name in [repo] if repo else sorted(self.repos):
-            state = self._fresh(name)
+        for name in self.core.names(repo):
+            state = self.core.fresh(name)
             out.extend(
                 x for x in state.meetings.values() if status is None or x.status.value == status
             )
         return sorted(out, key=lambda x: (x.created_at, x.id))
 
-    def propose(self, cmd: m.Propose) -> MeetingView:
+    def propose(self, cmd: Propose) -> MeetingView:
         """Add a proposal (applied at once when nobody else is affected).
 
         Raises:
@@ -80,25 +82,32 @@ class MeetingsService(ServiceCore):
         """
         return self._meeting_command(
             cmd.meeting_id,
-            lambda s: m.decide_propose(s, cmd, self.clock.now(), self._ids, self.owners_of(s.repo)),
+            lambda s: m.decide_propose(
+                s, cmd, self.core.clock.now(), self.core.ids, self.core.owners_of(s.repo)
+            ),
         )
 
-    def accept(self, cmd: m.Accept) -> MeetingView:
+    def accept(self, cmd: Accept) -> MeetingView:
         """Accept a proposal; the last affected acceptance applies it atomically."""
         return self._meeting_command(
             cmd.meeting_id,
-            lambda s: m.decide_accept(s, cmd, self.clock.now(), self._ids, self.owners_of(s.repo)),
+            lambda s: m.decide_accept(
+                s, cmd, self.core.clock.now(), self.core.ids, self.core.owners_of(s.repo)
+            ),
         )
 
-    def resolve(self, cmd: m.Resolve) -> MeetingView:
+    def resolve(self, cmd: Resolve) -> MeetingView:
         """A human resolves (``forbidden`` unless an arbitrator once escalated)."""
         return self._meeting_command(
             cmd.meeting_id,
-            lambda s: m.decide_resolve(s, cmd, self.clock.now(), self._ids, self.owners_of(s.repo)),
+            lambda s: m.decide_resolve(
+                s, cmd, self.core.clock.now(), self.core.ids, self.core.owners_of(s.repo)
+            ),
         )
 
-    def accept_handoff(self, cmd: m.AcceptHandoff) -> MeetingView:
+    def accept_handoff(self, cmd: AcceptHandoff) -> MeetingView:
         """The handoff recipient accepts; the sender's targets move to it."""
         return self._meeting_command(
-            cmd.meeting_id, lambda s: m.decide_accept_handoff(s, cmd, self.clock.now(), self._ids)
+            cmd.meeting_id,
+            lambda s: m.decide_accept_handoff(s, cmd, self.core.clock.now(), self.core.ids),
         )

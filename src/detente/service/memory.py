@@ -1,6 +1,6 @@
 """Memory document use cases (API.md "Memory documents"): the IO around the pure domain.
 
-Every write runs as one repository command (:meth:`ServiceCore._execute`, which
+Every write runs as one repository command (:meth:`ServiceCore.execute`, which
 serializes commands on the repo across threads and processes): catch up, read the file,
 decide (:mod:`detente.domain.memory`), write the new bytes atomically, append the event
 recording the new file hash, commit. If anything fails before the commit the write is
@@ -21,8 +21,9 @@ from typing import Any
 
 from detente.domain.memory import commands as mc
 from detente.domain.memory.authority import owners
+from detente.domain.memory.decide import decide_reconcile, decide_register, decide_render
+from detente.domain.memory.guards import doc_path, get_document
 from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
-from detente.domain.memory.registry import decide_reconcile, decide_register, decide_render
 from detente.domain.memory.writes import decide_append, decide_patch, decide_write
 from detente.domain.state import RepoState
 from detente.errors import DetenteError, NotFoundError, ValidationError
@@ -72,13 +73,17 @@ class DocumentView:
 Plan = Callable[[RepoState], tuple[Path | None, mc.Outcome]]
 
 
-class MemoryService(ServiceCore):
+class MemoryService:
     """Registering, patching, appending, rendering and reconciling memory documents."""
+
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
+        self._snapshots: dict[str, Snapshots] = {}
 
     # ------------------------------------------------------------------ plumbing
 
     def _memory_root(self, repo: str, worktree: str | None) -> Path:
-        config = self._repo(repo)
+        config = self.core.repo(repo)
         if config.path is None:
             raise ValidationError(
                 f"repository {repo!r} has no working tree: memory documents need one",
@@ -96,12 +101,13 @@ class MemoryService(ServiceCore):
         )
 
     def _memory_snapshots_of(self, repo: str) -> Snapshots:
-        path = self._repo(repo).path
+        path = self.core.repo(repo).path
         assert path is not None
-        cache: dict[str, Snapshots] = self.__dict__.setdefault("_memory_snapshots", {})
-        if repo not in cache:
-            cache[repo] = Snapshots(default_store_path(path).parent / "memory" / "snapshots")
-        return cache[repo]
+        if repo not in self._snapshots:
+            self._snapshots[repo] = Snapshots(
+                default_store_path(path).parent / "memory" / "snapshots"
+            )
+        return self._snapshots[repo]
 
     def _document_view(
         self, state: RepoState, doc: MemoryDocument, root: Path | None
@@ -134,7 +140,7 @@ class MemoryService(ServiceCore):
             return outcome.events
 
         try:
-            state, _ = self._execute(repo, decide)
+            state, _ = self.core.execute(repo, decide)
         except BaseException:
             journal.rollback()
             raise
@@ -153,13 +159,13 @@ class MemoryService(ServiceCore):
         root = self._memory_root(repo, worktree)
 
         def plan(state: RepoState) -> tuple[Path | None, mc.Outcome]:
-            doc = mc.get_document(state, raw_path)
+            doc = get_document(state, raw_path)
             target = inside(root, doc.path)
             return target, decide(state, read_bytes(target))
 
-        with self._locks[repo]:
+        with self.core.lock(repo):
             state, outcome = self._memory_run(repo, plan)
-            doc = mc.get_document(state, raw_path)
+            doc = get_document(state, raw_path)
             view = self._document_view(state, doc, root)
         return DocumentView(view.document, view.owners, view.disk_hash, outcome.details)
 
@@ -175,24 +181,24 @@ class MemoryService(ServiceCore):
         root = self._memory_root(cmd.repo, None)
 
         def plan(state: RepoState) -> tuple[Path | None, mc.Outcome]:
-            path = mc.doc_path(state, cmd.path)
+            path = doc_path(state, cmd.path)
             data = read_bytes(inside(root, path))
             if data is not None and cmd.doc_class != DocClass.PRIVATE.value:
                 self._memory_snapshots_of(cmd.repo).put(data)
-            return None, decide_register(state, cmd, data, self._ids)
+            return None, decide_register(state, cmd, data, self.core.ids)
 
-        with self._locks[cmd.repo]:
+        with self.core.lock(cmd.repo):
             state, _ = self._memory_run(cmd.repo, plan)
-            doc = mc.get_document(state, cmd.path)
+            doc = get_document(state, cmd.path)
             return self._document_view(state, doc, root)
 
     def list_documents(self, repo: str, path: str | None = None) -> list[DocumentView]:
         """Registered documents of ``repo`` (one, with ``path``), by path."""
-        state = self._fresh(repo)
-        root = self._repo(repo).path
-        with self._locks[repo]:
+        state = self.core.fresh(repo)
+        root = self.core.repo(repo).path
+        with self.core.lock(repo):
             if path is not None:
-                docs = [mc.get_document(state, path)]
+                docs = [get_document(state, path)]
             else:
                 docs = sorted(state.memory.documents.values(), key=lambda d: d.path)
             return [self._document_view(state, d, root) for d in docs]
@@ -210,7 +216,7 @@ class MemoryService(ServiceCore):
             StaleFencingToken, OverlapBlocking, LeaseExpired, ForbiddenError,
             InvalidTransition, NotFoundError, ValidationError.
         """
-        snapshots = self._memory_snapshots_of(cmd.repo) if self._repo(cmd.repo).path else None
+        snapshots = self._memory_snapshots_of(cmd.repo) if self.core.repo(cmd.repo).path else None
         return self._memory_command(
             cmd.repo,
             cmd.path,
@@ -220,9 +226,9 @@ class MemoryService(ServiceCore):
                 cmd,
                 disk,
                 snapshots.get(cmd.expected_file_hash) if snapshots else None,
-                self.clock.now(),
-                self._ids,
-                self.policy,
+                self.core.clock.now(),
+                self.core.ids,
+                self.core.policy,
                 merge_file,
             ),
         )
@@ -233,7 +239,9 @@ class MemoryService(ServiceCore):
             cmd.repo,
             cmd.path,
             cmd.worktree,
-            lambda state, disk: decide_write(state, cmd, disk, self.clock.now(), self._ids),
+            lambda state, disk: decide_write(
+                state, cmd, disk, self.core.clock.now(), self.core.ids
+            ),
         )
 
     def append_entry(self, cmd: mc.Append) -> DocumentView:
@@ -242,7 +250,9 @@ class MemoryService(ServiceCore):
             cmd.repo,
             cmd.path,
             cmd.worktree,
-            lambda state, disk: decide_append(state, cmd, disk, self.clock.now(), self._ids),
+            lambda state, disk: decide_append(
+                state, cmd, disk, self.core.clock.now(), self.core.ids
+            ),
         )
 
     def render(self, cmd: mc.Render) -> list[dict[str, Any]]:
@@ -259,7 +269,7 @@ class MemoryService(ServiceCore):
         if cmd.path is not None:
             view = self._memory_render_one(cmd.repo, cmd.path, cmd.worktree)
             return [{"path": view.document.path, **view.details, "document": view.to_wire()}]
-        state = self._fresh(cmd.repo)
+        state = self.core.fresh(cmd.repo)
         paths = sorted(
             d.path for d in state.memory.documents.values() if d.doc_class is DocClass.GENERATED
         )
@@ -278,7 +288,9 @@ class MemoryService(ServiceCore):
             repo,
             path,
             worktree,
-            lambda state, disk: decide_render(state, mc.get_document(state, path), disk, self._ids),
+            lambda state, disk: decide_render(
+                state, get_document(state, path), disk, self.core.ids
+            ),
         )
 
     def reconcile(self, cmd: mc.Reconcile) -> DocumentView:
@@ -287,5 +299,5 @@ class MemoryService(ServiceCore):
             cmd.repo,
             cmd.path,
             cmd.worktree,
-            lambda state, disk: decide_reconcile(state, cmd, disk, self._ids),
+            lambda state, disk: decide_reconcile(state, cmd, disk, self.core.ids),
         )

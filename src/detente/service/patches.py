@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from detente.domain.gate_records import Patch
-from detente.domain.patches import (
+from detente.domain.gates.model import Patch
+from detente.domain.gates.patches import (
     LISTED_STATUSES,
     STATUSES,
     DiscardPatch,
@@ -18,16 +18,11 @@ from detente.service.core import ServiceCore
 __all__ = ["PatchesService"]
 
 
-class PatchesService(ServiceCore):
+class PatchesService:
     """Publish, list, read and discard patch artifacts."""
 
-    def _repo_of_claim(self, claim_id: str) -> str:
-        for name in sorted(self.repos):
-            state = self._fresh(name)
-            with self._locks[name]:
-                if claim_id in state.claims:
-                    return name
-        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
 
     def publish_patch(self, cmd: PublishPatch) -> tuple[Patch, bool]:
         """Store a ``git format-patch`` mbox for ``cmd.claim_id``'s repository.
@@ -40,17 +35,17 @@ class PatchesService(ServiceCore):
             NotFoundError: unknown claim.
             ValidationError: ``format``, ``baseCommit`` or ``mbox`` (field named).
         """
-        repo = self._repo_of_claim(cmd.claim_id)
+        repo = self.core.repo_of_claim(cmd.claim_id)
         pid = patch_id(repo, cmd.mbox)
-        with self._locks[repo]:
-            state, stored = self._execute(repo, lambda s: decide_publish(s, cmd, self._ids))
+        with self.core.lock(repo):
+            state, stored = self.core.execute(repo, lambda s: decide_publish(s, cmd, self.core.ids))
             return state.gates.patches[pid], bool(stored)
 
     def get_patch(self, patch_id_: str) -> Patch:
         """One artifact (with its mbox). Raises ``not_found``."""
-        for name in sorted(self.repos):
-            state = self._fresh(name)
-            with self._locks[name]:
+        for name in sorted(self.core.repos):
+            state = self.core.fresh(name)
+            with self.core.lock(name):
                 patch = state.gates.patches.get(patch_id_)
             if patch is not None:
                 return patch
@@ -69,9 +64,9 @@ class PatchesService(ServiceCore):
             )
         wanted = LISTED_STATUSES if status is None else None if status == "all" else {status}
         out: list[Patch] = []
-        for name in [self._repo(repo).name] if repo else sorted(self.repos):
-            state = self._fresh(name)
-            with self._locks[name]:
+        for name in self.core.names(repo):
+            state = self.core.fresh(name)
+            with self.core.lock(name):
                 out += [
                     p for p in state.gates.patches.values() if wanted is None or p.status in wanted
                 ]
@@ -84,6 +79,6 @@ class PatchesService(ServiceCore):
             NotFoundError, RevisionConflict (``expectedRevision``), InvalidTransition.
         """
         repo = self.get_patch(cmd.patch_id).repo
-        with self._locks[repo]:
-            state, _ = self._execute(repo, lambda s: decide_discard(s, cmd, self._ids))
+        with self.core.lock(repo):
+            state, _ = self.core.execute(repo, lambda s: decide_discard(s, cmd, self.core.ids))
             return state.gates.patches[cmd.patch_id]

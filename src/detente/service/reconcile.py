@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from detente.domain.model import Claim
+from detente.domain.claims.model import Claim
 from detente.domain.overlap import modules as mod
 from detente.domain.overlap import symbols as sym
 from detente.domain.overlap.globs import matches
@@ -75,11 +75,14 @@ class _Side:
         }
 
 
-class ReconcileService(ServiceCore):
+class ReconcileService:
     """Symbols touched by a claim's work, and two intents reconciled."""
 
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
+
     def _index_for(self, repo: str) -> tuple[SymbolIndex, Path]:
-        path = self._repo(repo).path
+        path = self.core.repo(repo).path
         if path is None:
             raise ValidationError(
                 f"repository {repo!r} has no checkout on this server: symbols need one",
@@ -88,8 +91,8 @@ class ReconcileService(ServiceCore):
         return symbol_index(path), path
 
     def _claim(self, claim_id: str) -> Claim:
-        for name in sorted(self.repos):
-            state = self._fresh(name)
+        for name in sorted(self.core.repos):
+            state = self.core.fresh(name)
             claim = state.claims.get(claim_id)
             if claim is not None:
                 return claim

@@ -19,11 +19,17 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from detente.domain.analysis import Targets, find_overlaps
+from detente.domain.claims.model import Claim
 from detente.domain.memory.markdown import parse
-from detente.domain.model import Claim, Overlap, OverlapKind, OverlapTarget, Severity
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.model import (
+    Overlap,
+    OverlapKind,
+    OverlapTarget,
+    Severity,
+    overlap_to_wire,
+)
 from detente.domain.state import RepoState
-from detente.domain.wire import overlap_to_wire
 from detente.errors import DetenteError, ValidationError
 from detente.index.semantic import Similarity
 from detente.service.core import ServiceCore
@@ -94,8 +100,11 @@ def semantic_overlaps(
     return out
 
 
-class SearchService(ServiceCore):
+class SearchService:
     """``search``: claims and memory sections ranked by relevance."""
+
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
 
     def search(self, q: str, *, repo: str | None = None, limit: int = 20) -> dict[str, Any]:
         """Rank claims and memory sections for ``q`` (API ``GET /v1/search``).
@@ -119,16 +128,16 @@ class SearchService(ServiceCore):
             raise ValidationError("q must be 1 to 1000 characters", field="q")
         if not 1 <= limit <= 100:
             raise ValidationError("limit must be between 1 and 100", field="limit")
-        names = [self._repo(repo).name] if repo else sorted(self.repos)
+        names = [self.core.repo(repo).name] if repo else sorted(self.core.repos)
         sim = similarity()
         docs: list[tuple[str, dict[str, Any]]] = []
         for name in names:
-            state = self._fresh(name)
-            with self._locks[name]:
+            state = self.core.fresh(name)
+            with self.core.lock(name):
                 for claim in sorted(state.claims.values(), key=lambda c: c.id):
                     if claim.holding:
                         docs.append((_claim_text(claim), _claim_hit(state, claim)))
-                root = self.repos[name].path
+                root = self.core.repos[name].path
                 for document in sorted(state.memory.documents.values(), key=lambda d: d.path):
                     docs.extend(_sections(root, document.path))
         scores = sim.rank(query, [text for text, _ in docs])

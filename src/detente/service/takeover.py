@@ -15,15 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain import takeover as t
-from detente.domain.commands import OpenClaim
+from detente.domain.claims import takeover as t
+from detente.domain.claims.commands import OpenClaim, TakeoverRequest
+from detente.domain.claims.model import Claim
 from detente.domain.events import Event
-from detente.domain.model import Claim
 from detente.domain.overlap.globs import compile_pattern
 from detente.errors import DetenteError, InvalidTransition
 from detente.security import codeowners
-from detente.service.claims import ClaimsService, ClaimView
-from detente.service.core import RepoConfig
+from detente.service.claims import ClaimsService
+from detente.service.core import RepoConfig, ServiceCore
+from detente.service.views import ClaimView, claim_command, claim_view
 from detente.vcs.repo import current_oid
 from detente.vcs.rescue import (
     is_linked_worktree,
@@ -34,10 +35,14 @@ from detente.vcs.rescue import (
 from detente.vcs.worktrees import changed_files
 
 
-class TakeoverService(ClaimsService):
+class TakeoverService:
     """Successors picking up predecessors' work."""
 
-    def take_over(self, seed: OpenClaim, request: t.TakeoverRequest) -> ClaimView:
+    def __init__(self, core: ServiceCore, claims: ClaimsService) -> None:
+        self.core = core
+        self.claims = claims
+
+    def take_over(self, seed: OpenClaim, request: TakeoverRequest) -> ClaimView:
         """Open ``seed`` as the successor of ``request.claim_id``.
 
         ``seed.base_commit`` may be empty: the successor then keeps the predecessor's base
@@ -51,30 +56,37 @@ class TakeoverService(ClaimsService):
             ``not_found``, ``revision_conflict``, ``invalid_transition`` (predecessor still
             live, in its grace period, or already taken over), ``validation_error``.
         """
-        repo = self._repo(seed.repo)
-        state = self._fresh(repo.name)
-        with self._locks[repo.name]:
-            pred = t.check_takeover_allowed(state, request, self.clock.now(), self.policy)
+        repo = self.core.repo(seed.repo)
+        state = self.core.fresh(repo.name)
+        with self.core.lock(repo.name):
+            pred = t.check_takeover_allowed(state, request, self.core.clock.now(), self.core.policy)
         facts = self._predecessor_facts(repo, pred)
         base = seed.base_commit or pred.base_commit
-        if seed.base_commit and repo.path is not None and self._resolve_commit is not None:
-            base = self._resolve_commit(repo.path, seed.base_commit)
-        claim_id = seed.claim_id or self._ids("clm")
+        if seed.base_commit:
+            base = self.core.base_commit(repo, seed.base_commit)
+        claim_id = seed.claim_id or self.core.ids("clm")
         seeded = replace(seed, base_commit=base, claim_id=claim_id)
-        with self._locks[repo.name]:
-            state, _ = self._execute(
+        with self.core.lock(repo.name):
+            state, _ = self.core.execute(
                 repo.name,
                 lambda s: t.decide_takeover(
-                    s, seeded, request, facts, self.clock.now(), self._ids, self.policy
+                    s,
+                    seeded,
+                    request,
+                    facts,
+                    self.core.clock.now(),
+                    self.core.ids,
+                    self.core.policy,
                 ),
             )
-            return self._view(state, state.claims[claim_id])
+            return claim_view(state, state.claims[claim_id])
 
     def approve_takeover(
         self, successor_id: str, expected_claim_revision: int, approver: str, kind: str
     ) -> ClaimView:
         """Record an approval (``human`` or CODEOWNERS ``owner``) of a pending takeover."""
-        return self._claim_command(
+        return claim_command(
+            self.core,
             successor_id,
             lambda s: t.decide_approve(
                 s,
@@ -82,9 +94,9 @@ class TakeoverService(ClaimsService):
                 expected_claim_revision,
                 approver,
                 kind,
-                self.clock.now(),
-                self._ids,
-                self.policy,
+                self.core.clock.now(),
+                self.core.ids,
+                self.core.policy,
             ),
         )
 
@@ -134,7 +146,7 @@ class TakeoverService(ClaimsService):
         Raises:
             ``not_found``; ``invalid_transition`` for a claim that still holds its work.
         """
-        view = self.get_claim(claim_id)
+        view = self.claims.get_claim(claim_id)
         claim = view.claim
         if claim.holding or claim.leased:
             raise InvalidTransition(
@@ -143,7 +155,7 @@ class TakeoverService(ClaimsService):
                 f"claim {claim.id} is {claim.status.value}: its worktree belongs to live work "
                 "and is never cleaned (abandon it, or take it over, first)",
             )
-        repo = self.repos[claim.repo]
+        repo = self.core.repos[claim.repo]
         rescue: dict[str, Any] | None = None
         removed = False
         if (
@@ -158,7 +170,7 @@ class TakeoverService(ClaimsService):
                     rescue = {"ref": saved.ref, "oid": saved.oid, "paths": saved.paths}
             removed = remove_one_worktree(repo.path, path)
         event = Event(
-            id=self._ids("evt"),
+            id=self.core.ids("evt"),
             type=ev.CLAIM_WORKTREE_CLEANED,
             subject=ev.claim_subject(claim.id),
             data={
@@ -168,4 +180,4 @@ class TakeoverService(ClaimsService):
                 "rescue": rescue,
             },
         )
-        return self._claim_command(claim.id, lambda s: [event])
+        return claim_command(self.core, claim.id, lambda s: [event])

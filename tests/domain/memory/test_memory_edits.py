@@ -23,10 +23,18 @@ from detente.errors import ValidationError
 
 DOC = b"# Title\n\nintro\n\n## Build\n\nRun make.\n\n## Style\n\nUse black.\n"
 
+
+def _underline(line: str) -> bool:
+    """A setext heading underline (``===`` or ``---``): it would turn the line above into a
+    heading, so a body holding one is no longer one section's body."""
+    bare = line.strip()
+    return bool(bare) and set(bare) in ({"="}, {"-"})
+
+
 _line = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")),
     max_size=10,
-).filter(lambda t: not t.lstrip(" ").startswith(("#", "`", "~", "<!--")))
+).filter(lambda t: not t.lstrip(" ").startswith(("#", "`", "~", "<!--")) and not _underline(t))
 _body = st.lists(_line, max_size=5).map(lambda lines: "".join(x + "\n" for x in lines))
 
 

@@ -6,13 +6,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from detente.domain import decide as d
+from detente.domain.claims.model import MemoryImpact
+from detente.domain.claims.opening import decide_open
 from detente.domain.events import Event
 from detente.domain.memory.commands import Register
+from detente.domain.memory.decide import decide_register
 from detente.domain.memory.generated import plan_overlay, plan_render, render_region
 from detente.domain.memory.markdown import MarkupError, digest, parse
-from detente.domain.memory.registry import decide_register
-from detente.domain.model import MemoryImpact
 from detente.domain.state import RepoState
 
 from support import counting_ids, seed
@@ -36,9 +36,9 @@ def fold(state: RepoState, events: list[Event]) -> None:
 def state() -> RepoState:
     s = RepoState("demo")
     ids = counting_ids()
-    fold(s, d.decide_open(s, seed("src/**", agent="alice"), NOW, ids))
+    fold(s, decide_open(s, seed("src/**", agent="alice"), NOW, ids))
     impact = MemoryImpact("CLAUDE.md", sections=("build",))
-    fold(s, d.decide_open(s, seed(agent="bob", memory_impacts=(impact,)), NOW, ids))
+    fold(s, decide_open(s, seed(agent="bob", memory_impacts=(impact,)), NOW, ids))
     claude = b"# C\n## Build\nx\n## Style\ny\n"
     fold(s, decide_register(s, Register("demo", "CLAUDE.md", "section_owned"), claude, ids).events)
     fold(s, decide_register(s, Register("demo", "AGENTS.md", "generated"), AGENTS, ids).events)

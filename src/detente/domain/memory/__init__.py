@@ -8,8 +8,9 @@ modules, all free of IO:
   generated regions, byte ranges and hashes;
 - :mod:`.edits`: byte-exact section splicing, unified-diff application, append checks;
 - :mod:`.model`: the document record and its camelCase wire shape;
-- :mod:`.fold`: folding ``memory.*`` events into :class:`~detente.domain.state.RepoState`;
+- :mod:`.evolve`: folding ``memory.*`` events into :class:`~detente.domain.state.RepoState`;
 - :mod:`.authority`: who may write a section (coverage, owners, fencing tokens);
 - :mod:`.generated`: rendering generated regions from the canonical state;
-- :mod:`.decide`: commands in, events (and the new file bytes) out.
+- :mod:`.decide`: register, render and reconcile decisions; :mod:`.writes`: section
+  writes (patch, whole-file write, append): commands in, events (and new bytes) out.
 """

@@ -28,9 +28,9 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from detente.domain.authority import blocks, check_writer_status
-from detente.domain.commands import check_alive, check_fencing, get_claim
+from detente.domain.claims.guards import check_alive, check_fencing, get_claim
+from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.memory.model import MemoryDocument
-from detente.domain.model import Claim, ClaimStatus
 from detente.domain.overlap.globs import matches
 from detente.domain.state import RepoState
 from detente.errors import (
@@ -75,7 +75,7 @@ def owners(state: RepoState, doc: MemoryDocument, key: str) -> list[Claim]:
     scope = section_scope(doc, key)
     found = [
         state.claims[c]
-        for c in sorted(state.memory_holders)
+        for c in sorted(state.claims.memory_holders)
         if c in state.claims and _named(state.claims[c], doc.path, scope)
     ]
     return sorted(found, key=lambda c: (c.status is not ClaimStatus.ACTIVE, c.fencing_token, c.id))
@@ -84,8 +84,8 @@ def owners(state: RepoState, doc: MemoryDocument, key: str) -> list[Claim]:
 def _holders(state: RepoState, path: str, scope: Sequence[str] | None, me: str) -> list[Claim]:
     """Claims whose authority over ``path`` (``#scope``) refuses ``me`` (the one rule of
     :func:`detente.domain.authority.blocks`: granted targets of holding claims only)."""
-    ids = set(state.memory_holders)
-    ids.update(cid for cid, _ in state.path_index.matching(path, exclude=me))
+    ids = set(state.claims.memory_holders)
+    ids.update(cid for cid, _ in state.claims.path_index.matching(path, exclude=me))
     out = []
     for cid in sorted(ids - {me}):
         other = state.claims.get(cid)

@@ -1,4 +1,4 @@
-"""Memory commands, the outcome of deciding one, and the checks they share (pure).
+"""Memory commands and the outcome of deciding one (pure).
 
 A decision never touches the file: it returns an :class:`Outcome` holding the events to
 append and, when the file must change, its complete new bytes. The service writes those
@@ -13,11 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.commands import IdSource
-from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
-from detente.domain.overlap.paths import normalize_path
-from detente.domain.state import RepoState
-from detente.errors import DetenteError, ForbiddenError, NotFoundError, ValidationError
+from detente.errors import DetenteError
 
 __all__ = [
     "MAX_DOC_BYTES",
@@ -30,10 +26,6 @@ __all__ = [
     "Register",
     "Render",
     "WriteFile",
-    "doc_path",
-    "get_document",
-    "memory_event",
-    "require_class",
 ]
 
 #: Largest coordinated document (bytes); larger files are refused with validation_error.
@@ -134,61 +126,3 @@ class Outcome:
     data: bytes | None = None
     refusal: DetenteError | None = None
     details: dict[str, Any] = field(default_factory=dict)
-
-
-def doc_path(state: RepoState, raw: str) -> str:
-    """The canonical repo-relative path of a document (``validation_error`` if bad)."""
-    return normalize_path(raw, case_insensitive=state.case_insensitive, field="path")
-
-
-def get_document(state: RepoState, raw_path: str) -> MemoryDocument:
-    """The registered document at ``raw_path``, or ``not_found``."""
-    path = doc_path(state, raw_path)
-    doc = state.memory.get(path)
-    if doc is None:
-        raise NotFoundError(
-            f"{path} is not a registered memory document of {state.repo!r}", path=path
-        )
-    return doc
-
-
-_REFUSALS = {
-    DocClass.PRIVATE: "private documents are the agent's own scratchpad: detente never "
-    "coordinates them (write the file directly)",
-    DocClass.GENERATED: "generated documents are rendered from the event log: edit the text "
-    "outside the markers by hand, or reconcile an edited region",
-    DocClass.APPEND_ONLY: "append-only documents accept appends only (POST /v1/memory/append)",
-    DocClass.SECTION_OWNED: "section-owned documents change through section patches",
-}
-
-
-def require_class(doc: MemoryDocument, *allowed: DocClass) -> None:
-    """``forbidden`` unless the document's class allows the operation."""
-    if doc.doc_class not in allowed:
-        raise ForbiddenError(
-            f"{doc.path} is {doc.doc_class.value}: {_REFUSALS[doc.doc_class]}",
-            path=doc.path,
-            documentClass=doc.doc_class.value,
-        )
-
-
-def check_size(data: bytes, fld: str) -> None:
-    if len(data) > MAX_DOC_BYTES:
-        raise ValidationError(
-            f"{fld} is {len(data)} bytes; memory documents are limited to {MAX_DOC_BYTES}",
-            field=fld,
-        )
-
-
-def memory_event(ids: IdSource, doc_id: str, event_type: str, **data: Any) -> ev.Event:
-    """An event on the document's stream ``memory/<doc_id>``."""
-    return ev.Event(
-        id=ids("evt"),
-        type=event_type,
-        subject=ev.memory_subject(doc_id),
-        data={"documentId": doc_id, **data},
-    )
-
-
-def current(doc: MemoryDocument) -> dict[str, Any]:
-    return document_to_wire(doc)

@@ -21,12 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from detente.domain.meetings.model import MeetingStatus
 from detente.domain.memory.authority import owners
 from detente.domain.memory.edits import section_text_with_body, splice
 from detente.domain.memory.markdown import Outline, Span, digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
 from detente.domain.memory.text_style import restyle
-from detente.domain.model import MeetingStatus
 from detente.domain.state import RepoState
 from detente.errors import ValidationError
 

@@ -156,10 +156,6 @@ class Outline:
         """Keys of the sections nested inside section ``key``, in document order."""
         return [s.key for s in self.sections if key in self.ancestors(s.key)]
 
-    def hashes(self, data: bytes) -> dict[str, str]:
-        """``key -> digest`` of every section's bytes."""
-        return {s.key: digest(s.text(data)) for s in self.sections}
-
     def own_hashes(self, data: bytes) -> dict[str, str]:
         """``key -> digest`` of every section's own bytes: its span minus nested sections."""
         out: dict[str, str] = {}

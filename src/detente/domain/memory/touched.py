@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from detente.domain.claims.model import Claim
 from detente.domain.memory.model import DocClass, MemoryRegistry
-from detente.domain.model import Claim
 from detente.domain.overlap.globs import matches
 
 __all__ = ["memory_state"]

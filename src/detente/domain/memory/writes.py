@@ -28,7 +28,8 @@ from datetime import datetime, timedelta
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.commands import IdSource, Policy
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.transitions import require
 from detente.domain.memory.authority import check_writer, covers, owners, section_scope
 from detente.domain.memory.commands import (
     MAX_ENTRY_BYTES,
@@ -37,11 +38,6 @@ from detente.domain.memory.commands import (
     Outcome,
     PatchSection,
     WriteFile,
-    check_size,
-    current,
-    get_document,
-    memory_event,
-    require_class,
 )
 from detente.domain.memory.edits import (
     append_entry,
@@ -52,12 +48,18 @@ from detente.domain.memory.edits import (
     splice,
     unified_diff,
 )
+from detente.domain.memory.guards import (
+    check_size,
+    current,
+    get_document,
+    memory_event,
+    require_class,
+)
 from detente.domain.memory.markdown import Outline, digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
 from detente.domain.memory.text_style import encode_like
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.transitions import require
 from detente.errors import (
     ForbiddenError,
     NotFoundError,
@@ -274,17 +276,13 @@ def _defer(
                 "deadline": format_time(now + timedelta(seconds=policy.meeting_deadline_seconds)),
             },
         ),
-        ev.Event(
-            id=ids("evt"),
-            type=ev.CLAIM_NEGOTIATING,
-            subject=ev.claim_subject(claim.id),
-            data={
-                "claimId": claim.id,
-                "status": ClaimStatus.NEGOTIATING.value,
-                "meetingId": meeting_id,
-                "reason": f"its edit of {target} conflicts with a user's edit "
-                f"(artifact {artifact_id})",
-            },
+        ev.claim_event(
+            ids,
+            claim.id,
+            ev.CLAIM_NEGOTIATING,
+            status=ClaimStatus.NEGOTIATING.value,
+            meetingId=meeting_id,
+            reason=f"its edit of {target} conflicts with a user's edit (artifact {artifact_id})",
         ),
     ]
     refusal = RevisionConflict(

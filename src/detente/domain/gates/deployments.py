@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.commands import OID_PATTERN, IdSource, get_claim
-from detente.domain.gate_records import Environment, environment_id, environment_to_wire
-from detente.domain.integration import completion_events
-from detente.domain.model import ClaimStatus
+from detente.domain.claims.guards import get_claim
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.gates.integration import completion_events
+from detente.domain.gates.model import Environment, environment_id, environment_to_wire
+from detente.domain.policy import OID_PATTERN, IdSource
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, RevisionConflict, StaleBase, ValidationError
 

@@ -1,4 +1,4 @@
-"""Decisions of the advisory primitives: register a session, assess readiness, reconcile.
+"""The advisory view of a session: its claims, its readiness, two intents reconciled.
 
 Advisory means evidence, never enforcement (DESIGN principle 6): readiness says ``ready``
 or ``caution`` and never refuses on overlap grounds; only malformed input is refused
@@ -7,117 +7,20 @@ or ``caution`` and never refuses on overlap grounds; only malformed input is ref
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from detente.clock import format_time
-from detente.domain import events as ev
-from detente.domain.agents import agent_subject
-from detente.domain.analysis import Targets, find_overlaps
+from detente.domain.agents.decide import check_session_id
 from detente.domain.authority import carries_authority
-from detente.domain.commands import (
-    DEFAULT_POLICY,
-    IdSource,
-    Policy,
-    name_list,
-    pattern_list,
-    text_field,
-    ttl_field,
-)
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
+from detente.domain.validation import name_list, pattern_list
 from detente.errors import ValidationError
-
-__all__ = [
-    "SESSION_ID_PATTERN",
-    "Intent",
-    "OverlappingClaim",
-    "Readiness",
-    "RegisterAgent",
-    "SharedTarget",
-    "assess_readiness",
-    "check_session_id",
-    "decide_register",
-    "reconcile",
-    "session_claims",
-]
-
-#: What a session id may look like: it names a stream (``agent/<sessionId>``).
-SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$")
-
-
-@dataclass(frozen=True)
-class RegisterAgent:
-    """Register (or renew) a session (API.md ``POST /v1/agents``). ``ttl_seconds`` > 0."""
-
-    repo: str
-    session_id: str
-    agent_name: str
-    ttl_seconds: int
-    intent: str = ""
-    branch: str | None = None
-    worktree: str | None = None
-
-
-def check_session_id(session_id: str, fld: str = "sessionId") -> str:
-    """The session id, or ``validation_error`` naming ``fld``."""
-    if not isinstance(session_id, str) or not SESSION_ID_PATTERN.match(session_id):
-        raise ValidationError(
-            f"{fld} must be 1-128 characters of letters, digits and . _ : @ + - "
-            "(starting with a letter or digit)",
-            field=fld,
-        )
-    return session_id
-
-
-def _optional_text(value: str | None, fld: str, policy: Policy) -> str | None:
-    if value is None:
-        return None
-    return text_field(value, fld, policy, required=False) or None
-
-
-def decide_register(
-    state: RepoState,
-    cmd: RegisterAgent,
-    now: datetime,
-    ids: IdSource,
-    policy: Policy = DEFAULT_POLICY,
-) -> list[ev.Event]:
-    """One ``agent.registered`` event: the whole record with ``expiresAt = now + ttl``.
-
-    Registering an existing session renews it (and replaces its name, intent, branch and
-    worktree); a departed session comes back ``active``.
-
-    Raises:
-        ValidationError: ``validation_error`` naming ``sessionId``, ``agentName``,
-            ``intent``, ``branch``, ``worktree`` or ``ttlSeconds``.
-    """
-    session_id = check_session_id(cmd.session_id)
-    name = text_field(cmd.agent_name, "agentName", policy)
-    if len(name) > 200:
-        raise ValidationError("agentName is longer than 200 characters", field="agentName")
-    ttl = ttl_field(cmd.ttl_seconds, "ttlSeconds", policy)
-    return [
-        ev.Event(
-            id=ids("evt"),
-            type=ev.AGENT_REGISTERED,
-            subject=agent_subject(session_id),
-            data={
-                "sessionId": session_id,
-                "agentName": name,
-                "intent": text_field(cmd.intent, "intent", policy, required=False),
-                "branch": _optional_text(cmd.branch, "branch", policy),
-                "worktree": _optional_text(cmd.worktree, "worktree", policy),
-                "ttlSeconds": ttl,
-                "expiresAt": format_time(now + timedelta(seconds=ttl)),
-            },
-        )
-    ]
 
 
 def session_claims(state: RepoState, session_id: str) -> list[Claim]:

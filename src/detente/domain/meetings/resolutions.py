@@ -10,7 +10,7 @@ A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
   the resulting scopes must not overlap (else ``validation_error`` naming what is left);
   the claims go ``active`` unless another, unrelated claim still blocks them.
 - ``serialize {first, then}``: ``then`` is ``suspended`` until ``first`` is integrated,
-  completed or abandoned (see :mod:`detente.domain.reactions`); ``first`` goes ``active``.
+  completed or abandoned (see :mod:`detente.domain.meetings.reactions`); ``first`` goes ``active``.
 - ``handoff {fromClaimId, toClaimId}``: the sender's patterns that overlap the recipient's
   move to the recipient once the recipient accepts; until then the sender keeps them and
   the recipient waits (``negotiating``).
@@ -25,15 +25,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.analysis import Targets, find_overlaps
 from detente.domain.authority import carries_authority
-from detente.domain.commands import IdSource
-from detente.domain.model import Claim, ClaimStatus, Meeting, MemoryImpact, Severity
+from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
+from detente.domain.claims.transitions import allowed
+from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
+from detente.domain.meetings.model import Meeting
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.globs import Undecided, intersect, may_overlap
+from detente.domain.overlap.model import Severity
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
-from detente.domain.transitions import allowed
-from detente.domain.wire import contract_to_wire, memory_impact_to_wire
 from detente.errors import ValidationError
 
 OwnersOf = Callable[[Sequence[str]], tuple[list[str], list[str]]]
@@ -260,15 +262,6 @@ def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
 # ---------------------------------------------------------------------------- events
 
 
-def _claim_event(ids: IdSource, claim_id: str, event_type: str, **data: Any) -> ev.Event:
-    return ev.Event(
-        id=ids("evt"),
-        type=event_type,
-        subject=ev.claim_subject(claim_id),
-        data={"claimId": claim_id, **data},
-    )
-
-
 def still_blocked(state: RepoState, claim: Claim, ignore: Sequence[str] = ()) -> list[str]:
     """Claims other than ``ignore`` that still block ``claim`` (resolved pairs excluded)."""
     return [
@@ -284,7 +277,7 @@ def _set_status(
     if claim.status is to or not allowed(claim.status, to):
         return []
     return [
-        _claim_event(
+        ev.claim_event(
             ids,
             claim.id,
             event_type,
@@ -305,7 +298,7 @@ def grant_events(ids: IdSource, claim: Claim, reason: str, **extra: Any) -> list
     if claim.pending_paths:
         paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
         out.append(
-            _claim_event(
+            ev.claim_event(
                 ids,
                 claim.id,
                 ev.CLAIM_SCOPE_CHANGED,
@@ -320,7 +313,7 @@ def grant_pending_events(ids: IdSource, claim: Claim, reason: str) -> list[ev.Ev
     """An ``active`` claim's pending targets are granted (nothing contests them now)."""
     paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
     return [
-        _claim_event(
+        ev.claim_event(
             ids,
             claim.id,
             ev.CLAIM_SCOPE_CHANGED,
@@ -341,7 +334,7 @@ def _activate(
 
 def _held_by_others(state: RepoState, pattern: str, exclude: set[str]) -> bool:
     """Does a claim outside ``exclude`` hold ``pattern`` (or part of it) with authority?"""
-    for key, theirs, _ in state.path_index.overlapping(pattern):
+    for key, theirs, _ in state.claims.path_index.overlapping(pattern):
         other = state.claims.get(key)
         if other is not None and key not in exclude and carries_authority(other, theirs):
             return True
@@ -389,7 +382,7 @@ def apply_events(
             ]
             scope = _scope(claim, [p for p in paths if p not in waiting], memory, why)
             scope["pendingPaths"] = waiting
-            out.append(_claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
+            out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     elif kind == "serialize":
         then = state.claims[resolution["then"]]
         out += _set_status(
@@ -407,7 +400,7 @@ def apply_events(
         kept = [p for p in sender.paths if p not in moved]
         # The sender may be left with no path at all: its whole scope moved on.
         out.append(
-            _claim_event(
+            ev.claim_event(
                 ids,
                 sender.id,
                 ev.CLAIM_SCOPE_CHANGED,
@@ -429,7 +422,7 @@ def apply_events(
             f"handoff from {sender.id}",
         )
         scope["pendingPaths"] = list(dict.fromkeys(contested))
-        out.append(_claim_event(ids, recipient.id, ev.CLAIM_SCOPE_CHANGED, **scope))
+        out.append(ev.claim_event(ids, recipient.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     elif kind == "human_arbitration":
         for claim_id in meeting.participants:
             claim = state.claims[claim_id]

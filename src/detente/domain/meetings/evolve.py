@@ -1,13 +1,16 @@
-"""Folding meeting events into :class:`~detente.domain.state.RepoState`.
+"""The fold of the meeting aggregate: meeting records by id and the indexes kept in step.
 
-Besides the meeting records this maintains two derived indexes the domain consults:
+:class:`MeetingBook` is what :attr:`RepoState.meetings
+<detente.domain.state.RepoState.meetings>` holds: a dict ``meeting id -> Meeting`` that
+callers only read, updated by :meth:`MeetingBook.apply`. Besides the records it keeps
+the derived indexes the domain consults:
 
-- ``state.serialized``: ``first claim id -> claim ids waiting behind it`` (serialize);
-- ``state.resolved_pairs``: ``frozenset({a, b}) -> resolution`` for every pair of claims a
+- ``serialized``: ``first claim id -> claim ids waiting behind it`` (serialize);
+- ``resolved_pairs``: ``frozenset({a, b}) -> resolution`` for every pair of claims a
   meeting resolution covers, so overlap reports and write checks honour the outcome;
-- ``state.room_of_target``: ``held target -> open meeting id``, so a newcomer finds the
-  room negotiating its target without scanning every meeting;
-- ``state.rooms_of_claim``: ``claim id -> meeting ids it sits in``, in the order it joined.
+- ``room_of_target``: ``held target -> open meeting id``, so a newcomer finds the room
+  negotiating its target without scanning every meeting;
+- ``rooms_of_claim``: ``claim id -> meeting ids it sits in``, in the order it joined.
 """
 
 from __future__ import annotations
@@ -15,14 +18,11 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from detente.clock import format_time, parse_time
 from detente.domain import events as ev
-from detente.domain.model import ContestedTarget, Meeting, MeetingStatus
-
-if TYPE_CHECKING:
-    from detente.domain.state import RepoState
+from detente.domain.meetings.model import ContestedTarget, Meeting, MeetingStatus
 
 
 def _targets(data: dict[str, Any]) -> tuple[ContestedTarget, ...]:
@@ -51,52 +51,61 @@ def _merge(
     return tuple(merged.values())
 
 
-def apply_meeting_event(
-    state: RepoState, event_type: str, data: dict[str, Any], at: datetime, event_id: str
-) -> None:
-    """Fold one ``meeting.*`` event (see :mod:`detente.domain.events`)."""
-    meeting_id = str(data["meetingId"])
-    if event_type == ev.MEETING_OPENED:
-        state.meetings[meeting_id] = Meeting(
-            id=meeting_id,
-            repo=state.repo,
-            status=MeetingStatus.OPEN,
-            revision=1,
-            participants=tuple(str(p) for p in data["participants"]),
-            contested_targets=_targets(data),
-            deadline=parse_time(str(data["deadline"])),
-            created_at=at,
-            updated_at=at,
-            last_event_id=event_id,
+class MeetingBook(dict[str, Meeting]):
+    """Meetings by id with the indexes of the module docstring."""
+
+    def __init__(self, repo: str) -> None:
+        super().__init__()
+        self.repo = repo
+        self.serialized: dict[str, set[str]] = {}
+        self.room_of_target: dict[str, str] = {}
+        self.rooms_of_claim: dict[str, list[str]] = {}
+        self.resolved_pairs: dict[frozenset[str], dict[str, Any]] = {}
+
+    def apply(self, event_type: str, data: dict[str, Any], at: datetime, event_id: str) -> None:
+        """Fold one ``meeting.*`` event (see :mod:`detente.domain.events`)."""
+        meeting_id = str(data["meetingId"])
+        if event_type == ev.MEETING_OPENED:
+            self[meeting_id] = Meeting(
+                id=meeting_id,
+                repo=self.repo,
+                status=MeetingStatus.OPEN,
+                revision=1,
+                participants=tuple(str(p) for p in data["participants"]),
+                contested_targets=_targets(data),
+                deadline=parse_time(str(data["deadline"])),
+                created_at=at,
+                updated_at=at,
+                last_event_id=event_id,
+            )
+            _index_rooms(self, self[meeting_id])
+            return
+        old = self.get(meeting_id)
+        if old is None:
+            return
+        new = _evolve(self, old, event_type, data, at)
+        self[meeting_id] = replace(
+            new, revision=old.revision + 1, updated_at=at, last_event_id=event_id
         )
-        _index_rooms(state, state.meetings[meeting_id])
-        return
-    old = state.meetings.get(meeting_id)
-    if old is None:
-        return
-    new = _evolve(state, old, event_type, data, at)
-    state.meetings[meeting_id] = replace(
-        new, revision=old.revision + 1, updated_at=at, last_event_id=event_id
-    )
-    _index_rooms(state, state.meetings[meeting_id])
+        _index_rooms(self, self[meeting_id])
 
 
-def _index_rooms(state: RepoState, meeting: Meeting) -> None:
+def _index_rooms(book: MeetingBook, meeting: Meeting) -> None:
     for claim_id in meeting.participants:
-        rooms = state.rooms_of_claim.setdefault(claim_id, [])
+        rooms = book.rooms_of_claim.setdefault(claim_id, [])
         if meeting.id not in rooms:
             rooms.append(meeting.id)
     if meeting.status is MeetingStatus.OPEN:
         for target in meeting.contested_targets:
-            state.room_of_target.setdefault(target.target, meeting.id)
+            book.room_of_target.setdefault(target.target, meeting.id)
     else:
         for target in meeting.contested_targets:
-            if state.room_of_target.get(target.target) == meeting.id:
-                del state.room_of_target[target.target]
+            if book.room_of_target.get(target.target) == meeting.id:
+                del book.room_of_target[target.target]
 
 
 def _evolve(
-    state: RepoState, old: Meeting, event_type: str, data: dict[str, Any], at: datetime
+    book: MeetingBook, old: Meeting, event_type: str, data: dict[str, Any], at: datetime
 ) -> Meeting:
     if event_type == ev.MEETING_JOINED:
         claim_id = str(data["claimId"])
@@ -129,7 +138,7 @@ def _evolve(
         )
     if event_type == ev.MEETING_RESOLVED:
         resolution = dict(data["resolution"])
-        _index_resolution(state, old.id, resolution)
+        _index_resolution(book, old.id, resolution)
         proposals = tuple(
             {**p, "status": "accepted" if p["id"] == data.get("proposalId") else "superseded"}
             if p["status"] == "open"
@@ -158,7 +167,7 @@ def _evolve(
         )
     if event_type == ev.MEETING_HANDOFF_ACCEPTED and old.resolution is not None:
         resolution = {**old.resolution, "accepted": True}
-        _index_resolution(state, old.id, resolution)
+        _index_resolution(book, old.id, resolution)
         return replace(old, resolution=resolution)
     if event_type == ev.MEETING_NOTICE:
         notice = {
@@ -170,10 +179,10 @@ def _evolve(
     return old
 
 
-def _index_resolution(state: RepoState, meeting_id: str, resolution: dict[str, Any]) -> None:
+def _index_resolution(book: MeetingBook, meeting_id: str, resolution: dict[str, Any]) -> None:
     kind = resolution.get("type")
     affected = [str(c) for c in resolution.get("affected", ())]
     for a, b in combinations(sorted(set(affected)), 2):
-        state.resolved_pairs[frozenset({a, b})] = {**resolution, "meetingId": meeting_id}
+        book.resolved_pairs[frozenset({a, b})] = {**resolution, "meetingId": meeting_id}
     if kind == "serialize":
-        state.serialized.setdefault(str(resolution["first"]), set()).add(str(resolution["then"]))
+        book.serialized.setdefault(str(resolution["first"]), set()).add(str(resolution["then"]))

@@ -2,7 +2,7 @@
 
 A room opens when a claim (or a scope change) meets a blocking overlap; later claims
 contesting the same holders join it rather than spawning pairs. Participants propose
-typed resolutions (:mod:`detente.domain.resolutions`); a proposal takes effect when every
+typed resolutions (:mod:`detente.domain.meetings.resolutions`); a proposal takes effect when every
 affected participant has accepted it, or when a human resolves. An open meeting past its
 deadline escalates to human arbitration (arbitrators from CODEOWNERS); it never resolves
 itself. Every call names ``expectedMeetingRevision``.
@@ -11,18 +11,20 @@ itself. Every call names ``expectedMeetingRevision``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.analysis import UNDECIDED_REASON
-from detente.domain.commands import IdSource, Policy, check_alive, check_revision, get_claim
-from detente.domain.model import Meeting, MeetingStatus, Overlap, Severity
-from detente.domain.resolutions import OwnersOf, apply_events, validate
+from detente.domain.claims.guards import check_alive, get_claim
+from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.domain.meetings.guards import check_meeting_revision, get_meeting
+from detente.domain.meetings.model import Meeting, MeetingStatus
+from detente.domain.meetings.resolutions import OwnersOf, apply_events, validate
+from detente.domain.overlap.analysis import UNDECIDED_REASON
+from detente.domain.overlap.model import Overlap, Severity
+from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.wire import meeting_to_wire
 from detente.errors import (
     ForbiddenError,
     InvalidTransition,
@@ -71,7 +73,7 @@ def meeting_events_for(
     rooms: dict[str, list[dict[str, Any]]] = {}
     fresh: list[dict[str, Any]] = []
     for target, entry in contested.items():
-        room = state.room_of_target.get(target)
+        room = state.meetings.room_of_target.get(target)
         if room is None:
             fresh.append(entry)
         else:
@@ -111,65 +113,6 @@ def meeting_events_for(
 
 
 # ---------------------------------------------------------------------------- negotiation
-
-
-@dataclass(frozen=True)
-class Propose:
-    """A participant proposes a typed resolution (it accepts its own proposal)."""
-
-    meeting_id: str
-    expected_meeting_revision: int
-    claim_id: str
-    resolution: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Accept:
-    """An affected participant accepts a proposal (``proposal_id``)."""
-
-    meeting_id: str
-    expected_meeting_revision: int
-    claim_id: str
-    proposal_id: str
-
-
-@dataclass(frozen=True)
-class Resolve:
-    """A human principal resolves (directly, or after an escalation as its arbitrator)."""
-
-    meeting_id: str
-    expected_meeting_revision: int
-    resolution: dict[str, Any]
-    resolved_by: str
-
-
-@dataclass(frozen=True)
-class AcceptHandoff:
-    """The recipient of a handoff resolved by a human accepts the transfer."""
-
-    meeting_id: str
-    expected_meeting_revision: int
-    claim_id: str
-
-
-def get_meeting(state: RepoState, meeting_id: str) -> Meeting:
-    """The meeting, or ``not_found``."""
-    meeting = state.meetings.get(meeting_id)
-    if meeting is None:
-        raise NotFoundError(f"no meeting {meeting_id!r}", meetingId=meeting_id)
-    return meeting
-
-
-def check_meeting_revision(meeting: Meeting, expected: int) -> None:
-    """``revision_conflict`` (with the current meeting) unless ``expected`` is current."""
-    check_revision(
-        "meeting",
-        meeting.id,
-        meeting.revision,
-        expected,
-        lambda: meeting_to_wire(meeting),
-        meeting.last_event_id,
-    )
 
 
 def _require_status(meeting: Meeting, allowed_statuses: set[MeetingStatus], action: str) -> None:

@@ -13,28 +13,24 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.analysis import Targets, find_overlaps
-from detente.domain.commands import (
-    DEFAULT_POLICY,
-    OID_PATTERN,
-    IdSource,
-    OpenClaim,
-    Policy,
-    check_claim_revision,
+from detente.domain.claims.commands import OpenClaim
+from detente.domain.claims.guards import check_claim_revision, get_claim
+from detente.domain.claims.model import ClaimStatus, MemoryImpact
+from detente.domain.claims.transitions import require
+from detente.domain.claims.wire import agent_to_wire, contract_to_wire, memory_impact_to_wire
+from detente.domain.meetings.decide import blocking_only, meeting_events_for
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.policy import DEFAULT_POLICY, OID_PATTERN, IdSource, Policy
+from detente.domain.state import RepoState
+from detente.domain.validation import (
     contract_list,
-    get_claim,
     name_list,
     pattern_list,
     test_names,
     text_field,
     ttl_field,
 )
-from detente.domain.meetings import blocking_only, meeting_events_for
-from detente.domain.model import ClaimStatus, MemoryImpact
-from detente.domain.overlap.paths import normalize_pattern
-from detente.domain.state import RepoState
-from detente.domain.transitions import require
-from detente.domain.wire import agent_to_wire, contract_to_wire, memory_impact_to_wire
 from detente.errors import ValidationError
 
 
@@ -148,7 +144,7 @@ def announce(
     text_field(cmd.agent.name, "agent.name", policy)
 
     claim_id = cmd.claim_id or ids("clm")
-    token = state.last_fencing_token + 1
+    token = state.claims.last_fencing_token + 1
     announced = ev.Event(
         id=ids("evt"),
         type=ev.CLAIM_ANNOUNCED,
@@ -217,16 +213,13 @@ def activate_or_negotiate(
         )
         return [activated]
     meeting_ids, meeting_events = meeting_events_for(state, claim_id, blocking, now, ids, policy)
-    negotiating = ev.Event(
-        id=ids("evt"),
-        type=ev.CLAIM_NEGOTIATING,
-        subject=ev.claim_subject(claim_id),
-        data={
-            "claimId": claim_id,
-            "status": ClaimStatus.NEGOTIATING.value,
-            "meetingId": meeting_ids[0],
-            "meetingIds": meeting_ids,
-            "reason": "blocking overlap with " + ", ".join(o.claim_id for o in blocking),
-        },
+    negotiating = ev.claim_event(
+        ids,
+        claim_id,
+        ev.CLAIM_NEGOTIATING,
+        status=ClaimStatus.NEGOTIATING.value,
+        meetingId=meeting_ids[0],
+        meetingIds=meeting_ids,
+        reason="blocking overlap with " + ", ".join(o.claim_id for o in blocking),
     )
     return [*meeting_events, negotiating]

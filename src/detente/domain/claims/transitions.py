@@ -1,6 +1,6 @@
 """The claim state machine, as one table.
 
-Every status change in :mod:`detente.domain.decide` goes through :func:`require`; a
+Every status change in :mod:`detente.domain.claims.decide` goes through :func:`require`; a
 forbidden move raises ``invalid_transition`` naming from and to. The table::
 
     draft            -> announced, abandoned
@@ -24,7 +24,7 @@ its successor takes it over.
 
 from __future__ import annotations
 
-from detente.domain.model import ClaimStatus as S
+from detente.domain.claims.model import ClaimStatus as S
 from detente.errors import InvalidTransition
 
 TRANSITIONS: dict[S, frozenset[S]] = {

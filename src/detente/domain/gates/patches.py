@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.commands import OID_PATTERN, IdSource, get_claim
+from detente.domain.claims.guards import get_claim
+from detente.domain.policy import OID_PATTERN, IdSource
 from detente.domain.state import RepoState
 from detente.errors import InvalidTransition, RevisionConflict, ValidationError
 

@@ -1,13 +1,13 @@
-"""Records of the coordination plane: claims, leases, meetings, overlap reports.
+"""The claim record and its parts: agent, lease, memory impacts, abandonment.
 
-All records are frozen dataclasses; the state projection (``state.py``) replaces them
-wholesale on every event. Times are timezone-aware UTC ``datetime``s; durations are
+All records are frozen dataclasses; the fold (:mod:`detente.domain.claims.evolve`)
+replaces them wholesale on every event. Times are timezone-aware UTC ``datetime``s; durations are
 integer seconds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -46,28 +46,6 @@ LEASED_STATUSES = frozenset(
 #: targets (authority frozen, work not handed to anyone silently): only a takeover or an
 #: abandonment releases them.
 HOLDING_STATUSES = LEASED_STATUSES | {ClaimStatus.EXPIRED}
-
-
-class OverlapKind(StrEnum):
-    PATH = "path"
-    MODULE = "module"
-    SYMBOL = "symbol"
-    CONTRACT = "contract"
-    MEMORY = "memory"
-    SEMANTIC = "semantic"
-
-
-class Severity(StrEnum):
-    BLOCKING = "blocking"
-    ADVISORY = "advisory"
-    POTENTIAL = "potential"
-    """Advisory: the targets meet only in paths that exist at neither base commit."""
-
-
-class MeetingStatus(StrEnum):
-    OPEN = "open"
-    RESOLVED = "resolved"
-    ESCALATED = "escalated"
 
 
 @dataclass(frozen=True)
@@ -186,73 +164,3 @@ class Claim:
     def leased(self) -> bool:
         """True while the lease runs (the claim expires at ``lease.expires_at``)."""
         return self.status in LEASED_STATUSES
-
-
-@dataclass(frozen=True)
-class OverlapTarget:
-    """One contested pair: my target, theirs, and an example both cover (``witness``).
-
-    ``witness`` is ``None`` when the pattern search could not decide within its budget
-    (:data:`~detente.domain.overlap.SEARCH_BUDGET`): the pair then counts as overlapping.
-    """
-
-    mine: str
-    theirs: str
-    witness: str | None
-
-    @property
-    def undecided(self) -> bool:
-        """True when the overlap was not decided within the search budget."""
-        return self.witness is None
-
-
-@dataclass(frozen=True)
-class Overlap:
-    """Overlap with one other claim; its contested targets listed inside."""
-
-    claim_id: str
-    agent: Agent
-    kind: OverlapKind
-    severity: Severity
-    targets: tuple[OverlapTarget, ...]
-    reason: str
-    kinds: tuple[OverlapKind, ...] = ()
-    their_status: ClaimStatus = ClaimStatus.ACTIVE
-
-
-@dataclass(frozen=True)
-class ContestedTarget:
-    target: str
-    claim_ids: tuple[str, ...]
-    reason: str
-
-
-RESOLUTION_TYPES = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
-
-
-@dataclass(frozen=True)
-class Meeting:
-    """A meeting room opened by a blocking overlap.
-
-    ``proposals`` are dicts ``{id, claimId, resolution, affected[], acceptedBy[], status}``;
-    ``resolution`` is the applied resolution ``{type, ..., meetingId, resolvedBy}``;
-    ``arbitrators`` are the CODEOWNERS owners asked to decide after an escalation;
-    ``notices`` are notifications to participants (e.g. a serialized first expired).
-    """
-
-    id: str
-    repo: str
-    status: MeetingStatus
-    revision: int
-    participants: tuple[str, ...]
-    contested_targets: tuple[ContestedTarget, ...]
-    deadline: datetime
-    created_at: datetime
-    updated_at: datetime
-    proposals: tuple[dict[str, object], ...] = ()
-    resolution: dict[str, object] | None = None
-    options: tuple[str, ...] = field(default=RESOLUTION_TYPES)
-    arbitrators: tuple[str, ...] = ()
-    escalation: dict[str, object] | None = None
-    notices: tuple[dict[str, object], ...] = ()
-    last_event_id: str | None = None

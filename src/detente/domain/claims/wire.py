@@ -9,15 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.model import (
-    Abandonment,
-    Agent,
-    Claim,
-    ContractChange,
-    Meeting,
-    MemoryImpact,
-    Overlap,
-)
+from detente.domain.claims.model import Abandonment, Agent, Claim, ContractChange, MemoryImpact
 
 
 def agent_to_wire(agent: Agent) -> dict[str, Any]:
@@ -113,46 +105,4 @@ def claim_to_wire(claim: Claim) -> dict[str, Any]:
         "integration": claim.integration,
         "createdAt": format_time(claim.created_at),
         "updatedAt": format_time(claim.updated_at),
-    }
-
-
-def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
-    """A meeting as the API.md record."""
-    return {
-        "id": meeting.id,
-        "repo": meeting.repo,
-        "status": meeting.status.value,
-        "revision": meeting.revision,
-        "participants": list(meeting.participants),
-        "contestedTargets": [
-            {"target": t.target, "claimIds": list(t.claim_ids), "reason": t.reason}
-            for t in meeting.contested_targets
-        ],
-        "proposals": list(meeting.proposals),
-        "deadline": format_time(meeting.deadline),
-        "resolution": meeting.resolution,
-        "options": list(meeting.options),
-        "arbitrators": list(meeting.arbitrators),
-        "escalation": meeting.escalation,
-        "notices": list(meeting.notices),
-        "createdAt": format_time(meeting.created_at),
-        "updatedAt": format_time(meeting.updated_at),
-    }
-
-
-def overlap_to_wire(overlap: Overlap) -> dict[str, Any]:
-    """An overlap report entry: ``{claimId, agent, kind, severity, targets[], reason}``."""
-    return {
-        "claimId": overlap.claim_id,
-        "agent": agent_to_wire(overlap.agent),
-        "kind": overlap.kind.value,
-        "kinds": [k.value for k in overlap.kinds],
-        "severity": overlap.severity.value,
-        "theirStatus": overlap.their_status.value,
-        "targets": [
-            {"mine": t.mine, "theirs": t.theirs, "witness": t.witness}
-            | ({"undecided": True} if t.undecided else {})
-            for t in overlap.targets
-        ],
-        "reason": overlap.reason,
     }

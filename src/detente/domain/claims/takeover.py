@@ -26,36 +26,22 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.analysis import Targets
-from detente.domain.commands import (
-    IdSource,
-    OpenClaim,
-    Policy,
-    check_alive,
-    check_claim_revision,
-    get_claim,
-    text_field,
-)
-from detente.domain.model import Claim, ClaimStatus
-from detente.domain.opening import activate_or_negotiate, announce
+from detente.domain.claims.commands import OpenClaim, TakeoverRequest
+from detente.domain.claims.guards import check_alive, check_claim_revision, get_claim
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.opening import activate_or_negotiate, announce
+from detente.domain.claims.transitions import require
+from detente.domain.claims.wire import agent_to_wire, memory_impact_to_wire
+from detente.domain.overlap.analysis import Targets
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.transitions import require
-from detente.domain.wire import agent_to_wire, memory_impact_to_wire
+from detente.domain.validation import text_field
 from detente.errors import ForbiddenError, InvalidTransition, ValidationError
 
 DECISIONS = ("continue", "supersede", "discard")
 APPROVER_KINDS = ("human", "owner")
-
-
-@dataclass(frozen=True)
-class TakeoverRequest:
-    """``takeoverOf {claimId, expectedClaimRevision, pieces[{target, decision}]}``."""
-
-    claim_id: str
-    expected_claim_revision: int
-    pieces: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

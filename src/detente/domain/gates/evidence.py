@@ -32,8 +32,8 @@ from datetime import datetime
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.gates import path_findings
-from detente.domain.model import Claim
+from detente.domain.claims.model import Claim
+from detente.domain.gates.findings import path_findings
 from detente.domain.overlap.symbols import stray_edits
 from detente.domain.state import RepoState
 
@@ -159,7 +159,7 @@ def evidence_to_wire(evidence: Evidence, base_ref: BaseRef | None = None) -> dic
 def joint_members(state: RepoState, claim: Claim) -> list[Claim]:
     """The other live members of ``claim``'s ``joint`` groups, sorted by id."""
     out: dict[str, Claim] = {}
-    for pair, resolution in state.resolved_pairs.items():
+    for pair, resolution in state.meetings.resolved_pairs.items():
         if claim.id not in pair or resolution.get("type") != "joint":
             continue
         for other_id in pair - {claim.id}:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from detente.domain.authority import literal_pattern, may_share, path_refusals, writable
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.state import RepoState
 
 __all__ = [

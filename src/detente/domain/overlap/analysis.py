@@ -15,17 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.memory.model import DocClass
-from detente.domain.model import (
-    Claim,
-    ClaimStatus,
-    MemoryImpact,
-    Overlap,
-    OverlapKind,
-    OverlapTarget,
-    Severity,
-)
 from detente.domain.overlap.globs import Budget, Undecided, intersect
+from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
 from detente.domain.overlap.modules import module_patterns
 from detente.domain.overlap.named import named_overlaps
 from detente.domain.overlap.search import ANALYSIS_BUDGET
@@ -122,7 +115,7 @@ def find_overlaps(
 
     judge = Judge(state.trees, targets.base_commit)
     for mine in targets.paths:
-        for claim_id, theirs, witness in state.path_index.overlapping(
+        for claim_id, theirs, witness in state.claims.path_index.overlapping(
             mine, exclude=exclude, budget=budget
         ):
             verdict, witness = _judge_path(
@@ -138,9 +131,9 @@ def find_overlaps(
         paths=targets.paths,
         module_targets=targets.modules,
         symbol_targets=targets.symbols,
-        path_index=state.path_index,
-        modules_held=state.modules,
-        symbols_held=state.symbols,
+        path_index=state.claims.path_index,
+        modules_held=state.claims.modules,
+        symbols_held=state.claims.symbols,
         exclude=exclude,
     ):
         verdict = Verdict.UNKNOWN
@@ -153,7 +146,7 @@ def find_overlaps(
                 verdict,
             )
     for value in targets.contracts:
-        for claim_id in sorted(state.contracts.get(value, ())):
+        for claim_id in sorted(state.claims.contracts.get(value, ())):
             if claim_id != exclude:
                 found.setdefault(claim_id, _Found()).add(
                     OverlapKind.CONTRACT, OverlapTarget(mine=value, theirs=value, witness=value)
@@ -169,7 +162,8 @@ def find_overlaps(
         advisory = targets.advisory or other.advisory
         potential = all(v is Verdict.POTENTIAL for v in entry.verdicts.values())
         reason += _tree_note(entry, potential)
-        resolved = state.resolved_pairs.get(frozenset({exclude, claim_id})) if exclude else None
+        pairs = state.meetings.resolved_pairs
+        resolved = pairs.get(frozenset({exclude, claim_id})) if exclude else None
         if resolved is not None and resolved["type"] in _SHARING_RESOLUTIONS:
             advisory = True
             reason += f"; settled by meeting {resolved['meetingId']} ({resolved['type']})"
@@ -259,7 +253,7 @@ def _memory_overlaps(
 ) -> None:
     """Memory impacts meet when their paths intersect and their sections do (empty = all)."""
     private = state.memory.private_paths()
-    for claim_id in sorted(state.memory_holders):
+    for claim_id in sorted(state.claims.memory_holders):
         if claim_id == exclude:
             continue
         other = state.claims[claim_id]
@@ -284,14 +278,14 @@ def _memory_overlaps(
                 )
     # A memory impact also meets another claim's plain path pattern on the same file.
     for mine in targets.memory:
-        for claim_id, theirs_path, witness in state.path_index.overlapping(
+        for claim_id, theirs_path, witness in state.claims.path_index.overlapping(
             mine.path, exclude=exclude, budget=budget
         ):
             found.setdefault(claim_id, _Found()).add(
                 OverlapKind.MEMORY,
                 OverlapTarget(mine=_memory_label(mine), theirs=theirs_path, witness=witness),
             )
-    for claim_id in sorted(state.memory_holders):
+    for claim_id in sorted(state.claims.memory_holders):
         if claim_id == exclude:
             continue
         for theirs in state.claims[claim_id].memory_impacts:

@@ -8,7 +8,7 @@ repository's serialized command:
 1. :func:`check_completion`: the claim exists, presents its fencing token (an older one
    than the claim's: ``stale_fencing_token``; a claim taken over is fenced off), its
    lease is alive, ``expectedClaimRevision`` is current, and its status allows it;
-2. :func:`decide_ready`: the evidence passes :func:`~detente.domain.evidence.
+2. :func:`decide_ready`: the evidence passes :func:`~detente.domain.gates.evidence.
    evidence_failures` (else ``evidence_rejected`` listing every failure) and the claim
    moves to ``ready_for_review`` with the evidence recorded;
 3. the CAS wins: :func:`integrated_events` (``integrated``; the claim's published patches
@@ -18,7 +18,7 @@ repository's serialized command:
 
 An ``integrated`` claim completes later: :func:`decide_finish` (memory updates presented)
 or a deployment to its ``deploymentResponsibility`` environment
-(:mod:`detente.domain.deployments`).
+(:mod:`detente.domain.gates.deployments`).
 """
 
 from __future__ import annotations
@@ -28,23 +28,18 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.commands import (
-    IdSource,
-    check_alive,
-    check_claim_revision,
-    check_fencing,
-    get_claim,
-)
-from detente.domain.evidence import (
+from detente.domain.claims.guards import check_alive, check_claim_revision, check_fencing, get_claim
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.transitions import require
+from detente.domain.gates.evidence import (
     BaseRef,
     Evidence,
     GitFacts,
     evidence_failures,
     evidence_to_wire,
 )
-from detente.domain.model import Claim, ClaimStatus
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
-from detente.domain.transitions import require
 from detente.errors import EvidenceRejected, InvalidTransition, ValidationError
 
 __all__ = [
@@ -81,15 +76,6 @@ class CompleteClaim:
     expected_base_ref: BaseRef | None
     evidence: Evidence | None
     integrate: bool = True
-
-
-def _event(ids: IdSource, event_type: str, claim_id: str, **data: Any) -> ev.Event:
-    return ev.Event(
-        id=ids("evt"),
-        type=event_type,
-        subject=ev.claim_subject(claim_id),
-        data={"claimId": claim_id, **data},
-    )
 
 
 def check_completion(state: RepoState, cmd: CompleteClaim, now: datetime) -> Claim:
@@ -145,10 +131,10 @@ def decide_ready(
     evidence = evidence_to_wire(cmd.evidence, cmd.expected_base_ref)
     evidence["headCommit"] = facts.head_oid
     return [
-        _event(
+        ev.claim_event(
             ids,
-            ev.CLAIM_READY_FOR_REVIEW,
             claim.id,
+            ev.CLAIM_READY_FOR_REVIEW,
             status=ClaimStatus.READY_FOR_REVIEW.value,
             evidence=evidence,
             reason="completion evidence accepted",
@@ -199,7 +185,7 @@ def completion_events(
                 set((claim.evidence or {}).get("memoryUpdates") or ()) | set(memory_updates)
             )
         }
-    return [_event(ids, ev.CLAIM_COMPLETED, claim.id, **data)]
+    return [ev.claim_event(ids, claim.id, ev.CLAIM_COMPLETED, **data)]
 
 
 def integrated_events(
@@ -224,10 +210,10 @@ def integrated_events(
         memory_updates: memory files the accepted evidence lists as updated.
     """
     out = [
-        _event(
+        ev.claim_event(
             ids,
-            ev.CLAIM_INTEGRATED,
             claim.id,
+            ev.CLAIM_INTEGRATED,
             status=ClaimStatus.INTEGRATED.value,
             ref=base_ref.ref,
             oldOid=base_ref.oid,
@@ -258,10 +244,10 @@ def stale_events(
 ) -> list[ev.Event]:
     """The CAS lost: back to ``active``; the accepted evidence is stale for the new base."""
     return [
-        _event(
+        ev.claim_event(
             ids,
-            ev.CLAIM_INTEGRATION_STALE,
             claim.id,
+            ev.CLAIM_INTEGRATION_STALE,
             status=ClaimStatus.ACTIVE.value,
             ref=base_ref.ref,
             expectedOid=base_ref.oid,

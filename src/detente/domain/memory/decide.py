@@ -13,11 +13,10 @@
 from __future__ import annotations
 
 from detente.domain import events as ev
-from detente.domain.commands import IdSource
-from detente.domain.memory.commands import (
-    Outcome,
-    Reconcile,
-    Register,
+from detente.domain.memory.commands import Outcome, Reconcile, Register
+from detente.domain.memory.edits import unified_diff
+from detente.domain.memory.generated import check_regions, plan_overlay, plan_render, render_region
+from detente.domain.memory.guards import (
     check_size,
     current,
     doc_path,
@@ -25,11 +24,10 @@ from detente.domain.memory.commands import (
     memory_event,
     require_class,
 )
-from detente.domain.memory.edits import unified_diff
-from detente.domain.memory.generated import check_regions, plan_overlay, plan_render, render_region
 from detente.domain.memory.markdown import digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
 from detente.domain.memory.text_style import restyle
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, RevisionConflict, ValidationError
 

@@ -23,9 +23,10 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.commands import DEFAULT_POLICY, IdSource, Policy
-from detente.domain.model import ClaimStatus, MeetingStatus
-from detente.domain.resolutions import activation_events, still_blocked
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.resolutions import activation_events, still_blocked
+from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.settle import settle
 from detente.domain.state import RepoState
 
@@ -67,7 +68,7 @@ def _react(
             continue
         first = str(data["claimId"])
         status = ClaimStatus(data["status"])
-        for then_id in sorted(state.serialized.get(first, ())):
+        for then_id in sorted(state.meetings.serialized.get(first, ())):
             then = state.claims.get(then_id)
             if then is None or then.status is not ClaimStatus.SUSPENDED:
                 continue
@@ -107,7 +108,7 @@ def _react(
 
 
 def _serialize_meeting(state: RepoState, first: str, then: str) -> str | None:
-    resolution = state.resolved_pairs.get(frozenset({first, then}))
+    resolution = state.meetings.resolved_pairs.get(frozenset({first, then}))
     return str(resolution["meetingId"]) if resolution else None
 
 

@@ -7,9 +7,8 @@ branch, worktree, TTL and the absolute deadline ``expiresAt``). Whether a sessio
 read time (``departed`` once ``expiresAt`` has passed), so a restart renews nothing and
 the projection stays a pure function of the log.
 
-This module holds the record, its fold (called by :meth:`RepoState.apply`) and its wire
-shape; it imports nothing from the state or decision modules so that ``state.py`` can
-depend on it. Decisions live in :mod:`detente.domain.advisory`.
+This module holds the record and its wire shape; the fold is :mod:`.evolve`, the
+registration decision :mod:`.decide`, the advisory view :mod:`.advisory`.
 """
 
 from __future__ import annotations
@@ -18,18 +17,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from detente.clock import format_time, parse_time
-from detente.domain.events import AGENT_REGISTERED
+from detente.clock import format_time
 
 __all__ = [
     "AGENT_KIND",
     "AgentSession",
     "AgentStatus",
-    "agent_from_event",
     "agent_status",
     "agent_subject",
     "agent_to_wire",
-    "apply_agent_event",
 ]
 
 #: The record kind (projection rows, stream prefix).
@@ -77,51 +73,6 @@ def agent_subject(session_id: str) -> str:
 def agent_status(session: AgentSession, now: datetime) -> AgentStatus:
     """``active`` until the deadline, ``departed`` at and after it (server clock)."""
     return "active" if now < session.expires_at else "departed"
-
-
-def agent_from_event(
-    repo: str, data: dict[str, Any], at: datetime, event_id: str, old: AgentSession | None
-) -> AgentSession:
-    """The session after one ``agent.registered`` event (``old`` is the previous record)."""
-    return AgentSession(
-        session_id=str(data["sessionId"]),
-        repo=repo,
-        agent_name=str(data["agentName"]),
-        intent=str(data.get("intent") or ""),
-        branch=data.get("branch"),
-        worktree=data.get("worktree"),
-        ttl_seconds=int(data["ttlSeconds"]),
-        expires_at=parse_time(str(data["expiresAt"])),
-        revision=old.revision + 1 if old is not None else 1,
-        registered_at=old.registered_at if old is not None else at,
-        updated_at=at,
-        last_event_id=event_id,
-    )
-
-
-def apply_agent_event(
-    agents: dict[str, AgentSession],
-    repo: str,
-    event_type: str,
-    data: dict[str, Any],
-    *,
-    at: datetime,
-    event_id: str,
-) -> None:
-    """Fold one ``agent.*`` event into ``agents`` (unknown ``agent.*`` types are ignored).
-
-    Args:
-        agents: the repository's sessions by id, updated in place.
-        repo: the repository name.
-        event_type: ``agent.registered`` (others are ignored: forward compatibility).
-        data: the event payload (camelCase).
-        at: when the event was recorded (UTC).
-        event_id: the event's id.
-    """
-    if event_type != AGENT_REGISTERED:
-        return
-    session_id = str(data["sessionId"])
-    agents[session_id] = agent_from_event(repo, data, at, event_id, agents.get(session_id))
 
 
 def agent_to_wire(session: AgentSession, now: datetime | None = None) -> dict[str, Any]:

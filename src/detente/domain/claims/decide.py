@@ -1,4 +1,7 @@
-"""Commands in, events out: ``decide(state, command, now, ids) -> list[Event]``.
+"""Claim decisions: renew, expire, change scope, set status (commands in, events out).
+
+Opening a claim is decided in :mod:`.opening`, a takeover in :mod:`.takeover`; every one
+has the shape ``decide(state, command, now, ids) -> list[Event]``.
 
 Each ``decide_*`` function is pure: it reads the projection, the command, the time the
 server's clock gave and an id source, and either raises a typed
@@ -19,52 +22,18 @@ from typing import Any
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.analysis import Targets, find_overlaps
-from detente.domain.commands import (
-    DEFAULT_POLICY,
-    ChangeScope,
-    IdSource,
-    OpenClaim,
-    Policy,
-    RenewLease,
-    SetStatus,
-    check_alive,
-    check_claim_revision,
-    contract_list,
-    get_claim,
-    name_list,
-    pattern_list,
-    text_field,
-    ttl_field,
-)
-from detente.domain.meetings import blocking_only, meeting_events_for
+from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus
+from detente.domain.claims.guards import check_alive, check_claim_revision, get_claim
+from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.transitions import require
+from detente.domain.claims.wire import claim_to_wire, contract_to_wire
+from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.memory.touched import memory_state
-from detente.domain.model import ClaimStatus
-from detente.domain.opening import activate_or_negotiate, announce, decide_open
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.transitions import require
-from detente.domain.wire import claim_to_wire, contract_to_wire
+from detente.domain.validation import contract_list, name_list, pattern_list, text_field, ttl_field
 from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
-
-__all__ = [
-    "DEFAULT_POLICY",
-    "ChangeScope",
-    "IdSource",
-    "OpenClaim",
-    "Policy",
-    "RenewLease",
-    "SetStatus",
-    "activate_or_negotiate",
-    "announce",
-    "decide_expiry",
-    "decide_open",
-    "decide_renew",
-    "decide_scope_change",
-    "decide_status",
-]
-
-
-# ---------------------------------------------------------------------------- decide
 
 
 def decide_renew(
@@ -96,17 +65,14 @@ def decide_renew(
         )
     ttl = ttl_field(cmd.ttl_seconds, "ttlSeconds", policy)
     return [
-        ev.Event(
-            id=ids("evt"),
-            type=ev.LEASE_RENEWED,
-            subject=ev.claim_subject(claim.id),
-            data={
-                "claimId": claim.id,
-                "leaseId": claim.lease.id,
-                "leaseRevision": claim.lease.revision + 1,
-                "ttlSeconds": ttl,
-                "expiresAt": format_time(now + timedelta(seconds=ttl)),
-            },
+        ev.claim_event(
+            ids,
+            claim.id,
+            ev.LEASE_RENEWED,
+            leaseId=claim.lease.id,
+            leaseRevision=claim.lease.revision + 1,
+            ttlSeconds=ttl,
+            expiresAt=format_time(now + timedelta(seconds=ttl)),
         )
     ]
 
@@ -114,7 +80,7 @@ def decide_renew(
 def decide_expiry(state: RepoState, now: datetime, ids: IdSource) -> list[ev.Event]:
     """``claim.expired`` for every leased claim whose deadline is at or before ``now``."""
     out: list[ev.Event] = []
-    for claim in state.due_for_expiry(now):
+    for claim in state.claims.due_for_expiry(now):
         require(claim.status, ClaimStatus.EXPIRED, claim_id=claim.id)
         out.append(
             ev.Event(
@@ -216,7 +182,7 @@ def decide_scope_change(
         )
     )
     for overlap in blocking:
-        settled = state.resolved_pairs.get(frozenset({claim.id, overlap.claim_id}))
+        settled = state.meetings.resolved_pairs.get(frozenset({claim.id, overlap.claim_id}))
         if settled is not None:
             raise OverlapBlocking(
                 f"meeting {settled['meetingId']} already settled these targets "
@@ -261,17 +227,14 @@ def decide_scope_change(
         )
         out.extend(meeting_events)
         out.append(
-            ev.Event(
-                id=ids("evt"),
-                type=ev.CLAIM_NEGOTIATING,
-                subject=ev.claim_subject(claim.id),
-                data={
-                    "claimId": claim.id,
-                    "status": status.value,
-                    "meetingId": meeting_ids[0],
-                    "meetingIds": meeting_ids,
-                    "reason": "scope change overlaps " + ", ".join(o.claim_id for o in blocking),
-                },
+            ev.claim_event(
+                ids,
+                claim.id,
+                ev.CLAIM_NEGOTIATING,
+                status=status.value,
+                meetingId=meeting_ids[0],
+                meetingIds=meeting_ids,
+                reason="scope change overlaps " + ", ".join(o.claim_id for o in blocking),
             )
         )
     return out

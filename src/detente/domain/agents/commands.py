@@ -1,0 +1,18 @@
+"""The agent command: register (or refresh) a session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RegisterAgent:
+    """Register (or renew) a session (API.md ``POST /v1/agents``). ``ttl_seconds`` > 0."""
+
+    repo: str
+    session_id: str
+    agent_name: str
+    ttl_seconds: int
+    intent: str = ""
+    branch: str | None = None
+    worktree: str | None = None

@@ -1,0 +1,55 @@
+"""Folding ``agent.*`` events into the agent sessions of the repository state."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from detente.clock import parse_time
+from detente.domain.agents.model import AgentSession
+from detente.domain.events import AGENT_REGISTERED
+
+
+def agent_from_event(
+    repo: str, data: dict[str, Any], at: datetime, event_id: str, old: AgentSession | None
+) -> AgentSession:
+    """The session after one ``agent.registered`` event (``old`` is the previous record)."""
+    return AgentSession(
+        session_id=str(data["sessionId"]),
+        repo=repo,
+        agent_name=str(data["agentName"]),
+        intent=str(data.get("intent") or ""),
+        branch=data.get("branch"),
+        worktree=data.get("worktree"),
+        ttl_seconds=int(data["ttlSeconds"]),
+        expires_at=parse_time(str(data["expiresAt"])),
+        revision=old.revision + 1 if old is not None else 1,
+        registered_at=old.registered_at if old is not None else at,
+        updated_at=at,
+        last_event_id=event_id,
+    )
+
+
+def apply_agent_event(
+    agents: dict[str, AgentSession],
+    repo: str,
+    event_type: str,
+    data: dict[str, Any],
+    *,
+    at: datetime,
+    event_id: str,
+) -> None:
+    """Fold one ``agent.*`` event into ``agents`` (unknown ``agent.*`` types are ignored).
+
+    Args:
+        agents: the repository's sessions by id, updated in place.
+        repo: the repository name.
+        event_type: ``agent.registered`` (others are ignored: forward compatibility).
+        data: the event payload (camelCase).
+        at: when the event was recorded (UTC).
+        event_id: the event's id.
+    """
+    if event_type != AGENT_REGISTERED:
+        return
+    session_id = str(data["sessionId"])
+    agents[session_id] = agent_from_event(repo, data, at, event_id, agents.get(session_id))

@@ -1,0 +1,255 @@
+"""The fold of the claim aggregate: claim records by id and the indexes kept in step.
+
+:class:`ClaimBook` is what :attr:`RepoState.claims <detente.domain.state.RepoState.claims>`
+holds: a dict ``claim id -> Claim`` that callers only read, updated by
+:meth:`ClaimBook.apply` (the ``evolve`` of DESIGN.md). Records are frozen and replaced
+on every event; the book itself is updated in place because copying 10,000 claims per
+event would make every command O(live claims).
+
+Indexes over the *holding* claims:
+    - :attr:`~ClaimBook.path_index`: a :class:`PatternIndex` of their path patterns;
+    - :attr:`~ClaimBook.modules` / :attr:`~ClaimBook.symbols` / :attr:`~ClaimBook.contracts`:
+      exact value -> claim ids;
+    - :attr:`~ClaimBook.memory_holders`: the ids of those that declare memory impacts;
+    - a heap of lease deadlines for the expiry sweep (lazy deletion).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from detente.clock import parse_time
+from detente.domain import events as ev
+from detente.domain.claims.model import Abandonment, Claim, ClaimStatus, Lease
+from detente.domain.claims.wire import agent_from_wire, contract_from_wire, memory_impact_from_wire
+from detente.domain.overlap.index import PatternIndex
+
+
+class ClaimBook(dict[str, Claim]):
+    """Claims by id with their overlap indexes (see the module docstring).
+
+    Attributes:
+        path_index: path patterns of the holding claims.
+        modules / symbols / contracts: ``value -> ids`` of the holding claims naming it.
+        memory_holders: ids of the holding claims with memory impacts.
+        last_fencing_token: the highest fencing token granted so far (0 before any).
+    """
+
+    def __init__(self, repo: str) -> None:
+        self.repo = repo
+        super().__init__()
+        self.path_index = PatternIndex()
+        self.modules: dict[str, set[str]] = {}
+        self.symbols: dict[str, set[str]] = {}
+        self.contracts: dict[str, set[str]] = {}
+        self.memory_holders: set[str] = set()
+        self.last_fencing_token = 0
+        self._deadlines: list[tuple[datetime, str, int]] = []
+
+    # ------------------------------------------------------------------ queries
+
+    def due_for_expiry(self, now: datetime) -> list[Claim]:
+        """Leased claims whose deadline is at or before ``now``, oldest deadline first."""
+        self._drop_stale_deadlines()
+        if not self._deadlines or self._deadlines[0][0] > now:
+            return []
+        due: list[Claim] = []
+        seen: set[str] = set()
+        for deadline, claim_id, lease_rev in sorted(self._deadlines):
+            if deadline > now:
+                break
+            claim = self.get(claim_id)
+            if (
+                claim is not None
+                and claim.leased
+                and claim.lease.revision == lease_rev
+                and claim_id not in seen
+            ):
+                seen.add(claim_id)
+                due.append(claim)
+        return due
+
+    def _drop_stale_deadlines(self) -> None:
+        while self._deadlines:
+            _, claim_id, lease_rev = self._deadlines[0]
+            claim = self.get(claim_id)
+            if claim is not None and claim.leased and claim.lease.revision == lease_rev:
+                return
+            heapq.heappop(self._deadlines)
+
+    # ------------------------------------------------------------------ evolve
+
+    def apply(self, event_type: str, data: dict[str, Any], at: datetime, event_id: str) -> None:
+        """Fold one ``claim.*`` or ``lease.*`` event; events about unknown claims are ignored."""
+        if event_type == ev.CLAIM_ANNOUNCED:
+            claim = _claim_from_announcement(self.repo, data, at, event_id)
+            self.last_fencing_token = max(self.last_fencing_token, claim.fencing_token)
+            self.store(None, claim)
+            return
+        old = self.get(str(data.get("claimId")))
+        if old is None:
+            return
+        new = _evolve_claim(old, event_type, data, at)
+        new = replace(new, revision=old.revision + 1, updated_at=at, last_event_id=event_id)
+        self.store(old, new)
+
+    def store(self, old: Claim | None, new: Claim) -> None:
+        """Replace ``old`` (None: a new claim) by ``new`` and keep the indexes in step."""
+        self[new.id] = new
+        old_holding = old is not None and old.holding
+        if (
+            old_holding
+            and old is not None
+            and (
+                not new.holding
+                or old.paths != new.paths
+                or old.pending_paths != new.pending_paths
+                or old.modules != new.modules
+                or old.symbols != new.symbols
+                or old.expected_contract_changes != new.expected_contract_changes
+            )
+        ):
+            self._unindex(old)
+            old_holding = False
+        if new.holding and not old_holding:
+            self._index(new)
+        if new.holding:
+            self.memory_holders.discard(new.id)
+            if new.memory_impacts:
+                self.memory_holders.add(new.id)
+        else:
+            self.memory_holders.discard(new.id)
+        if new.leased and (old is None or old.lease != new.lease or not old.leased):
+            heapq.heappush(self._deadlines, (new.lease.expires_at, new.id, new.lease.revision))
+
+    def _index(self, claim: Claim) -> None:
+        for pattern in claim.paths + claim.pending_paths:
+            self.path_index.add(claim.id, pattern)
+        for mapping, values in (
+            (self.modules, claim.modules),
+            (self.symbols, claim.symbols),
+            (self.contracts, claim.contract_areas),
+        ):
+            for value in values:
+                mapping.setdefault(value, set()).add(claim.id)
+
+    def _unindex(self, claim: Claim) -> None:
+        self.path_index.remove_key(claim.id)
+        for mapping, values in (
+            (self.modules, claim.modules),
+            (self.symbols, claim.symbols),
+            (self.contracts, claim.contract_areas),
+        ):
+            for value in values:
+                holders = mapping.get(value)
+                if holders is not None:
+                    holders.discard(claim.id)
+                    if not holders:
+                        del mapping[value]
+
+
+def _test_names(raw: Any) -> tuple[str, ...]:
+    if isinstance(raw, dict):
+        # By kind name: stores may keep JSON objects with sorted keys.
+        return tuple(dict.fromkeys(str(n) for _, names in sorted(raw.items()) for n in names))
+    return tuple(str(n) for n in raw)
+
+
+def _test_plan(raw: Any) -> dict[str, tuple[str, ...]] | None:
+    if not isinstance(raw, dict):
+        return None
+    return {str(kind): tuple(str(n) for n in names) for kind, names in raw.items()}
+
+
+def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, event_id: str) -> Claim:
+    lease = data["lease"]
+    return Claim(
+        id=str(data["claimId"]),
+        repo=repo,
+        objective=str(data["objective"]),
+        status=ClaimStatus(data.get("status", ClaimStatus.ANNOUNCED.value)),
+        revision=1,
+        agent=agent_from_wire(data["agent"]),
+        base_commit=str(data["baseCommit"]),
+        branch=data.get("branch"),
+        worktree=data.get("worktree"),
+        paths=tuple(data["paths"]),
+        modules=tuple(data.get("modules", ())),
+        symbols=tuple(data.get("symbols", ())),
+        expected_contract_changes=tuple(
+            contract_from_wire(c) for c in data.get("expectedContractChanges", ())
+        ),
+        test_responsibility=_test_names(data.get("testResponsibility", ())),
+        test_plan=_test_plan(data.get("testResponsibility")),
+        deployment_responsibility=data.get("deploymentResponsibility"),
+        memory_impacts=tuple(memory_impact_from_wire(m) for m in data.get("memoryImpacts", ())),
+        lease=Lease(
+            id=str(lease["id"]),
+            revision=int(lease["revision"]),
+            ttl_seconds=int(lease["ttlSeconds"]),
+            expires_at=parse_time(str(lease["expiresAt"])),
+        ),
+        fencing_token=int(data["fencingToken"]),
+        created_at=at,
+        updated_at=at,
+        last_event_id=event_id,
+        advisory=bool(data.get("advisory", False)),
+        takeover=data.get("takeoverOf"),
+    )
+
+
+def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datetime) -> Claim:
+    status = ClaimStatus(data["status"]) if "status" in data else claim.status
+    reason = data.get("reason", claim.status_reason)
+    if status is ClaimStatus.ACTIVE and not claim.granted:
+        claim = replace(claim, granted=True)
+    if "takeoverOf" in data:
+        claim = replace(claim, takeover=data["takeoverOf"])
+    if "successorId" in data:
+        claim = replace(claim, successor_id=data["successorId"])
+    if event_type in (ev.LEASE_RENEWED, ev.CLAIM_DRAFT_ANNOUNCED):
+        lease = Lease(
+            id=claim.lease.id,
+            revision=int(data["leaseRevision"]),
+            ttl_seconds=int(data["ttlSeconds"]),
+            expires_at=parse_time(str(data["expiresAt"])),
+        )
+        return replace(claim, lease=lease, status=status, status_reason=reason)
+    if event_type == ev.CLAIM_NEGOTIATING:
+        joined = [str(m) for m in data.get("meetingIds", [data["meetingId"]])]
+        meetings = claim.meeting_ids + tuple(m for m in joined if m not in claim.meeting_ids)
+        return replace(claim, status=status, status_reason=reason, meeting_ids=meetings)
+    if event_type == ev.CLAIM_SCOPE_CHANGED:
+        return replace(
+            claim,
+            status=status,
+            status_reason=reason,
+            paths=tuple(data["paths"]),
+            pending_paths=tuple(data["pendingPaths"]),
+            modules=tuple(data["modules"]),
+            symbols=tuple(data["symbols"]),
+            expected_contract_changes=tuple(
+                contract_from_wire(c) for c in data["expectedContractChanges"]
+            ),
+            memory_impacts=(
+                tuple(memory_impact_from_wire(m) for m in data["memoryImpacts"])
+                if "memoryImpacts" in data
+                else claim.memory_impacts
+            ),
+        )
+    if event_type == ev.CLAIM_ABANDONED:
+        return replace(
+            claim,
+            status=status,
+            status_reason=reason,
+            abandonment=Abandonment(
+                head_commit=data.get("headCommit"),
+                diff_summary=dict(data.get("diffSummary") or {}),
+                memory_state=dict(data.get("memoryState") or {}),
+                reason=data.get("reason"),
+            ),
+        )
+    return replace(claim, status=status, status_reason=reason)

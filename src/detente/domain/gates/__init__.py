@@ -1,0 +1,1 @@
+"""The gates: evidence, integration by compare-and-swap, deployments and patch artifacts."""

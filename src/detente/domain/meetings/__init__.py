@@ -1,0 +1,1 @@
+"""The meeting aggregate: rooms where overlapping claims settle who works on what."""

@@ -1,0 +1,82 @@
+"""The meeting record: a room where overlapping claims settle a contested set of targets.
+
+Frozen dataclasses, replaced wholesale by :mod:`detente.domain.meetings.evolve`; times are
+timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from detente.clock import format_time
+
+
+class MeetingStatus(StrEnum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    ESCALATED = "escalated"
+
+
+@dataclass(frozen=True)
+class ContestedTarget:
+    target: str
+    claim_ids: tuple[str, ...]
+    reason: str
+
+
+RESOLUTION_TYPES = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """A meeting room opened by a blocking overlap.
+
+    ``proposals`` are dicts ``{id, claimId, resolution, affected[], acceptedBy[], status}``;
+    ``resolution`` is the applied resolution ``{type, ..., meetingId, resolvedBy}``;
+    ``arbitrators`` are the CODEOWNERS owners asked to decide after an escalation;
+    ``notices`` are notifications to participants (e.g. a serialized first expired).
+    """
+
+    id: str
+    repo: str
+    status: MeetingStatus
+    revision: int
+    participants: tuple[str, ...]
+    contested_targets: tuple[ContestedTarget, ...]
+    deadline: datetime
+    created_at: datetime
+    updated_at: datetime
+    proposals: tuple[dict[str, object], ...] = ()
+    resolution: dict[str, object] | None = None
+    options: tuple[str, ...] = field(default=RESOLUTION_TYPES)
+    arbitrators: tuple[str, ...] = ()
+    escalation: dict[str, object] | None = None
+    notices: tuple[dict[str, object], ...] = ()
+    last_event_id: str | None = None
+
+
+def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
+    """A meeting as the API.md record."""
+    return {
+        "id": meeting.id,
+        "repo": meeting.repo,
+        "status": meeting.status.value,
+        "revision": meeting.revision,
+        "participants": list(meeting.participants),
+        "contestedTargets": [
+            {"target": t.target, "claimIds": list(t.claim_ids), "reason": t.reason}
+            for t in meeting.contested_targets
+        ],
+        "proposals": list(meeting.proposals),
+        "deadline": format_time(meeting.deadline),
+        "resolution": meeting.resolution,
+        "options": list(meeting.options),
+        "arbitrators": list(meeting.arbitrators),
+        "escalation": meeting.escalation,
+        "notices": list(meeting.notices),
+        "createdAt": format_time(meeting.created_at),
+        "updatedAt": format_time(meeting.updated_at),
+    }

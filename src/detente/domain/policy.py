@@ -1,0 +1,30 @@
+"""Tunable limits and the id source every decision takes (pure, no IO)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+IdSource = Callable[[str], str]
+"""Returns a fresh id for a prefix (``evt``, ``clm``, ``mtg``, ``lse``)."""
+
+
+OID_PATTERN = re.compile(r"^[0-9a-f]{4,64}$")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Tunable limits. Durations in seconds."""
+
+    min_ttl_seconds: int = 1
+    max_ttl_seconds: int = 7 * 24 * 3600
+    meeting_deadline_seconds: int = 15 * 60
+    max_targets: int = 1000
+    max_text: int = 4000
+    takeover_grace_seconds: int = 30
+    takeover_quorum: int = 1
+    migration_patterns: tuple[str, ...] = ("**/migrations/**", "**/*.sql")
+
+
+DEFAULT_POLICY = Policy()

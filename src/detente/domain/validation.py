@@ -1,0 +1,156 @@
+"""Checks of command input shared by every aggregate: text, TTLs, target lists, revisions.
+
+They raise the stable errors of :mod:`detente.errors`: ``validation_error`` naming the
+field, and ``revision_conflict`` carrying the current record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from detente.domain.claims.commands import ContractSeed
+from detente.domain.claims.model import ContractChange
+from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.policy import Policy
+from detente.domain.state import RepoState
+from detente.errors import (
+    RevisionConflict,
+    ValidationError,
+)
+
+
+def check_revision(
+    kind: str,
+    record_id: str,
+    actual: int,
+    expected: int,
+    current: Callable[[], dict[str, Any]],
+    last_event_id: str | None,
+) -> None:
+    """The compare in compare-and-swap: ``revision_conflict`` unless ``expected == actual``.
+
+    The error carries the canonical current record (``current()``, built only on a
+    mismatch), ``expected``, ``actual`` and the id of the event that made it current.
+    """
+    if expected != actual:
+        raise RevisionConflict(
+            f"{kind} {record_id} is at revision {actual}, not {expected}: "
+            "re-read it and decide again",
+            expected=expected,
+            actual=actual,
+            current=current(),
+            event_ids=[last_event_id] if last_event_id else [],
+        )
+
+
+def text_field(value: str, fld: str, policy: Policy, *, required: bool = True) -> str:
+    """A stripped text field; refuses empty (when required), overlong and control chars.
+
+    Control characters (terminal escapes, NUL) would reach every terminal and log that
+    shows the record: they are refused, except tab and newline in free text.
+    """
+    value = value.strip()
+    if required and not value:
+        raise ValidationError(f"{fld} must not be empty", field=fld)
+    if any((ord(c) < 32 and c not in "\t\n") or 127 <= ord(c) < 160 for c in value):
+        raise ValidationError(f"{fld} contains a control character", field=fld)
+    if len(value) > policy.max_text:
+        raise ValidationError(f"{fld} is longer than {policy.max_text} characters", field=fld)
+    return value
+
+
+def ttl_field(ttl: int, fld: str, policy: Policy) -> int:
+    if isinstance(ttl, bool) or not isinstance(ttl, int):
+        raise ValidationError(f"{fld} must be an integer number of seconds", field=fld)
+    if not policy.min_ttl_seconds <= ttl <= policy.max_ttl_seconds:
+        raise ValidationError(
+            f"{fld} must be between {policy.min_ttl_seconds} and {policy.max_ttl_seconds} "
+            f"seconds, got {ttl}",
+            field=fld,
+        )
+    return ttl
+
+
+def pattern_list(state: RepoState, raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
+    if len(raw) > policy.max_targets:
+        raise ValidationError(f"{fld} lists more than {policy.max_targets} targets", field=fld)
+    out: list[str] = []
+    for i, item in enumerate(raw):
+        pattern = normalize_pattern(
+            item, case_insensitive=state.case_insensitive, field=f"{fld}[{i}]"
+        )
+        if pattern not in out:
+            out.append(pattern)
+    return tuple(out)
+
+
+def name_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
+    out: list[str] = []
+    for i, item in enumerate(raw):
+        value = text_field(item, f"{fld}[{i}]", policy)
+        if value not in out:
+            out.append(value)
+    return tuple(out)
+
+
+def contract_list(
+    raw: Sequence[ContractSeed], fld: str, policy: Policy
+) -> tuple[ContractChange, ...]:
+    """Validate expected contract changes: an area (string) or ``{type, area, change}``
+    (``area`` required). Returns them deduplicated, in order.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld[i]`` or ``fld[i].area``.
+    """
+    out: list[ContractChange] = []
+    for i, item in enumerate(raw):
+        if isinstance(item, ContractChange):
+            change = item
+        elif isinstance(item, str):
+            change = ContractChange(area=text_field(item, f"{fld}[{i}]", policy))
+        elif isinstance(item, Mapping):
+            extra = sorted(set(item) - {"type", "area", "change"})
+            if extra:
+                raise ValidationError(
+                    f"{fld}[{i}] has unknown fields {', '.join(extra)} "
+                    "(expected {type, area, change})",
+                    field=f"{fld}[{i}]",
+                )
+            kind, what = item.get("type"), item.get("change")
+            change = ContractChange(
+                area=text_field(item.get("area") or "", f"{fld}[{i}].area", policy),
+                type=text_field(str(kind), f"{fld}[{i}].type", policy) if kind else None,
+                change=text_field(str(what), f"{fld}[{i}].change", policy) if what else None,
+            )
+        else:
+            raise ValidationError(
+                f"{fld}[{i}] must be an area or {{type, area, change}}", field=f"{fld}[{i}]"
+            )
+        if change not in out:
+            out.append(change)
+    return tuple(out)
+
+
+def test_names(
+    raw: Sequence[str] | Mapping[str, Sequence[str]], fld: str, policy: Policy
+) -> tuple[tuple[str, ...], dict[str, list[str]] | None]:
+    """``testResponsibility``: a list of test names, or ``{unit: [...], integration: [...],
+    migration: [...]}``. Returns ``(every name, the object normalised or None)``.
+
+    Raises:
+        ValidationError: ``validation_error`` naming the field.
+    """
+    if isinstance(raw, Mapping):
+        for kind, names in raw.items():
+            if isinstance(names, str) or not isinstance(names, Sequence):
+                raise ValidationError(
+                    f"{fld}.{kind} must be a list of test names", field=f"{fld}.{kind}"
+                )
+        plan = {
+            text_field(str(kind), fld, policy): list(name_list(names, f"{fld}.{kind}", policy))
+            for kind, names in raw.items()
+        }
+        names = tuple(dict.fromkeys(n for group in plan.values() for n in group))
+        return names, plan
+    return name_list(raw, fld, policy), None

@@ -1,0 +1,289 @@
+"""Evidence-gated integration and the hook checks, over the command path.
+
+:meth:`GatesService.complete` is ``POST /v1/claims/{id}/complete``:
+
+1. read the claim (no lock) and the git facts its evidence names (git IO outside the
+   repository's lock: commits are immutable, only the ref is contested);
+2. under the repository's serialized command: check the claim, validate the evidence
+   (``evidence_rejected``), record ``ready_for_review``, then compare-and-swap the
+   protected ref with ``git update-ref <ref> <head> <oid>``;
+3. the CAS won: ``integrated`` (``completed`` when nothing is pending). It lost:
+   ``ready_for_review -> active`` is recorded, then ``409 stale_base`` carries the ref's
+   current OID in ``actual``.
+
+A command retried after the ref moved but before its events were stored (a crash, a
+store failure, a lost append race) finds the ref already at its head commit and records
+the integration then (``recovered: true``), so the ref and the log converge.
+
+:class:`GatesService` answers the git hooks: the server-side ``pre-receive`` check of a
+push to a protected ref, and the local ``pre-commit`` guard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from detente.domain.claims.guards import get_claim
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.wire import claim_to_wire
+from detente.domain.events import Event
+from detente.domain.gates.evidence import GitFacts
+from detente.domain.gates.findings import PathFinding, PushedCommit, commit_findings, push_failures
+from detente.domain.gates.integration import (
+    CompleteClaim,
+    check_completion,
+    decide_finish,
+    decide_pushed,
+    decide_ready,
+    integrated_events,
+    stale_events,
+)
+from detente.domain.overlap.paths import normalize_path
+from detente.domain.state import RepoState
+from detente.errors import EvidenceRejected, StaleBase, ValidationError
+from detente.service.core import ServiceCore
+from detente.service.views import ClaimView, claim_view
+from detente.vcs.checkout import refuse_dirty_checkouts, update_checkouts
+from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
+
+__all__ = ["CommitCheck", "GatesService"]
+
+
+def _facts(path: Path, claim: Claim, head: str, base: str) -> GitFacts:
+    found = commit_facts(
+        path, head=head, base=base, claim_base=claim.base_commit, branch=claim.branch
+    )
+    return GitFacts(
+        head_oid=found.head_oid,
+        head_time=found.head_time,
+        base_oid=found.base_oid,
+        from_base=found.from_base,
+        from_claim_base=found.from_claim_base,
+        branch_head=found.branch_head,
+        diff=found.diff,
+        symbol_edits=_symbol_edits(path, claim, found.base_oid, found.head_oid),
+    )
+
+
+def _symbol_edits(
+    path: Path, claim: Claim, base: str | None, head: str | None
+) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
+    """What the diff does to symbols, for a claim that names symbols (else nothing)."""
+    if not claim.symbols or base is None or head is None:
+        return ()
+    from detente.index.diff import touched
+    from detente.service.repo_index import symbol_index
+
+    files = touched(symbol_index(path), base, head=head)
+    return tuple((f.path, f.symbols, f.outside) for f in files)
+
+
+@dataclass(frozen=True)
+class CommitCheck:
+    """The ``pre-commit`` guard's answer.
+
+    Attributes:
+        claim_id: the committing claim (None: nobody claimed this commit).
+        problems: sentences about the claim itself (not active, ...).
+        findings: refused paths (held by another live claim, or outside the claim).
+    """
+
+    claim_id: str | None
+    problems: list[str] = field(default_factory=list)
+    findings: list[PathFinding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.findings
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{ok, claimId, problems[], findings[{path, kind, claimId, agent}], reasons[]}``."""
+        return {
+            "ok": self.ok,
+            "claimId": self.claim_id,
+            "problems": list(self.problems),
+            "findings": [f.to_wire() for f in self.findings],
+            "reasons": self.problems + [f.sentence(self.claim_id) for f in self.findings],
+        }
+
+
+class GatesService:
+    """Integration by evidence and CAS, and the checks behind the git hooks.
+
+    Args:
+        core: the command path (:class:`~detente.service.core.ServiceCore`); the checks
+            are :mod:`detente.domain.gates.findings`, the decisions
+            :mod:`detente.domain.gates.integration`.
+    """
+
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
+
+    def complete(self, claim_id: str, cmd: CompleteClaim | None = None) -> ClaimView:
+        """Complete a claim with evidence; integrate it by CAS (API ``complete``; see the
+        module docstring for the steps).
+
+        Returns:
+            The claim, ``integrated`` or ``completed`` (``ready_for_review`` when
+            ``cmd.integrate`` is False).
+
+        Raises:
+            NotFoundError, ValidationError (``expectedBaseRef``, ``evidence``,
+            ``fencingToken``; a repository without a path), StaleFencingToken, LeaseExpired,
+            RevisionConflict, InvalidTransition, EvidenceRejected (``failures`` lists every
+            reason), StaleBase (the claim is ``active`` again; ``actual`` = the ref's OID).
+            ValidationError also when ``cmd`` is missing (evidence and expectedBaseRef are
+            required; without fencingToken the claim's own is used) or names another claim.
+        """
+        if cmd is None or cmd.claim_id != claim_id:
+            raise ValidationError(
+                "complete needs expectedClaimRevision, expectedBaseRef and evidence",
+                field="evidence",
+            )
+        repo = self.core.repo_of_claim(cmd.claim_id)
+        state = self.core.fresh(repo)
+        with self.core.lock(repo):
+            snapshot = state.claims[cmd.claim_id]
+        if snapshot.status is ClaimStatus.INTEGRATED:
+            return self._finish(repo, cmd)
+        path = self.core.repos[repo].path
+        if path is None:
+            raise ValidationError(
+                f"repository {repo!r} has no path on this server: "
+                "integration needs its git repository",
+                field="repo",
+            )
+        base_ref, evidence = cmd.expected_base_ref, cmd.evidence
+        if base_ref is None or not base_ref.oid:
+            raise ValidationError(
+                "expectedBaseRef {ref, oid} is required: name the OID you read the protected ref "
+                "at (it is never defaulted to the current tip)",
+                field="expectedBaseRef.oid",
+            )
+        if evidence is None:
+            raise ValidationError("evidence is required", field="evidence")
+        check_ref_name(base_ref.ref)
+        facts = _facts(path, snapshot, evidence.head_commit, base_ref.oid)
+        stale: list[StaleBase] = []
+
+        def decide(s: RepoState) -> list[Event]:
+            stale.clear()
+            now = self.core.clock.now()
+            claim = check_completion(s, cmd, now)
+            if claim.status is ClaimStatus.INTEGRATED:  # integrated by a concurrent request
+                return decide_finish(claim, cmd, self.core.ids)
+            events = decide_ready(s, claim, cmd, facts, self.core.ids)
+            head = facts.head_oid
+            if not cmd.integrate or head is None:
+                return events
+            recovered = False
+            checkouts = refuse_dirty_checkouts(path, base_ref.ref, base_ref.oid, head)
+            try:
+                cas_update_ref(
+                    path, base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
+                )
+                update_checkouts(checkouts, base_ref.oid, head)
+            except StaleBase as exc:
+                actual = exc.extra.get("actual")
+                if actual != head:
+                    stale.append(exc)
+                    return events + stale_events(claim, base_ref, actual, self.core.ids)
+                recovered = True
+            return events + integrated_events(
+                s,
+                claim,
+                base_ref,
+                head,
+                self.core.ids,
+                recovered=recovered,
+                memory_updates=evidence.memory_updates,
+            )
+
+        with self.core.lock(repo):
+            state, _ = self.core.execute(repo, decide)
+            view = claim_view(state, state.claims[cmd.claim_id])
+        if stale:
+            exc = stale[0]
+            raise StaleBase(
+                f"{exc.detail}; claim {cmd.claim_id} is active again: rebase onto "
+                f"{exc.extra.get('actual')} and re-collect the evidence",
+                expected=base_ref.oid,
+                actual=exc.extra.get("actual"),
+                ref=base_ref.ref,
+                current=claim_to_wire(view.claim),
+            )
+        return view
+
+    def _finish(self, repo: str, cmd: CompleteClaim) -> ClaimView:
+        def decide(s: RepoState) -> list[Event]:
+            claim = check_completion(s, cmd, self.core.clock.now())
+            return decide_finish(claim, cmd, self.core.ids)
+
+        with self.core.lock(repo):
+            state, _ = self.core.execute(repo, decide)
+            return claim_view(state, state.claims[cmd.claim_id])
+
+    def check_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> CommitCheck:
+        """May ``claim_id`` (or nobody) commit these staged paths?
+
+        Args:
+            repo: the repository name.
+            claim_id: the committing claim, or None.
+            paths: staged repo-relative file paths.
+
+        Returns:
+            The :class:`CommitCheck` (the hook refuses unless ``ok``).
+
+        Raises:
+            ValidationError: unknown repository or a malformed path (``paths[i]``).
+            NotFoundError: unknown ``claim_id``.
+        """
+        state = self.core.fresh(self.core.repo(repo).name)
+        with self.core.lock(repo):
+            norm = [
+                normalize_path(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
+                for i, p in enumerate(paths)
+            ]
+            claim = get_claim(state, claim_id) if claim_id is not None else None
+            problems, findings = commit_findings(state, claim, norm)
+        return CommitCheck(claim_id, problems, findings)
+
+    def check_push(
+        self, repo: str, ref: str, commits: Sequence[PushedCommit], *, fast_forward: bool
+    ) -> int:
+        """Is this update of a protected ref the integration of valid claims?
+
+        Returns:
+            The number of commits checked.
+
+        Raises:
+            EvidenceRejected: ``evidence_rejected``; ``failures`` lists every reason.
+            ValidationError: unknown repository.
+        """
+        state = self.core.fresh(self.core.repo(repo).name)
+        with self.core.lock(repo):
+            failures = push_failures(state, ref, commits, fast_forward=fast_forward)
+        if failures:
+            raise EvidenceRejected(failures, ref=ref)
+        return len(commits)
+
+    def record_push(
+        self, repo: str, ref: str, old: str, new: str, claim_ids: Sequence[str]
+    ) -> list[str]:
+        """A checked push to a protected ref landed: integrate the claims it names.
+
+        Returns:
+            The ids of the claims that became ``integrated`` (or ``completed``).
+
+        Raises:
+            ValidationError: unknown repository.
+        """
+        name = self.core.repo(repo).name
+        with self.core.lock(name):
+            _, stored = self.core.execute(
+                name, lambda s: decide_pushed(s, ref, old, new, list(claim_ids), self.core.ids)
+            )
+        return [str(e.data["claimId"]) for e in stored if e.type == "claim.integrated"]

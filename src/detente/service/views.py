@@ -1,0 +1,67 @@
+"""The claim view every claim use case answers with, and the command path that ends in one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from detente.domain.claims.model import Claim
+from detente.domain.claims.wire import claim_to_wire
+from detente.domain.events import Event
+from detente.domain.meetings.model import Meeting, meeting_to_wire
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.model import Overlap, overlap_to_wire
+from detente.domain.state import RepoState
+from detente.service.core import ServiceCore
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """A claim with its live overlap report and its meetings."""
+
+    claim: Claim
+    overlaps: list[Overlap]
+    meetings: list[Meeting] = field(default_factory=list)
+    work: dict[str, Any] | None = None
+    semantic: list[Overlap] = field(default_factory=list)
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[]}``
+        (``meeting``: the newest open one; ``semanticOverlaps``: advisory ``kind: semantic``
+        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`)."""
+        open_meetings = [m for m in self.meetings if m.status.value == "open"]
+        return {
+            "claim": claim_to_wire(self.claim),
+            "overlaps": [overlap_to_wire(o) for o in self.overlaps],
+            "meeting": meeting_to_wire(open_meetings[-1]) if open_meetings else None,
+            "meetings": [meeting_to_wire(m) for m in self.meetings],
+            "work": self.work,
+            "semanticOverlaps": [overlap_to_wire(o) for o in self.semantic],
+        }
+
+
+def claim_view(state: RepoState, claim: Claim) -> ClaimView:
+    """``claim`` with its overlaps recomputed on ``state`` and every room it sits in.
+
+    Call it holding the repository's lock (:meth:`ServiceCore.lock`).
+    """
+    overlaps = find_overlaps(state, Targets.of(claim), exclude=claim.id) if claim.holding else []
+    # The holder a newcomer contests is a participant too, though its own record never
+    # changed: show it every room it sits in.
+    meetings = [state.meetings[m] for m in state.meetings.rooms_of_claim.get(claim.id, ())]
+    return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
+
+
+def claim_command(
+    core: ServiceCore, claim_id: str, decide_fn: Callable[[RepoState], list[Event]]
+) -> ClaimView:
+    """Run ``decide_fn`` in the repository of ``claim_id``; answer the claim's view after it.
+
+    Raises:
+        NotFoundError: no such claim; else what ``decide_fn`` raises.
+    """
+    repo = core.repo_of_claim(claim_id)
+    with core.lock(repo):
+        state, _ = core.execute(repo, decide_fn)
+        return claim_view(state, state.claims[claim_id])
