@@ -113,7 +113,7 @@ def test_a_row_that_differs_at_the_same_revision_is_reported_at_once(tmp_path: P
 
 def test_a_pattern_stored_under_an_earlier_policy_still_replays(tmp_path: Path) -> None:
     svc = _service(tmp_path / "d.db")
-    claim = svc.open_claim(seed("a.py")).claim
+    claim = svc.claims.open_claim(seed("a.py")).claim
     old_patterns = [" ", "x" + "*a" * 40, ".git/config"]  # accepted by earlier releases
     state = RepoState("demo")
     for event in svc.store.read(limit=100):
@@ -121,6 +121,6 @@ def test_a_pattern_stored_under_an_earlier_policy_still_replays(tmp_path: Path) 
             event = replace(event, data={**event.data, "paths": old_patterns})
         apply_stored(state, event)
     assert state.claims[claim.id].paths == tuple(old_patterns)
-    assert [key for key, _ in state.path_index.matching(" ")] == [claim.id]
+    assert [key for key, _ in state.claims.path_index.matching(" ")] == [claim.id]
     with pytest.raises(ValidationError):
-        svc.open_claim(seed(" "))  # today's policy still refuses it as new input
+        svc.claims.open_claim(seed(" "))  # today's policy still refuses it as new input
