@@ -23,7 +23,7 @@ from detente.domain.gates.integration import CompleteClaim
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 
-from support import counting_ids
+from support import counting_ids, isolate_environment
 
 #: Commit times start here (2026-01-01T00:00:00Z) unless a test says otherwise.
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -31,14 +31,7 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user/system git config, no parent repositories, no detente settings."""
-    empty = tmp_path / "empty-gitconfig"
-    empty.write_text("")
-    for key in list(os.environ):
-        if key.startswith(("GIT_", "DETENTE_")):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    isolate_environment(tmp_path, monkeypatch)
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test User")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test User")

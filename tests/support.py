@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 from detente.domain.claims.commands import OpenClaim
 from detente.domain.claims.model import Agent
@@ -61,3 +65,16 @@ def wait_until(predicate: Callable[[], bool], *, timeout: float, interval: float
             return True
         pause.wait(interval)
     return predicate()
+
+
+def isolate_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No user/system git config, no parent repositories, no ``GIT_*``/``DETENTE_*`` settings
+    inherited from the shell (subprocesses see the same environment)."""
+    empty = tmp_path / "empty-gitconfig"
+    empty.write_text("")
+    for key in list(os.environ):
+        if key.startswith(("GIT_", "DETENTE_")):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))

@@ -11,7 +11,6 @@ The ``cli`` fixture runs every test against both client implementations:
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,18 +23,13 @@ from detente import runtime
 from detente.clock import FakeClock
 from detente.runtime import build_service
 
+from support import isolate_environment
+
 
 @pytest.fixture(autouse=True)
 def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user git config, no parent repos, no detente settings from the environment."""
-    empty = tmp_path / "empty-gitconfig"
-    empty.write_text("")
-    for key in list(os.environ):
-        if key.startswith(("GIT_", "DETENTE_")):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    isolate_environment(tmp_path, monkeypatch)
     monkeypatch.setenv("DETENTE_LOCAL", "1")
     monkeypatch.setenv("COLUMNS", "250")
 

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from support import isolate_environment
+
 
 @pytest.fixture(autouse=True)
 def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user git config, no parent repos, local mode unless a test says otherwise."""
-    empty = tmp_path / "empty-gitconfig"
-    empty.write_text("")
-    for key in list(os.environ):
-        if key.startswith(("GIT_", "DETENTE_")):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    isolate_environment(tmp_path, monkeypatch)
     monkeypatch.setenv("DETENTE_LOCAL", "1")
 
 

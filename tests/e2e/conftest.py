@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from e2e_harness import git
 
+from support import isolate_environment
+
 
 @pytest.fixture(autouse=True)
 def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user git config and no detente settings; subprocesses inherit this environment."""
-    empty = tmp_path / "empty-gitconfig"
-    empty.write_text("")
-    for key in list(os.environ):
-        if key.startswith(("GIT_", "DETENTE_")):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    isolate_environment(tmp_path, monkeypatch)
 
 
 @pytest.fixture
