@@ -54,14 +54,13 @@ class ClaimsService:
         claim_id = cmd.claim_id or self.core.ids("clm")
         symbols = resolve_symbols(repo.path, cmd.symbols, base, field="symbols")
         seeded = replace(cmd, base_commit=base, claim_id=claim_id, symbols=symbols)
-        with self.core.lock(repo.name):
-            state, _ = self.core.execute(
-                repo.name,
-                lambda s: decide_open(
-                    s, seeded, self.core.clock.now(), self.core.ids, self.core.policy
-                ),
-            )
-            return claim_view(state, state.claims[claim_id])
+        return self.core.run(
+            repo.name,
+            lambda s: decide_open(
+                s, seeded, self.core.clock.now(), self.core.ids, self.core.policy
+            ),
+            lambda state, _: claim_view(state, state.claims[claim_id]),
+        )
 
     def get_claim(
         self, claim_id: str, repo: str | None = None, *, with_work: bool = False

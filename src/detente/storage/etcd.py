@@ -60,6 +60,7 @@ from detente.storage.etcd_layout import (
     record_from_json,
     record_to_json,
 )
+from detente.storage.etcd_snapshots import EtcdSnapshots
 from detente.storage.watch_health import WatchHealth
 
 __all__ = ["FAILOVER_SECONDS", "RPC_TIMEOUT", "EtcdStore", "parse_etcd_url"]
@@ -132,7 +133,7 @@ class _EtcdTx(BufferedTx):
         )
 
 
-class EtcdStore(PagedReads):
+class EtcdStore(EtcdSnapshots, PagedReads):
     """An etcd cluster shared by any number of detente servers (see the module docstring).
 
     Args:

@@ -48,6 +48,7 @@ from detente.errors import StoreError
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.deadline import Watchdog
 from detente.storage.sql import SCHEMA_MARK, Dialect, SqlReads, SqlTx
+from detente.storage.sql_snapshots import SqlSnapshots
 from detente.storage.watch_health import WatchHealth
 
 #: The advisory lock key serializing every write transaction ("detente" in ASCII).
@@ -77,6 +78,7 @@ CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
 FOR EACH STATEMENT EXECUTE FUNCTION detente_append_only();
 """,
     races=(pg_errors.UniqueViolation,),
+    blob_type="BYTEA",
 )
 
 _WATCHDOG = Watchdog()
@@ -93,7 +95,7 @@ def describe(url: str) -> tuple[str, str | None]:
     return f"PostgreSQL at {where}", str(password) if password else None
 
 
-class PostgresStore(SqlReads):
+class PostgresStore(SqlSnapshots, SqlReads):
     """One PostgreSQL database shared by any number of detente servers.
 
     Args:
@@ -209,6 +211,11 @@ class PostgresStore(SqlReads):
             return conn.execute(sql, params).fetchall()
         with self._pooled() as pooled:
             return pooled.execute(sql, params).fetchall()
+
+    def _write(self, sql: str, params: Sequence[Any]) -> None:
+        """One autocommitted statement outside any transaction (a snapshot row)."""
+        with self._pooled() as pooled:
+            pooled.execute(sql, params)
 
     # ------------------------------------------------------------------ writes
 

@@ -7,7 +7,9 @@ written once with ``?`` markers and spelled for the dialect by :meth:`Dialect.sq
 
 Tables: ``events`` (the hash-chained log; ``UNIQUE (subject, subject_revision)`` is the
 CAS guarantee behind every expected revision), ``records`` (projection rows, written in
-the same transaction as the events that produced them) and ``meta`` (schema version).
+the same transaction as the events that produced them), ``meta`` (schema version) and
+``snapshots`` (one projection snapshot per repository, a verified cache:
+:mod:`detente.storage.sql_snapshots`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,14 @@ CREATE TABLE IF NOT EXISTS records (
     PRIMARY KEY (kind, id)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots (
+    repo TEXT PRIMARY KEY,
+    seq {seq_type} NOT NULL,
+    hash TEXT NOT NULL,
+    version TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    body {blob_type} NOT NULL
+);
 """
 
 _COLUMNS = "seq, id, type, version, repo, subject, subject_revision, data, at, prev_hash, hash"
@@ -83,12 +93,14 @@ class Dialect:
         seq_type: the column type of the global sequence.
         append_only: statements creating the triggers that refuse UPDATE/DELETE of events.
         races: the driver's exceptions for a violated UNIQUE constraint (a lost race).
+        blob_type: the column type of binary data (projection snapshots).
     """
 
     param: str
     seq_type: str
     append_only: str
     races: tuple[type[Exception], ...]
+    blob_type: str = "BLOB"
 
     def sql(self, text: str) -> str:
         """``text`` (written with ``?`` markers) in this dialect."""
@@ -96,7 +108,9 @@ class Dialect:
 
     def schema(self) -> str:
         """Every statement creating the schema (idempotent)."""
-        return _TABLES.format(seq_type=self.seq_type) + self.append_only
+        return (
+            _TABLES.format(seq_type=self.seq_type, blob_type=self.blob_type) + self.append_only
+        )
 
 
 def row_to_event(row: Sequence[Any]) -> StoredEvent:
