@@ -133,7 +133,14 @@ class ServiceCore:
         """The first served repository (by name) whose projection ``has`` a record.
 
         The projection is caught up with the log first (nothing is expired or written).
+        Records never leave their repository, so a cached projection that already has the
+        record answers without the lock (a command does not wait for a running batch to
+        learn where its record lives).
         """
+        for name in sorted(self.repos):
+            cached = self._states.get(name)
+            if cached is not None and has(cached):
+                return name
         for name in sorted(self.repos):
             with self._locks[name]:
                 state = self._state(name)

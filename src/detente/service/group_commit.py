@@ -114,6 +114,11 @@ class GroupCommit:
             raise mine.error
         return mine.answer
 
+    def queued(self, repo: str) -> int:
+        """Commands of ``repo`` waiting for a batch."""
+        with self._mutex:
+            return len(self._queues[repo])
+
     def _take(self, repo: str) -> list[Pending]:
         with self._mutex:
             queue = self._queues[repo]
