@@ -43,9 +43,7 @@ def _queued(service: Service, calls: list[Callable[[], Any]]) -> Iterator[list[A
     with service.lock("demo"):
         for t in threads:
             t.start()
-        wait_until(
-            lambda: service.group_commit.queued("demo") == len(calls), 10, "all calls queue"
-        )
+        wait_until(lambda: service.group_commit.queued("demo") == len(calls), 10, "all calls queue")
     for t in threads:
         t.join(timeout=30)
     yield answers
@@ -63,7 +61,9 @@ def test_concurrent_renewals_commit_in_one_transaction_each_with_its_own_answer(
         pass
     assert service.group_commit.batches == before + 1
     assert [a.id for a in answers] == [c.id for c in claims]
-    assert all(a.lease.revision == c.lease.revision + 1 for a, c in zip(answers, claims))
+    assert all(
+        a.lease.revision == c.lease.revision + 1 for a, c in zip(answers, claims, strict=True)
+    )
     assert service.audit().ok
     store.close()
 
