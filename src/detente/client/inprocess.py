@@ -30,6 +30,7 @@ from detente.domain.gates.model import patch_to_wire
 from detente.domain.meetings.model import meeting_to_wire
 from detente.errors import DetenteError, ValidationError
 from detente.service import Service
+from detente.service.checkpoints import SHORT_LIVED_TAIL
 from detente.vcs.repo import current_oid
 
 if TYPE_CHECKING:
@@ -380,6 +381,8 @@ class InProcessClient(Client):
 
         def close_store() -> None:
             with contextlib.suppress(Exception):
+                # a long tail folded by this process is worth a snapshot for the next one
+                service.save_snapshots(min_tail=SHORT_LIVED_TAIL)
                 service.store.close()
 
         super().__init__(

@@ -26,10 +26,13 @@ from detente.errors import StoreError
 from detente.eventlog.snapshots import Snapshot, restore, take_snapshot, thaw
 from detente.storage.base import SnapshotStore, Store
 
-__all__ = ["SNAPSHOT_EVERY", "Checkpoints"]
+__all__ = ["SHORT_LIVED_TAIL", "SNAPSHOT_EVERY", "Checkpoints"]
 
 #: Events folded past the last snapshot before the next one is taken.
 SNAPSHOT_EVERY = 1000
+#: Events a short-lived process (a CLI call in local mode) must have folded past the last
+#: snapshot before its shutdown saves a new one (a server's shutdown saves any tail).
+SHORT_LIVED_TAIL = 100
 
 _log = logging.getLogger("detente.storage")
 

@@ -166,8 +166,11 @@ class SqlTx:
 
     def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
         """See :meth:`detente.storage.base.StoreTx.append`."""
-        rows = self._fetch(_HEAD, ())
-        head = (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
+        if self.appended:  # this transaction holds the lock: its last append is the head
+            head = (self.appended[-1].seq, self.appended[-1].hash)
+        else:
+            rows = self._fetch(_HEAD, ())
+            head = (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
         out = seal_appends(events, expected, head=head, revision_of=self._revision)
         try:
             self._execute_many(self._dialect.sql(_INSERT_EVENT), [_event_params(e) for e in out])
