@@ -40,7 +40,7 @@ from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
 from detente.security import codeowners
 from detente.service.checkpoints import Checkpoints
-from detente.service.group_commit import GroupCommit
+from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
 
@@ -83,7 +83,8 @@ class ServiceCore:
         resolve_commit: Callable[[Path, str], str] | None = None,
     ) -> None:
         self.store = store
-        self.clock = clock
+        #: The time authority, read once per batch inside one (see :class:`BatchClock`).
+        self.clock = BatchClock(clock)
         self.policy = policy
         self.repos = {r.name: r for r in repos}
         self.broadcaster = Broadcaster()

@@ -34,10 +34,13 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from detente.clock import Clock
 from detente.domain.events import Event
 from detente.domain.state import RepoState
 from detente.errors import ConcurrencyError, StoreError
@@ -47,7 +50,7 @@ from detente.storage.base import BoundedStore
 if TYPE_CHECKING:
     from detente.service.core import ServiceCore
 
-__all__ = ["MAX_BATCH", "GroupCommit", "Pending"]
+__all__ = ["MAX_BATCH", "BatchClock", "GroupCommit", "Pending"]
 
 #: Commands one batch holds at most (on any store).
 MAX_BATCH = 128
@@ -56,6 +59,38 @@ MAX_BATCH = 128
 Decide = Callable[[RepoState], list[Event]]
 #: ``(state right after the command, the events stored for it) -> its answer``.
 View = Callable[[RepoState, list[StoredEvent]], Any]
+
+
+class BatchClock:
+    """The service's clock, read once per batch.
+
+    Inside a batch's transaction every command, every expiry and every event's ``at`` use
+    the time read when the transaction began (as SQL's ``now()`` is the transaction's
+    start): one reading per batch, not three per command, which on PostgreSQL and SQLite
+    is a query each (:mod:`detente.storage.clock`). Outside a batch it reads ``inner``.
+
+    Args:
+        inner: the time authority.
+    """
+
+    def __init__(self, inner: Clock) -> None:
+        self.inner = inner
+        self._local = threading.local()
+
+    def now(self) -> datetime:
+        """The batch's time on a thread running one, else ``inner.now()``."""
+        pinned: datetime | None = getattr(self._local, "at", None)
+        return pinned if pinned is not None else self.inner.now()
+
+    @contextmanager
+    def pinned(self) -> Iterator[datetime]:
+        """Read ``inner`` once and answer that on this thread until the block exits."""
+        before = getattr(self._local, "at", None)
+        self._local.at = at = self.inner.now()
+        try:
+            yield at
+        finally:
+            self._local.at = before
 
 
 @dataclass(eq=False)
@@ -68,6 +103,14 @@ class Pending:
     answer: Any = None
     error: BaseException | None = None
     stored: list[StoredEvent] = field(default_factory=list)
+    #: Set when answered, or when promoted to candidate for the lock.
+    wake: threading.Event = field(default_factory=threading.Event)
+    promoted: bool = False
+
+    def finish(self, answer: Any, error: BaseException | None, stored: list[StoredEvent]) -> None:
+        """Record the outcome and wake the waiting thread."""
+        self.answer, self.error, self.stored, self.done = answer, error, stored, True
+        self.wake.set()
 
 
 class GroupCommit:
@@ -77,6 +120,7 @@ class GroupCommit:
         self._core = core
         self._mutex = threading.Lock()
         self._queues: dict[str, deque[Pending]] = defaultdict(deque)
+        self._candidate: dict[str, bool] = defaultdict(bool)
         store = core.store
         bound = store.max_events_per_transaction if isinstance(store, BoundedStore) else None
         #: Events one batch may append before a later command waits for the next batch.
@@ -89,30 +133,69 @@ class GroupCommit:
     def submit(self, repo: str, decide: Decide, view: View) -> Any:
         """Queue a command and return its answer once its batch committed.
 
+        At most one waiting thread per repository blocks on the repository's lock (the
+        *candidate*); the others sleep until their command is answered or they are
+        promoted to candidate, so an answered thread returns at once instead of queueing
+        for the lock behind the next batch. A thread that already holds the lock (a
+        caller reading its projection around the command) leads at once.
+
         Raises:
             DetenteError: the command's refusal, or the store's error for its batch.
         """
         mine = Pending(decide, view)
+        lock = self._core.lock(repo)
         with self._mutex:
             self._queues[repo].append(mine)
-        with self._core.lock(repo):
-            while not mine.done:
-                batch = self._take(repo)
-                if not batch:  # cannot happen: a taker answers all it took before unlocking
-                    raise RuntimeError("a queued command vanished (a bug: please report it)")
-                deferred: list[Pending] = []
+        if lock.acquire(blocking=False):  # free, or already this thread's
+            try:
+                self._lead(repo, mine)
+            finally:
+                lock.release()
+                self._hand_off(repo)
+        else:
+            with self._mutex:
+                candidate = not self._candidate[repo]
+                self._candidate[repo] = True
+            if not candidate:
+                mine.wake.wait()  # answered, or promoted to candidate
+            if candidate or mine.promoted:
                 try:
-                    deferred = self._run(repo, batch)
+                    with lock:
+                        with self._mutex:
+                            self._candidate[repo] = False
+                        self._lead(repo, mine)
                 finally:
-                    waiting = {id(p) for p in deferred}
-                    lost = [p for p in batch if not p.done and id(p) not in waiting]
-                    self._fail(lost, RuntimeError("the batch ended without an answer"))
-                if deferred:
-                    with self._mutex:
-                        self._queues[repo].extendleft(reversed(deferred))
+                    self._hand_off(repo)
         if mine.error is not None:
             raise mine.error
         return mine.answer
+
+    def _lead(self, repo: str, mine: Pending) -> None:
+        """Run batches (holding the lock) until ``mine`` is answered."""
+        while not mine.done:
+            batch = self._take(repo)
+            if not batch:  # cannot happen: a taker answers all it took before unlocking
+                raise RuntimeError("a queued command vanished (a bug: please report it)")
+            deferred: list[Pending] = []
+            try:
+                deferred = self._run(repo, batch)
+            finally:
+                waiting = {id(p) for p in deferred}
+                lost = [p for p in batch if not p.done and id(p) not in waiting]
+                self._fail(lost, RuntimeError("the batch ended without an answer"))
+            if deferred:
+                with self._mutex:
+                    self._queues[repo].extendleft(reversed(deferred))
+
+    def _hand_off(self, repo: str) -> None:
+        """After leading: promote the oldest waiting command's thread to candidate, unless
+        a candidate is already on its way to the lock."""
+        with self._mutex:
+            queue = self._queues[repo]
+            if queue and not self._candidate[repo]:
+                self._candidate[repo] = True
+                queue[0].promoted = True
+                queue[0].wake.set()
 
     def queued(self, repo: str) -> int:
         """Commands of ``repo`` waiting for a batch."""
@@ -137,7 +220,7 @@ class GroupCommit:
             folded = appended = 0
             more_due = False
             try:
-                with core.store.transaction(repo) as tx:
+                with core.store.transaction(repo) as tx, core.clock.pinned():
                     core.catch_up_tx(tx, state)
                     timeouts, more_due = core.timeouts(state)
                     common = core.commit_events(tx, state, timeouts)
@@ -188,7 +271,7 @@ class GroupCommit:
                 carried += common
                 continue
             for p, answer, error, stored in answers:
-                p.answer, p.error, p.stored, p.done = answer, error, stored, True
+                p.finish(answer, error, stored)
             self.batches += 1
             self.commands += len(answers)
             return deferred
@@ -208,4 +291,4 @@ class GroupCommit:
     def _fail(batch: list[Pending], exc: BaseException) -> None:
         for p in batch:
             if not p.done:
-                p.error, p.done = exc, True
+                p.finish(None, exc, [])
