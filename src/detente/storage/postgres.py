@@ -246,6 +246,7 @@ class PostgresStore(SqlSnapshots, SqlReads):
                     with conn.transaction():
                         conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK,))
                         yield tx
+                        tx.flush()
                         appended = [e.id for e in tx.appended[:1]]
                         if tx.appended:
                             seq = str(tx.appended[-1].seq)

@@ -130,7 +130,9 @@ class SqliteStore(SqlSnapshots, SqlReads):
                 raise StoreError(f"the SQLite store is busy or unavailable: {exc}") from exc
             self._writing = threading.get_ident()
             try:
-                yield SqlTx(SQLITE, self._write_fetch, self._execute_many)
+                tx = SqlTx(SQLITE, self._write_fetch, self._execute_many)
+                yield tx
+                tx.flush()
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
