@@ -97,6 +97,8 @@ def build_service(
     store_url: str | None = None,
     clock: Clock | None = None,
     config: ProjectConfig | None = None,
+    config_file: Path | None = None,
+    config_overrides: Mapping[str, tuple[Any, str]] | None = None,
 ) -> Service:
     """Open the repositories and the store, and build the service over them.
 
@@ -107,8 +109,11 @@ def build_service(
         store_url: ``sqlite:///path`` or ``memory://``; default ``$DETENTE_STORE``, else the
             first repository's default SQLite file (see the module docstring).
         clock: the time authority; default the system clock.
-        config: the configuration whose policy the service enforces; default
-            :func:`load_project_config` of the first repository.
+        config: the configuration whose policy the service enforces; default the first
+            repository's, as :func:`load_project_config` reads it with ``config_file``
+            and ``config_overrides``.
+        config_file: see :func:`load_project_config` (``file``).
+        config_overrides: see :func:`load_project_config` (``overrides``).
 
     Returns:
         The service (its store is open; call ``service.store.close()`` when done).
@@ -138,7 +143,7 @@ def build_service(
             )
         configs.append(RepoConfig(info.name, info.path, info.default_branch, info.case_insensitive))
     if config is None:
-        config = load_config(project_root)
+        config = load_config(project_root, file=config_file, overrides=config_overrides)
     store = open_store(resolve_store_url(Path(repo_paths[0]), store_url))
     # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with
     # skewed machine clocks then agree on every deadline (detente.storage.clock).

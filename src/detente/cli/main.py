@@ -169,7 +169,7 @@ def serve(
 
     def body(session: Session) -> None:
         from detente import runtime
-        from detente.cli.config_commands import policy_overrides, project_config
+        from detente.cli.config_commands import policy_overrides
         from detente.cli.serving import bind, check_loopback, serve
         from detente.errors import ValidationError
         from detente.logs import LEVELS
@@ -183,10 +183,12 @@ def serve(
         if max_body_bytes < 1:
             raise ValidationError("--max-body-bytes must be positive", field="max-body-bytes")
         paths = list(repo or [session.settings.repo])
-        overrides = policy_overrides(meeting_deadline, takeover_grace, min_ttl, max_ttl)
-        config = project_config(paths[0], policy, overrides)
         service = runtime.build_service(
-            paths, names=list(name or ()), store_url=store, config=config
+            paths,
+            names=list(name or ()),
+            store_url=store,
+            config_file=policy,
+            config_overrides=policy_overrides(meeting_deadline, takeover_grace, min_ttl, max_ttl),
         )
         sock, url = bind(host, port)
         described: dict[str, Any] = {
