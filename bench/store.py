@@ -2,8 +2,11 @@
 
 Each of N concurrent clients (threads) holds one claim and renews its lease in a loop,
 presenting the expected lease and claim revisions (``Service.claims.renew``: catch up, decide,
-append with the stream CAS, project, all in one store transaction). Reported per backend
-and N: operations, throughput, p50 and p99 latency. The physical reference, measured in
+append with the stream CAS, project; commands waiting on the repository are group-committed
+into one store transaction). Reported per backend and N: operations, throughput, p50 and
+p99 latency, renewals per store transaction (``cmds/txn``), and two ratios against the
+reference: throughput (detente / raw; targets PostgreSQL >= 1.0x, etcd >= 0.5x) and p50
+latency (detente / raw). The physical reference, measured in
 the same run: raw etcd ``Txn`` puts with a ``mod_revision`` compare through the same
 client library (aetcd), one key per client, N concurrent tasks; ratios are against it.
 
@@ -11,8 +14,9 @@ Servers are throwaway (``tests/storage/servers.py``): PostgreSQL 15 with its dur
 defaults (fsync, synchronous commit) and a 3-member etcd cluster on 127.0.0.1, data in a
 temporary directory. SQLite runs with ``synchronous=FULL``.
 
-Usage: ``python bench/store.py [--clients 1,16,64] [--ops 640]`` (``--ops``: operations
-per configuration, split across the clients).
+Usage: ``python bench/store.py [--clients 1,16,64] [--ops 1920] [--backends sqlite,...]``
+(``--ops``: operations per configuration, split across the clients). Prints a Markdown
+table (README "Performance").
 """
 
 from __future__ import annotations
@@ -133,7 +137,7 @@ def _row(name: str, clients: int, result: Result, base: Result | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", default="1,16,64")
-    parser.add_argument("--ops", type=int, default=640)
+    parser.add_argument("--ops", type=int, default=1920)
     parser.add_argument("--backends", default="sqlite,postgresql,etcd")
     args = parser.parse_args()
     sizes = [int(x) for x in args.clients.split(",")]
