@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 IdSource = Callable[[str], str]
 """Returns a fresh id for a prefix (``evt``, ``clm``, ``mtg``, ``lse``)."""
@@ -25,6 +26,10 @@ class Policy:
     takeover_grace_seconds: int = 30
     takeover_quorum: int = 1
     migration_patterns: tuple[str, ...] = ("**/migrations/**", "**/*.sql")
+
+    def meeting_deadline(self, now: datetime) -> datetime:
+        """When a meeting opened at ``now`` escalates to human arbitration."""
+        return now + timedelta(seconds=self.meeting_deadline_seconds)
 
 
 DEFAULT_POLICY = Policy()
