@@ -24,7 +24,7 @@ from detente.errors import ValidationError
 from detente.service import RepoConfig, Service
 from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
-from detente.vcs import default_store_path, open_repo, resolve_commit
+from detente.vcs import RepoInfo, default_store_path, open_repo, resolve_commit
 
 __all__ = ["build_service", "default_store_url", "resolve_store_url"]
 
@@ -66,6 +66,7 @@ def build_service(
     names: Sequence[str | None] = (),
     store_url: str | None = None,
     clock: Clock | None = None,
+    opened: Sequence[RepoInfo] = (),
 ) -> Service:
     """Open the repositories and the store, and build the service over them.
 
@@ -76,6 +77,9 @@ def build_service(
         store_url: ``sqlite:///path`` or ``memory://``; default ``$DETENTE_STORE``, else the
             first repository's default SQLite file (see the module docstring).
         clock: the time authority; default the system clock.
+        opened: repositories the caller already opened with
+            :func:`~detente.vcs.open_repo`, positionally matching ``repo_paths`` (each
+            saves its git calls; a CLI process opens its repository once).
 
     Returns:
         The service (its store is open; call ``service.store.close()`` when done).
@@ -91,16 +95,20 @@ def build_service(
     if len(names) > len(repo_paths):
         raise ValidationError("more names than repositories", field="name")
     configs: list[RepoConfig] = []
+    infos: list[RepoInfo] = []
     for i, path in enumerate(repo_paths):
         name = names[i] if i < len(names) else None
-        info = open_repo(Path(path), name)
+        reuse = i < len(opened) and name in (None, opened[i].name)
+        info = opened[i] if reuse else open_repo(Path(path), name)
+        infos.append(info)
         if any(c.name == info.name for c in configs):
             raise ValidationError(
                 f"two repositories are named {info.name!r}; give one another name",
                 field="name",
             )
         configs.append(RepoConfig(info.name, info.path, info.default_branch, info.case_insensitive))
-    store = open_store(resolve_store_url(Path(repo_paths[0]), store_url))
+    default = f"sqlite:///{infos[0].common_dir / 'detente' / 'detente.db'}"
+    store = open_store(store_url or os.environ.get(STORE_ENV) or default)
     # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with
     # skewed machine clocks then agree on every deadline (detente.storage.clock).
     return Service(store, clock or default_clock(store), configs, resolve_commit=resolve_commit)
