@@ -35,7 +35,17 @@ from detente.domain.overlap import (
     intersect_compiled,
 )
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ansible-paths.txt"
+
+def _data_file(name: str) -> Path:
+    """``shared/data/<name>`` beside the checkout (the main one or any worktree of it)."""
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "data" / name
+        if candidate.is_file():
+            return candidate
+    return Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / name
+
+
+DATA = _data_file("ansible-paths.txt")
 BRUTE_BUDGET_NS = 15 * 10**9  # per size: stop brute-force queries after ~15 s
 
 Claim = tuple[str, list[str]]
