@@ -205,8 +205,11 @@ class _Hub:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.settings.poll_seconds)
 
-    async def stream(self, sub: _Subscriber) -> AsyncIterator[bytes]:
-        """The messages of one subscriber: replay from the log, then live from the hub."""
+    async def stream(self, sub: _Subscriber, first: bytes | None = None) -> AsyncIterator[bytes]:
+        """The messages of one subscriber: ``first`` (a resync hint) if any, the replay from
+        the log, then live from the hub."""
+        if first is not None:
+            yield first
         await self.add(sub)
         try:
             delivered = sub.position
@@ -298,14 +301,11 @@ async def event_stream(
     hub = _hub(service)
     sub = _Subscriber(stream_filter, position, hub.settings.buffer_events)
 
-    async def messages() -> AsyncIterator[bytes]:
-        if resync_reason is not None:
-            yield resync(position, "position_unavailable", resync_reason)
-        async for message in hub.stream(sub):
-            yield message
-
+    hint = None
+    if resync_reason is not None:
+        hint = resync(position, "position_unavailable", resync_reason)
     return EventSourceResponse(
-        messages(),
+        hub.stream(sub, hint),  # no generator in between: each delivery is one hop less
         ping=hub.settings.heartbeat_seconds,
         send_timeout=hub.settings.send_timeout_seconds,
     )
