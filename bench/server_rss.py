@@ -3,9 +3,11 @@
 For each N the repository's SQLite store is seeded in-process with N live claims (each on
 its own directory, 1 to 3 patterns, one-day leases), then ``detente serve`` starts on it
 as a subprocess: it catches up with the whole log, and the bench reads every claim over
-HTTP (``GET /v1/claims``, then one page of 100 and ten single claims) before taking the
-server's resident set from ``/proc/<pid>/status``: ``VmRSS`` now and ``VmHWM``, the peak
-since start. The baseline is the same server over an empty store, in the same run.
+HTTP (``GET /v1/claims``, then one page of 100 and ten single claims without semantic
+advisories) before taking the server's resident set from ``/proc/<pid>/status``:
+``VmRSS`` now and ``VmHWM``, the peak since start. The baseline is the same server over
+an empty store, in the same run. The last column is the peak after one default claim read,
+whose semantic advisories load the embedding model (once per process, when installed).
 
 Usage: ``python bench/server_rss.py [--sizes 0,1000,10000]``
 """
@@ -96,9 +98,16 @@ def _measure(repo: Path, claims: int) -> dict[str, float]:
             assert len(listed) == claims, (len(listed), claims)
             http.get("/v1/claims", params={"limit": 100}).raise_for_status()
             for claim in listed[:10]:
-                http.get(f"/v1/claims/{claim['id']}").raise_for_status()
-        kb = _status_kb(server.pid)
-        return {"rss": kb["VmRSS"] / 1024, "peak": kb["VmHWM"] / 1024}
+                http.get(f"/v1/claims/{claim['id']}", params={"include": ""}).raise_for_status()
+            kb = _status_kb(server.pid)
+            # The semantic advisories load the embedding model once per process.
+            http.get(f"/v1/claims/{listed[0]['id']}" if listed else "/healthz").raise_for_status()
+            model = _status_kb(server.pid)
+        return {
+            "rss": kb["VmRSS"] / 1024,
+            "peak": kb["VmHWM"] / 1024,
+            "model": model["VmHWM"] / 1024,
+        }
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -111,8 +120,11 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     if sizes[0] != 0:
         sizes.insert(0, 0)
-    print("| live claims | RSS MB | peak RSS MB | peak vs empty server | target |")
-    print("|---:|---:|---:|---:|---|")
+    print(
+        "| live claims | RSS MB | peak RSS MB | peak vs empty server | target "
+        "| peak MB after a semantic read |"
+    )
+    print("|---:|---:|---:|---:|---|---:|")
     base = None
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
@@ -124,7 +136,7 @@ def main() -> None:
             target = "<= 250 MB" if size >= 10_000 else ""
             print(
                 f"| {size} | {found['rss']:.0f} | {found['peak']:.0f} | "
-                f"{found['peak'] / base:.2f}x | {target} |",
+                f"{found['peak'] / base:.2f}x | {target} | {found['model']:.0f} |",
                 flush=True,
             )
 

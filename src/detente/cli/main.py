@@ -79,6 +79,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "events": ("The append-only event log.", "detente.cli.registry:events"),
     "audit": ("Verify the hash chain and the projections.", "detente.cli.registry:audit"),
     "hooks": ("Git hooks that enforce claims.", "detente.cli.registry:hooks"),
+    "config": (
+        "The project configuration (detente.toml at the repository root).",
+        "detente.cli.registry:config",
+    ),
     "serve": (
         "Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.",
         "detente.cli.registry:serve",

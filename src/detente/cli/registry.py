@@ -14,6 +14,7 @@ import typer
 __all__ = [
     "audit",
     "claim",
+    "config",
     "dashboard",
     "demo",
     "deploy",
@@ -37,6 +38,12 @@ def claim(app: typer.Typer) -> None:
     register_takeover(claim_app)
     register_integration(typer.Typer(), claim_app)  # ``claim complete``; ``integrate`` is its own
     app.add_typer(claim_app, name="claim")
+
+
+def config(app: typer.Typer) -> None:
+    from detente.cli.config_commands import config_app
+
+    app.add_typer(config_app, name="config")
 
 
 def integrate(app: typer.Typer) -> None:

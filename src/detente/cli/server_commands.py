@@ -8,6 +8,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from detente.cli.config_commands import (
+    MaxTtlFlag,
+    MeetingDeadlineFlag,
+    MinTtlFlag,
+    PolicyFileFlag,
+    TakeoverGraceFlag,
+)
 from detente.cli.context import JsonFlag, Session, run
 
 if TYPE_CHECKING:
@@ -52,17 +59,24 @@ def serve(
         int,
         typer.Option("--max-body-bytes", help="Largest request body accepted (413 beyond)."),
     ] = 1 << 20,
+    policy: PolicyFileFlag = None,
+    meeting_deadline: MeetingDeadlineFlag = None,
+    takeover_grace: TakeoverGraceFlag = None,
+    min_ttl: MinTtlFlag = None,
+    max_ttl: MaxTtlFlag = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.
 
     Only loopback hosts are accepted: authentication is not available yet. The log
     (stderr) has one line per request and every background task failure, with
-    structured ``key=value`` fields.
+    structured ``key=value`` fields. The policy is the first repository's detente.toml
+    with the policy flags applied (see ``detente config show``).
     """
 
     def body(session: Session) -> None:
         from detente import runtime
+        from detente.cli.config_commands import policy_overrides
         from detente.cli.serving import bind, check_loopback, serve
         from detente.errors import ValidationError
         from detente.logs import LEVELS
@@ -76,7 +90,13 @@ def serve(
         if max_body_bytes < 1:
             raise ValidationError("--max-body-bytes must be positive", field="max-body-bytes")
         paths = list(repo or [session.settings.repo])
-        service = runtime.build_service(paths, names=list(name or ()), store_url=store)
+        service = runtime.build_service(
+            paths,
+            names=list(name or ()),
+            store_url=store,
+            config_file=policy,
+            config_overrides=policy_overrides(meeting_deadline, takeover_grace, min_ttl, max_ttl),
+        )
         sock, url = bind(host, port)
         described: dict[str, Any] = {
             "listening": url,
