@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from detente.domain.overlap import (
+    Budget,
     CompiledPattern,
     PatternIndex,
     compile_pattern,
@@ -192,13 +193,13 @@ class BruteIndex:
         return before - len(self.entries)
 
     def overlapping(
-        self, pattern: str, *, exclude: str | None = None
+        self, pattern: str, *, exclude: str | None = None, budget: Budget | None = None
     ) -> list[tuple[str, str, str]]:
         query = compile_pattern(pattern)
         out = []
         for key, theirs, compiled in self.entries:
             if key != exclude:
-                witness = intersect_compiled(query, compiled)
+                witness = intersect_compiled(query, compiled, budget=budget)
                 if witness is not None:
                     out.append((key, theirs, witness))
         return sorted(out)
