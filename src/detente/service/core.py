@@ -99,6 +99,10 @@ class ServiceCore:
         self.checkpoints = Checkpoints(store, self._new_state)
         #: The command queues and batch runner.
         self.group_commit = GroupCommit(self)
+        self._compose()
+
+    def _compose(self) -> None:
+        """Build what sits on the core (the per-aggregate services); none in the bare core."""
 
     # ------------------------------------------------------------------ the interface
     # What the per-aggregate services use: name a repository, read its projection, run a
