@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from detente.cli.agents import agents_app
 from detente.cli.claims import claim_app
 from detente.cli.config_commands import (
     MaxTtlFlag,
@@ -74,6 +75,7 @@ register_integration_commands(app, claim_app)
 app.add_typer(patch_app, name="patch")
 app.add_typer(hooks_app, name="hooks")
 app.add_typer(config_app, name="config")
+app.add_typer(agents_app, name="agents")
 app.command("deploy")(deploy_command)
 app.command("mcp")(mcp_command)
 app.command("dashboard")(dashboard_command)
