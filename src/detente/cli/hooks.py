@@ -2,11 +2,12 @@
 hooks of :mod:`detente.hooks`.
 
 Without ``--bare`` the ``pre-commit`` guard goes into this repository's hooks directory
-(shared by all its worktrees). With ``--bare BARE`` the ``pre-receive``, ``update`` and ``reference-transaction`` checks and the
-``post-receive`` report go into the shared repository ``BARE``; they ask the detente
-server named by the global ``--server URL`` / ``$DETENTE_URL`` (required: a bare
-repository has no local store). The old spelling ``--server BARE`` is refused with a
-message naming ``--bare``: ``--server`` is the server's URL everywhere.
+(shared by all its worktrees). With ``--bare BARE`` the ``pre-receive``, ``update`` and
+``reference-transaction`` checks and the ``post-receive`` report go into the shared
+repository ``BARE``; they ask the detente server named by the global ``--server URL`` /
+``$DETENTE_URL`` (required: a bare repository has no local store). The old spelling
+``--server BARE`` is refused with a message naming ``--bare``: ``--server`` is the
+server's URL everywhere.
 """
 
 from __future__ import annotations
