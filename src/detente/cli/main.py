@@ -354,6 +354,6 @@ def main() -> None:
             opts = [o for o in getattr(param, "opts", []) if o.startswith("--")]
             problem["field"] = opts[0] if opts else str(param.name).upper()
         elif getattr(exc, "option_name", None):  # an unknown option
-            problem["field"] = str(exc.option_name)
+            problem["field"] = str(getattr(exc, "option_name", ""))
         print(json.dumps(problem, separators=(",", ":")))
         sys.exit(2)
