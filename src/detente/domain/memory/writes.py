@@ -75,7 +75,9 @@ def _missing(doc: MemoryDocument) -> NotFoundError:
     return NotFoundError(f"{doc.path} does not exist in the working tree", path=doc.path)
 
 
-def _stale(doc: MemoryDocument, detail: str, expected: int, actual: int) -> RevisionConflict:
+def _stale(
+    doc: MemoryDocument, detail: str, expected: int | str, actual: int | str
+) -> RevisionConflict:
     return RevisionConflict(
         detail,
         expected=expected,
@@ -285,11 +287,14 @@ def _defer(
             reason=f"its edit of {target} conflicts with a user's edit (artifact {artifact_id})",
         ),
     ]
+    on_disk = digest(disk)
     refusal = RevisionConflict(
-        f"{reason}: the user's content stays; your edit is kept as patch artifact "
-        f"{artifact_id} and claim {claim.id} re-enters negotiation in meeting {meeting_id}",
-        expected=cmd.expected_section_revision,
-        actual=cmd.expected_section_revision,
+        f"{reason} (the file hash differs: you read {cmd.expected_file_hash[:12]}, the file "
+        f"is now {on_disk[:12]}): the user's content stays; your edit is kept as patch "
+        f"artifact {artifact_id} and claim {claim.id} re-enters negotiation in meeting "
+        f"{meeting_id}",
+        expected=cmd.expected_file_hash,
+        actual=on_disk,
         current=current(doc),
     )
     refusal.extra.update(artifactId=artifact_id, meetingId=meeting_id, sectionKey=cmd.section_key)
@@ -337,8 +342,11 @@ def decide_write(
             f"{digest(disk)[:12]}), not {cmd.expected_revision} ({cmd.expected_file_hash[:12]})"
             + (f"; it would {lost}, which claim {claim.id} does not own" if lost else "")
             + ": re-read the file and patch your sections",
-            cmd.expected_revision,
-            doc.revision,
+            *(
+                (cmd.expected_revision, doc.revision)
+                if cmd.expected_revision != doc.revision
+                else (cmd.expected_file_hash, digest(disk))
+            ),
         )
         conflict.extra["sections"] = not_owned
         raise conflict
