@@ -52,7 +52,7 @@ from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
 __all__ = ["CommitCheck", "GatesService"]
 
 
-def _facts(path: Path, claim: Claim, head: str, base: str) -> GitFacts:
+def _facts(path: Path, claim: Claim, head: str, base: str, symbols_held: bool) -> GitFacts:
     found = commit_facts(
         path, head=head, base=base, claim_base=claim.base_commit, branch=claim.branch
     )
@@ -64,15 +64,19 @@ def _facts(path: Path, claim: Claim, head: str, base: str) -> GitFacts:
         from_claim_base=found.from_claim_base,
         branch_head=found.branch_head,
         diff=found.diff,
-        symbol_edits=_symbol_edits(path, claim, found.base_oid, found.head_oid),
+        symbol_edits=_symbol_edits(
+            path, bool(claim.symbols) or symbols_held, found.base_oid, found.head_oid
+        ),
     )
 
 
 def _symbol_edits(
-    path: Path, claim: Claim, base: str | None, head: str | None
+    path: Path, needed: bool, base: str | None, head: str | None
 ) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
-    """What the diff does to symbols, for a claim that names symbols (else nothing)."""
-    if not claim.symbols or base is None or head is None:
+    """What the diff does to symbols, when some claim names symbols (else nothing): the
+    claim's own symbols cover what stays inside them, others' symbols refuse what they
+    touch (:mod:`detente.domain.named_authority`)."""
+    if not needed or base is None or head is None:
         return ()
     from detente.index.diff import touched
     from detente.service.repo_index import symbol_index
@@ -166,7 +170,9 @@ class GatesService:
         if evidence is None:
             raise ValidationError("evidence is required", field="evidence")
         check_ref_name(base_ref.ref)
-        facts = _facts(path, snapshot, evidence.head_commit, base_ref.oid)
+        facts = _facts(
+            path, snapshot, evidence.head_commit, base_ref.oid, bool(state.claims.symbols)
+        )
         stale: list[StaleBase] = []
 
         def decide(s: RepoState) -> list[Event]:

@@ -18,12 +18,13 @@ checks built on it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from detente.domain.authority import literal_pattern, may_share, path_refusals, writable
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.named_authority import Edit
 from detente.domain.state import RepoState
 
 __all__ = [
@@ -92,7 +93,12 @@ def holders_of(state: RepoState, path: str, exclude: str | None = None) -> list[
     return [c for c in path_refusals(state, None, path) if c.id != exclude]
 
 
-def path_findings(state: RepoState, claim: Claim | None, paths: Iterable[str]) -> list[PathFinding]:
+def path_findings(
+    state: RepoState,
+    claim: Claim | None,
+    paths: Iterable[str],
+    edits: Mapping[str, Edit] | None = None,
+) -> list[PathFinding]:
     """Every refused path (see the module docstring), in the order of ``paths``.
 
     The answer comes from :func:`detente.domain.authority.writable`, the one rule every
@@ -103,13 +109,17 @@ def path_findings(state: RepoState, claim: Claim | None, paths: Iterable[str]) -
         claim: the claim that wants to change the paths, or None (a commit nobody
             claimed: only paths under another claim's authority are refused).
         paths: concrete, normalised repo-relative paths.
+        edits: what the change does to symbols, per path (see
+            :mod:`detente.domain.named_authority`); a path without one is a change to the
+            whole file.
 
     Returns:
         The findings; empty when every path may change.
     """
     out: list[PathFinding] = []
+    edits = edits or {}
     for path in dict.fromkeys(paths):
-        refusing, outside = writable(state, claim, path)
+        refusing, outside = writable(state, claim, path, edits.get(path))
         for other in refusing:
             out.append(PathFinding(path, "held", other.id, other.agent.name))
         if outside:
