@@ -25,9 +25,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
     root = tmp_path / "repo"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
-    m0 = commit(
-        root, {RETRY: RETRY_PY, LEDGER: LEDGER_PY, STORE: STORE_GO}, ref="refs/heads/main"
-    )
+    m0 = commit(root, {RETRY: RETRY_PY, LEDGER: LEDGER_PY, STORE: STORE_GO}, ref="refs/heads/main")
     return root, m0
 
 

@@ -99,4 +99,3 @@ def named_owned(claim: Claim, path: str, edit: Edit | None) -> bool:
         return False
     stray = syms.stray_edits(claim.symbols, path, *edit)
     return stray is not None and not stray
-
