@@ -31,6 +31,7 @@ from datetime import datetime
 
 from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.generated_authority import artifact_at, artifact_writable
 from detente.domain.named_authority import Edit, named_owned, named_refusals
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import escape, normalize_path
@@ -149,8 +150,13 @@ def writable(
     ``outside`` is True when no granted target of ``claim`` covers the write (a path
     pattern matching it, a module holding the file, or its symbols holding everything
     ``edit`` touches) and nobody refuses it (a refused path is reported once, as
-    refused). ``claim`` None: a write nobody claimed, refused only by holders.
+    refused). ``claim`` None: a write nobody claimed, refused only by holders. A
+    first-class generated artifact is judged on its generator inputs instead
+    (:mod:`detente.domain.generated_authority`).
     """
+    artifact = artifact_at(state, claim, path)
+    if claim is not None and artifact is not None:
+        return artifact_writable(state, claim, artifact, lambda o: blocks(state, claim.id, o))
     refusing = path_refusals(state, claim.id if claim is not None else None, path, edit)
     owned = (
         claim is None

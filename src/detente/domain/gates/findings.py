@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from detente.domain.authority import literal_pattern, may_share, path_refusals, writable
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.generated_authority import artifact_at
 from detente.domain.named_authority import Edit
 from detente.domain.state import RepoState
 
@@ -53,23 +54,37 @@ class PathFinding:
             granted targets).
         claim_id: the holder's claim id (``held`` only).
         agent: the holder's agent name (``held`` only).
+        inputs: for a first-class generated artifact, its generator inputs (the write
+            was judged on them, see :mod:`detente.domain.generated_authority`).
     """
 
     path: str
     kind: Literal["held", "outside"]
     claim_id: str | None = None
     agent: str | None = None
+    inputs: tuple[str, ...] = ()
 
     def sentence(self, claim_id: str | None = None) -> str:
         """One human sentence, e.g. ``"a.py is held by clm_1 (alice)"``."""
+        generated = f" (generated from {', '.join(self.inputs)})" if self.inputs else ""
         if self.kind == "held":
-            return f"{self.path} is held by claim {self.claim_id} ({self.agent})"
+            return f"{self.path}{generated} is held by claim {self.claim_id} ({self.agent})"
         who = f"claim {claim_id}'s" if claim_id else "the claim's"
+        if self.inputs:
+            return f"{self.path}{generated}: {who} targets cover none of its inputs"
         return f"{self.path} is outside {who} targets"
 
     def to_wire(self) -> dict[str, Any]:
-        """``{path, kind, claimId, agent}``."""
-        return {"path": self.path, "kind": self.kind, "claimId": self.claim_id, "agent": self.agent}
+        """``{path, kind, claimId, agent}``, and ``generatorInputs`` for an artifact."""
+        wire: dict[str, Any] = {
+            "path": self.path,
+            "kind": self.kind,
+            "claimId": self.claim_id,
+            "agent": self.agent,
+        }
+        if self.inputs:
+            wire["generatorInputs"] = list(self.inputs)
+        return wire
 
 
 @dataclass(frozen=True)
@@ -120,10 +135,12 @@ def path_findings(
     edits = edits or {}
     for path in dict.fromkeys(paths):
         refusing, outside = writable(state, claim, path, edits.get(path))
+        artifact = artifact_at(state, claim, path) if refusing or outside else None
+        inputs = artifact.inputs if artifact is not None else ()
         for other in refusing:
-            out.append(PathFinding(path, "held", other.id, other.agent.name))
+            out.append(PathFinding(path, "held", other.id, other.agent.name, inputs))
         if outside:
-            out.append(PathFinding(path, "outside"))
+            out.append(PathFinding(path, "outside", inputs=inputs))
     return out
 
 
