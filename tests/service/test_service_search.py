@@ -12,7 +12,9 @@ from detente.domain.claims.model import ClaimStatus
 from detente.domain.memory import commands as mc
 from detente.domain.overlap.model import OverlapKind, Severity
 from detente.errors import ValidationError
+from detente.index.semantic import Similarity
 from detente.service import ClaimView, RepoConfig, Service
+from detente.service import search as search_module
 from detente.storage.memory import MemoryStore
 
 from semantic_support import require_model
@@ -59,6 +61,32 @@ def test_the_same_objective_on_disjoint_paths_is_a_semantic_advisory_beside_no_o
     assert repo.service.claims.get_claim(carol.claim.id).semantic == []
     wire = repo.service.claims.get_claim(alice.claim.id).to_wire()
     assert [o["claimId"] for o in wire["semanticOverlaps"]] == [bob.claim.id]
+
+
+def test_semantic_overlaps_are_found_when_a_claim_opens_and_stored_on_its_announcement(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = repo.open("src/settlement/retry.py", agent="alice", objective="Retry failed payments")
+    bob = repo.open(
+        "web/src/client.ts", agent="bob", objective="Retry payments that failed, with backoff"
+    )
+    [advice] = bob.semantic  # the open answer already says it
+    assert advice.claim_id == alice.claim.id
+    [announced] = [
+        r
+        for r in repo.service.store.iter_all()
+        if r.type == "claim.announced" and r.data["claimId"] == bob.claim.id
+    ]
+    stored = announced.data["semantic"]
+    assert stored["mode"] == "semantic"
+    assert [s["claimId"] for s in stored["similar"]] == [alice.claim.id]
+    assert stored["similar"][0]["score"] >= stored["threshold"]
+    # Reads use what was stored: a process now in the lexical mode still reports the
+    # semantic finding (a recomputation would say "lexical similarity").
+    monkeypatch.setattr(search_module, "_SIMILARITY", [Similarity("lexical")])
+    [again] = repo.service.claims.get_claim(alice.claim.id).semantic
+    assert again.claim_id == bob.claim.id
+    assert again.targets[0].witness.startswith("semantic similarity")
 
 
 def test_search_ranks_claims_and_memory_sections_with_their_overlaps(repo: Repo) -> None:

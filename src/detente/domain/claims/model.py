@@ -108,7 +108,9 @@ class Claim:
     time the claim becomes ``active``: only then do its ``paths`` carry authority over
     others' writes (a claim still negotiating its opening never blocks the holder it
     contests). ``revision`` counts every event of the claim's stream; ``fencing_token``
-    is fixed at grant time and monotonic per repo.
+    is fixed at grant time and monotonic per repo. ``semantic`` is what its objective
+    resembled when it opened (``{mode, threshold, similar: [{claimId, score}]}``, stored on
+    ``claim.announced``; advisory only).
     """
 
     id: str
@@ -143,6 +145,7 @@ class Claim:
     evidence: dict[str, Any] | None = None
     integration: dict[str, Any] | None = None
     test_plan: dict[str, tuple[str, ...]] | None = None
+    semantic: dict[str, Any] | None = None
 
     @property
     def contract_areas(self) -> tuple[str, ...]:
