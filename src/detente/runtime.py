@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,7 @@ def build_service(
         configs.append(RepoConfig(info.name, info.path, info.default_branch, info.case_insensitive))
     if config is None:
         config = load_config(project_root, file=config_file, overrides=config_overrides)
+    configs = [replace(c, generated=config.generated, artifacts=config.artifacts) for c in configs]
     store = open_store(resolve_store_url(Path(repo_paths[0]), store_url))
     # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with
     # skewed machine clocks then agree on every deadline (detente.storage.clock).

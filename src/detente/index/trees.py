@@ -57,11 +57,19 @@ class GitTrees:
         extra_generated: canonical patterns of generated artifacts the server's
             configuration adds to every commit's own (``[generated] patterns`` of the
             served ``detente.toml``).
+        extra_artifacts: first-class artifacts the served configuration declares; a
+            commit's own declarations come after them (and win for the same path).
     """
 
-    def __init__(self, repo: Path, extra_generated: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        repo: Path,
+        extra_generated: tuple[str, ...] = (),
+        extra_artifacts: tuple[Artifact, ...] = (),
+    ) -> None:
         self._git = Git(repo)
         self._extra = extra_generated
+        self._extra_artifacts = extra_artifacts
         self._lock = threading.Lock()
         self._views: OrderedDict[str, TreeView | None] = OrderedDict()
 
@@ -99,9 +107,9 @@ class GitTrees:
         for path in attributes:
             directory = path.rpartition("/")[0]
             rules += gitattributes_rules(blobs[wanted[path]], directory)
-        artifacts = (
-            toml_artifacts(blobs[wanted["detente.toml"]]) if "detente.toml" in wanted else []
-        )
+        artifacts = list(self._extra_artifacts)
+        if "detente.toml" in wanted:
+            artifacts += toml_artifacts(blobs[wanted["detente.toml"]])
         return TreeView(
             commit=commit,
             files=tuple(p for p, _ in entries),

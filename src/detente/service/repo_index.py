@@ -12,23 +12,27 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from detente.domain.overlap.trees import Artifact
 from detente.index.symbols import SymbolIndex
 from detente.index.trees import GitTrees
 
 __all__ = ["resolve_symbols", "symbol_index", "tree_source"]
 
 _INDEXES: dict[Path, SymbolIndex] = {}
-_TREES: dict[Path, GitTrees] = {}
+_TREES: dict[tuple[Path, tuple[str, ...], tuple[Artifact, ...]], GitTrees] = {}
 _LOCK = threading.Lock()
 
 
-def tree_source(repo: Path) -> GitTrees:
-    """The shared commit-tree reader of the repository at ``repo``."""
-    key = repo.resolve()
+def tree_source(
+    repo: Path, generated: tuple[str, ...] = (), artifacts: tuple[Artifact, ...] = ()
+) -> GitTrees:
+    """The shared commit-tree reader of the repository at ``repo``, with the served
+    configuration's generated patterns and artifacts added to every commit's own."""
+    key = (repo.resolve(), generated, artifacts)
     with _LOCK:
         trees = _TREES.get(key)
         if trees is None:
-            trees = _TREES[key] = GitTrees(key)
+            trees = _TREES[key] = GitTrees(key[0], generated, artifacts)
         return trees
 
 
