@@ -119,3 +119,32 @@ def test_a_module_claim_owns_its_files_and_refuses_them_to_others(
     assert caught.value.extra["blockers"] == [
         {"path": STORE, "claimId": alice.id, "agent": "alice"}
     ]
+
+
+def test_a_write_check_judges_symbols_on_what_the_claims_worktree_touches(
+    tmp_path: Path, repo: tuple[Path, str]
+) -> None:
+    root, m0 = repo
+    git(root, "update-ref", "refs/heads/main", m0)
+    tree = tmp_path / "bob-tree"
+    git(root, "worktree", "add", "-q", "--detach", str(tree), m0)
+    service = make_service(root, tmp_path / "d.db")
+    alice = service.claims.open_claim(
+        replace(seed(agent="alice", symbols=("RetryPolicy.backoff",)), base_commit=m0)
+    ).claim
+    bob = service.claims.open_claim(
+        replace(
+            seed(agent="bob", symbols=("RetryPolicy.give_up",), worktree=str(tree)),
+            base_commit=m0,
+        )
+    ).claim
+    (tree / RETRY).write_text(RETRY_PY.replace("attempt > 8", "attempt > 3"))
+    assert service.claims.check_write(bob.id, [RETRY]) == [RETRY]
+    assert service.gates.check_commit("demo", bob.id, [RETRY]).ok
+    (tree / RETRY).write_text(RETRY_PY.replace("2**attempt", "3**attempt"))
+    with pytest.raises(OverlapBlocking) as caught:
+        service.claims.check_write(bob.id, [RETRY])
+    assert caught.value.extra["blockers"] == [
+        {"path": RETRY, "claimId": alice.id, "agent": "alice"}
+    ]
+    assert not service.gates.check_commit("demo", bob.id, [RETRY]).ok

@@ -26,7 +26,7 @@ sections (:mod:`detente.domain.memory.authority`) share :func:`blocks`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from detente.domain.claims.guards import check_alive, check_fencing, get_claim
@@ -194,11 +194,14 @@ def check_write(
     paths: Sequence[str],
     now: datetime,
     fencing_token: int | None = None,
+    edits: Mapping[str, Edit] | None = None,
 ) -> list[str]:
     """Authorize ``claim_id`` to write ``paths`` (concrete repo-relative file paths).
 
     Order: fencing (a taken-over claim is fenced off before anything else), liveness,
-    the writer's status, then each path against :func:`writable`.
+    the writer's status, then each path against :func:`writable`, with what the change
+    does to the path's symbols when known (``edits``, by path; see
+    :mod:`detente.domain.named_authority`; a path without one is a whole-file write).
 
     Returns:
         The normalised paths, all authorized.
@@ -219,7 +222,7 @@ def check_write(
     blockers: list[dict[str, str]] = []
     outside: list[str] = []
     for path in dict.fromkeys(normalised):
-        refusing, out = writable(state, claim, path)
+        refusing, out = writable(state, claim, path, (edits or {}).get(path))
         blockers += [{"path": path, "claimId": o.id, "agent": o.agent.name} for o in refusing]
         if out:
             outside.append(path)

@@ -15,7 +15,7 @@ from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
-from detente.service.repo_index import resolve_symbols
+from detente.service.repo_index import resolve_symbols, symbols_matter, worktree_edits
 from detente.service.search import (
     announce_semantic,
     semantic_overlaps,
@@ -219,4 +219,9 @@ class ClaimsService:
         repo = self.core.repo_of_claim(claim_id)
         state = self.core.fresh(repo)
         with self.core.lock(repo):
-            return check_write(state, claim_id, paths, self.core.clock.now(), fencing_token)
+            claim = state.claims.get(claim_id)
+            matter = symbols_matter(state, claim, paths)
+        # A write where symbols matter is judged on what the claim's worktree touches now.
+        edits = worktree_edits(self.core.repos[repo].path, claim) if matter else None
+        with self.core.lock(repo):
+            return check_write(state, claim_id, paths, self.core.clock.now(), fencing_token, edits)

@@ -45,6 +45,7 @@ from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
 from detente.service.core import ServiceCore
+from detente.service.repo_index import symbols_matter, worktree_edits
 from detente.service.views import ClaimView, claim_view
 from detente.vcs.checkout import refuse_dirty_checkouts, update_checkouts
 from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
@@ -254,7 +255,12 @@ class GatesService:
                 for i, p in enumerate(paths)
             ]
             claim = get_claim(state, claim_id) if claim_id is not None else None
-            problems, findings = commit_findings(state, claim, norm)
+            matter = symbols_matter(state, claim, norm)
+        # Staged symbol edits are judged on the claim's worktree diff (a superset).
+        path = self.core.repos[state.repo].path
+        edits = worktree_edits(path, claim) if matter else None
+        with self.core.lock(repo):
+            problems, findings = commit_findings(state, claim, norm, edits)
         return CommitCheck(claim_id, problems, findings)
 
     def check_push(

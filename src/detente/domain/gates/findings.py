@@ -145,9 +145,14 @@ def path_findings(
 
 
 def commit_findings(
-    state: RepoState, claim: Claim | None, paths: Sequence[str]
+    state: RepoState,
+    claim: Claim | None,
+    paths: Sequence[str],
+    edits: Mapping[str, Edit] | None = None,
 ) -> tuple[list[str], list[PathFinding]]:
     """The ``pre-commit`` check: may ``claim`` (or nobody) commit these staged paths?
+
+    ``edits``: what the change does to symbols, by path (see :func:`path_findings`).
 
     Returns:
         ``(problems, findings)``: ``problems`` are sentences about the claim itself (not
@@ -158,7 +163,7 @@ def commit_findings(
         problems.append(
             f"claim {claim.id} is {claim.status.value}: only an active claim commits work"
         )
-    return problems, path_findings(state, claim, paths)
+    return problems, path_findings(state, claim, paths, edits)
 
 
 def push_failures(
