@@ -108,9 +108,7 @@ class Claim:
     time the claim becomes ``active``: only then do its ``paths`` carry authority over
     others' writes (a claim still negotiating its opening never blocks the holder it
     contests). ``revision`` counts every event of the claim's stream; ``fencing_token``
-    is fixed at grant time and monotonic per repo. ``semantic`` is what its objective
-    resembled when it opened (``{mode, threshold, similar: [{claimId, score}]}``, stored on
-    ``claim.announced``; advisory only).
+    is fixed at grant time and monotonic per repo.
     """
 
     id: str
@@ -139,13 +137,15 @@ class Claim:
     abandonment: Abandonment | None = None
     last_event_id: str | None = None
     advisory: bool = False
+    #: What its objective resembled when it opened (``{mode, threshold, similar:
+    #: [{claimId, score}]}``, stored on ``claim.announced``; advisory only).
+    semantic: dict[str, Any] | None = None
     takeover: dict[str, object] | None = None
     successor_id: str | None = None
     granted: bool = False
     evidence: dict[str, Any] | None = None
     integration: dict[str, Any] | None = None
     test_plan: dict[str, tuple[str, ...]] | None = None
-    semantic: dict[str, Any] | None = None
 
     @property
     def contract_areas(self) -> tuple[str, ...]:
