@@ -197,28 +197,24 @@ class Similarity:
         """Unit vectors of ``texts`` (semantic mode only), shape ``(len(texts), 384)``.
 
         Cached by the SHA-256 of each text (the last :data:`_CACHE` texts): an objective
-        or section embedded once is never embedded again by this process.
+        or section embedded once is not embedded again by this process.
         """
         assert self._model is not None
         import numpy as np
 
         keys = [_text_key(t) for t in texts]
         with self._lock:
-            missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}
+            found = {k: self._cache[k] for k in dict.fromkeys(keys) if k in self._cache}
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if missing:
             vectors = self._model.embed(list(missing.values()))
             with self._lock:
                 for key, vector in zip(missing, vectors, strict=True):
+                    found[key] = vector
                     self._cache[key] = vector
-                    self._cache.move_to_end(key)
-                while len(self._cache) > _CACHE:
-                    self._cache.popitem(last=False)
-        fresh = dict(zip(missing, vectors, strict=True)) if missing else {}
-        with self._lock:
-            found = {k: fresh[k] if k in fresh else self._cache.get(k) for k in keys}
-        lost = [t for k, t in zip(keys, texts, strict=True) if found[k] is None]
-        if lost:  # evicted by another thread meanwhile: embed again, uncached
-            found.update(zip(map(_text_key, lost), self._model.embed(lost), strict=True))
+                    while len(self._cache) > _CACHE:
+                        self._cache.popitem(last=False)
+        # From ``found``, not the cache: more texts than the cache holds evict each other.
         rows: list[Any] = [found[k] for k in keys]
         return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
 

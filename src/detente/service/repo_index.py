@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from detente.domain.claims.model import Claim
 from detente.domain.named_authority import Edit
@@ -19,8 +20,10 @@ from detente.domain.overlap.symbols import split_symbol
 from detente.domain.overlap.trees import Artifact
 from detente.domain.state import RepoState
 from detente.errors import DetenteError, ValidationError
-from detente.index.symbols import SymbolIndex
-from detente.index.trees import GitTrees
+
+if TYPE_CHECKING:  # imported on first use: a claim read never parses code
+    from detente.index.symbols import SymbolIndex
+    from detente.index.trees import GitTrees
 
 __all__ = ["resolve_symbols", "symbol_index", "symbols_matter", "tree_source", "worktree_edits"]
 
@@ -38,6 +41,8 @@ def tree_source(
     with _LOCK:
         trees = _TREES.get(key)
         if trees is None:
+            from detente.index.trees import GitTrees
+
             trees = _TREES[key] = GitTrees(key[0], generated, artifacts)
         return trees
 
@@ -48,6 +53,8 @@ def symbol_index(repo: Path) -> SymbolIndex:
     with _LOCK:
         index = _INDEXES.get(key)
         if index is None:
+            from detente.index.symbols import SymbolIndex
+
             index = _INDEXES[key] = SymbolIndex(key)
         return index
 
