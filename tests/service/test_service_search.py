@@ -15,6 +15,7 @@ from detente.errors import ValidationError
 from detente.index.semantic import Similarity
 from detente.service import ClaimView, RepoConfig, Service
 from detente.service import search as search_module
+from detente.service.search import MAX_SIMILAR
 from detente.storage.memory import MemoryStore
 
 from semantic_support import require_model
@@ -113,3 +114,11 @@ def test_search_refuses_an_empty_query_and_a_bad_limit(repo: Repo) -> None:
         repo.service.search.search("  ")
     with pytest.raises(ValidationError, match="limit"):
         repo.service.search.search("x", limit=0)
+
+
+def test_a_claims_record_keeps_only_the_most_similar_few(repo: Repo) -> None:
+    for i in range(MAX_SIMILAR + 2):
+        repo.open(f"docs/n{i}.md", agent=f"agent{i}", objective="Retry failed payments")
+    last = repo.open("docs/last.md", agent="zed", objective="Retry failed payments")
+    assert len(last.semantic) == MAX_SIMILAR
+    assert len({o.claim_id for o in last.semantic}) == MAX_SIMILAR

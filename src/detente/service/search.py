@@ -49,6 +49,9 @@ _SIMILARITY: list[Similarity] = []
 _LOCK = threading.Lock()
 _MAX_SECTION = 2000
 
+#: The most similar claims a claim's record keeps: advice names a few, never a crowd.
+MAX_SIMILAR = 10
+
 
 def similarity() -> Similarity:
     """The process-wide similarity (the model loads once).
@@ -73,18 +76,19 @@ def semantic_record(
         candidates: ``(claim id, objective)`` of the holding claims.
 
     Returns:
-        ``{mode, threshold, similar: [{claimId, score}]}`` (scores rounded to 4 places,
-        at or above the mode's threshold, by claim id), stored on ``claim.announced``;
-        None for a blank objective.
+        ``{mode, threshold, similar: [{claimId, score}]}``: the :data:`MAX_SIMILAR` most
+        similar holders at or above the mode's threshold (scores rounded to 4 places,
+        listed by claim id), stored on ``claim.announced``; None for a blank objective.
     """
     if not objective.strip():
         return None
     others = [(cid, text) for cid, text in candidates if text.strip()]
     scores = sim.pairwise([objective], [text for _, text in others])[0] if others else []
+    above = [(score, cid) for (cid, _), score in zip(others, scores, strict=True)]
+    best = sorted((p for p in above if p[0] >= sim.threshold), key=lambda p: (-p[0], p[1]))
     similar = [
         {"claimId": cid, "score": round(score, 4)}
-        for (cid, _), score in sorted(zip(others, scores, strict=True))
-        if score >= sim.threshold
+        for score, cid in sorted(best[:MAX_SIMILAR], key=lambda p: p[1])
     ]
     return {"mode": sim.mode, "threshold": sim.threshold, "similar": similar}
 
