@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -122,3 +124,17 @@ def test_a_claims_record_keeps_only_the_most_similar_few(repo: Repo) -> None:
     last = repo.open("docs/last.md", agent="zed", objective="Retry failed payments")
     assert len(last.semantic) == MAX_SIMILAR
     assert len({o.claim_id for o in last.semantic}) == MAX_SIMILAR
+
+
+def test_a_claim_opening_never_waits_for_the_model_to_load(tmp_path: Path) -> None:
+    require_model()
+    script = (
+        "from detente.service import search\n"
+        "print(search.similarity_now().mode)\n"  # the model starts loading in the background
+        "search._WARMING[0].join(60)\n"
+        "print(search.similarity_now().mode)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.split() == ["lexical", "semantic"]

@@ -40,6 +40,7 @@ __all__ = [
     "Similarity",
     "bm25_scores",
     "embed_threads",
+    "model_tried",
 ]
 
 Mode = Literal["semantic", "lexical"]
@@ -133,6 +134,12 @@ class _Model:
 
 _LOADED: dict[str, _Model | None] = {}
 _LOAD_LOCK = threading.Lock()
+
+
+def model_tried() -> bool:
+    """Whether this process has already tried to load the model (a call to
+    :class:`Similarity` in the semantic mode returns at once)."""
+    return "model" in _LOADED
 
 
 def _load() -> tuple[_Model | None, str]:

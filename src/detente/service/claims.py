@@ -20,7 +20,7 @@ from detente.service.search import (
     announce_semantic,
     semantic_overlaps,
     semantic_record,
-    similarity,
+    similarity_now,
 )
 from detente.service.views import ClaimView, claim_command, claim_view
 from detente.vcs.workstate import work_state
@@ -44,7 +44,7 @@ class ClaimsService:
         state = self.core.fresh(repo)
         with self.core.lock(repo):
             candidates = [(c.id, c.objective) for c in state.claims.values() if c.holding]
-        return semantic_record(similarity(), objective, candidates)
+        return semantic_record(similarity_now(), objective, candidates)
 
     # ------------------------------------------------------------------ claims
 

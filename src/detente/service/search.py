@@ -34,7 +34,7 @@ from detente.domain.overlap.model import (
 )
 from detente.domain.state import RepoState
 from detente.errors import DetenteError, ValidationError
-from detente.index.semantic import Similarity
+from detente.index.semantic import Similarity, model_tried
 from detente.service.core import ServiceCore
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "semantic_overlaps",
     "semantic_record",
     "similarity",
+    "similarity_now",
 ]
 
 _SIMILARITY: list[Similarity] = []
@@ -63,6 +64,31 @@ def similarity() -> Similarity:
             forced = os.environ.get("DETENTE_SIMILARITY", "").strip().lower()
             _SIMILARITY.append(Similarity("lexical" if forced == "lexical" else None))
         return _SIMILARITY[0]
+
+
+_LEXICAL: list[Similarity] = []
+_WARMING: list[threading.Thread] = []
+_WARM_LOCK = threading.Lock()  # not _LOCK: similarity() holds that while the model loads
+
+
+def similarity_now() -> Similarity:
+    """The process-wide similarity when it is ready, without waiting for the model.
+
+    While the model has not been loaded yet (the first claim after a server start), it
+    loads in a background thread and this answers with the lexical mode, so no claim
+    opening waits for a model load; a record states the mode it was computed in.
+    """
+    if _SIMILARITY:
+        return _SIMILARITY[0]
+    if model_tried() or os.environ.get("DETENTE_SIMILARITY", "").strip().lower() == "lexical":
+        return similarity()
+    with _WARM_LOCK:
+        if not _WARMING:
+            _WARMING.append(threading.Thread(target=similarity, name="detente-model", daemon=True))
+            _WARMING[0].start()
+        if not _LEXICAL:
+            _LEXICAL.append(Similarity("lexical"))
+        return _LEXICAL[0]
 
 
 def semantic_record(
