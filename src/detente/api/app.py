@@ -1,7 +1,7 @@
 """The HTTP API (API.md v1): claims, events (JSON and SSE), audit, repositories.
 
 Routes are thin: FastAPI parses the request with the client's body models
-(:mod:`detente.client.body`), :class:`~detente.client.calls.ServiceCalls` makes the
+(:mod:`detente.client.body`), :class:`~detente.client.inprocess.ServiceCalls` makes the
 one service call of the operation and renders the wire shape. Errors become problem+json
 through ``problems.py``. Service calls are synchronous; FastAPI runs plain ``def`` routes
 in its threadpool. The MCP endpoint is mounted by the composition root
@@ -42,7 +42,7 @@ from detente.api.routes import (
     system,
 )
 from detente.api.supervision import supervisor_for
-from detente.client.calls import ServiceCalls
+from detente.client.inprocess import ServiceCalls
 from detente.errors import DetenteError
 from detente.service import Service
 

@@ -106,9 +106,7 @@ class ServiceCalls(IndexCalls):
             view = self.service.claims.open_claim(body.to_command())
         return cast(wire.ClaimView, view.to_wire())
 
-    def takeover(self, claim_id: str, body: b.ClaimIn) -> wire.ClaimView:
-        if body.takeover_of is None:
-            raise ValidationError("takeoverOf is required", field="takeoverOf")
+    def takeover(self, claim_id: str, body: b.TakeoverIn) -> wire.ClaimView:
         if body.takeover_of.claim_id != claim_id:
             raise ValidationError(
                 f"takeoverOf.claimId must be {claim_id}", field="takeoverOf.claimId"

@@ -41,7 +41,7 @@ def body_models() -> dict[str, type[BaseModel]]:
 
     return {
         "open_claim": b.ClaimIn,
-        "takeover": b.ClaimIn,
+        "takeover": b.TakeoverIn,
         "approve_takeover": b.ApproveTakeoverIn,
         "renew": b.RenewIn,
         "announce": b.AnnounceIn,

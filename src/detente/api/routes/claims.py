@@ -15,6 +15,7 @@ from detente.client.bodies import (
     RenewIn,
     ScopeChangeIn,
     StatusChangeIn,
+    TakeoverIn,
     WriteCheckIn,
 )
 from detente.client.calls import ServiceCalls
@@ -29,7 +30,7 @@ def router(calls: ServiceCalls) -> APIRouter:
         return calls.open_claim(body)
 
     @r.post(op.TAKEOVER.path, operation_id=op.TAKEOVER.name, status_code=201)
-    def takeover(claim_id: str, body: ClaimIn) -> wire.ClaimView:
+    def takeover(claim_id: str, body: TakeoverIn) -> wire.ClaimView:
         """Alias of ``POST /v1/claims`` with ``takeoverOf`` (its claimId must be this id)."""
         return calls.takeover(claim_id, body)
 
