@@ -21,7 +21,7 @@ import httpx
 import pytest
 from openapi_spec_validator import validate
 
-from conftest import running
+from api.conftest import running
 from detente.api.error_docs import CONFLICTS
 from detente.clock import FakeClock
 from detente.service import RepoConfig, Service

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from detente import __version__
 from detente.client import wire
+from detente.client.claim_pages import check_limit, decode_cursor, page_of, parse_include
 from detente.client.index_calls import IndexCalls
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.claims.wire import claim_to_wire
@@ -125,12 +126,24 @@ class ServiceCalls(IndexCalls):
         status: str | None = None,
         path: str | None = None,
         agent: str | None = None,
+        session: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
     ) -> wire.ClaimList:
-        claims = self.service.claims.list_claims(repo=repo, status=status, path=path, agent=agent)
-        return {"claims": _claims(claims)}
+        check_limit(limit)
+        if cursor is not None:
+            decode_cursor(cursor)  # a bad cursor is refused before any work
+        claims = self.service.claims.list_claims(
+            repo=repo, status=status, path=path, agent=agent, session=session
+        )
+        page, next_cursor = page_of(claims, limit=limit, cursor=cursor)
+        return {"claims": _claims(page), "nextCursor": next_cursor}
 
-    def get_claim(self, claim_id: str) -> wire.ClaimView:
-        view = self.service.claims.get_claim(claim_id, with_work=True)
+    def get_claim(self, claim_id: str, include: str | None = None) -> wire.ClaimView:
+        parts = parse_include(include)
+        view = self.service.claims.get_claim(
+            claim_id, with_work="work" in parts, with_semantic="semantic" in parts
+        )
         return cast(wire.ClaimView, view.to_wire())
 
     def renew(self, claim_id: str, body: b.RenewIn) -> wire.ClaimOut:

@@ -165,9 +165,11 @@ class ClaimView(TypedDict):
 
 @record
 class ClaimList(TypedDict):
-    """``{claims[]}``."""
+    """``{claims[], nextCursor}``: ``nextCursor`` names the next page of ``GET /v1/claims``
+    (null on the last page; absent from a session's claims)."""
 
     claims: list[Claim]
+    nextCursor: NotRequired[str | None]
 
 
 @record
