@@ -116,7 +116,7 @@ def test_a_push_that_bypasses_detente_is_refused_and_a_ready_claim_lands(
 ) -> None:
     bare, work, m0 = shared
     url, service = server
-    installed = _install(url, "--server", str(bare), "--name", "shared")
+    installed = _install(url, "--bare", str(bare), "--name", "shared")
     assert installed["protectedRefs"] == ["refs/heads/main"]
 
     _commit(work, "b.py", "b = 2\n")
@@ -157,7 +157,7 @@ def test_the_server_side_hook_fails_closed_when_the_server_is_unreachable(
 ) -> None:
     bare, work, m0 = shared
     url, _ = server
-    _install(url, "--server", str(bare), "--name", "shared")
+    _install(url, "--bare", str(bare), "--name", "shared")
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
     dead = f"http://127.0.0.1:{closed.getsockname()[1]}"
