@@ -39,6 +39,7 @@ from detente.eventlog.projections import AuditReport, apply_stored, rows_for, ve
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
 from detente.security import codeowners
+from detente.security.identity import SYSTEM, Actor, current_principal
 from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
 
@@ -165,9 +166,15 @@ class ServiceCore:
             for event in batch:
                 apply_stored(state, event)
 
-    def _commit(self, tx: StoreTx, state: RepoState, events: Sequence[Event]) -> list[StoredEvent]:
-        """Append ``events`` and the reactions they trigger (bounded), projecting each batch."""
+    def _commit(
+        self, tx: StoreTx, state: RepoState, events: Sequence[Event], actor: Actor = SYSTEM
+    ) -> list[StoredEvent]:
+        """Append ``events`` and the reactions they trigger (bounded), projecting each batch.
+
+        Every event's payload records ``actor`` (``data.actor``, covered by the chain).
+        """
         at = format_time(self.clock.now())
+        recorded = actor.to_wire()
         out: list[StoredEvent] = []
         batch = list(events)
         for _ in range(_MAX_REACTION_ROUNDS):
@@ -176,7 +183,15 @@ class ServiceCore:
             expected = {e.subject: state.revision_of(e.subject) for e in batch}
             stored = tx.append(
                 [
-                    NewEvent(e.id, e.type, e.version, state.repo, e.subject, e.data, at)
+                    NewEvent(
+                        e.id,
+                        e.type,
+                        e.version,
+                        state.repo,
+                        e.subject,
+                        {**e.data, "actor": recorded},
+                        at,
+                    )
                     for e in batch
                 ],
                 expected,
@@ -230,9 +245,12 @@ class ServiceCore:
 
         Returns:
             The projection after the command (hold :meth:`lock` while reading it) and the
-            events stored (timeouts and reactions included).
+            events stored (timeouts and reactions included). The command's events and
+            their reactions record the calling principal's actor (bound by the edge, see
+            :func:`detente.security.identity.acting_as`); timeouts record ``system``.
         """
         self.repo(repo)
+        actor = current_principal().actor
         out: list[StoredEvent] = []
         races = 0
         with self._locks[repo]:
@@ -250,7 +268,7 @@ class ServiceCore:
                             except DetenteError as exc:
                                 refused = exc
                             else:
-                                stored += self._commit(tx, state, events)
+                                stored += self._commit(tx, state, events, actor)
                 except ConcurrencyError:
                     self._states.pop(repo, None)
                     races += 1
