@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from detente.client.body import invalid
-from detente.errors import DetenteError
+from detente.errors import DetenteError, Unauthenticated
 
 #: The HTTP edge's mapping from stable error code to status (API.md "Errors").
 STATUS_BY_CODE: dict[str, int] = {
@@ -60,7 +60,10 @@ async def detente_error_handler(request: Request, exc: Exception) -> JSONRespons
     fields = exc.to_problem()
     code = fields.pop("code")
     detail = fields.pop("detail")
-    return problem(STATUS_BY_CODE.get(code, 500), code, detail, **fields)
+    response = problem(STATUS_BY_CODE.get(code, 500), code, detail, **fields)
+    if isinstance(exc, Unauthenticated):
+        response.headers["WWW-Authenticate"] = exc.challenge
+    return response
 
 
 async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from detente.cli import auth_flags as af
 from detente.cli.claims import claim_app
 from detente.cli.context import JsonFlag, Session, Settings, run
 from detente.cli.dashboard import dashboard_command
@@ -36,6 +37,7 @@ from detente.cli.mcp import mcp_command
 from detente.cli.meetings import meeting_app
 from detente.cli.memory import memory_app
 from detente.cli.patch import patch_app
+from detente.cli.principals import principal_app
 from detente.cli.render import EXIT_CODES_HELP
 from detente.cli.takeover import register as register_takeover_commands
 
@@ -65,6 +67,7 @@ register_takeover_commands(claim_app)
 register_integration_commands(app, claim_app)
 app.add_typer(patch_app, name="patch")
 app.add_typer(hooks_app, name="hooks")
+app.add_typer(principal_app, name="principal")
 app.command("deploy")(deploy_command)
 app.command("mcp")(mcp_command)
 app.command("dashboard")(dashboard_command)
@@ -130,7 +133,9 @@ def serve(
             help="Store URL [default: $DETENTE_STORE or the first repository's SQLite file].",
         ),
     ] = None,
-    host: Annotated[str, typer.Option("--host", help="Loopback interface to bind.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option("--host", help="Interface to bind (non-loopback needs --auth and TLS).")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 7420,
     log_level: Annotated[
         str,
@@ -143,23 +148,45 @@ def serve(
         int,
         typer.Option("--max-body-bytes", help="Largest request body accepted (413 beyond)."),
     ] = 1 << 20,
+    auth: af.AuthFlag = None,
+    oidc_issuer: af.OidcIssuerFlag = None,
+    oidc_audience: af.OidcAudienceFlag = None,
+    oidc_principal_claim: af.OidcPrincipalClaimFlag = "sub",
+    oidc_groups_claim: af.OidcGroupsClaimFlag = "groups",
+    tls_cert: af.TlsCertFlag = None,
+    tls_key: af.TlsKeyFlag = None,
+    behind_proxy: af.BehindProxyFlag = False,
+    allowed_origin: af.AllowedOriginFlag = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.
 
-    Only loopback hosts are accepted: authentication is not available yet. The log
+    Without --auth only loopback hosts are accepted and every caller is principal
+    'local' with every role; another --host needs --auth and --tls-cert/--tls-key or
+    --behind-proxy (see 'Running detente for a team' in the README). The log
     (stderr) has one line per request and every background task failure, with
     structured ``key=value`` fields.
     """
 
     def body(session: Session) -> None:
         from detente import runtime
-        from detente.cli.serving import bind, check_loopback, serve
+        from detente.cli.serving import bind, serve
         from detente.errors import ValidationError
         from detente.logs import LEVELS
         from detente.storage.factory import display_url
 
-        check_loopback(host)
+        exposure = af.exposure(
+            host,
+            auth=auth,
+            oidc_issuer=oidc_issuer,
+            oidc_audience=oidc_audience,
+            oidc_principal_claim=oidc_principal_claim,
+            oidc_groups_claim=oidc_groups_claim,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            behind_proxy=behind_proxy,
+            allowed_origins=allowed_origin,
+        )
         if log_level.lower() not in LEVELS:
             raise ValidationError(
                 f"--log-level must be one of {', '.join(LEVELS)}", field="log-level"
@@ -168,9 +195,12 @@ def serve(
             raise ValidationError("--max-body-bytes must be positive", field="max-body-bytes")
         paths = list(repo or [session.settings.repo])
         service = runtime.build_service(paths, names=list(name or ()), store_url=store)
+        gate = af.build_gate(exposure, keys=af.key_verifier(exposure, service, paths[0]))
         sock, url = bind(host, port)
+        url = url.replace("http://", f"{exposure.scheme}://", 1)
         described: dict[str, Any] = {
             "listening": url,
+            "auth": list(exposure.modes),
             "repos": [
                 {"name": r.name, "path": str(r.path), "defaultBranch": r.default_branch}
                 for r in service.list_repos()
@@ -189,7 +219,14 @@ def serve(
 
         session.out.emit(described, text)
         try:
-            serve(service, sock, log_level=log_level, max_body_bytes=max_body_bytes)
+            serve(
+                service,
+                sock,
+                log_level=log_level,
+                max_body_bytes=max_body_bytes,
+                exposure=exposure,
+                auth=gate,
+            )
         finally:
             service.store.close()
         if not session.out.json_mode:

@@ -1,0 +1,189 @@
+"""Who may call which operation: roles and record ownership, checked before the service call.
+
+:class:`AuthorizedCalls` is :class:`~detente.client.inprocess.ServiceCalls` with one rule
+per state-changing operation (:data:`RULES`), checked against the principal of the
+running request (:func:`~detente.security.identity.current_principal`) before the call.
+A refusal is ``403 forbidden`` (:class:`~detente.errors.ForbiddenError`) naming the role
+or the owner that was needed; nothing is written.
+
+The rules (issue #15):
+
+- opening a claim, a takeover, registering an agent or a memory document, reconciling
+  intents: ``claim``;
+- renew, announce, scope change, suspend, resume, abandon, complete, clean-up, a memory
+  write under a claim, a patch of a claim: the claim's own principal, or ``admin``;
+  completion that integrates (an ``expectedBaseRef``) also needs ``integrate``;
+- meeting proposals and acceptances: the principal of the participant claim named;
+  a handoff's accept: the receiving claim's principal;
+- a human resolution: ``arbitrate``, or an owner the meeting was routed to by CODEOWNERS
+  (``@user`` = the principal, ``@org/team`` = one of its groups);
+- a takeover approval: ``arbitrate``, or the principal of the claim taken over;
+- deployments: ``deploy``; a deployment policy: ``admin``; recording a push
+  (post-receive): ``integrate``.
+
+``admin`` passes every rule. The loopback principal ``local`` (no ``--auth``) holds every
+role, so a server without authentication behaves as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from detente.client.inprocess import ServiceCalls
+from detente.errors import ForbiddenError, NotFoundError
+from detente.security.identity import Principal, current_principal
+from detente.service import Service
+
+__all__ = ["RULES", "AuthorizedCalls", "claim_principal"]
+
+#: A rule: ``(calls, principal, *operation arguments) -> None``, raising ``forbidden``.
+Rule = Callable[..., None]
+
+
+def claim_principal(service: Service, claim_id: str) -> str:
+    """The principal that opened claim ``claim_id``. Raises ``not_found``."""
+    repo = service.repo_of_claim(claim_id)
+    with service.lock(repo):
+        claim = service.fresh(repo).claims.get(claim_id)
+    if claim is None:
+        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
+    return claim.principal
+
+
+def _role(role: str) -> Rule:
+    def rule(calls: AuthorizedCalls, who: Principal, *args: Any) -> None:
+        if not who.has(role):
+            raise ForbiddenError(
+                f"{who.name!r} does not hold the {role!r} role (see [roles] in detente.toml)",
+                principal=who.name,
+                role=role,
+            )
+
+    return rule
+
+
+def _owner(calls: AuthorizedCalls, who: Principal, claim_id: str) -> None:
+    if who.has("admin"):
+        return
+    _role("claim")(calls, who)
+    owner = claim_principal(calls.service, claim_id)
+    if owner != who.name:
+        raise ForbiddenError(
+            f"claim {claim_id} belongs to {owner!r}; {who.name!r} may not act on it "
+            "(only its principal or an admin may)",
+            principal=who.name,
+            claimId=claim_id,
+            owner=owner,
+        )
+
+
+def _own_claim(calls: AuthorizedCalls, who: Principal, claim_id: str, *rest: Any) -> None:
+    _owner(calls, who, claim_id)
+
+
+def _own_body_claim(calls: AuthorizedCalls, who: Principal, *args: Any) -> None:
+    claim_id = getattr(args[-1], "claim_id", None)
+    if claim_id:
+        _owner(calls, who, str(claim_id))
+    else:
+        _role("claim")(calls, who)
+
+
+def _complete(calls: AuthorizedCalls, who: Principal, claim_id: str, body: Any) -> None:
+    _owner(calls, who, claim_id)
+    if getattr(body, "expected_base_ref", None) is not None and getattr(body, "integrate", True):
+        _role("integrate")(calls, who)
+
+
+def _arbitrate(calls: AuthorizedCalls, who: Principal, meeting_id: str, body: Any) -> None:
+    if who.has("arbitrate"):
+        return
+    meeting = calls.service.meetings.get_meeting(meeting_id)
+    handles = {f"@{who.name}", who.name} | {f"@{g.lstrip('@')}" for g in who.groups}
+    if handles & set(meeting.arbitrators):
+        return
+    raise ForbiddenError(
+        f"{who.name!r} may not resolve meeting {meeting_id}: a human resolution needs the "
+        "'arbitrate' role or one of the CODEOWNERS owners the meeting was routed to"
+        + (f" ({', '.join(meeting.arbitrators)})" if meeting.arbitrators else ""),
+        principal=who.name,
+        meetingId=meeting_id,
+        role="arbitrate",
+    )
+
+
+def _approve_takeover(calls: AuthorizedCalls, who: Principal, claim_id: str, body: Any) -> None:
+    if who.has("arbitrate") or claim_principal(calls.service, claim_id) == who.name:
+        return
+    raise ForbiddenError(
+        f"{who.name!r} may not approve the takeover of claim {claim_id}: it needs the "
+        "'arbitrate' role or the principal of the claim taken over",
+        principal=who.name,
+        claimId=claim_id,
+        role="arbitrate",
+    )
+
+
+def _discard_patch(calls: AuthorizedCalls, who: Principal, patch_id: str, body: Any) -> None:
+    _role("claim")(calls, who)
+    _owner(calls, who, calls.service.patches.get_patch(patch_id).claim_id)
+
+
+#: Operation name (a :class:`ServiceCalls` method) -> its rule. Reads have none.
+RULES: dict[str, Rule] = {
+    "open_claim": _role("claim"),
+    "takeover": _role("claim"),
+    "approve_takeover": _approve_takeover,
+    "announce": _own_claim,
+    "renew": _own_claim,
+    "scope_change": _own_claim,
+    "suspend": _own_claim,
+    "resume": _own_claim,
+    "abandon": _own_claim,
+    "complete": _complete,
+    "cleanup": _own_claim,
+    "check_writes": _own_claim,
+    "propose": _own_body_claim,
+    "accept_proposal": _own_body_claim,
+    "accept_handoff": _own_body_claim,
+    "resolve_meeting": _arbitrate,
+    "register_agent": _role("claim"),
+    "readiness": _role("claim"),
+    "register_document": _role("claim"),
+    "patch_section": _own_body_claim,
+    "write_document": _own_body_claim,
+    "append_entry": _own_body_claim,
+    "render": _role("claim"),
+    "reconcile": _role("claim"),
+    "publish_patch": _own_body_claim,
+    "discard_patch": _discard_patch,
+    "deploy": _role("deploy"),
+    "set_deploy_policy": _role("admin"),
+    "pre_receive": _role("claim"),
+    "post_receive": _role("integrate"),
+    "pre_commit": _role("claim"),
+    "reconcile_intents": _role("claim"),
+}
+
+
+class AuthorizedCalls(ServiceCalls):
+    """:class:`ServiceCalls` whose state-changing operations check :data:`RULES` first.
+
+    Args:
+        service: the use cases.
+    """
+
+    def __getattribute__(self, name: str) -> Any:
+        attr = super().__getattribute__(name)
+        rule = RULES.get(name)
+        if rule is None:
+            return attr
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            who = current_principal()
+            if not who.has("admin"):
+                rule(self, who, *args, *kwargs.values())
+            return attr(*args, **kwargs)
+
+        return guarded
