@@ -73,7 +73,6 @@ def base(issuer: Issuer, tmp_path: Path) -> Iterator[str]:
     gate = AuthGate(
         oidc=OidcVerifier(OidcSettings(issuer=issuer.url, audience=AUD)),
         roles=ROLES,
-        resource_metadata="http://testserver/.well-known/oauth-protected-resource",
     )
     with running(service, auth=gate) as url:
         yield url
@@ -183,7 +182,12 @@ def test_reads_need_credentials_too_but_health_and_the_schema_do_not(
 ) -> None:
     refused = httpx.get(f"{base}/v1/claims", timeout=10)
     assert refused.status_code == 401
-    assert "resource_metadata=" in refused.headers["www-authenticate"]
+    metadata_url = f'{base}/.well-known/oauth-protected-resource'
+    assert f'resource_metadata="{metadata_url}"' in refused.headers["www-authenticate"]
+    metadata = httpx.get(metadata_url, timeout=10).json()
+    assert metadata["authorization_servers"] == [issuer.url] and metadata["resource"] == base
+    shell = httpx.get(f"{base}/", timeout=10)
+    assert shell.status_code == 200 and "auth-token" in shell.text
     assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200
     assert httpx.get(f"{base}/openapi.json", timeout=10).status_code == 200
     ok = httpx.get(f"{base}/v1/claims", headers=_bearer(issuer.token("bob")), timeout=10)
@@ -206,6 +210,9 @@ def test_a_claim_records_its_principal_and_every_event_its_actor(base: str, issu
     ).json()["events"]
     assert events and {e["data"]["actor"]["principal"] for e in events} == {"alice"}
     assert {e["data"]["actor"]["via"] for e in events} == {"oidc"}
+    shell = httpx.get(f"{base}/", timeout=10)  # public: the dashboard's shell shows no record
+    assert shell.status_code == 200 and opened["claim"]["objective"] not in shell.text
+    assert httpx.get(f"{base}/dashboard/panels", timeout=10).status_code == 401
 
 
 def test_another_principals_token_is_forbidden_on_every_operation_it_does_not_own(
@@ -366,3 +373,32 @@ def test_a_signed_request_acts_as_its_registered_principal_with_the_key_fingerpr
     assert {e["data"]["actor"]["keyFingerprint"] for e in events} == {
         fingerprint(key.public_key())
     }
+
+
+# ---------------------------------------------------------------------------- browser origins
+
+
+def test_a_state_changing_request_from_a_foreign_origin_is_forbidden_on_every_endpoint(
+    tmp_path: Path,
+) -> None:
+    service = Service(
+        SqliteStore(tmp_path / "d.db"), FakeClock(), [RepoConfig("demo")], ids=counting_ids()
+    )
+    with running(service, allowed_origins=["https://ci.example.com"]) as base:
+        failures = []
+        for method, path, body, name in _operations(base):
+            evil = _call(base, method, path, body, {"Origin": "https://evil.example"})
+            if evil.status_code != 403 or evil.json().get("code") != "forbidden":
+                failures.append(f"{name}: {evil.status_code}")
+        assert failures == [], failures
+        for origin in (base, "https://ci.example.com"):
+            ok = httpx.post(
+                f"{base}/v1/claims", json=claim_body("src/a.py"), headers={"Origin": origin}
+            )
+            assert ok.status_code == 201, ok.text
+        body = claim_body("src/b.py")
+        opaque = httpx.post(f"{base}/v1/claims", json=body, headers={"Origin": "null"})
+        assert opaque.status_code == 403
+        read = httpx.get(f"{base}/v1/claims", headers={"Origin": "https://evil.example"})
+        assert read.status_code == 200
+        assert len(httpx.get(f"{base}/v1/claims").json()["claims"]) == 2

@@ -14,14 +14,19 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from detente import __version__
 from detente.api import openapi
 from detente.api.access_log import AccessLogMiddleware
-from detente.api.auth import AuthMiddleware, OriginMiddleware
+from detente.api.auth import (
+    METADATA_PATH,
+    AuthMiddleware,
+    OriginMiddleware,
+    protected_resource_metadata,
+)
 from detente.api.edges import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
@@ -112,8 +117,18 @@ def create_app(
     app.add_middleware(AccessLogMiddleware)  # outermost: it sees every answer, 413s too
     openapi.install(app)
 
+    if auth is not None:
+        _serve_metadata(app, auth)
     calls = AuthorizedCalls(service)  # roles and ownership (all pass for ``local``)
     areas = (system, claims, meetings, events, agents, memory)
     for area in (*areas, integration, patches, deployments, index):
         app.include_router(area.router(calls))
     return app
+
+
+def _serve_metadata(app: FastAPI, gate: AuthGate) -> None:
+    """``GET /.well-known/oauth-protected-resource`` (public; see :mod:`detente.api.auth`)."""
+
+    @app.get(METADATA_PATH, include_in_schema=False)
+    def metadata(request: Request) -> dict[str, object]:
+        return protected_resource_metadata(request.scope, gate)

@@ -32,10 +32,19 @@ from detente.errors import Unauthenticated
 from detente.security.authn import AuthGate, HttpRequest
 from detente.security.identity import acting_as
 
-__all__ = ["PUBLIC_PATHS", "AuthMiddleware", "OriginMiddleware", "target_uri"]
+__all__ = [
+    "METADATA_PATH",
+    "PUBLIC_PATHS",
+    "AuthMiddleware",
+    "OriginMiddleware",
+    "protected_resource_metadata",
+    "target_uri",
+]
 
-#: Paths served without credentials (exact paths, and prefixes ending in ``/``).
+#: Paths served without credentials: exact paths, and prefixes ending in ``/``. The
+#: dashboard's ``/`` is only its shell when authentication is on (it holds no record).
 PUBLIC_PATHS = (
+    "/",
     "/healthz",
     "/openapi.json",
     "/docs",
@@ -43,8 +52,10 @@ PUBLIC_PATHS = (
     "/redoc",
     "/.well-known/oauth-protected-resource",
     "/dashboard/config",
-    "/static/",
+    "/dashboard/static/",
 )
+#: RFC 9728 protected-resource metadata (MCP authorization: how a client finds the issuer).
+METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 #: Methods that never change state (RFC 9110 "safe").
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -52,7 +63,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 def _public(path: str) -> bool:
     return any(
-        path.startswith(p) if p.endswith("/") else path == p or path.startswith(p + "/")
+        path.startswith(p) if len(p) > 1 and p.endswith("/") else path == p
         for p in PUBLIC_PATHS
     )
 
@@ -132,7 +143,13 @@ class AuthMiddleware:
         except Unauthenticated as exc:
             fields = exc.to_problem()
             response = problem(401, fields.pop("code"), fields.pop("detail"), **fields)
-            response.headers["WWW-Authenticate"] = exc.challenge
+            challenge = exc.challenge
+            if self.gate.oidc is not None and challenge.startswith("Bearer"):
+                # RFC 9728 section 5.1: point the client at the resource metadata.
+                metadata = _origin_of(request.target_uri) or ""
+                bearer, sep, rest = challenge.partition(", Signature")
+                challenge = f'{bearer}, resource_metadata="{metadata}{METADATA_PATH}"{sep}{rest}'
+            response.headers["WWW-Authenticate"] = challenge
             await response(scope, replay, send)
             return
         scope.setdefault("state", {})["principal"] = principal
@@ -180,3 +197,20 @@ class OriginMiddleware:
             origin=origin,
         )
         await response(scope, receive, send)
+
+
+def protected_resource_metadata(scope: Scope, gate: AuthGate) -> dict[str, object]:
+    """The RFC 9728 document of this server: the resource, its issuer, bearer in header.
+
+    Args:
+        scope: the request asking (its origin is the resource's).
+        gate: the server's authentication (its OIDC issuer is the authorization server).
+    """
+    origin = _origin_of(target_uri(scope)) or ""
+    issuers = [gate.oidc.settings.issuer] if gate.oidc is not None else []
+    return {
+        "resource": origin,
+        "authorization_servers": issuers,
+        "bearer_methods_supported": ["header"],
+        "resource_name": "detente",
+    }

@@ -74,15 +74,12 @@ class AuthGate:
         keys: the signed-request verifier (``--auth keys``), or None.
         roles: the ``[roles]`` table; default :data:`CLAIM_ONLY`.
         realm: the ``WWW-Authenticate`` realm.
-        resource_metadata: URL of the OAuth protected-resource metadata (RFC 9728), named
-            in the bearer challenge so MCP clients can find the authorization server.
     """
 
     oidc: OidcVerifier | None = None
     keys: SignatureVerifier | None = None
     roles: RoleTable = field(default_factory=lambda: CLAIM_ONLY)
     realm: str = "detente"
-    resource_metadata: str | None = None
 
     def __post_init__(self) -> None:
         if self.oidc is None and self.keys is None:
@@ -97,10 +94,7 @@ class AuthGate:
         """The ``WWW-Authenticate`` value of a request without credentials."""
         parts = []
         if self.oidc is not None:
-            bearer = f'Bearer realm="{self.realm}"'
-            if self.resource_metadata:
-                bearer += f', resource_metadata="{self.resource_metadata}"'
-            parts.append(bearer)
+            parts.append(f'Bearer realm="{self.realm}"')
         if self.keys is not None:
             parts.append(f'Signature realm="{self.realm}"')
         return ", ".join(parts)
