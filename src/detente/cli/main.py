@@ -27,6 +27,14 @@ import typer
 
 from detente.cli import auth_flags as af
 from detente.cli.claims import claim_app
+from detente.cli.config_commands import (
+    MaxTtlFlag,
+    MeetingDeadlineFlag,
+    MinTtlFlag,
+    PolicyFileFlag,
+    TakeoverGraceFlag,
+    config_app,
+)
 from detente.cli.context import JsonFlag, Session, Settings, run
 from detente.cli.dashboard import dashboard_command
 from detente.cli.deploy import deploy as deploy_command
@@ -67,6 +75,7 @@ register_takeover_commands(claim_app)
 register_integration_commands(app, claim_app)
 app.add_typer(patch_app, name="patch")
 app.add_typer(hooks_app, name="hooks")
+app.add_typer(config_app, name="config")
 app.add_typer(principal_app, name="principal")
 app.command("deploy")(deploy_command)
 app.command("mcp")(mcp_command)
@@ -148,6 +157,11 @@ def serve(
         int,
         typer.Option("--max-body-bytes", help="Largest request body accepted (413 beyond)."),
     ] = 1 << 20,
+    policy: PolicyFileFlag = None,
+    meeting_deadline: MeetingDeadlineFlag = None,
+    takeover_grace: TakeoverGraceFlag = None,
+    min_ttl: MinTtlFlag = None,
+    max_ttl: MaxTtlFlag = None,
     auth: af.AuthFlag = None,
     oidc_issuer: af.OidcIssuerFlag = None,
     oidc_audience: af.OidcAudienceFlag = None,
@@ -165,11 +179,13 @@ def serve(
     'local' with every role; another --host needs --auth and --tls-cert/--tls-key or
     --behind-proxy (see 'Running detente for a team' in the README). The log
     (stderr) has one line per request and every background task failure, with
-    structured ``key=value`` fields.
+    structured ``key=value`` fields. The policy is the first repository's detente.toml
+    with the policy flags applied (see ``detente config show``).
     """
 
     def body(session: Session) -> None:
         from detente import runtime
+        from detente.cli.config_commands import policy_overrides
         from detente.cli.serving import bind, serve
         from detente.errors import ValidationError
         from detente.logs import LEVELS
@@ -194,8 +210,17 @@ def serve(
         if max_body_bytes < 1:
             raise ValidationError("--max-body-bytes must be positive", field="max-body-bytes")
         paths = list(repo or [session.settings.repo])
-        service = runtime.build_service(paths, names=list(name or ()), store_url=store)
-        gate = af.build_gate(exposure, keys=af.key_verifier(exposure, service, paths[0]))
+        config = runtime.load_project_config(
+            paths[0],
+            file=policy,
+            overrides=policy_overrides(meeting_deadline, takeover_grace, min_ttl, max_ttl),
+        )
+        service = runtime.build_service(
+            paths, names=list(name or ()), store_url=store, config=config
+        )
+        gate = af.build_gate(
+            exposure, roles=config.roles, keys=af.key_verifier(exposure, service, paths[0])
+        )
         sock, url = bind(host, port)
         url = url.replace("http://", f"{exposure.scheme}://", 1)
         described: dict[str, Any] = {
