@@ -9,6 +9,7 @@ Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit c
     +-- NotFoundError            not_found             unknown id
     +-- Unauthenticated          unauthenticated       auth enabled and no/invalid credentials
     +-- ForbiddenError           forbidden             principal may not act on the record
+    +-- RateLimited              rate_limited          too many actions in the window (429)
     +-- ConflictError            (409 family)
     |   +-- RevisionConflict     revision_conflict     expected revision != actual; carries current
     |   +-- StaleBase            stale_base            expected ref OID / base commit not current
@@ -86,6 +87,20 @@ class ForbiddenError(DetenteError):
     """The authenticated principal lacks the role, or does not own the record."""
 
     code = "forbidden"
+
+
+class RateLimited(DetenteError):
+    """Too many limited actions (claim opens, agent registrations) within the window.
+
+    ``retry_after`` is the number of seconds until one more is allowed (HTTP
+    ``Retry-After``).
+    """
+
+    code = "rate_limited"
+
+    def __init__(self, detail: str, *, retry_after: int, **extra: Any) -> None:
+        super().__init__(detail, retryAfterSeconds=retry_after, **extra)
+        self.retry_after = retry_after
 
 
 class ConflictError(DetenteError):

@@ -22,8 +22,10 @@ from api.conftest import running
 from detente.client import routes
 from detente.client.signing import SignatureAuth
 from detente.clock import FakeClock
+from detente.config import RateLimit
 from detente.security.authn import AuthGate
 from detente.security.oidc import OidcSettings, OidcVerifier
+from detente.security.ratelimit import RateLimiter
 from detente.security.signatures import KeyRegistry, SignedRequestVerifier, fingerprint
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
@@ -402,3 +404,32 @@ def test_a_state_changing_request_from_a_foreign_origin_is_forbidden_on_every_en
         read = httpx.get(f"{base}/v1/claims", headers={"Origin": "https://evil.example"})
         assert read.status_code == 200
         assert len(httpx.get(f"{base}/v1/claims").json()["claims"]) == 2
+
+
+def test_claim_opens_past_the_principals_limit_get_429_with_retry_after(
+    issuer: Issuer, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    service = Service(
+        SqliteStore(tmp_path / "d.db"), clock, [RepoConfig("demo")], ids=counting_ids()
+    )
+    limits = {"claim-open": RateLimit(per_principal=1, window_seconds=60)}
+    gate = AuthGate(
+        oidc=OidcVerifier(OidcSettings(issuer=issuer.url, audience=AUD)),
+        roles=ROLES,
+        limiter=RateLimiter(limits, clock.now),
+    )
+    with running(service, auth=gate) as base:
+        _open(base, issuer.token("alice"), "src/a.py")
+        clock.advance(20)
+        refused = httpx.post(
+            f"{base}/v1/claims",
+            json=claim_body("src/b.py"),
+            headers=_bearer(issuer.token("alice")),
+            timeout=10,
+        )
+        assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
+        assert refused.headers["retry-after"] == "40"
+        _open(base, issuer.token("bob"), "src/c.py")  # bob has his own count
+        clock.advance(40)
+        _open(base, issuer.token("alice"), "src/b.py")

@@ -119,7 +119,8 @@ def create_app(
 
     if auth is not None:
         _serve_metadata(app, auth)
-    calls = AuthorizedCalls(service)  # roles and ownership (all pass for ``local``)
+    # Roles and ownership (all pass for ``local``), then the rate limits of an auth server.
+    calls = AuthorizedCalls(service, limiter=auth.limiter if auth is not None else None)
     areas = (system, claims, meetings, events, agents, memory)
     for area in (*areas, integration, patches, deployments, index):
         app.include_router(area.router(calls))

@@ -20,6 +20,7 @@ from detente.errors import ValidationError
 
 if TYPE_CHECKING:
     from detente.security.authn import AuthGate, RoleTable, SignatureVerifier
+    from detente.security.ratelimit import RateLimiter
     from detente.service import Service
 
 __all__ = [
@@ -217,7 +218,11 @@ def exposure(
 
 
 def build_gate(
-    exp: Exposure, *, roles: RoleTable | None = None, keys: SignatureVerifier | None = None
+    exp: Exposure,
+    *,
+    roles: RoleTable | None = None,
+    keys: SignatureVerifier | None = None,
+    limiter: RateLimiter | None = None,
 ) -> AuthGate | None:
     """The server's :class:`~detente.security.authn.AuthGate` for ``exp`` (None without auth).
 
@@ -225,6 +230,7 @@ def build_gate(
         exp: the checked flags.
         roles: the ``[roles]`` table; None: every principal holds ``claim`` only.
         keys: the registered agent keys' verifier (needed for ``--auth keys``).
+        limiter: the ``[limits]`` rate limits, counted per principal and session.
 
     Raises:
         ValidationError: ``--auth keys`` without a key registry.
@@ -251,6 +257,7 @@ def build_gate(
         oidc=oidc,
         keys=keys if "keys" in exp.modes else None,
         roles=roles if roles is not None else CLAIM_ONLY,
+        limiter=limiter,
     )
 
 

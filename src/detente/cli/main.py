@@ -189,6 +189,7 @@ def serve(
         from detente.cli.serving import bind, serve
         from detente.errors import ValidationError
         from detente.logs import LEVELS
+        from detente.security.ratelimit import RateLimiter
         from detente.storage.factory import display_url
 
         exposure = af.exposure(
@@ -219,7 +220,10 @@ def serve(
             paths, names=list(name or ()), store_url=store, config=config
         )
         gate = af.build_gate(
-            exposure, roles=config.roles, keys=af.key_verifier(exposure, service, paths[0])
+            exposure,
+            roles=config.roles,
+            keys=af.key_verifier(exposure, service, paths[0]),
+            limiter=RateLimiter(config.limits, service.clock.now),
         )
         sock, url = bind(host, port)
         url = url.replace("http://", f"{exposure.scheme}://", 1)

@@ -33,9 +33,10 @@ from typing import Any
 from detente.client.inprocess import ServiceCalls
 from detente.errors import ForbiddenError, NotFoundError
 from detente.security.identity import Principal, current_principal
+from detente.security.ratelimit import RateLimiter
 from detente.service import Service
 
-__all__ = ["RULES", "AuthorizedCalls", "claim_principal"]
+__all__ = ["LIMITED", "RULES", "AuthorizedCalls", "claim_principal"]
 
 #: A rule: ``(calls, principal, *operation arguments) -> None``, raising ``forbidden``.
 Rule = Callable[..., None]
@@ -167,12 +168,35 @@ RULES: dict[str, Rule] = {
 }
 
 
+def _session(body: Any) -> str | None:
+    """The agent session a claim or registration body names, if any."""
+    session = getattr(body, "session_id", None)
+    agent = getattr(body, "agent", None)
+    if session is None and agent is not None:
+        session = getattr(agent, "session_id", None)
+    return str(session) if session else None
+
+
+#: Rate-limited operations -> their ``[limits]`` action.
+LIMITED: dict[str, str] = {
+    "open_claim": "claim-open",
+    "takeover": "claim-open",
+    "register_agent": "agent-register",
+}
+
+
 class AuthorizedCalls(ServiceCalls):
-    """:class:`ServiceCalls` whose state-changing operations check :data:`RULES` first.
+    """:class:`ServiceCalls` whose state-changing operations check :data:`RULES` first,
+    then the rate limits of :data:`LIMITED` (admins included).
 
     Args:
         service: the use cases.
+        limiter: the ``[limits]`` counts; None: unlimited.
     """
+
+    def __init__(self, service: Service, *, limiter: RateLimiter | None = None) -> None:
+        super().__init__(service)
+        self.limiter = limiter
 
     def __getattribute__(self, name: str) -> Any:
         attr = super().__getattribute__(name)
@@ -184,6 +208,9 @@ class AuthorizedCalls(ServiceCalls):
             who = current_principal()
             if not who.has("admin"):
                 rule(self, who, *args, *kwargs.values())
+            action = LIMITED.get(name)
+            if action is not None and self.limiter is not None:
+                self.limiter.check(action, who.name, _session(args[-1]) if args else None)
             return attr(*args, **kwargs)
 
         return guarded

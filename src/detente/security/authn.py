@@ -18,6 +18,7 @@ from typing import Protocol
 from detente.errors import Unauthenticated
 from detente.security.identity import ROLES, Principal
 from detente.security.oidc import OidcVerifier
+from detente.security.ratelimit import RateLimiter
 
 __all__ = ["CLAIM_ONLY", "AuthGate", "HttpRequest", "RoleTable", "SignatureVerifier"]
 
@@ -74,12 +75,15 @@ class AuthGate:
         keys: the signed-request verifier (``--auth keys``), or None.
         roles: the ``[roles]`` table; default :data:`CLAIM_ONLY`.
         realm: the ``WWW-Authenticate`` realm.
+        limiter: the rate limits of ``[limits]`` (claim opens, agent registrations),
+            counted per authenticated principal and per session; None: unlimited.
     """
 
     oidc: OidcVerifier | None = None
     keys: SignatureVerifier | None = None
     roles: RoleTable = field(default_factory=lambda: CLAIM_ONLY)
     realm: str = "detente"
+    limiter: RateLimiter | None = None
 
     def __post_init__(self) -> None:
         if self.oidc is None and self.keys is None:
