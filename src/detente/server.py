@@ -69,7 +69,7 @@ def build_app(
         auth=auth,
         allowed_origins=allowed_origins,
     )
-    mount(app, lambda: InProcessClient(service))
+    mount(app, lambda: InProcessClient(service), loopback_only=auth is None)
     # The live dashboard at / (its actions call /v1); with auth it asks for a token.
     mount_dashboard(app, service, auth_required=auth is not None)
     return app

@@ -433,3 +433,34 @@ def test_claim_opens_past_the_principals_limit_get_429_with_retry_after(
         _open(base, issuer.token("bob"), "src/c.py")  # bob has his own count
         clock.advance(40)
         _open(base, issuer.token("alice"), "src/b.py")
+
+
+def test_an_idempotency_key_never_replays_another_principals_answer(
+    base: str, issuer: Issuer
+) -> None:
+    body = claim_body("src/a.py")
+    answers = []
+    for who in ("alice", "bob"):
+        headers = {**_bearer(issuer.token(who)), "Idempotency-Key": "same-key"}
+        answers.append(httpx.post(f"{base}/v1/claims", json=body, headers=headers, timeout=10))
+    assert [a.status_code for a in answers] == [201, 201]
+    assert "idempotent-replayed" not in answers[1].headers
+    assert [a.json()["claim"]["principal"] for a in answers] == ["alice", "bob"]
+
+
+def test_an_arbitrator_may_resolve_a_meeting_a_participant_may_not(
+    base: str, issuer: Issuer
+) -> None:
+    _open(base, issuer.token("alice"), "src/shared.py")
+    carol = _open(base, issuer.token("carol"), "src/shared.py")
+    meeting = carol["meeting"]
+    body = {
+        "expectedMeetingRevision": meeting["revision"],
+        "resolution": {"type": "joint", "claimIds": meeting["participants"]},
+    }
+    url = f"{base}/v1/meetings/{meeting['id']}/resolve"
+    refused = httpx.post(url, json=body, headers=_bearer(issuer.token("carol")), timeout=10)
+    assert refused.status_code == 403 and refused.json()["role"] == "arbitrate"
+    resolved = httpx.post(url, json=body, headers=_bearer(issuer.token("judy")), timeout=10)
+    assert resolved.status_code == 200, resolved.text
+    assert resolved.json()["meeting"]["status"] == "resolved"

@@ -9,6 +9,7 @@ import httpx
 import httpx2
 import pytest
 from mcp.client.streamable_http import streamable_http_client
+from mcp_harness import call, deadline
 
 from api.conftest import running
 from detente.clock import FakeClock
@@ -16,8 +17,6 @@ from detente.runtime import build_service
 from detente.security.authn import AuthGate
 from detente.security.oidc import OidcSettings, OidcVerifier
 from mcp import Client
-from mcp_harness import call, deadline
-
 from oidc_issuer import Issuer, running_issuer
 
 pytestmark = pytest.mark.anyio
@@ -63,3 +62,34 @@ async def test_mcp_tool_calls_with_a_bearer_token_act_as_its_principal(
         await call(client, "claim_files", session_id="s1", paths=["a.py"], reason="r")
     events = httpx.get(f"{base}/v1/events", headers=headers, timeout=10).json()["events"]
     assert events and {e["data"]["actor"]["principal"] for e in events} == {"alice"}
+
+
+async def test_another_principal_cannot_use_an_mcp_session_it_did_not_open(
+    base: str, issuer: Issuer
+) -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    accept = {"Accept": "application/json, text/event-stream"}
+    alice = {**accept, "Authorization": f"Bearer {issuer.token('alice')}"}
+    bob = {**accept, "Authorization": f"Bearer {issuer.token('bob')}"}
+    async with httpx2.AsyncClient(timeout=15) as http:
+        opened = await http.post(f"{base}/mcp", json=initialize, headers=alice)
+        assert opened.status_code == 200, opened.text
+        session = opened.headers["mcp-session-id"]
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        hijack = await http.post(
+            f"{base}/mcp", json=ping, headers={**bob, "Mcp-Session-Id": session}
+        )
+        assert hijack.status_code == 403 and hijack.json()["code"] == "forbidden"
+        own = await http.post(
+            f"{base}/mcp", json=ping, headers={**alice, "Mcp-Session-Id": session}
+        )
+        assert own.status_code != 403

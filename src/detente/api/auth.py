@@ -20,6 +20,7 @@ user's ambient credentials); requests without ``Origin`` (CLI, agents) pass.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -30,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from detente.api.problems import problem
 from detente.errors import Unauthenticated
 from detente.security.authn import AuthGate, HttpRequest
-from detente.security.identity import acting_as
+from detente.security.identity import Principal, acting_as
 
 __all__ = [
     "METADATA_PATH",
@@ -57,14 +58,19 @@ PUBLIC_PATHS = (
 #: RFC 9728 protected-resource metadata (MCP authorization: how a client finds the issuer).
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 
+#: The MCP endpoint and its session header (MCP streamable HTTP transport).
+MCP_PATH = "/mcp"
+MCP_SESSION_HEADER = "mcp-session-id"
+#: MCP sessions whose owner is remembered (the oldest are forgotten first).
+MAX_MCP_SESSIONS = 10_000
+
 #: Methods that never change state (RFC 9110 "safe").
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def _public(path: str) -> bool:
     return any(
-        path.startswith(p) if len(p) > 1 and p.endswith("/") else path == p
-        for p in PUBLIC_PATHS
+        path.startswith(p) if len(p) > 1 and p.endswith("/") else path == p for p in PUBLIC_PATHS
     )
 
 
@@ -111,6 +117,8 @@ class AuthMiddleware:
     def __init__(self, app: ASGIApp, *, gate: AuthGate) -> None:
         self.app = app
         self.gate = gate
+        #: MCP session id -> the principal that opened it (most recent sessions kept).
+        self._mcp_sessions: OrderedDict[str, str] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or _public(scope.get("path", "")):
@@ -153,8 +161,41 @@ class AuthMiddleware:
             await response(scope, replay, send)
             return
         scope.setdefault("state", {})["principal"] = principal
+        if scope.get("path") == MCP_PATH:
+            await self._mcp(principal, headers, scope, replay, send)
+            return
         with acting_as(principal):
             await self.app(scope, replay, send)
+
+    async def _mcp(
+        self, principal: Principal, headers: Headers, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """An MCP session belongs to the principal that opened it: the SDK runs a session's
+        tool calls in the task its first request started, so another principal presenting
+        the session id would act under the opener's name. Such a request is refused."""
+        session = headers.get(MCP_SESSION_HEADER)
+        owner = self._mcp_sessions.get(session) if session else None
+        if owner is not None and owner != principal.name:
+            response = problem(
+                403,
+                "forbidden",
+                f"MCP session {session} belongs to another principal; open your own session",
+                principal=principal.name,
+            )
+            await response(scope, receive, send)
+            return
+
+        async def remember(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                for name, value in message.get("headers", []):
+                    if name.lower() == MCP_SESSION_HEADER.encode():
+                        self._mcp_sessions[value.decode("latin-1")] = principal.name
+                        while len(self._mcp_sessions) > MAX_MCP_SESSIONS:
+                            self._mcp_sessions.popitem(last=False)
+            await send(message)
+
+        with acting_as(principal):
+            await self.app(scope, receive, remember)
 
 
 def _origin_of(url: str) -> str | None:

@@ -17,7 +17,9 @@ The rules (issue #15):
   a handoff's accept: the receiving claim's principal;
 - a human resolution: ``arbitrate``, or an owner the meeting was routed to by CODEOWNERS
   (``@user`` = the principal, ``@org/team`` = one of its groups);
-- a takeover approval: ``arbitrate``, or the principal of the claim taken over;
+- a takeover approval: ``arbitrate``; a ``human`` approval by the principal of the claim
+  taken over; an ``owner`` approval whose ``approver`` is the caller's own handle (the
+  decision then checks it against the CODEOWNERS owners of the gated targets);
 - deployments: ``deploy``; a deployment policy: ``admin``; recording a push
   (post-receive): ``integrate``.
 
@@ -101,8 +103,7 @@ def _arbitrate(calls: AuthorizedCalls, who: Principal, meeting_id: str, body: An
     if who.has("arbitrate"):
         return
     meeting = calls.service.meetings.get_meeting(meeting_id)
-    handles = {f"@{who.name}", who.name} | {f"@{g.lstrip('@')}" for g in who.groups}
-    if handles & set(meeting.arbitrators):
+    if _handles(who) & set(meeting.arbitrators):
         return
     raise ForbiddenError(
         f"{who.name!r} may not resolve meeting {meeting_id}: a human resolution needs the "
@@ -114,12 +115,29 @@ def _arbitrate(calls: AuthorizedCalls, who: Principal, meeting_id: str, body: An
     )
 
 
+def _handles(who: Principal) -> set[str]:
+    """How CODEOWNERS may name ``who``: ``@name`` or one of its groups as ``@org/team``."""
+    return {who.name, f"@{who.name}"} | {f"@{g.lstrip('@')}" for g in who.groups}
+
+
 def _approve_takeover(calls: AuthorizedCalls, who: Principal, claim_id: str, body: Any) -> None:
-    if who.has("arbitrate") or claim_principal(calls.service, claim_id) == who.name:
+    if who.has("arbitrate"):
         return
+    _role("claim")(calls, who)
+    kind = getattr(body, "kind", "human")
+    if kind == "owner" and getattr(body, "approver", None) in _handles(who):
+        return  # the decision checks that this handle is an owner of the gated targets
+    if kind == "human":
+        repo = calls.service.repo_of_claim(claim_id)
+        with calls.service.lock(repo):
+            successor = calls.service.fresh(repo).claims.get(claim_id)
+        taken = (successor.takeover or {}).get("claimId") if successor is not None else None
+        if taken and claim_principal(calls.service, str(taken)) == who.name:
+            return  # the holder of the claim taken over consents
     raise ForbiddenError(
-        f"{who.name!r} may not approve the takeover of claim {claim_id}: it needs the "
-        "'arbitrate' role or the principal of the claim taken over",
+        f"{who.name!r} may not approve the takeover {claim_id}: a human approval needs the "
+        "'arbitrate' role or the principal of the claim taken over; an owner approval "
+        "must name the caller (@name or @org/team)",
         principal=who.name,
         claimId=claim_id,
         role="arbitrate",
