@@ -64,6 +64,7 @@ def test_inconsistent_flags_are_refused_naming_the_flag(flags: dict, field: str)
     assert caught.value.field == field
 
 
+@pytest.mark.parametrize("cli", ["inprocess"], indirect=True)  # serve needs no server
 def test_serve_refuses_plain_http_off_loopback_even_with_auth(cli: Cli) -> None:
     code, body = cli.json(
         "serve",
