@@ -25,6 +25,7 @@ from detente.domain.events import Event
 from detente.domain.meetings.decide import decide_deadlines, due_meetings
 from detente.domain.meetings.reactions import react
 from detente.domain.meetings.resolutions import OwnersOf
+from detente.domain.overlap.trees import Artifact
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.errors import (
@@ -48,12 +49,18 @@ _MAX_REACTION_ROUNDS = 16
 
 @dataclass(frozen=True)
 class RepoConfig:
-    """A repository the server coordinates. ``path`` is None for path-less test repos."""
+    """A repository the server coordinates. ``path`` is None for path-less test repos.
+
+    ``generated`` and ``artifacts`` come from the served configuration (``[generated]`` of
+    ``detente.toml``) and apply at every commit, beside each commit's own declarations.
+    """
 
     name: str
     path: Path | None = None
     default_branch: str = "main"
     case_insensitive: bool = False
+    generated: tuple[str, ...] = ()
+    artifacts: tuple[Artifact, ...] = ()
 
 
 class ServiceCore:
@@ -154,7 +161,8 @@ class ServiceCore:
             state = RepoState(repo, case_insensitive=self.repos[repo].case_insensitive)
             path = self.repos[repo].path
             if path is not None:
-                state.trees = tree_source(path)
+                config = self.repos[repo]
+                state.trees = tree_source(path, config.generated, config.artifacts)
             self._states[repo] = state
         return state
 
@@ -352,5 +360,9 @@ class ServiceCore:
 
     def audit(self) -> AuditReport:
         """Verify the hash chain and that projections equal a full replay."""
-        trees = {r.name: tree_source(r.path) for r in self.repos.values() if r.path is not None}
+        trees = {
+            r.name: tree_source(r.path, r.generated, r.artifacts)
+            for r in self.repos.values()
+            if r.path is not None
+        }
         return verify(self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees)

@@ -206,6 +206,7 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         advisory=bool(data.get("advisory", False)),
         principal=_principal(data.get("actor")),
         takeover=data.get("takeoverOf"),
+        semantic=data.get("semantic"),
     )
 
 

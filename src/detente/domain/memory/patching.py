@@ -42,10 +42,10 @@ from detente.domain.memory.guards import (
     check_size,
     current,
     get_document,
-    memory_event,
     missing_file,
     require_class,
     stale_document,
+    written_event,
 )
 from detente.domain.memory.markdown import Outline, digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
@@ -164,13 +164,12 @@ def decide_patch(
         for k in (key, *outline.descendants(key))
         if _changed(disk_outline, disk, outline, result, k)
     ]
-    event = memory_event(
+    event = written_event(
         ids,
         doc.id,
+        claim,
         ev.MEMORY_SECTION_PATCHED,
         sectionKey=key,
-        claimId=claim.id,
-        fencingToken=claim.fencing_token,
         merged=disk != source,
         writtenSections=written or [key],
         worktree=cmd.worktree,
@@ -230,14 +229,13 @@ def _defer(
     artifact_id, meeting_id = ids("art"), ids("mtg")
     require(claim.status, ClaimStatus.NEGOTIATING, claim_id=claim.id)
     events = [
-        memory_event(
+        written_event(
             ids,
             doc.id,
+            claim,
             ev.MEMORY_PATCH_DEFERRED,
             artifactId=artifact_id,
             sectionKey=cmd.section_key,
-            claimId=claim.id,
-            fencingToken=claim.fencing_token,
             reason=reason,
             diff=diff,
             meetingId=meeting_id,
@@ -258,11 +256,14 @@ def _defer(
             meetingId=meeting_id,
         ),
     ]
+    on_disk = digest(disk)
     refusal = RevisionConflict(
-        f"{reason}: the user's content stays; your edit is kept as patch artifact "
-        f"{artifact_id} and claim {claim.id} re-enters negotiation in meeting {meeting_id}",
-        expected=cmd.expected_section_revision,
-        actual=cmd.expected_section_revision,
+        f"{reason} (the file hash differs: you read {cmd.expected_file_hash[:12]}, the file "
+        f"is now {on_disk[:12]}): the user's content stays; your edit is kept as patch "
+        f"artifact {artifact_id} and claim {claim.id} re-enters negotiation in meeting "
+        f"{meeting_id}",
+        expected=cmd.expected_file_hash,
+        actual=on_disk,
         current=current(doc),
     )
     refusal.extra.update(artifactId=artifact_id, meetingId=meeting_id, sectionKey=cmd.section_key)
