@@ -2,8 +2,11 @@
 
 Each of N concurrent clients (threads) holds one claim and renews its lease in a loop,
 presenting the expected lease and claim revisions (``Service.claims.renew``: catch up, decide,
-append with the stream CAS, project, all in one store transaction). Reported per backend
-and N: operations, throughput, p50 and p99 latency. The physical reference, measured in
+append with the stream CAS, project; commands waiting on the repository are group-committed
+into one store transaction). Reported per backend and N: operations, throughput, p50 and
+p99 latency, renewals per store transaction (``cmds/txn``), and two ratios against the
+reference: throughput (detente / raw; targets PostgreSQL >= 1.0x, etcd >= 0.5x) and p50
+latency (detente / raw). The physical reference, measured in
 the same run: raw etcd ``Txn`` puts with a ``mod_revision`` compare through the same
 client library (aetcd), one key per client, N concurrent tasks; ratios are against it.
 
@@ -11,8 +14,9 @@ Servers are throwaway (``tests/storage/servers.py``): PostgreSQL 15 with its dur
 defaults (fsync, synchronous commit) and a 3-member etcd cluster on 127.0.0.1, data in a
 temporary directory. SQLite runs with ``synchronous=FULL``.
 
-Usage: ``python bench/store.py [--clients 1,16,64] [--ops 640]`` (``--ops``: operations
-per configuration, split across the clients).
+Usage: ``python bench/store.py [--clients 1,16,64] [--ops 1920] [--backends sqlite,...]``
+(``--ops``: operations per configuration, split across the clients). Prints a Markdown
+table (README "Performance").
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
 from storage.servers import EtcdCluster, PostgresServer, postgres_bindir
 
-Result = tuple[int, float, list[float]]  # ops, wall seconds, latencies (s)
+Result = tuple[int, float, list[float], float]  # ops, wall s, latencies (s), cmds per txn
 
 
 def _renewals(url: str, clients: int, per_client: int) -> Result:
@@ -74,14 +78,18 @@ def _renewals(url: str, clients: int, per_client: int) -> Result:
     threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     for t in threads:
         t.start()
+    batches, commands = service.group_commit.batches, service.group_commit.commands
     start.wait()
     t0 = time.perf_counter()
     for t in threads:
         t.join()
     wall = time.perf_counter() - t0
+    per_txn = (service.group_commit.commands - commands) / max(
+        1, service.group_commit.batches - batches
+    )
     assert service.audit().ok
     store.close()
-    return clients * per_client, wall, [x for per in latencies for x in per]
+    return clients * per_client, wall, [x for per in latencies for x in per], per_txn
 
 
 def _raw_etcd(port: int, clients: int, per_client: int) -> Result:
@@ -105,30 +113,35 @@ def _raw_etcd(port: int, clients: int, per_client: int) -> Result:
 
             t0 = time.perf_counter()
             await asyncio.gather(*(one(i) for i in range(clients)))
-            return clients * per_client, time.perf_counter() - t0, latencies
+            return clients * per_client, time.perf_counter() - t0, latencies, 1.0
 
     return asyncio.run(run())
 
 
 def _row(name: str, clients: int, result: Result, base: Result | None) -> str:
-    ops, wall, lat = result
+    ops, wall, lat, per_txn = result
     lat_ms = sorted(x * 1000 for x in lat)
     p50 = statistics.median(lat_ms)
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
     rate = ops / wall
-    ratios = "      (reference)"
+    ratios = "  (reference)"
     if base is not None:
-        b_ms = sorted(x * 1000 for x in base[2])
-        ratios = f"{p50 / statistics.median(b_ms):7.1f}x {(base[0] / base[1]) / rate:7.1f}x"
-    return f"{name:<18}{clients:>8}{ops:>7}{rate:>10.0f}{p50:>9.2f}{p99:>9.2f}  {ratios}"
+        b_ms = statistics.median(x * 1000 for x in base[2])
+        ratios = f"{rate / (base[0] / base[1]):8.2f}x {p50 / b_ms:8.1f}x"
+    return (
+        f"| {name:<18} | {clients:>7} | {ops:>5} | {rate:>7.0f} | {p50:>7.2f} | {p99:>7.2f} "
+        f"| {per_txn:>8.1f} | {ratios} |"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", default="1,16,64")
-    parser.add_argument("--ops", type=int, default=640)
+    parser.add_argument("--ops", type=int, default=1920)
+    parser.add_argument("--backends", default="sqlite,postgresql,etcd")
     args = parser.parse_args()
     sizes = [int(x) for x in args.clients.split(",")]
+    chosen = args.backends.split(",")
 
     bindir, etcd = postgres_bindir(), shutil.which("etcd")
     if bindir is None or etcd is None:
@@ -145,16 +158,18 @@ def main() -> None:
         }
         print(f"CAS lease renewals, {args.ops} operations per row (2 cores, loopback)\n")
         print(
-            f"{'backend':<18}{'clients':>8}{'ops':>7}{'ops/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-            "  p50 and 1/throughput vs raw etcd Txn"
+            "| backend            | clients |   ops |   ops/s |  p50 ms |  p99 ms | cmds/txn "
+            "| ops/s vs raw | p50 vs raw |"
         )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for n in sizes:
             per_client = max(1, args.ops // n)
             base = _raw_etcd(cluster.members[0].client_port, n, per_client)
-            print(_row("raw etcd Txn+CAS", n, base, None))
+            print(_row("raw etcd Txn+CAS", n, base, None), flush=True)
             for name, url in backends.items():
-                print(_row(f"detente {name}", n, _renewals(url(n), n, per_client), base))
-            print()
+                if name in chosen:
+                    result = _renewals(url(n), n, per_client)
+                    print(_row(f"detente {name}", n, result, base), flush=True)
     finally:
         cluster.close()
         pg.close()

@@ -158,7 +158,7 @@ def test_servers_with_skewed_machine_clocks_take_lease_time_from_the_database(
     monkeypatch.setattr(SystemClock, "now", lambda self: skewed)
     url = _store_url(request, "postgres")
     services = _services(url, 2)
-    assert all(isinstance(s.clock, StoreClock) for s in services)
+    assert all(isinstance(s.clock.inner, StoreClock) for s in services)
     before = datetime.now(UTC)
     views = [s.claims.open_claim(seed(f"k/{i}.py", ttl=60)) for i, s in enumerate(services)]
     after = datetime.now(UTC)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from pathlib import Path
 
 import httpx
 
@@ -115,3 +116,91 @@ def test_kill_9_of_one_etcd_member_under_write_load_loses_no_acknowledged_claim(
         etcd_cluster.restart(0)
     store.close()
     _assert_nothing_acknowledged_was_lost(url, set(acknowledged))
+
+
+def _kill_9_under_batched_renewals(url: str) -> None:
+    """16 clients renew their own claim as fast as they can (the server group-commits
+    their renewals into shared transactions) while 4 more open claims; kill -9 mid-load.
+    Every acknowledged renewal and claim must be in the log afterwards."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", _SERVER, url, str(port)])
+    acknowledged: set[str] = set()
+    renewed: dict[str, int] = {}
+    lock = threading.Lock()
+    try:
+        _wait_for_port(port, proc, "detente server")
+        base = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=base, timeout=10) as http:
+            holders = [
+                http.post("/v1/claims", json=claim_body(f"r{i}/**", agent=f"r{i}", ttl=600))
+                .raise_for_status()
+                .json()["claim"]
+                for i in range(16)
+            ]
+
+        def renew(claim: dict[str, object]) -> None:
+            with httpx.Client(base_url=base, timeout=10) as http:
+                for _ in range(10_000):
+                    lease = claim["lease"]
+                    assert isinstance(lease, dict)
+                    body = {
+                        "expectedLeaseRevision": lease["revision"],
+                        "expectedClaimRevision": claim["revision"],
+                        "ttlSeconds": 600,
+                    }
+                    try:
+                        r = http.post(f"/v1/claims/{claim['id']}/renew", json=body)
+                    except httpx.HTTPError:
+                        return  # the server is gone
+                    if r.status_code != 200:
+                        return
+                    claim = r.json()["claim"]
+                    with lock:
+                        renewed[str(claim["id"])] = int(claim["lease"]["revision"])
+
+        def open_claims(worker: int) -> None:
+            with httpx.Client(base_url=base, timeout=10) as http:
+                for n in range(10_000):
+                    try:
+                        r = http.post("/v1/claims", json=claim_body(f"o{worker}/{n}.py", ttl=600))
+                    except httpx.HTTPError:
+                        return
+                    if r.status_code == 201:
+                        with lock:
+                            acknowledged.add(r.json()["claim"]["id"])
+
+        workers = [threading.Thread(target=renew, args=(c,)) for c in holders]
+        workers += [threading.Thread(target=open_claims, args=(w,)) for w in range(4)]
+        for w in workers:
+            w.start()
+        wait_until(lambda: sum(renewed.values()) >= 16 * 5, 60, "80 renewals are acknowledged")
+        proc.kill()
+        proc.wait(timeout=10)
+        for w in workers:
+            w.join(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    store = open_store(url)
+    service = Service(store, SystemClock(), [RepoConfig("demo")])
+    try:
+        state = service.fresh("demo")
+        for claim_id, revision in renewed.items():
+            assert state.claims[claim_id].lease.revision >= revision, claim_id
+        assert acknowledged <= set(state.claims)
+        report = service.audit()
+        assert report.ok, report.to_wire()
+    finally:
+        store.close()
+
+
+def test_kill_9_during_group_committed_renewals_on_sqlite_loses_no_acknowledged_write(
+    tmp_path: Path,
+) -> None:
+    _kill_9_under_batched_renewals(f"sqlite:///{tmp_path / 'detente.db'}")
+
+
+def test_kill_9_during_group_committed_renewals_on_postgres_loses_no_acknowledged_write(
+    postgres_server: PostgresServer,
+) -> None:
+    _kill_9_under_batched_renewals(postgres_server.new_database())

@@ -22,6 +22,7 @@ from detente.client.calls import MAX_EVENTS_PAGE, MAX_SEQ, ServiceCalls
 from detente.client.protocol import Client
 from detente.client.sse import SseMessage
 from detente.service import Service
+from detente.service.checkpoints import SHORT_LIVED_TAIL
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -133,6 +134,8 @@ class InProcessClient(Client):
 
         def close_store() -> None:
             with contextlib.suppress(Exception):
+                # a long tail folded by this process is worth a snapshot for the next one
+                service.save_snapshots(min_tail=SHORT_LIVED_TAIL)
                 service.store.close()
 
         super().__init__(

@@ -9,15 +9,22 @@ projection rows in the same transaction, then wake watchers.
 Expiry found during a command is committed even when the command itself is refused: a
 heartbeat that races its deadline gets ``lease_expired`` *and* leaves the claim
 ``expired``, never renewed.
+
+Commands that arrive while another holds the repository are batched into one store
+transaction (:mod:`detente.service.group_commit`); a projection starts from its newest
+snapshot and a failed transaction restarts from a copy of it, never from event 1
+(:mod:`detente.service.checkpoints`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 from detente.clock import Clock, format_time
 from detente.domain.claims.decide import decide_expiry
@@ -28,23 +35,21 @@ from detente.domain.meetings.resolutions import OwnersOf
 from detente.domain.overlap.trees import Artifact
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
-from detente.errors import (
-    ConcurrencyError,
-    DetenteError,
-    NotFoundError,
-    StoreError,
-    ValidationError,
-)
+from detente.errors import NotFoundError, StoreError, ValidationError
 from detente.eventlog.envelope import StoredEvent
 from detente.eventlog.projections import AuditReport, apply_stored, rows_for, verify
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
 from detente.security import codeowners
-from detente.security.identity import SYSTEM, Actor, current_principal
+from detente.security.identity import SYSTEM, current_principal
+from detente.service.checkpoints import Checkpoints
+from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
 
 _MAX_REACTION_ROUNDS = 16
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,8 @@ class ServiceCore:
         resolve_commit: Callable[[Path, str], str] | None = None,
     ) -> None:
         self.store = store
-        self.clock = clock
+        #: The time authority, read once per batch inside one (see :class:`BatchClock`).
+        self.clock = BatchClock(clock)
         self.policy = policy
         self.repos = {r.name: r for r in repos}
         self.broadcaster = Broadcaster()
@@ -96,8 +102,12 @@ class ServiceCore:
         self._resolve_commit = resolve_commit
         self._states: dict[str, RepoState] = {}
         self._locks = {name: threading.RLock() for name in self.repos}
-        #: Leases expired per transaction at most (see :meth:`_timeouts`).
+        #: Leases expired per transaction at most (see :meth:`timeouts`).
         self.expiry_batch = expiry_batch(store)
+        #: The projections' snapshots (start, retry copies, saves).
+        self.checkpoints = Checkpoints(store, self._new_state)
+        #: The command queues and batch runner.
+        self.group_commit = GroupCommit(self)
         self._compose()
 
     def _compose(self) -> None:
@@ -137,7 +147,14 @@ class ServiceCore:
         """The first served repository (by name) whose projection ``has`` a record.
 
         The projection is caught up with the log first (nothing is expired or written).
+        Records never leave their repository, so a cached projection that already has the
+        record answers without the lock (a command does not wait for a running batch to
+        learn where its record lives).
         """
+        for name in sorted(self.repos):
+            cached = self._states.get(name)
+            if cached is not None and has(cached):
+                return name
         for name in sorted(self.repos):
             with self._locks[name]:
                 state = self._state(name)
@@ -155,16 +172,52 @@ class ServiceCore:
 
     # ------------------------------------------------------------------ plumbing
 
+    def _new_state(self, repo: str) -> RepoState:
+        state = RepoState(repo, case_insensitive=self.repos[repo].case_insensitive)
+        path = self.repos[repo].path
+        if path is not None:
+            config = self.repos[repo]
+            state.trees = tree_source(path, config.generated, config.artifacts)
+        return state
+
     def _state(self, repo: str) -> RepoState:
         state = self._states.get(repo)
         if state is None:
-            state = RepoState(repo, case_insensitive=self.repos[repo].case_insensitive)
-            path = self.repos[repo].path
-            if path is not None:
-                config = self.repos[repo]
-                state.trees = tree_source(path, config.generated, config.artifacts)
-            self._states[repo] = state
+            state = self._states[repo] = self.checkpoints.start(repo)
         return state
+
+    # The command path's steps, as the batch runner (:mod:`.group_commit`) uses them; call
+    # them holding the repository's lock.
+
+    def current_state(self, repo: str) -> RepoState:
+        """The cached projection of ``repo`` (from its snapshot on first use)."""
+        return self._state(repo)
+
+    def discard(self, repo: str, *, folded: bool) -> None:
+        """A transaction failed: when it had folded events it never committed, the state
+        restarts from a copy at the newest snapshot (the next transaction folds the tail)."""
+        if folded or repo not in self._states:
+            self._states[repo] = self.checkpoints.copy(repo)
+
+    def committed(self, state: RepoState, *, appended: bool) -> None:
+        """A transaction committed: wake watchers, snapshot when due."""
+        if appended:
+            self.broadcaster.publish(state.last_seq)
+            self.checkpoints.after_commit(state)
+
+    def catch_up_tx(self, tx: StoreTx, state: RepoState) -> None:
+        """Fold the log's events after ``state.last_seq`` (read in ``tx``)."""
+        self._catch_up_tx(tx, state)
+
+    def commit_events(
+        self, tx: StoreTx, state: RepoState, events: Sequence[Event]
+    ) -> list[StoredEvent]:
+        """Append ``events`` and the reactions they trigger, folding each round."""
+        return self._commit(tx, state, events)
+
+    def timeouts(self, state: RepoState) -> tuple[list[Event], bool]:
+        """Expiries and meeting escalations due now (see :meth:`_timeouts`)."""
+        return self._timeouts(state, self.clock.now())
 
     def _catch_up_tx(self, tx: StoreTx, state: RepoState) -> None:
         for event in tx.read_after(state.last_seq, state.repo):
@@ -178,17 +231,17 @@ class ServiceCore:
             for event in batch:
                 apply_stored(state, event)
 
-    def _commit(
-        self, tx: StoreTx, state: RepoState, events: Sequence[Event], actor: Actor = SYSTEM
-    ) -> list[StoredEvent]:
+    def _commit(self, tx: StoreTx, state: RepoState, events: Sequence[Event]) -> list[StoredEvent]:
         """Append ``events`` and the reactions they trigger (bounded), projecting each batch.
 
-        Every event's payload records ``actor`` (``data.actor``, covered by the chain).
+        Every event's payload records an ``actor`` (``data.actor``, covered by the chain):
+        a command's events carry their principal's (stamped by :meth:`run`), the
+        reactions they trigger inherit it, and timeouts record ``system``.
         """
         at = format_time(self.clock.now())
-        recorded = actor.to_wire()
         out: list[StoredEvent] = []
         batch = list(events)
+        actor = next((e.data["actor"] for e in batch if "actor" in e.data), SYSTEM.to_wire())
         for _ in range(_MAX_REACTION_ROUNDS):
             if not batch:
                 return out
@@ -201,7 +254,7 @@ class ServiceCore:
                         e.version,
                         state.repo,
                         e.subject,
-                        {**e.data, "actor": recorded},
+                        e.data if "actor" in e.data else {**e.data, "actor": actor},
                         at,
                     )
                     for e in batch
@@ -256,48 +309,61 @@ class ServiceCore:
                 after the timeouts found on the way are committed.
 
         Returns:
-            The projection after the command (hold :meth:`lock` while reading it) and the
-            events stored (timeouts and reactions included). The command's events and
-            their reactions record the calling principal's actor (bound by the edge, see
-            :func:`detente.security.identity.acting_as`); timeouts record ``system``.
+            The projection after the command's batch (hold :meth:`lock` while reading it)
+            and the events stored for the command (timeouts and reactions included).
+        """
+        stored: list[StoredEvent] = self.run(repo, decide_fn, lambda state, events: events)
+        return self._state(repo), stored
+
+    def run(
+        self,
+        repo: str,
+        decide_fn: Callable[[RepoState], list[Event]],
+        view: Callable[[RepoState, list[StoredEvent]], T],
+    ) -> T:
+        """Run one command, group-committed with the others waiting on ``repo``.
+
+        Args:
+            repo: a served repository.
+            decide_fn: ``state -> events`` (pure; refusals raise a :class:`DetenteError`).
+            view: ``(state right after this command, the events stored for it) -> the
+                answer``; runs inside the batch, so it sees this command's effect and no
+                later one's. Call without holding :meth:`lock` (holding it, the command
+                runs alone).
+
+        Returns:
+            What ``view`` returned, once the batch committed.
+
+        Raises:
+            DetenteError: the refusal ``decide_fn`` raised (timeouts found on the way are
+                committed), or ``store_unavailable``/``store_concurrency`` for its batch.
         """
         self.repo(repo)
-        actor = current_principal().actor
-        out: list[StoredEvent] = []
-        races = 0
-        with self._locks[repo]:
-            while True:
-                state = self._state(repo)
-                refused: DetenteError | None = None
+        # The principal is read here, in the caller's context: the batch may run on
+        # another command's thread.
+        actor = current_principal().actor.to_wire()
+
+        def stamped(state: RepoState) -> list[Event]:
+            return [
+                dataclasses.replace(e, data={**e.data, "actor": actor}) for e in decide_fn(state)
+            ]
+
+        answer: T = self.group_commit.submit(repo, stamped, view)
+        return answer
+
+    def save_snapshots(self, *, min_tail: int = 1) -> None:
+        """Snapshot every repository whose projection is ``min_tail`` or more events past
+        its last snapshot (a clean shutdown calls this; failures are logged, not raised)."""
+        for name in sorted(self._states):
+            with self._locks[name]:
+                state = self._states.get(name)
+                if state is None:
+                    continue
                 try:
-                    with self.store.transaction(repo) as tx:
-                        self._catch_up_tx(tx, state)
-                        timeouts, more_due = self._timeouts(state, self.clock.now())
-                        stored = self._commit(tx, state, timeouts)
-                        if not more_due:
-                            try:
-                                events = decide_fn(state)
-                            except DetenteError as exc:
-                                refused = exc
-                            else:
-                                stored += self._commit(tx, state, events, actor)
-                except ConcurrencyError:
-                    self._states.pop(repo, None)
-                    races += 1
-                    if races == 2:
-                        raise
-                    continue
-                except BaseException:
-                    self._states.pop(repo, None)
-                    raise
-                if stored:
-                    self.broadcaster.publish(stored[-1].seq)
-                out += stored
-                if more_due:  # expire the next batch before the command runs
-                    continue
-                if refused is not None:
-                    raise refused
-                return state, out
+                    self._catch_up_read(state)
+                except StoreError:
+                    continue  # the store is gone: the last snapshot stays
+                self.checkpoints.save_all({name: state}, min_tail=min_tail)
 
     def fresh(self, repo: str) -> RepoState:
         """The repo's projection, caught up with the log and with due leases expired.

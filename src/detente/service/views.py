@@ -62,6 +62,5 @@ def claim_command(
         NotFoundError: no such claim; else what ``decide_fn`` raises.
     """
     repo = core.repo_of_claim(claim_id)
-    with core.lock(repo):
-        state, _ = core.execute(repo, decide_fn)
-        return claim_view(state, state.claims[claim_id])
+    # The view is built inside the command's batch (group commit), right after it.
+    return core.run(repo, decide_fn, lambda state, _: claim_view(state, state.claims[claim_id]))

@@ -22,6 +22,7 @@ from typing import Protocol, runtime_checkable
 
 from detente.eventlog.envelope import NewEvent, StoredEvent
 from detente.eventlog.records import RecordRow
+from detente.eventlog.snapshots import Snapshot
 
 __all__ = [
     "EXPIRY_BATCH",
@@ -31,6 +32,7 @@ __all__ = [
     "PagedReads",
     "RecordRow",
     "RetainingStore",
+    "SnapshotStore",
     "Store",
     "StoreTx",
     "TimedStore",
@@ -151,6 +153,29 @@ class BoundedStore(Protocol):
 
     #: The most events one transaction may append (each with its own stream and row).
     max_events_per_transaction: int
+
+
+@runtime_checkable
+class SnapshotStore(Protocol):
+    """A store that keeps one projection snapshot per repository
+    (:mod:`detente.eventlog.snapshots`: a cache the service verifies before trusting)."""
+
+    def load_snapshot(self, repo: str) -> Snapshot | None:
+        """The newest snapshot of ``repo``, if any.
+
+        Raises:
+            StoreError: ``store_unavailable`` when the store cannot be reached.
+        """
+        ...
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        """Keep ``snapshot`` unless the store already holds a newer one of its repository
+        (a separate small write: never inside a command's transaction).
+
+        Raises:
+            StoreError: ``store_unavailable`` when the store cannot be reached.
+        """
+        ...
 
 
 #: Leases expired in one transaction on a store without a limit of its own.

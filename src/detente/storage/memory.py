@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
+from detente.eventlog.snapshots import Snapshot
 from detente.storage.append import BufferedTx
 from detente.storage.base import RecordRow
 
@@ -33,6 +34,7 @@ class MemoryStore:
         self._events: list[StoredEvent] = []
         self._revisions: dict[str, int] = {}
         self._rows: dict[tuple[str, str], RecordRow] = {}
+        self._snapshots: dict[str, Snapshot] = {}
 
     @contextmanager
     def transaction(self, repo: str) -> Iterator[_MemoryTx]:
@@ -68,6 +70,16 @@ class MemoryStore:
         with self._lock:
             rows = [r for (k, _), r in self._rows.items() if k == kind]
         return [r for r in rows if repo is None or r.repo == repo]
+
+    def load_snapshot(self, repo: str) -> Snapshot | None:
+        with self._lock:
+            return self._snapshots.get(repo)
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        with self._lock:
+            held = self._snapshots.get(snapshot.repo)
+            if held is None or held.seq < snapshot.seq:
+                self._snapshots[snapshot.repo] = snapshot
 
     def close(self) -> None:
         return None

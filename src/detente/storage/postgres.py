@@ -48,6 +48,7 @@ from detente.errors import StoreError
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.deadline import Watchdog
 from detente.storage.sql import SCHEMA_MARK, Dialect, SqlReads, SqlTx
+from detente.storage.sql_snapshots import SqlSnapshots
 from detente.storage.watch_health import WatchHealth
 
 #: The advisory lock key serializing every write transaction ("detente" in ASCII).
@@ -77,6 +78,7 @@ CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
 FOR EACH STATEMENT EXECUTE FUNCTION detente_append_only();
 """,
     races=(pg_errors.UniqueViolation,),
+    blob_type="BYTEA",
 )
 
 _WATCHDOG = Watchdog()
@@ -93,7 +95,7 @@ def describe(url: str) -> tuple[str, str | None]:
     return f"PostgreSQL at {where}", str(password) if password else None
 
 
-class PostgresStore(SqlReads):
+class PostgresStore(SqlSnapshots, SqlReads):
     """One PostgreSQL database shared by any number of detente servers.
 
     Args:
@@ -210,6 +212,11 @@ class PostgresStore(SqlReads):
         with self._pooled() as pooled:
             return pooled.execute(sql, params).fetchall()
 
+    def _write(self, sql: str, params: Sequence[Any]) -> None:
+        """One autocommitted statement outside any transaction (a snapshot row)."""
+        with self._pooled() as pooled:
+            pooled.execute(sql, params)
+
     # ------------------------------------------------------------------ writes
 
     @contextmanager
@@ -239,6 +246,7 @@ class PostgresStore(SqlReads):
                     with conn.transaction():
                         conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK,))
                         yield tx
+                        tx.flush()
                         appended = [e.id for e in tx.appended[:1]]
                         if tx.appended:
                             seq = str(tx.appended[-1].seq)

@@ -7,7 +7,9 @@ written once with ``?`` markers and spelled for the dialect by :meth:`Dialect.sq
 
 Tables: ``events`` (the hash-chained log; ``UNIQUE (subject, subject_revision)`` is the
 CAS guarantee behind every expected revision), ``records`` (projection rows, written in
-the same transaction as the events that produced them) and ``meta`` (schema version).
+the same transaction as the events that produced them), ``meta`` (schema version) and
+``snapshots`` (one projection snapshot per repository, a verified cache:
+:mod:`detente.storage.sql_snapshots`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 from detente.errors import ConcurrencyError
 from detente.eventlog.envelope import GENESIS_HASH, NewEvent, StoredEvent
 from detente.eventlog.records import RecordRow
-from detente.storage.append import seal_appends
+from detente.storage.append import check_expected, seal_appends
 from detente.storage.base import PagedReads
 
 SCHEMA_VERSION = "1"
@@ -51,6 +53,14 @@ CREATE TABLE IF NOT EXISTS records (
     PRIMARY KEY (kind, id)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots (
+    repo TEXT PRIMARY KEY,
+    seq {seq_type} NOT NULL,
+    hash TEXT NOT NULL,
+    version TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    body {blob_type} NOT NULL
+);
 """
 
 _COLUMNS = "seq, id, type, version, repo, subject, subject_revision, data, at, prev_hash, hash"
@@ -83,12 +93,14 @@ class Dialect:
         seq_type: the column type of the global sequence.
         append_only: statements creating the triggers that refuse UPDATE/DELETE of events.
         races: the driver's exceptions for a violated UNIQUE constraint (a lost race).
+        blob_type: the column type of binary data (projection snapshots).
     """
 
     param: str
     seq_type: str
     append_only: str
     races: tuple[type[Exception], ...]
+    blob_type: str = "BLOB"
 
     def sql(self, text: str) -> str:
         """``text`` (written with ``?`` markers) in this dialect."""
@@ -96,7 +108,9 @@ class Dialect:
 
     def schema(self) -> str:
         """Every statement creating the schema (idempotent)."""
-        return _TABLES.format(seq_type=self.seq_type) + self.append_only
+        return (
+            _TABLES.format(seq_type=self.seq_type, blob_type=self.blob_type) + self.append_only
+        )
 
 
 def row_to_event(row: Sequence[Any]) -> StoredEvent:
@@ -127,7 +141,14 @@ def _record_params(r: RecordRow) -> tuple[Any, ...]:
 
 
 class SqlTx:
-    """One write transaction on a SQL store (the caller began it and commits it).
+    """One write transaction on a SQL store (the caller began it, holds the store's write
+    lock, calls :meth:`flush` and commits).
+
+    Appends are sealed at once (sequence, stream revision, hash chain) and written by
+    :meth:`flush` in three statements whatever the number of commands: one query checks
+    every touched stream's base revision (the caller's expected one, taken on trust until
+    then), one ``executemany`` inserts the events and one upserts the projection rows. A
+    group-committed batch of N commands costs three round trips, not 5 N.
 
     Args:
         dialect: the store's SQL dialect.
@@ -139,33 +160,83 @@ class SqlTx:
         self._dialect = dialect
         self._fetch = fetch
         self._execute_many = execute_many
+        #: The events sealed in this transaction, in order (written by :meth:`flush`).
         self.appended: list[StoredEvent] = []
+        self._base: dict[str, int] = {}  # subject -> revision before this transaction
+        self._trusted: set[str] = set()  # bases taken from an expected revision, unread
+        self._revisions: dict[str, int] = {}  # subject -> revision after the appends
+        self._rows: dict[tuple[str, str], RecordRow] = {}
+        self._flushed = 0
 
     def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
-        """See :meth:`detente.storage.base.StoreTx.read_after`."""
+        """See :meth:`detente.storage.base.StoreTx.read_after` (committed events only)."""
         query = f"SELECT {_COLUMNS} FROM events WHERE repo = ? AND seq > ? ORDER BY seq"
         return [row_to_event(r) for r in self._fetch(self._dialect.sql(query), (repo, seq))]
 
     def _revision(self, subject: str) -> int:
-        rows = self._fetch(self._dialect.sql(_STREAM_REVISION), (subject,))
-        return int(rows[0][0]) if rows else 0
+        if subject in self._revisions:
+            return self._revisions[subject]
+        if subject not in self._base:
+            rows = self._fetch(self._dialect.sql(_STREAM_REVISION), (subject,))
+            self._base[subject] = int(rows[0][0]) if rows else 0
+        return self._base[subject]
 
     def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
-        """See :meth:`detente.storage.base.StoreTx.append`."""
-        rows = self._fetch(_HEAD, ())
-        head = (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
+        """See :meth:`detente.storage.base.StoreTx.append`; a wrong expected revision of a
+        stream this transaction has not read yet raises at :meth:`flush`."""
+        if self.appended:  # this transaction holds the lock: its last append is the head
+            head = (self.appended[-1].seq, self.appended[-1].hash)
+        else:
+            rows = self._fetch(_HEAD, ())
+            head = (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
+        for subject, want in expected.items():
+            if subject not in self._base and subject not in self._revisions:
+                self._base[subject] = want
+                self._trusted.add(subject)
         out = seal_appends(events, expected, head=head, revision_of=self._revision)
-        try:
-            self._execute_many(self._dialect.sql(_INSERT_EVENT), [_event_params(e) for e in out])
-        except self._dialect.races as exc:
-            raise ConcurrencyError(f"append lost a race: {exc}") from exc
+        for event in out:
+            self._revisions[event.subject] = event.subject_revision
         self.appended.extend(out)
         return out
 
     def upsert_records(self, rows: Sequence[RecordRow]) -> None:
-        """See :meth:`detente.storage.base.StoreTx.upsert_records`."""
-        if rows:
-            self._execute_many(self._dialect.sql(_UPSERT_RECORD), [_record_params(r) for r in rows])
+        """See :meth:`detente.storage.base.StoreTx.upsert_records` (written by :meth:`flush`)."""
+        for row in rows:
+            self._rows[(row.kind, row.id)] = row
+
+    def flush(self) -> None:
+        """Check the trusted base revisions, then write the events and rows (call once,
+        before COMMIT).
+
+        Raises:
+            ConcurrencyError: ``store_concurrency`` when a stream is not at the revision
+                an append expected, or an insert lost a race (nothing is written).
+        """
+        trusted = sorted(self._trusted)
+        for start in range(0, len(trusted), 500):
+            chunk = trusted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            query = (
+                "SELECT subject, MAX(subject_revision) FROM events "
+                f"WHERE subject IN ({marks}) GROUP BY subject"
+            )
+            have = {str(r[0]): int(r[1]) for r in self._fetch(self._dialect.sql(query), chunk)}
+            current = {s: have.get(s, 0) for s in chunk}
+            check_expected({s: self._base[s] for s in chunk}, current.__getitem__)
+        self._trusted.clear()
+        events = self.appended[self._flushed :]
+        if events:
+            try:
+                self._execute_many(
+                    self._dialect.sql(_INSERT_EVENT), [_event_params(e) for e in events]
+                )
+            except self._dialect.races as exc:
+                raise ConcurrencyError(f"append lost a race: {exc}") from exc
+            self._flushed = len(self.appended)
+        if self._rows:
+            rows = [_record_params(r) for r in self._rows.values()]
+            self._execute_many(self._dialect.sql(_UPSERT_RECORD), rows)
+            self._rows.clear()
 
 
 class SqlReads(PagedReads):

@@ -26,6 +26,7 @@ from typing import Any
 
 from detente.errors import StoreError
 from detente.storage.sql import SCHEMA_MARK, Dialect, SqlReads, SqlTx
+from detente.storage.sql_snapshots import SqlSnapshots
 
 __all__ = ["SQLITE", "SqliteStore"]
 
@@ -42,7 +43,7 @@ BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 )
 
 
-class SqliteStore(SqlReads):
+class SqliteStore(SqlSnapshots, SqlReads):
     """A SQLite file shared by every process of one repository.
 
     Args:
@@ -114,6 +115,12 @@ class SqliteStore(SqlReads):
         with self._lock:
             self._conn.executemany(sql, params)
 
+    def _write(self, sql: str, params: Sequence[Any]) -> None:
+        try:
+            self._execute_many(sql, [tuple(params)])
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write the SQLite store at {self.path}: {exc}") from exc
+
     @contextmanager
     def transaction(self, repo: str) -> Iterator[SqlTx]:
         with self._lock:
@@ -123,7 +130,9 @@ class SqliteStore(SqlReads):
                 raise StoreError(f"the SQLite store is busy or unavailable: {exc}") from exc
             self._writing = threading.get_ident()
             try:
-                yield SqlTx(SQLITE, self._write_fetch, self._execute_many)
+                tx = SqlTx(SQLITE, self._write_fetch, self._execute_many)
+                yield tx
+                tx.flush()
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise

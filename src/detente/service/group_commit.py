@@ -1,0 +1,294 @@
+"""Group commit: the commands waiting on one repository share one store transaction.
+
+Every command of a repository is queued; whichever thread holds the repository's
+command lock next takes the queue and runs it as one batch in one store transaction
+(one ``BEGIN IMMEDIATE`` on SQLite, one advisory lock and one ``COMMIT`` on PostgreSQL,
+one ``Txn`` on etcd). Inside the batch nothing changes for a command:
+
+- due leases expire first (committed even when every command is refused);
+- each command is decided in queue order against the state its predecessors left,
+  its events appended with their expected stream revisions and folded, and its answer
+  (``view``) computed right then, so it sees its own effect and nobody's after it;
+- a command that is refused (a :class:`~detente.errors.DetenteError`) or whose decision
+  or answer fails is answered with its own error and appends nothing; the others commit;
+- the batch is acknowledged only after the commit returns, so nothing acknowledged can be
+  lost: a crash before the commit loses the whole batch, and none of it was answered.
+
+A batch the store refuses as a whole: a lost race (``ConcurrencyError``) is retried once on
+fresh state (the projection restored from the newest snapshot plus the log's tail, never
+replayed from event 1); a second loss, a batch larger than a bounded store takes, or an
+unexpected failure re-runs its commands one per transaction, so one bad command sinks
+only itself. A store outage (``store_unavailable``) answers every command with it.
+
+On a store with a transaction limit (etcd's ``--max-txn-ops``,
+:class:`~detente.storage.base.BoundedStore`), a command after the first joins the batch
+only while its events fit in three quarters of the limit (the last quarter is room for
+the reactions and expiries the batch triggers); the others wait for the next batch.
+
+The design follows the classic group commit of database logs (e.g. PostgreSQL's
+``commit_delay``, MySQL's binary-log group commit), without a delay: a batch is whatever
+queued while the previous one held the lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from detente.clock import Clock
+from detente.domain.events import Event
+from detente.domain.state import RepoState
+from detente.errors import ConcurrencyError, StoreError
+from detente.eventlog.envelope import StoredEvent
+from detente.storage.base import BoundedStore
+
+if TYPE_CHECKING:
+    from detente.service.core import ServiceCore
+
+__all__ = ["MAX_BATCH", "BatchClock", "GroupCommit", "Pending"]
+
+#: Commands one batch holds at most (on any store).
+MAX_BATCH = 128
+
+#: ``state -> the command's events``.
+Decide = Callable[[RepoState], list[Event]]
+#: ``(state right after the command, the events stored for it) -> its answer``.
+View = Callable[[RepoState, list[StoredEvent]], Any]
+
+
+class BatchClock:
+    """The service's clock, read once per batch.
+
+    Inside a batch's transaction every command, every expiry and every event's ``at`` use
+    the time read when the transaction began (as SQL's ``now()`` is the transaction's
+    start): one reading per batch, not three per command, which on PostgreSQL and SQLite
+    is a query each (:mod:`detente.storage.clock`). Outside a batch it reads ``inner``.
+
+    Args:
+        inner: the time authority.
+    """
+
+    def __init__(self, inner: Clock) -> None:
+        self.inner = inner
+        self._local = threading.local()
+
+    def now(self) -> datetime:
+        """The batch's time on a thread running one, else ``inner.now()``."""
+        pinned: datetime | None = getattr(self._local, "at", None)
+        return pinned if pinned is not None else self.inner.now()
+
+    @contextmanager
+    def pinned(self) -> Iterator[datetime]:
+        """Read ``inner`` once and answer that on this thread until the block exits."""
+        before = getattr(self._local, "at", None)
+        self._local.at = at = self.inner.now()
+        try:
+            yield at
+        finally:
+            self._local.at = before
+
+
+@dataclass(eq=False)
+class Pending:
+    """One queued command and, once its batch committed, its answer or error."""
+
+    decide: Decide
+    view: View
+    done: bool = False
+    answer: Any = None
+    error: BaseException | None = None
+    stored: list[StoredEvent] = field(default_factory=list)
+    #: Set when answered, or when promoted to candidate for the lock.
+    wake: threading.Event = field(default_factory=threading.Event)
+    promoted: bool = False
+
+    def finish(self, answer: Any, error: BaseException | None, stored: list[StoredEvent]) -> None:
+        """Record the outcome and wake the waiting thread."""
+        self.answer, self.error, self.stored, self.done = answer, error, stored, True
+        self.wake.set()
+
+
+class GroupCommit:
+    """The queues and the batch runner of one :class:`~detente.service.core.ServiceCore`."""
+
+    def __init__(self, core: ServiceCore) -> None:
+        self._core = core
+        self._mutex = threading.Lock()
+        self._queues: dict[str, deque[Pending]] = defaultdict(deque)
+        self._candidate: dict[str, bool] = defaultdict(bool)
+        store = core.store
+        bound = store.max_events_per_transaction if isinstance(store, BoundedStore) else None
+        #: Events one batch may append before a later command waits for the next batch.
+        self.event_budget = None if bound is None else max(1, bound * 3 // 4)
+        self._bound = bound
+        #: Batches committed and commands they carried (for benchmarks and tests).
+        self.batches = 0
+        self.commands = 0
+
+    def submit(self, repo: str, decide: Decide, view: View) -> Any:
+        """Queue a command and return its answer once its batch committed.
+
+        At most one waiting thread per repository blocks on the repository's lock (the
+        *candidate*); the others sleep until their command is answered or they are
+        promoted to candidate, so an answered thread returns at once instead of queueing
+        for the lock behind the next batch. A thread that already holds the lock (a
+        caller reading its projection around the command) leads at once.
+
+        Raises:
+            DetenteError: the command's refusal, or the store's error for its batch.
+        """
+        mine = Pending(decide, view)
+        lock = self._core.lock(repo)
+        with self._mutex:
+            self._queues[repo].append(mine)
+        if lock.acquire(blocking=False):  # free, or already this thread's
+            try:
+                self._lead(repo, mine)
+            finally:
+                lock.release()
+                self._hand_off(repo)
+        else:
+            with self._mutex:
+                candidate = not self._candidate[repo]
+                self._candidate[repo] = True
+            if not candidate:
+                mine.wake.wait()  # answered, or promoted to candidate
+            if candidate or mine.promoted:
+                try:
+                    with lock:
+                        with self._mutex:
+                            self._candidate[repo] = False
+                        self._lead(repo, mine)
+                finally:
+                    self._hand_off(repo)
+        if mine.error is not None:
+            raise mine.error
+        return mine.answer
+
+    def _lead(self, repo: str, mine: Pending) -> None:
+        """Run batches (holding the lock) until ``mine`` is answered."""
+        while not mine.done:
+            batch = self._take(repo)
+            if not batch:  # cannot happen: a taker answers all it took before unlocking
+                raise RuntimeError("a queued command vanished (a bug: please report it)")
+            deferred: list[Pending] = []
+            try:
+                deferred = self._run(repo, batch)
+            finally:
+                waiting = {id(p) for p in deferred}
+                lost = [p for p in batch if not p.done and id(p) not in waiting]
+                self._fail(lost, RuntimeError("the batch ended without an answer"))
+            if deferred:
+                with self._mutex:
+                    self._queues[repo].extendleft(reversed(deferred))
+
+    def _hand_off(self, repo: str) -> None:
+        """After leading: promote the oldest waiting command's thread to candidate, unless
+        a candidate is already on its way to the lock."""
+        with self._mutex:
+            queue = self._queues[repo]
+            if queue and not self._candidate[repo]:
+                self._candidate[repo] = True
+                queue[0].promoted = True
+                queue[0].wake.set()
+
+    def queued(self, repo: str) -> int:
+        """Commands of ``repo`` waiting for a batch."""
+        with self._mutex:
+            return len(self._queues[repo])
+
+    def _take(self, repo: str) -> list[Pending]:
+        with self._mutex:
+            queue = self._queues[repo]
+            return [queue.popleft() for _ in range(min(len(queue), MAX_BATCH))]
+
+    def _run(self, repo: str, batch: list[Pending]) -> list[Pending]:
+        """Run ``batch`` (answering each command); returns the commands deferred to the
+        next batch (they did not fit a bounded store's transaction)."""
+        core = self._core
+        carried: list[StoredEvent] = []  # expiries committed before the commands ran
+        races = 0
+        while True:
+            state = core.current_state(repo)
+            answers: list[tuple[Pending, Any, BaseException | None, list[StoredEvent]]] = []
+            deferred: list[Pending] = []
+            folded = appended = 0
+            more_due = False
+            try:
+                with core.store.transaction(repo) as tx, core.clock.pinned():
+                    core.catch_up_tx(tx, state)
+                    timeouts, more_due = core.timeouts(state)
+                    common = core.commit_events(tx, state, timeouts)
+                    folded = appended = len(common)
+                    if not more_due:
+                        for p in batch:
+                            if deferred:
+                                deferred.append(p)
+                                continue
+                            try:
+                                events = p.decide(state)
+                            except Exception as exc:  # refused (or a bug): this one alone
+                                answers.append((p, None, exc, common))
+                                continue
+                            budget = self.event_budget
+                            if budget is not None and answers and appended + len(events) > budget:
+                                deferred.append(p)
+                                continue
+                            mine = core.commit_events(tx, state, events)
+                            folded += len(mine)
+                            appended += len(mine)
+                            stored = carried + common + mine
+                            try:
+                                answers.append((p, p.view(state, stored), None, stored))
+                            except Exception as exc:
+                                answers.append((p, None, exc, stored))
+            except ConcurrencyError as exc:
+                core.discard(repo, folded=folded > 0)
+                races += 1
+                if races < 2:
+                    continue
+                return self._alone(repo, batch, exc)
+            except StoreError as exc:
+                core.discard(repo, folded=folded > 0)
+                if self._bound is not None and appended > self._bound:
+                    return self._alone(repo, batch, exc)
+                self._fail(batch, exc)
+                return []
+            except Exception as exc:
+                core.discard(repo, folded=folded > 0)
+                return self._alone(repo, batch, exc)
+            except BaseException as exc:
+                core.discard(repo, folded=folded > 0)
+                self._fail(batch, exc)
+                raise
+            core.committed(state, appended=folded > 0)
+            if more_due:  # expire the next lot before the commands run
+                carried += common
+                continue
+            for p, answer, error, stored in answers:
+                p.finish(answer, error, stored)
+            self.batches += 1
+            self.commands += len(answers)
+            return deferred
+
+    def _alone(self, repo: str, batch: list[Pending], exc: BaseException) -> list[Pending]:
+        """Re-run each command of a failed batch in its own transaction; a batch of one
+        fails with ``exc``."""
+        if len(batch) == 1:
+            self._fail(batch, exc)
+            return []
+        for p in batch:
+            for later in self._run(repo, [p]):  # a batch of one is never deferred
+                self._fail([later], exc)
+        return []
+
+    @staticmethod
+    def _fail(batch: list[Pending], exc: BaseException) -> None:
+        for p in batch:
+            if not p.done:
+                p.finish(None, exc, [])
