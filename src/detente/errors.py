@@ -7,7 +7,9 @@ Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit c
     DetenteError (code varies)
     +-- ValidationError          validation_error      malformed input; ``field`` names it
     +-- NotFoundError            not_found             unknown id
+    +-- Unauthenticated          unauthenticated       auth enabled and no/invalid credentials
     +-- ForbiddenError           forbidden             principal may not act on the record
+    +-- RateLimited              rate_limited          too many actions in the window (429)
     +-- ConflictError            (409 family)
     |   +-- RevisionConflict     revision_conflict     expected revision != actual; carries current
     |   +-- StaleBase            stale_base            expected ref OID / base commit not current
@@ -20,9 +22,6 @@ Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit c
     |   +-- BranchInUse          branch_in_use         a branch is checked out by another worktree
     +-- VcsError                 vcs_error             git failed for a reason we do not model
     +-- StoreError               store_unavailable     the storage backend failed
-
-The code ``unauthenticated`` (HTTP 401) is reserved in the edge tables for when
-authentication exists; no error raises it yet.
 
 Errors never wrap foreign exceptions in their public fields: adapters translate
 ``sqlite3``/git errors into these at the boundary.
@@ -71,8 +70,37 @@ class NotFoundError(DetenteError):
     code = "not_found"
 
 
+class Unauthenticated(DetenteError):
+    """Authentication is enabled and the request's credentials are missing or invalid.
+
+    ``challenge`` is the ``WWW-Authenticate`` value the HTTP edge answers with.
+    """
+
+    code = "unauthenticated"
+
+    def __init__(self, detail: str, *, challenge: str = "Bearer", **extra: Any) -> None:
+        super().__init__(detail, **extra)
+        self.challenge = challenge
+
+
 class ForbiddenError(DetenteError):
+    """The authenticated principal lacks the role, or does not own the record."""
+
     code = "forbidden"
+
+
+class RateLimited(DetenteError):
+    """Too many limited actions (claim opens, agent registrations) within the window.
+
+    ``retry_after`` is the number of seconds until one more is allowed (HTTP
+    ``Retry-After``).
+    """
+
+    code = "rate_limited"
+
+    def __init__(self, detail: str, *, retry_after: int, **extra: Any) -> None:
+        super().__init__(detail, retryAfterSeconds=retry_after, **extra)
+        self.retry_after = retry_after
 
 
 class ConflictError(DetenteError):

@@ -16,10 +16,14 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
     import uvicorn
     from fastapi import FastAPI
 
     from detente.client import Client
+    from detente.security.authn import AuthGate
     from detente.service import Service
 
 __all__ = ["SWEEP_INTERVAL", "build_app", "make_server", "run_mcp_stdio", "serve"]
@@ -29,7 +33,12 @@ SWEEP_INTERVAL = 1.0
 
 
 def build_app(
-    service: Service, *, sweep_interval: float | None = None, max_body_bytes: int | None = None
+    service: Service,
+    *,
+    sweep_interval: float | None = None,
+    max_body_bytes: int | None = None,
+    auth: AuthGate | None = None,
+    allowed_origins: Sequence[str] = (),
 ) -> FastAPI:
     """The served app: every API route, MCP (streamable HTTP) at ``/mcp``, the dashboard
     at ``/``.
@@ -39,6 +48,9 @@ def build_app(
         sweep_interval: seconds between background lease sweeps; None disables the
             sweeper (expiry still happens lazily on every read and write).
         max_body_bytes: the request body limit in bytes (default 1 MiB; ``/mcp`` too).
+        auth: authentication of every request (``/v1``, ``/mcp``, the dashboard); None:
+            every caller is principal ``local`` (a loopback-only server).
+        allowed_origins: browser origins allowed to change state besides the server's.
 
     Returns:
         The ASGI app; the MCP SDK is loaded when its lifespan starts.
@@ -50,9 +62,16 @@ def build_app(
     from detente.mcp_server.http import mount
 
     limit = DEFAULT_MAX_BODY_BYTES if max_body_bytes is None else max_body_bytes
-    app = create_app(service, sweep_interval=sweep_interval, max_body_bytes=limit)
-    mount(app, lambda: InProcessClient(service))
-    mount_dashboard(app, service)  # the live dashboard at / (its actions call /v1)
+    app = create_app(
+        service,
+        sweep_interval=sweep_interval,
+        max_body_bytes=limit,
+        auth=auth,
+        allowed_origins=allowed_origins,
+    )
+    mount(app, lambda: InProcessClient(service), loopback_only=auth is None)
+    # The live dashboard at / (its actions call /v1); with auth it asks for a token.
+    mount_dashboard(app, service, auth_required=auth is not None)
     return app
 
 
@@ -64,6 +83,10 @@ def make_server(
     sweep_interval: float = SWEEP_INTERVAL,
     log_level: str = "info",
     max_body_bytes: int | None = None,
+    auth: AuthGate | None = None,
+    allowed_origins: Sequence[str] = (),
+    tls: tuple[Path, Path] | None = None,
+    behind_proxy: bool = False,
 ) -> uvicorn.Server:
     """A uvicorn server for ``service`` (not started).
 
@@ -75,6 +98,10 @@ def make_server(
         log_level: ``debug``, ``info`` (default: one access line per request),
             ``warning``, ``error`` or ``critical`` (see :mod:`detente.logs`).
         max_body_bytes: the request body limit in bytes (default 1 MiB).
+        auth / allowed_origins: see :func:`build_app`.
+        tls: ``(certificate, key)`` PEM files: serve HTTPS.
+        behind_proxy: trust ``X-Forwarded-Proto``/``-For`` from any peer (the proxy in
+            front terminates TLS); otherwise forwarded headers are ignored.
 
     Returns:
         The ``uvicorn.Server``; run it with ``server.run()`` (blocking, in any thread) and
@@ -85,8 +112,15 @@ def make_server(
     from detente import logs
 
     logs.configure(log_level)
+    app = build_app(
+        service,
+        sweep_interval=sweep_interval,
+        max_body_bytes=max_body_bytes,
+        auth=auth,
+        allowed_origins=allowed_origins,
+    )
     config = uvicorn.Config(
-        build_app(service, sweep_interval=sweep_interval, max_body_bytes=max_body_bytes),
+        app,
         host=host,
         port=port,
         log_level=log_level.lower(),
@@ -94,6 +128,10 @@ def make_server(
         access_log=False,  # detente.access logs every request with its fields
         timeout_graceful_shutdown=2,
         lifespan="on",
+        ssl_certfile=str(tls[0]) if tls else None,
+        ssl_keyfile=str(tls[1]) if tls else None,
+        proxy_headers=behind_proxy,
+        forwarded_allow_ips="*" if behind_proxy else None,
     )
     return uvicorn.Server(config)
 
@@ -107,6 +145,10 @@ def serve(
     sock: socket.socket | None = None,
     log_level: str = "info",
     max_body_bytes: int | None = None,
+    auth: AuthGate | None = None,
+    allowed_origins: Sequence[str] = (),
+    tls: tuple[Path, Path] | None = None,
+    behind_proxy: bool = False,
 ) -> None:
     """Serve the HTTP API until SIGINT or SIGTERM, then return after a graceful shutdown.
 
@@ -117,7 +159,8 @@ def serve(
         sweep_interval: seconds between background lease sweeps.
         sock: an already bound listening socket to serve on instead of ``host:port``.
         log_level: see :func:`make_server`.
-        max_body_bytes: see :func:`make_server`.
+        max_body_bytes / auth / allowed_origins / tls / behind_proxy: see
+            :func:`make_server`.
     """
     server = make_server(
         service,
@@ -126,6 +169,10 @@ def serve(
         sweep_interval=sweep_interval,
         log_level=log_level,
         max_body_bytes=max_body_bytes,
+        auth=auth,
+        allowed_origins=allowed_origins,
+        tls=tls,
+        behind_proxy=behind_proxy,
     )
     stops: list[int] = []
     handlers = {}

@@ -40,7 +40,7 @@ def test_serve_refuses_a_non_loopback_host_with_exit_2(cli: Cli) -> None:
     result = cli("serve", "--host", "0.0.0.0", "--port", "0")
 
     assert result.exit_code == 2
-    assert "authentication is not available" in result.stderr
+    assert "without authentication" in result.stderr
 
 
 def test_serve_refuses_a_non_loopback_host_in_json_too(cli: Cli) -> None:

@@ -458,10 +458,10 @@ def test_a_failed_commit_undoes_the_file_write(
     c = claim(svc, "alice", "build")
     original_commit = svc._commit
 
-    def failing(tx: Any, state: Any, events: Any) -> Any:
+    def failing(tx: Any, state: Any, events: Any, *actor: Any) -> Any:
         if any(e.type == "memory.section_patched" for e in events):
             raise StoreError("disk full")
-        return original_commit(tx, state, events)
+        return original_commit(tx, state, events, *actor)
 
     monkeypatch.setattr(svc, "_commit", failing)
     with pytest.raises(StoreError):

@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from detente import __version__
 from detente.api import openapi
 from detente.api.access_log import AccessLogMiddleware
+from detente.api.auth import (
+    METADATA_PATH,
+    AuthMiddleware,
+    OriginMiddleware,
+    protected_resource_metadata,
+)
 from detente.api.edges import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
@@ -42,8 +48,9 @@ from detente.api.routes import (
     system,
 )
 from detente.api.supervision import supervisor_for
-from detente.client.inprocess import ServiceCalls
+from detente.client.authorized import AuthorizedCalls
 from detente.errors import DetenteError
+from detente.security.authn import AuthGate
 from detente.service import Service
 
 
@@ -52,6 +59,8 @@ def create_app(
     *,
     sweep_interval: float | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    auth: AuthGate | None = None,
+    allowed_origins: Sequence[str] = (),
 ) -> FastAPI:
     """Build the ASGI app around ``service``.
 
@@ -61,6 +70,10 @@ def create_app(
             sweeper (expiry still happens lazily on every read and write).
         max_body_bytes: the request body limit in bytes (``413 payload_too_large``
             beyond it; default 1 MiB).
+        auth: the authentication of every non-public request; None: every caller is
+            the loopback principal ``local`` with every role.
+        allowed_origins: browser origins allowed to make state-changing requests
+            besides the server's own (``403 forbidden`` for any other ``Origin``).
     """
 
     @contextlib.asynccontextmanager
@@ -98,12 +111,27 @@ def create_app(
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(Exception, unexpected_error_handler)
     app.add_middleware(IdempotencyMiddleware)
+    if auth is not None:  # inside the body limit: a signed body is read whole
+        app.add_middleware(AuthMiddleware, gate=auth)
+    app.add_middleware(OriginMiddleware, allowed=tuple(allowed_origins))
+    app.state.auth = auth
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
     app.add_middleware(AccessLogMiddleware)  # outermost: it sees every answer, 413s too
     openapi.install(app)
 
-    calls = ServiceCalls(service)
+    if auth is not None:
+        _serve_metadata(app, auth)
+    # Roles and ownership (all pass for ``local``), then the rate limits of an auth server.
+    calls = AuthorizedCalls(service, limiter=auth.limiter if auth is not None else None)
     areas = (system, claims, meetings, events, agents, memory)
     for area in (*areas, integration, patches, deployments, index):
         app.include_router(area.router(calls))
     return app
+
+
+def _serve_metadata(app: FastAPI, gate: AuthGate) -> None:
+    """``GET /.well-known/oauth-protected-resource`` (public; see :mod:`detente.api.auth`)."""
+
+    @app.get(METADATA_PATH, include_in_schema=False)
+    def metadata(request: Request) -> dict[str, object]:
+        return protected_resource_metadata(request.scope, gate)

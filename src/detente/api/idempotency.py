@@ -88,6 +88,10 @@ class IdempotencyMiddleware:
             )
             await response(scope, receive, send)
             return
+        # Keys are per principal: another caller's key never replays an answer to you.
+        principal = scope.get("state", {}).get("principal")
+        if principal is not None:
+            key = f"{principal.name}\0{key}"
         body = await _read_body(receive)
         digest = hashlib.sha256()
         for part in (scope["method"], scope["path"], scope.get("query_string", b"").decode()):

@@ -9,13 +9,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from detente.client.body import invalid
-from detente.errors import DetenteError
+from detente.errors import DetenteError, RateLimited, Unauthenticated
 
 #: The HTTP edge's mapping from stable error code to status (API.md "Errors").
 STATUS_BY_CODE: dict[str, int] = {
     "validation_error": 422,
     "unauthenticated": 401,
     "forbidden": 403,
+    "rate_limited": 429,
     "not_found": 404,
     "revision_conflict": 409,
     "stale_base": 409,
@@ -60,7 +61,12 @@ async def detente_error_handler(request: Request, exc: Exception) -> JSONRespons
     fields = exc.to_problem()
     code = fields.pop("code")
     detail = fields.pop("detail")
-    return problem(STATUS_BY_CODE.get(code, 500), code, detail, **fields)
+    response = problem(STATUS_BY_CODE.get(code, 500), code, detail, **fields)
+    if isinstance(exc, Unauthenticated):
+        response.headers["WWW-Authenticate"] = exc.challenge
+    if isinstance(exc, RateLimited):
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:

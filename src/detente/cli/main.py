@@ -87,6 +87,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Agent sessions: who works in this repository now, and on what (advisory).",
         "detente.cli.registry:agents",
     ),
+    "principal": (
+        "Agent keys for signed requests (detente serve --auth keys).",
+        "detente.cli.registry:principal",
+    ),
     "serve": (
         "Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.",
         "detente.cli.registry:serve",

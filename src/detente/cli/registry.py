@@ -107,6 +107,12 @@ def hooks(app: typer.Typer) -> None:
     app.add_typer(hooks_app, name="hooks")
 
 
+def principal(app: typer.Typer) -> None:
+    from detente.cli.principals import principal_app
+
+    app.add_typer(principal_app, name="principal")
+
+
 def deploy(app: typer.Typer) -> None:
     from detente.cli.deploy import deploy as deploy_command
 

@@ -11,7 +11,7 @@ Exit codes (the CLI edge of the error table in ``errors.py``)::
     6  overlap: the claim was opened but is negotiating, not active (overlap_blocking)
     7  invalid_transition
     8  other conflict: branch_in_use, stale_base, stale_fencing_token, evidence_rejected,
-       out_of_scope, forbidden, unauthenticated
+       out_of_scope, forbidden, unauthenticated, rate_limited
     9  server or store unavailable (server_unavailable, store_unavailable)
 
 With ``--json`` every command prints one JSON document on stdout (an error as its
@@ -64,6 +64,7 @@ EXIT_CODES: dict[str, int] = {
     "conflict": 8,
     "forbidden": 8,
     "unauthenticated": 8,
+    "rate_limited": 8,
     "store_unavailable": 9,
     "store_concurrency": 9,
     "server_unavailable": 9,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from detente.cli import auth_flags as af
 from detente.cli.config_commands import (
     MaxTtlFlag,
     MeetingDeadlineFlag,
@@ -46,7 +47,9 @@ def serve(
             help="Store URL [default: $DETENTE_STORE or the first repository's SQLite file].",
         ),
     ] = None,
-    host: Annotated[str, typer.Option("--host", help="Loopback interface to bind.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option("--host", help="Interface to bind (non-loopback needs --auth and TLS).")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 7420,
     log_level: Annotated[
         str,
@@ -64,11 +67,22 @@ def serve(
     takeover_grace: TakeoverGraceFlag = None,
     min_ttl: MinTtlFlag = None,
     max_ttl: MaxTtlFlag = None,
+    auth: af.AuthFlag = None,
+    oidc_issuer: af.OidcIssuerFlag = None,
+    oidc_audience: af.OidcAudienceFlag = None,
+    oidc_principal_claim: af.OidcPrincipalClaimFlag = "sub",
+    oidc_groups_claim: af.OidcGroupsClaimFlag = "groups",
+    tls_cert: af.TlsCertFlag = None,
+    tls_key: af.TlsKeyFlag = None,
+    behind_proxy: af.BehindProxyFlag = False,
+    allowed_origin: af.AllowedOriginFlag = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.
 
-    Only loopback hosts are accepted: authentication is not available yet. The log
+    Without --auth only loopback hosts are accepted and every caller is principal
+    'local' with every role; another --host needs --auth and --tls-cert/--tls-key or
+    --behind-proxy (see 'Running detente for a team' in the README). The log
     (stderr) has one line per request and every background task failure, with
     structured ``key=value`` fields. The policy is the first repository's detente.toml
     with the policy flags applied (see ``detente config show``).
@@ -77,12 +91,24 @@ def serve(
     def body(session: Session) -> None:
         from detente import runtime
         from detente.cli.config_commands import policy_overrides
-        from detente.cli.serving import bind, check_loopback, serve
+        from detente.cli.serving import bind, serve
         from detente.errors import ValidationError
         from detente.logs import LEVELS
+        from detente.security.ratelimit import RateLimiter
         from detente.storage.factory import display_url
 
-        check_loopback(host)
+        exposure = af.exposure(
+            host,
+            auth=auth,
+            oidc_issuer=oidc_issuer,
+            oidc_audience=oidc_audience,
+            oidc_principal_claim=oidc_principal_claim,
+            oidc_groups_claim=oidc_groups_claim,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            behind_proxy=behind_proxy,
+            allowed_origins=allowed_origin,
+        )
         if log_level.lower() not in LEVELS:
             raise ValidationError(
                 f"--log-level must be one of {', '.join(LEVELS)}", field="log-level"
@@ -90,16 +116,25 @@ def serve(
         if max_body_bytes < 1:
             raise ValidationError("--max-body-bytes must be positive", field="max-body-bytes")
         paths = list(repo or [session.settings.repo])
+        config = runtime.load_project_config(
+            paths[0],
+            file=policy,
+            overrides=policy_overrides(meeting_deadline, takeover_grace, min_ttl, max_ttl),
+        )
         service = runtime.build_service(
-            paths,
-            names=list(name or ()),
-            store_url=store,
-            config_file=policy,
-            config_overrides=policy_overrides(meeting_deadline, takeover_grace, min_ttl, max_ttl),
+            paths, names=list(name or ()), store_url=store, config=config
+        )
+        gate = af.build_gate(
+            exposure,
+            roles=config.roles,
+            keys=af.key_verifier(exposure, service, paths[0]),
+            limiter=RateLimiter(config.limits, service.clock.now),
         )
         sock, url = bind(host, port)
+        url = url.replace("http://", f"{exposure.scheme}://", 1)
         described: dict[str, Any] = {
             "listening": url,
+            "auth": list(exposure.modes),
             "repos": [
                 {"name": r.name, "path": str(r.path), "defaultBranch": r.default_branch}
                 for r in service.list_repos()
@@ -118,7 +153,14 @@ def serve(
 
         session.out.emit(described, text)
         try:
-            serve(service, sock, log_level=log_level, max_body_bytes=max_body_bytes)
+            serve(
+                service,
+                sock,
+                log_level=log_level,
+                max_body_bytes=max_body_bytes,
+                exposure=exposure,
+                auth=gate,
+            )
         finally:
             service.store.close()
         if not session.out.json_mode:

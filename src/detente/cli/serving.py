@@ -1,11 +1,11 @@
-"""Starting servers from the CLI: where ``detente serve`` may listen (loopback only, on a
-socket bound up front), and the one door to the composition root (:mod:`detente.server`)
-that builds the HTTP app and the MCP server: the CLI never imports another adapter.
+"""Starting servers from the CLI: a socket bound up front (where ``detente serve`` may
+listen is the rule of :mod:`detente.cli.auth_flags`), and the one door to the composition
+root (:mod:`detente.server`) that builds the HTTP app and the MCP server: the CLI never
+imports another adapter.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from typing import TYPE_CHECKING
 
@@ -14,19 +14,41 @@ from detente.errors import ValidationError
 if TYPE_CHECKING:
     import uvicorn
 
+    from detente.cli.auth_flags import Exposure
     from detente.client import Client
+    from detente.security.authn import AuthGate
     from detente.service import Service
 
-__all__ = ["bind", "check_loopback", "make_server", "run_mcp_stdio", "serve"]
+__all__ = ["bind", "make_server", "run_mcp_stdio", "serve"]
 
 
 def serve(
-    service: Service, sock: socket.socket, *, log_level: str = "info", max_body_bytes: int
+    service: Service,
+    sock: socket.socket,
+    *,
+    log_level: str = "info",
+    max_body_bytes: int,
+    exposure: Exposure | None = None,
+    auth: AuthGate | None = None,
 ) -> None:
-    """Serve the HTTP API (and MCP at ``/mcp``) on ``sock`` until SIGINT or SIGTERM."""
+    """Serve the HTTP API (and MCP at ``/mcp``) on ``sock`` until SIGINT or SIGTERM.
+
+    Args:
+        exposure: TLS, proxy and origin settings (see :mod:`detente.cli.auth_flags`).
+        auth: the authentication of every request; None: loopback principal ``local``.
+    """
     from detente import server
 
-    server.serve(service, sock=sock, log_level=log_level, max_body_bytes=max_body_bytes)
+    server.serve(
+        service,
+        sock=sock,
+        log_level=log_level,
+        max_body_bytes=max_body_bytes,
+        auth=auth,
+        allowed_origins=exposure.allowed_origins if exposure else (),
+        tls=exposure.tls if exposure else None,
+        behind_proxy=exposure.behind_proxy if exposure else False,
+    )
 
 
 def make_server(service: Service, *, sweep_interval: float) -> uvicorn.Server:
@@ -43,35 +65,11 @@ def run_mcp_stdio(client: Client) -> None:
     server.run_mcp_stdio(client)
 
 
-def check_loopback(host: str) -> None:
-    """Refuse any host that is not a loopback interface.
-
-    Authentication is not available yet, so the API must not be reachable from other
-    machines.
-
-    Raises:
-        ValidationError: ``validation_error`` (field ``host``) for a non-loopback host.
-    """
-    if host == "localhost":
-        return
-    try:
-        loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
-        raise ValidationError(
-            f"refusing to listen on {host!r}: authentication is not available yet, so detente "
-            "only serves loopback interfaces (127.0.0.1, ::1, localhost)",
-            field="host",
-            value=host,
-        )
-
-
 def bind(host: str, port: int) -> tuple[socket.socket, str]:
     """Bind a listening TCP socket now, so a busy port is a clear error, not a log line.
 
     Args:
-        host: a loopback host (see :func:`check_loopback`).
+        host: the interface (checked by :func:`detente.cli.auth_flags.exposure`).
         port: the TCP port; 0 lets the OS choose.
 
     Returns:

@@ -123,10 +123,11 @@ def _probe(url: str, timeout: float) -> HttpClient | None:
     """A client of the server answering ``url/healthz`` within ``timeout`` seconds."""
     import httpx
 
+    from detente.client.credentials import credentials
     from detente.client.http import REQUEST_TIMEOUT, HttpClient
     from detente.client.routes import HEALTH
 
-    http = httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT)
+    http = httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT, auth=credentials())
     try:
         response = http.get(HEALTH.path, timeout=timeout)
         if response.status_code == 200 and response.json().get("ok") is True:

@@ -60,7 +60,10 @@ class HttpClient(Client):
         """A client of the server at ``url`` (e.g. ``http://127.0.0.1:7420``)."""
         import httpx
 
-        return cls(httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT), repo_name=repo_name)
+        from detente.client.credentials import credentials
+
+        http = httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT, auth=credentials())
+        return cls(http, repo_name=repo_name)
 
     @property
     def url(self) -> str:

@@ -21,6 +21,7 @@ from fastapi import APIRouter, FastAPI, Query
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
+from detente.clock import format_time
 from detente.dashboard import render
 from detente.dashboard.search import search
 from detente.dashboard.source import Snapshot, claim_overlaps, read_snapshot
@@ -65,6 +66,15 @@ def router(service: Service, *, auth_required: bool = False) -> APIRouter:
 
     @r.get("/", response_class=HTMLResponse)
     def page(group: str = "dir", q: Annotated[str, Query(max_length=500)] = "") -> HTMLResponse:
+        if auth_required:
+            # Served to anyone (a browser cannot send a token with a navigation): the shell
+            # holds no record; the page asks for a token, then reads /dashboard/panels.
+            empty = Snapshot(
+                now=format_time(service.clock.now()), seq=0, repos=[], claims=[], meetings=[]
+            )
+            return HTMLResponse(
+                render.render_page(render.context(empty, {}, group=_group(group), query=q))
+            )
         return HTMLResponse(render.render_page(ctx(group, q)))
 
     @r.get("/dashboard")

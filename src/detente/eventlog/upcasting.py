@@ -10,6 +10,10 @@ current shape; the stored bytes, and so the hash chain, stay as they were writte
 To change an event's payload shape: raise the version its ``decide`` writes
 (``Event(version=n + 1)``) and register the step from ``n`` in :data:`UPCASTERS`
 (the technique is Greg Young's "upcasting", *Versioning in an Event Sourced System*, 2017).
+
+One step applies to every type and version: an event written before events recorded
+their ``actor`` (``{principal, via, keyFingerprint?}``, see :mod:`detente.security.identity`)
+replays with :data:`LEGACY_ACTOR`, the loopback principal every caller was then.
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ from detente.eventlog.envelope import StoredEvent
 
 #: One step: the payload at version ``n`` -> the payload at version ``n + 1`` (a new dict).
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+#: The actor of an event stored without one: the unauthenticated loopback caller.
+LEGACY_ACTOR: dict[str, Any] = {"principal": "local", "via": "local"}
 
 
 class Upcasters:
@@ -59,6 +66,8 @@ class Upcasters:
                 (written by a newer release: upgrade before reading this log).
         """
         target = self.current(event.type)
+        if "actor" not in event.data:
+            event = dataclasses.replace(event, data={**event.data, "actor": dict(LEGACY_ACTOR)})
         if event.version == target:
             return event
         if not 1 <= event.version < target:

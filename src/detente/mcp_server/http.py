@@ -6,8 +6,11 @@ client made by the caller (the composition root, :mod:`detente.server`, gives an
 in-process client of the app's own service) when the lifespan starts: an app used
 without its lifespan never imports the MCP SDK, and answers ``/mcp`` with ``503``.
 
-DNS-rebinding protection is on: only ``127.0.0.1``, ``localhost`` and ``[::1]`` hosts and
-origins are accepted (``detente serve`` binds loopback only).
+DNS-rebinding protection is on for a server without authentication: only ``127.0.0.1``,
+``localhost`` and ``[::1]`` hosts and origins are accepted (such a server binds loopback
+only). An authenticating server may listen anywhere: every ``/mcp`` request carries the
+caller's token (which a rebound page cannot send) and foreign browser origins are refused
+by the app's origin check.
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ _LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*
 class McpEndpoint:
     """The ASGI app behind ``/mcp``: the SDK's streamable HTTP app once running."""
 
-    def __init__(self, client_factory: Callable[[], Client]) -> None:
+    def __init__(self, client_factory: Callable[[], Client], *, loopback_only: bool = True) -> None:
         self.client_factory = client_factory
+        self.loopback_only = loopback_only
         self._app: ASGIApp | None = None
 
     @contextlib.asynccontextmanager
@@ -50,7 +54,7 @@ class McpEndpoint:
 
         server = build_server(self.client_factory())
         security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
+            enable_dns_rebinding_protection=self.loopback_only,
             allowed_hosts=_LOOPBACK_HOSTS,
             allowed_origins=_LOOPBACK_ORIGINS,
         )
@@ -80,17 +84,21 @@ class McpEndpoint:
         await self._app(scope, receive, send)
 
 
-def mount(app: FastAPI, client_factory: Callable[[], Client]) -> McpEndpoint:
+def mount(
+    app: FastAPI, client_factory: Callable[[], Client], *, loopback_only: bool = True
+) -> McpEndpoint:
     """Serve MCP (streamable HTTP) at ``/mcp`` of ``app``, its tools calling a client.
 
     Args:
         app: the detente HTTP app (its lifespan is wrapped, not replaced).
         client_factory: makes the client the tools call (once per lifespan start).
+        loopback_only: refuse non-loopback ``Host``/``Origin`` (DNS-rebinding
+            protection); False for an authenticating server.
 
     Returns:
         The endpoint (``running()`` is entered by the app's lifespan).
     """
-    endpoint = McpEndpoint(client_factory)
+    endpoint = McpEndpoint(client_factory, loopback_only=loopback_only)
     app.router.routes.append(Route(MCP_PATH, endpoint=endpoint))
     inner: Callable[[Any], contextlib.AbstractAsyncContextManager[Any]] = (
         app.router.lifespan_context

@@ -18,6 +18,7 @@ snapshot and a failed transaction restarts from a copy of it, never from event 1
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from detente.eventlog.projections import AuditReport, apply_stored, rows_for, ve
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
 from detente.security import codeowners
+from detente.security.identity import SYSTEM, current_principal
 from detente.service.checkpoints import Checkpoints
 from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.repo_index import tree_source
@@ -230,17 +232,31 @@ class ServiceCore:
                 apply_stored(state, event)
 
     def _commit(self, tx: StoreTx, state: RepoState, events: Sequence[Event]) -> list[StoredEvent]:
-        """Append ``events`` and the reactions they trigger (bounded), projecting each batch."""
+        """Append ``events`` and the reactions they trigger (bounded), projecting each batch.
+
+        Every event's payload records an ``actor`` (``data.actor``, covered by the chain):
+        a command's events carry their principal's (stamped by :meth:`run`), the
+        reactions they trigger inherit it, and timeouts record ``system``.
+        """
         at = format_time(self.clock.now())
         out: list[StoredEvent] = []
         batch = list(events)
+        actor = next((e.data["actor"] for e in batch if "actor" in e.data), SYSTEM.to_wire())
         for _ in range(_MAX_REACTION_ROUNDS):
             if not batch:
                 return out
             expected = {e.subject: state.revision_of(e.subject) for e in batch}
             stored = tx.append(
                 [
-                    NewEvent(e.id, e.type, e.version, state.repo, e.subject, e.data, at)
+                    NewEvent(
+                        e.id,
+                        e.type,
+                        e.version,
+                        state.repo,
+                        e.subject,
+                        e.data if "actor" in e.data else {**e.data, "actor": actor},
+                        at,
+                    )
                     for e in batch
                 ],
                 expected,
@@ -323,7 +339,16 @@ class ServiceCore:
                 committed), or ``store_unavailable``/``store_concurrency`` for its batch.
         """
         self.repo(repo)
-        answer: T = self.group_commit.submit(repo, decide_fn, view)
+        # The principal is read here, in the caller's context: the batch may run on
+        # another command's thread.
+        actor = current_principal().actor.to_wire()
+
+        def stamped(state: RepoState) -> list[Event]:
+            return [
+                dataclasses.replace(e, data={**e.data, "actor": actor}) for e in decide_fn(state)
+            ]
+
+        answer: T = self.group_commit.submit(repo, stamped, view)
         return answer
 
     def save_snapshots(self, *, min_tail: int = 1) -> None:

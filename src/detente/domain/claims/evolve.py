@@ -164,6 +164,13 @@ def _test_plan(raw: Any) -> dict[str, tuple[str, ...]] | None:
     return {str(kind): tuple(str(n) for n in names) for kind, names in raw.items()}
 
 
+def _principal(actor: Any) -> str:
+    """The principal that announced a claim (the event's recorded actor; ``local`` before)."""
+    if isinstance(actor, dict) and isinstance(actor.get("principal"), str):
+        return str(actor["principal"])
+    return "local"
+
+
 def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, event_id: str) -> Claim:
     lease = data["lease"]
     return Claim(
@@ -197,6 +204,7 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         updated_at=at,
         last_event_id=event_id,
         advisory=bool(data.get("advisory", False)),
+        principal=_principal(data.get("actor")),
         takeover=data.get("takeoverOf"),
         semantic=data.get("semantic"),
     )

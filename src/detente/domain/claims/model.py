@@ -146,6 +146,9 @@ class Claim:
     evidence: dict[str, Any] | None = None
     integration: dict[str, Any] | None = None
     test_plan: dict[str, tuple[str, ...]] | None = None
+    #: The authenticated principal that opened the claim (``local`` without auth); only
+    #: it (or an ``admin``) may renew, change, complete or abandon the claim.
+    principal: str = "local"
 
     @property
     def contract_areas(self) -> tuple[str, ...]:

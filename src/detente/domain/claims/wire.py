@@ -75,6 +75,7 @@ def claim_to_wire(claim: Claim) -> dict[str, Any]:
         "status": claim.status.value,
         "revision": claim.revision,
         "agent": agent_to_wire(claim.agent),
+        "principal": claim.principal,
         "baseCommit": claim.base_commit,
         "branch": claim.branch,
         "worktree": claim.worktree,

@@ -1,0 +1,257 @@
+"""Authentication and browser-origin checks in front of every route (``/v1``, ``/mcp``, ``/``).
+
+:class:`AuthMiddleware` runs for every HTTP request of an authenticating server: it
+builds what :class:`~detente.security.authn.AuthGate` reads (method, target URI, headers
+and, for signed requests, the body, which it then replays to the app unchanged), lets the
+gate prove the principal, and binds that principal
+(:func:`~detente.security.identity.acting_as`) while the app handles the request, so the
+service records it on every event and checks ownership against it. A refusal is
+``401 unauthenticated`` (problem+json with ``WWW-Authenticate``).
+
+A few paths are public because they reveal nothing and a client needs them to find out
+how to authenticate: :data:`PUBLIC_PATHS` (health, the OpenAPI document and its viewers,
+the OAuth protected-resource metadata, the dashboard's static shell).
+
+:class:`OriginMiddleware` refuses (``403 forbidden``) any state-changing request whose
+``Origin`` header names another origin than the server's own or one of
+``--allowed-origin`` (a browser page on another site must not drive the API with a
+user's ambient credentials); requests without ``Origin`` (CLI, agents) pass.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from detente.api.problems import problem
+from detente.errors import Unauthenticated
+from detente.security.authn import AuthGate, HttpRequest
+from detente.security.identity import Principal, acting_as
+
+__all__ = [
+    "METADATA_PATH",
+    "PUBLIC_PATHS",
+    "AuthMiddleware",
+    "OriginMiddleware",
+    "protected_resource_metadata",
+    "target_uri",
+]
+
+#: Paths served without credentials: exact paths, and prefixes ending in ``/``. The
+#: dashboard's ``/`` is only its shell when authentication is on (it holds no record).
+PUBLIC_PATHS = (
+    "/",
+    "/healthz",
+    "/openapi.json",
+    "/docs",
+    "/docs/oauth2-redirect",
+    "/redoc",
+    "/.well-known/oauth-protected-resource",
+    "/dashboard/config",
+    "/dashboard/static/",
+)
+#: RFC 9728 protected-resource metadata (MCP authorization: how a client finds the issuer).
+METADATA_PATH = "/.well-known/oauth-protected-resource"
+
+#: The MCP endpoint and its session header (MCP streamable HTTP transport).
+MCP_PATH = "/mcp"
+MCP_SESSION_HEADER = "mcp-session-id"
+#: MCP sessions whose owner is remembered (the oldest are forgotten first).
+MAX_MCP_SESSIONS = 10_000
+
+#: Methods that never change state (RFC 9110 "safe").
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _public(path: str) -> bool:
+    return any(
+        path.startswith(p) if len(p) > 1 and p.endswith("/") else path == p for p in PUBLIC_PATHS
+    )
+
+
+def target_uri(scope: Scope) -> str:
+    """The request's absolute URI (RFC 9421 ``@target-uri``) as the server received it.
+
+    Behind a trusted proxy, uvicorn's ``--proxy-headers`` has already put the
+    ``X-Forwarded-Proto``/``X-Forwarded-For`` values into ``scope``.
+    """
+    headers = Headers(scope=scope)
+    scheme = scope.get("scheme", "http")
+    host = headers.get("host")
+    if host is None:
+        server = scope.get("server") or ("localhost", None)
+        host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
+    path = scope.get("root_path", "") + scope.get("path", "/")
+    raw = scope.get("raw_path")
+    if isinstance(raw, bytes) and raw:
+        path = raw.decode("latin-1")
+    query = scope.get("query_string", b"").decode("latin-1")
+    return f"{scheme}://{host}{path}" + (f"?{query}" if query else "")
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.request":
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+        elif message["type"] == "http.disconnect":
+            return b"".join(chunks)
+
+
+class AuthMiddleware:
+    """Authenticate every non-public HTTP request with ``gate`` (see the module docstring).
+
+    Args:
+        app: the application.
+        gate: the enabled schemes and role table.
+    """
+
+    def __init__(self, app: ASGIApp, *, gate: AuthGate) -> None:
+        self.app = app
+        self.gate = gate
+        #: MCP session id -> the principal that opened it (most recent sessions kept).
+        self._mcp_sessions: OrderedDict[str, str] = OrderedDict()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or _public(scope.get("path", "")):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        body = b""
+        replay = receive
+        if self.gate.needs_body and ("signature" in headers or "signature-input" in headers):
+            body = await _read_body(receive)
+            sent = False
+
+            async def replayed() -> Message:
+                nonlocal sent
+                if not sent:
+                    sent = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            replay = replayed
+        request = HttpRequest(
+            method=scope.get("method", "GET").upper(),
+            target_uri=target_uri(scope),
+            headers={k: ", ".join(headers.getlist(k)) for k in dict.fromkeys(headers)},
+            body=body,
+        )
+        try:
+            # The first request fetches the issuer's keys (blocking IO): off the event loop.
+            principal = await anyio.to_thread.run_sync(self.gate.authenticate, request)
+        except Unauthenticated as exc:
+            fields = exc.to_problem()
+            response = problem(401, fields.pop("code"), fields.pop("detail"), **fields)
+            challenge = exc.challenge
+            if self.gate.oidc is not None and challenge.startswith("Bearer"):
+                # RFC 9728 section 5.1: point the client at the resource metadata.
+                metadata = _origin_of(request.target_uri) or ""
+                bearer, sep, rest = challenge.partition(", Signature")
+                challenge = f'{bearer}, resource_metadata="{metadata}{METADATA_PATH}"{sep}{rest}'
+            response.headers["WWW-Authenticate"] = challenge
+            await response(scope, replay, send)
+            return
+        scope.setdefault("state", {})["principal"] = principal
+        if scope.get("path") == MCP_PATH:
+            await self._mcp(principal, headers, scope, replay, send)
+            return
+        with acting_as(principal):
+            await self.app(scope, replay, send)
+
+    async def _mcp(
+        self, principal: Principal, headers: Headers, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """An MCP session belongs to the principal that opened it: the SDK runs a session's
+        tool calls in the task its first request started, so another principal presenting
+        the session id would act under the opener's name. Such a request is refused."""
+        session = headers.get(MCP_SESSION_HEADER)
+        owner = self._mcp_sessions.get(session) if session else None
+        if owner is not None and owner != principal.name:
+            response = problem(
+                403,
+                "forbidden",
+                f"MCP session {session} belongs to another principal; open your own session",
+                principal=principal.name,
+            )
+            await response(scope, receive, send)
+            return
+
+        async def remember(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                for name, value in message.get("headers", []):
+                    if name.lower() == MCP_SESSION_HEADER.encode():
+                        self._mcp_sessions[value.decode("latin-1")] = principal.name
+                        while len(self._mcp_sessions) > MAX_MCP_SESSIONS:
+                            self._mcp_sessions.popitem(last=False)
+            await send(message)
+
+        with acting_as(principal):
+            await self.app(scope, receive, remember)
+
+
+def _origin_of(url: str) -> str | None:
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+class OriginMiddleware:
+    """Refuse state-changing browser requests from foreign origins (``403 forbidden``).
+
+    Args:
+        app: the application.
+        allowed: origins (``scheme://host[:port]``) allowed besides the server's own.
+    """
+
+    def __init__(self, app: ASGIApp, *, allowed: Iterable[str] = ()) -> None:
+        self.app = app
+        self.allowed = frozenset(o.rstrip("/").lower() for o in allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method", "GET").upper() in SAFE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        origin = Headers(scope=scope).get("origin")
+        if origin is None:
+            await self.app(scope, receive, send)
+            return
+        own = _origin_of(target_uri(scope))
+        mine = origin.rstrip("/").lower()
+        if mine == own or mine in self.allowed:
+            await self.app(scope, receive, send)
+            return
+        response = problem(
+            403,
+            "forbidden",
+            f"cross-origin request from {origin!r} refused: state-changing requests must "
+            "come from the server's own origin or one given with --allowed-origin",
+            origin=origin,
+        )
+        await response(scope, receive, send)
+
+
+def protected_resource_metadata(scope: Scope, gate: AuthGate) -> dict[str, object]:
+    """The RFC 9728 document of this server: the resource, its issuer, bearer in header.
+
+    Args:
+        scope: the request asking (its origin is the resource's).
+        gate: the server's authentication (its OIDC issuer is the authorization server).
+    """
+    origin = _origin_of(target_uri(scope)) or ""
+    issuers = [gate.oidc.settings.issuer] if gate.oidc is not None else []
+    return {
+        "resource": origin,
+        "authorization_servers": issuers,
+        "bearer_methods_supported": ["header"],
+        "resource_name": "detente",
+    }

@@ -1,0 +1,121 @@
+"""Who is acting: the authenticated principal of a request and the actor every event records.
+
+A :class:`Principal` is what an authenticator (OIDC bearer token, RFC 9421 signed request,
+or the loopback default) proves about a caller: a name, how it was proven (``via``), the
+groups it belongs to and, for signed requests, the fingerprint of its public key. Its
+:class:`Actor` (``{principal, via, keyFingerprint?}``) is stamped on every event the
+request's command appends, inside the hash-chained payload.
+
+The principal travels from the edge that authenticated it to the service through a
+context variable (:func:`acting_as` / :func:`current_principal`): the HTTP middleware
+binds it around a request, the CLI in local mode runs as :data:`LOCAL`. A command
+captures it when it starts (:meth:`detente.service.core.ServiceCore.execute`), so the
+thread that finally appends never matters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+#: How a principal was proven: an OIDC token, a signed request, or the loopback default.
+Via = Literal["oidc", "key", "local"]
+
+#: Every role of the policy (``[roles]`` in ``detente.toml``).
+ROLES = ("claim", "integrate", "deploy", "arbitrate", "admin")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """The actor an event records.
+
+    Attributes:
+        principal: the principal's name (``local`` without authentication; ``system`` for
+            what the server does by itself: lease expiry, meeting deadlines).
+        via: ``oidc``, ``key`` or ``local``.
+        key_fingerprint: SHA-256 (hex) of the raw Ed25519 public key of a signed request.
+    """
+
+    principal: str
+    via: Via
+    key_fingerprint: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{principal, via, keyFingerprint?}`` (the key only for signed requests)."""
+        out: dict[str, Any] = {"principal": self.principal, "via": self.via}
+        if self.key_fingerprint is not None:
+            out["keyFingerprint"] = self.key_fingerprint
+        return out
+
+
+@dataclass(frozen=True)
+class Principal:
+    """An authenticated caller.
+
+    Attributes:
+        name: the principal (an OIDC claim such as ``sub``, or a registered key's name).
+        via: how it was authenticated.
+        groups: group names it belongs to (an OIDC groups claim; ``@org/team`` for
+            CODEOWNERS teams); roles name them as ``group:NAME``.
+        key_fingerprint: see :class:`Actor`.
+        roles: the roles the server's policy grants it (filled by the authorizer).
+    """
+
+    name: str
+    via: Via
+    groups: frozenset[str] = frozenset()
+    key_fingerprint: str | None = None
+    roles: frozenset[str] = frozenset()
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(self.name, self.via, self.key_fingerprint)
+
+    def has(self, role: str) -> bool:
+        """True when the policy grants ``role`` (``admin`` implies every role)."""
+        return role in self.roles or "admin" in self.roles
+
+
+#: The caller of an unauthenticated (loopback-only) server or of the CLI in local mode.
+LOCAL = Principal("local", "local", roles=frozenset(ROLES))
+
+#: The actor of what the server decides by itself (lease expiry, meeting deadlines).
+SYSTEM = Actor("system", "local")
+
+#: The actor an event written before actors existed replays as.
+LEGACY = Actor("local", "local")
+
+_current: contextvars.ContextVar[Principal] = contextvars.ContextVar(
+    "detente_principal", default=LOCAL
+)
+
+
+def current_principal() -> Principal:
+    """The principal of the running request (:data:`LOCAL` when none was bound)."""
+    return _current.get()
+
+
+@contextlib.contextmanager
+def acting_as(principal: Principal) -> Iterator[Principal]:
+    """Bind ``principal`` for the duration of the block (and threads copying the context)."""
+    token = _current.set(principal)
+    try:
+        yield principal
+    finally:
+        _current.reset(token)
+
+
+def actor_from_wire(data: Any) -> Actor:
+    """The actor recorded in an event payload; :data:`LEGACY` when it has none."""
+    if not isinstance(data, dict) or not isinstance(data.get("principal"), str):
+        return LEGACY
+    via = data.get("via")
+    fingerprint = data.get("keyFingerprint")
+    return Actor(
+        data["principal"],
+        via if via in ("oidc", "key", "local") else "local",
+        fingerprint if isinstance(fingerprint, str) else None,
+    )

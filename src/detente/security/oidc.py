@@ -1,0 +1,182 @@
+"""OIDC bearer tokens: a JWT signed by the issuer, its keys found through discovery.
+
+The issuer's keys are found as OpenID Connect Discovery 1.0 says:
+``GET {issuer}/.well-known/openid-configuration`` names ``jwks_uri`` (and must name the
+same ``issuer``); the JWK Set there is fetched once and cached, and fetched again when a
+token names a ``kid`` the cache does not hold (the issuer rotated its keys). Tokens are
+checked as RFC 9068 / RFC 7519 say: signature (RS256, ES256 or EdDSA only; never
+``none`` nor an HMAC algorithm, whose "key" would be public), ``iss``, ``aud``, ``exp``
+and ``nbf`` with at most 60 seconds of clock leeway. Verification is PyJWT's
+(``jwt.decode`` and ``jwt.PyJWKClient``); this module wires it to detente's errors.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import jwt
+
+from detente.errors import Unauthenticated, ValidationError
+from detente.security.identity import Principal
+
+__all__ = ["ALGORITHMS", "MAX_LEEWAY_SECONDS", "OidcSettings", "OidcVerifier"]
+
+#: The signature algorithms accepted (asymmetric only).
+ALGORITHMS = ("RS256", "ES256", "EdDSA")
+#: The most clock skew tolerated on ``exp``/``nbf``/``iat``, in seconds.
+MAX_LEEWAY_SECONDS = 60
+#: Seconds to wait for the issuer's discovery document or key set.
+FETCH_TIMEOUT_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class OidcSettings:
+    """How to trust tokens (``detente serve --auth oidc ...``).
+
+    Attributes:
+        issuer: the issuer URL (``iss`` of every token; discovery is under it).
+        audience: the audience tokens must name in ``aud`` (this server).
+        principal_claim: the claim naming the principal (default ``sub``).
+        groups_claim: the claim listing the principal's groups (default ``groups``).
+        leeway_seconds: clock skew tolerated, 0 to 60.
+        refresh_cooldown_seconds: the least time between two key-set downloads forced by
+            unknown ``kid`` values (a flood of made-up key ids must not hammer the
+            issuer; PyJWT's ``cooldown_duration``).
+    """
+
+    issuer: str
+    audience: str
+    principal_claim: str = "sub"
+    groups_claim: str = "groups"
+    leeway_seconds: int = MAX_LEEWAY_SECONDS
+    refresh_cooldown_seconds: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not self.issuer.startswith(("https://", "http://")):
+            raise ValidationError(
+                f"--oidc-issuer must be an http(s) URL, got {self.issuer!r}", field="oidc-issuer"
+            )
+        if not self.audience:
+            raise ValidationError("--oidc-audience must not be empty", field="oidc-audience")
+        if not 0 <= self.leeway_seconds <= MAX_LEEWAY_SECONDS:
+            raise ValidationError(
+                f"the OIDC leeway must be 0..{MAX_LEEWAY_SECONDS} seconds", field="leeway"
+            )
+
+
+def _challenge(description: str) -> str:
+    """An RFC 6750 ``WWW-Authenticate`` value for an invalid token."""
+    quoted = description.replace("\\", "").replace('"', "'")
+    return f'Bearer realm="detente", error="invalid_token", error_description="{quoted}"'
+
+
+def _refused(detail: str) -> Unauthenticated:
+    return Unauthenticated(detail, challenge=_challenge(detail))
+
+
+class OidcVerifier:
+    """Verifies bearer tokens of one issuer (thread-safe; network only on a cache miss).
+
+    Args:
+        settings: issuer, audience and claim names.
+    """
+
+    def __init__(self, settings: OidcSettings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._keys: jwt.PyJWKClient | None = None
+
+    def _discover(self) -> jwt.PyJWKClient:
+        with self._lock:
+            if self._keys is not None:
+                return self._keys
+            url = self.settings.issuer.rstrip("/") + "/.well-known/openid-configuration"
+            try:
+                response = httpx.get(url, timeout=FETCH_TIMEOUT_SECONDS)
+                response.raise_for_status()
+                document = response.json()
+            except (httpx.HTTPError, ValueError) as exc:
+                raise _refused(f"cannot read the discovery document {url}: {exc}") from None
+            if not isinstance(document, dict) or not isinstance(document.get("jwks_uri"), str):
+                raise _refused(f"the discovery document at {url} names no jwks_uri")
+            if document.get("issuer") != self.settings.issuer:
+                raise _refused(
+                    f"the discovery document at {url} is for issuer {document.get('issuer')!r}"
+                )
+            self._keys = jwt.PyJWKClient(
+                document["jwks_uri"],
+                timeout=FETCH_TIMEOUT_SECONDS,
+                cooldown_duration=self.settings.refresh_cooldown_seconds,
+            )
+            return self._keys
+
+    def verify(self, token: str) -> Principal:
+        """The principal a valid token names.
+
+        Args:
+            token: the compact JWT of an ``Authorization: Bearer`` header.
+
+        Returns:
+            ``Principal(name=<principal claim>, via="oidc", groups=<groups claim>)``
+            (roles are added by the caller's policy).
+
+        Raises:
+            Unauthenticated: ``unauthenticated`` for a malformed, expired, not yet valid,
+                wrong-issuer, wrong-audience or badly signed token, a key the issuer does
+                not publish, or an unreachable issuer.
+        """
+        s = self.settings
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError:
+            raise _refused("the bearer token is not a JWT") from None
+        if header.get("alg") not in ALGORITHMS:
+            raise _refused(
+                f"token algorithm {header.get('alg')!r} is not accepted "
+                f"(accepted: {', '.join(ALGORITHMS)})"
+            )
+        keys = self._discover()
+        try:
+            key = keys.get_signing_key_from_jwt(token)
+        except jwt.PyJWKClientError as exc:
+            detail = f"the token's signing key is not published by the issuer: {exc}"
+            raise _refused(detail) from None
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                key,
+                algorithms=list(ALGORITHMS),
+                audience=s.audience,
+                issuer=s.issuer,
+                leeway=s.leeway_seconds,
+                options={"require": ["exp", "iss", "aud", s.principal_claim]},
+            )
+        except jwt.ExpiredSignatureError:
+            raise _refused("the token has expired") from None
+        except jwt.ImmatureSignatureError:
+            raise _refused("the token is not valid yet (nbf/iat in the future)") from None
+        except jwt.InvalidAudienceError:
+            raise _refused(f"the token is not for audience {s.audience!r}") from None
+        except jwt.InvalidIssuerError:
+            raise _refused(f"the token was not issued by {s.issuer}") from None
+        except jwt.InvalidSignatureError:
+            raise _refused("the token's signature does not verify") from None
+        except jwt.MissingRequiredClaimError as exc:
+            raise _refused(f"the token has no {exc.claim!r} claim") from None
+        except jwt.PyJWTError as exc:
+            raise _refused(f"invalid token: {exc}") from None
+        name = claims.get(s.principal_claim)
+        if not isinstance(name, str) or not name:
+            raise _refused(f"the token's {s.principal_claim!r} claim is not a name")
+        raw_groups = claims.get(s.groups_claim, ())
+        groups = (
+            frozenset(str(g) for g in raw_groups)
+            if isinstance(raw_groups, list)
+            else frozenset({raw_groups})
+            if isinstance(raw_groups, str)
+            else frozenset()
+        )
+        return Principal(name, "oidc", groups=groups)
