@@ -81,6 +81,16 @@ def _symbol_edits(
     return tuple((f.path, f.symbols, f.outside) for f in files)
 
 
+def _maintained(state: RepoState) -> dict[str, str]:
+    """Files detente keeps modified in checkouts: registered memory documents and the
+    hash of the bytes it last recorded (a checkout holding them is still clean)."""
+    return {
+        doc.path: doc.file_hash
+        for doc in state.memory.documents.values()
+        if doc.file_hash is not None
+    }
+
+
 @dataclass(frozen=True)
 class CommitCheck:
     """The ``pre-commit`` guard's answer.
@@ -180,7 +190,9 @@ class GatesService:
             if not cmd.integrate or head is None:
                 return events
             recovered = False
-            checkouts = refuse_dirty_checkouts(path, base_ref.ref, base_ref.oid, head)
+            checkouts = refuse_dirty_checkouts(
+                path, base_ref.ref, base_ref.oid, head, _maintained(s)
+            )
             try:
                 cas_update_ref(
                     path, base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
