@@ -14,6 +14,11 @@ the service), so they cannot disagree. The rule (DESIGN principle 1):
 4. **An append-only document is never exclusive**: appenders serialize through the
    repository's command transaction; they do not lock each other out, so an expired
    appender blocks nobody.
+5. **A generated artifact is rebuilt, not merged** (``linguist-generated`` in
+   ``.gitattributes``, ``[generated]`` in ``detente.toml``, at the writer's base commit):
+   a change that regenerates one is neither held off nor outside the claim, and it
+   neither extends the claim's scope nor creates an overlap
+   (:mod:`detente.domain.overlap.trees`).
 
 A recorded meeting resolution lets two claims share what both hold: ``joint`` (all
 members), ``serialize`` (the ``first``), a pending ``handoff`` (the sender). Advisory
@@ -138,13 +143,22 @@ def writable(state: RepoState, claim: Claim | None, path: str) -> tuple[list[Cla
 
     ``outside`` is True when no granted pattern of ``claim`` matches the path and nobody
     refuses it (a refused path is reported once, as refused). ``claim`` None: a write
-    nobody claimed, refused only by holders.
+    nobody claimed, refused only by holders. A generated artifact at the claim's base
+    commit is neither refused nor outside (rule 5).
     """
+    if claim is not None and _generated(state, claim, path):
+        return [], False
     refusing = path_refusals(state, claim.id if claim is not None else None, path)
     owned = claim is None or any(
         matches(p, path) for p in claim.paths if p not in claim.pending_paths
     )
     return refusing, (not refusing and not owned)
+
+
+def _generated(state: RepoState, claim: Claim, path: str) -> bool:
+    """Is ``path`` a generated artifact at ``claim``'s base commit (rule 5)?"""
+    view = state.trees.view(claim.base_commit) if state.trees is not None else None
+    return view is not None and view.is_generated(path)
 
 
 def check_writer_status(claim: Claim) -> None:

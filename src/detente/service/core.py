@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from detente.domain.events import Event
 from detente.domain.meetings.decide import decide_deadlines, due_meetings
 from detente.domain.meetings.reactions import react
 from detente.domain.meetings.resolutions import OwnersOf
+from detente.domain.overlap.trees import TreeSource
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.errors import (
@@ -41,18 +42,24 @@ from detente.ids import new_id
 from detente.security import codeowners
 from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
+from detente.vcs.refstore import RefStore
 
 _MAX_REACTION_ROUNDS = 16
 
 
 @dataclass(frozen=True)
 class RepoConfig:
-    """A repository the server coordinates. ``path`` is None for path-less test repos."""
+    """A repository the server coordinates. ``path`` is None for path-less test repos.
+
+    ``refs`` stands in for the repository's git refs and commits (a
+    :class:`~detente.vcs.fake_refs.FakeRefStore` in replays); None: git at ``path``.
+    """
 
     name: str
     path: Path | None = None
     default_branch: str = "main"
     case_insensitive: bool = False
+    refs: RefStore | None = field(default=None, compare=False)
 
 
 class ServiceCore:
@@ -117,6 +124,8 @@ class ServiceCore:
         Raises:
             ValidationError: ``baseCommit`` names no commit there.
         """
+        if repo.refs is not None:
+            return repo.refs.resolve_commit(rev)
         if repo.path is None or self._resolve_commit is None:
             return rev
         return self._resolve_commit(repo.path, rev)
@@ -147,8 +156,10 @@ class ServiceCore:
         state = self._states.get(repo)
         if state is None:
             state = RepoState(repo, case_insensitive=self.repos[repo].case_insensitive)
-            path = self.repos[repo].path
-            if path is not None:
+            path, refs = self.repos[repo].path, self.repos[repo].refs
+            if refs is not None:
+                state.trees = refs
+            elif path is not None:
                 state.trees = tree_source(path)
             self._states[repo] = state
         return state
@@ -330,5 +341,10 @@ class ServiceCore:
 
     def audit(self) -> AuditReport:
         """Verify the hash chain and that projections equal a full replay."""
-        trees = {r.name: tree_source(r.path) for r in self.repos.values() if r.path is not None}
+        trees: dict[str, TreeSource] = {}
+        for r in self.repos.values():
+            if r.refs is not None:
+                trees[r.name] = r.refs
+            elif r.path is not None:
+                trees[r.name] = tree_source(r.path)
         return verify(self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees)

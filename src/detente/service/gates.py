@@ -45,16 +45,17 @@ from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
 from detente.service.core import ServiceCore
+from detente.service.repo_refs import ref_store
 from detente.service.views import ClaimView, claim_view
-from detente.vcs.checkout import refuse_dirty_checkouts, update_checkouts
-from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
+from detente.vcs.refs import check_ref_name
+from detente.vcs.refstore import RefStore
 
 __all__ = ["CommitCheck", "GatesService"]
 
 
-def _facts(path: Path, claim: Claim, head: str, base: str) -> GitFacts:
-    found = commit_facts(
-        path, head=head, base=base, claim_base=claim.base_commit, branch=claim.branch
+def _facts(refs: RefStore, path: Path | None, claim: Claim, head: str, base: str) -> GitFacts:
+    found = refs.commit_facts(
+        head=head, base=base, claim_base=claim.base_commit, branch=claim.branch
     )
     return GitFacts(
         head_oid=found.head_oid,
@@ -69,10 +70,11 @@ def _facts(path: Path, claim: Claim, head: str, base: str) -> GitFacts:
 
 
 def _symbol_edits(
-    path: Path, claim: Claim, base: str | None, head: str | None
+    path: Path | None, claim: Claim, base: str | None, head: str | None
 ) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
-    """What the diff does to symbols, for a claim that names symbols (else nothing)."""
-    if not claim.symbols or base is None or head is None:
+    """What the diff does to symbols, for a claim that names symbols (else nothing; a
+    repository without a checkout, e.g. on a fake ref store, has no symbol index)."""
+    if not claim.symbols or base is None or head is None or path is None:
         return ()
     from detente.index.diff import touched
     from detente.service.repo_index import symbol_index
@@ -160,12 +162,7 @@ class GatesService:
         if snapshot.status is ClaimStatus.INTEGRATED:
             return self._finish(repo, cmd)
         path = self.core.repos[repo].path
-        if path is None:
-            raise ValidationError(
-                f"repository {repo!r} has no path on this server: "
-                "integration needs its git repository",
-                field="repo",
-            )
+        refs = ref_store(self.core.repos[repo])
         base_ref, evidence = cmd.expected_base_ref, cmd.evidence
         if base_ref is None or not base_ref.oid:
             raise ValidationError(
@@ -176,7 +173,7 @@ class GatesService:
         if evidence is None:
             raise ValidationError("evidence is required", field="evidence")
         check_ref_name(base_ref.ref)
-        facts = _facts(path, snapshot, evidence.head_commit, base_ref.oid)
+        facts = _facts(refs, path, snapshot, evidence.head_commit, base_ref.oid)
         stale: list[StaleBase] = []
 
         def decide(s: RepoState) -> list[Event]:
@@ -190,14 +187,14 @@ class GatesService:
             if not cmd.integrate or head is None:
                 return events
             recovered = False
-            checkouts = refuse_dirty_checkouts(
-                path, base_ref.ref, base_ref.oid, head, _maintained(s)
+            checkouts = refs.refuse_dirty_checkouts(
+                base_ref.ref, base_ref.oid, head, _maintained(s)
             )
             try:
-                cas_update_ref(
-                    path, base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
+                refs.cas_update_ref(
+                    base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
                 )
-                update_checkouts(checkouts, base_ref.oid, head)
+                refs.update_checkouts(checkouts, base_ref.oid, head)
             except StaleBase as exc:
                 actual = exc.extra.get("actual")
                 if actual != head:
