@@ -75,7 +75,12 @@ def test_a_split_partitions_only_the_contested_targets_and_keeps_everyones_other
     assert service.claims.check_write(a, ["docs/a.md"]) == ["docs/a.md"]
     claim_d = service.claims.get_claim(d.id).claim
     assert claim_d.status is ClaimStatus.ACTIVE
-    assert claim_d.paths == ("README.md",)
+    assert claim_d.paths == ("README.md", "docs/**")  # docs/** minus docs/a.md
+    assert claim_d.carve_outs == (("docs/**", ("docs/a.md",)),)
+    assert service.claims.check_write(d.id, ["docs/b.md", "README.md"]) == [
+        "docs/b.md",
+        "README.md",
+    ]
     with pytest.raises(OverlapBlocking):
         service.claims.check_write(d.id, ["docs/a.md"])
 

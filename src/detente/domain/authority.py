@@ -20,7 +20,9 @@ the service), so they cannot disagree. The rule (DESIGN principle 1):
    neither extends the claim's scope nor creates an overlap
    (:mod:`detente.domain.overlap.trees`).
 
-A recorded meeting resolution lets two claims share what both hold: ``joint`` (all
+A pattern covers what it matches minus its carve-outs (the targets a split assigned to
+another claim, :mod:`detente.domain.overlap.carveouts`), for the writer and the holders
+alike. A recorded meeting resolution lets two claims share what both hold: ``joint`` (all
 members), ``serialize`` (the ``first``), a pending ``handoff`` (the sender). Advisory
 claims (MCP file leases) never block. A claim that was taken over is fenced off:
 every late write is ``stale_fencing_token`` with ``expected``/``actual``.
@@ -36,7 +38,7 @@ from datetime import datetime
 
 from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
-from detente.domain.overlap.globs import matches
+from detente.domain.overlap.carveouts import carved_matches
 from detente.domain.overlap.paths import escape, normalize_path
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
@@ -131,7 +133,11 @@ def _advisory_at(judge: Judge, me: Claim, other: Claim, theirs: str, path: str) 
     literally by both) or ``generated``. Any other verdict, or no pattern of mine covering
     ``path`` (their territory), keeps the refusal.
     """
-    mine = [p for p in me.paths if p not in me.pending_paths and matches(p, path)]
+    mine = [
+        p
+        for p in me.paths
+        if p not in me.pending_paths and carved_matches(p, me.carved(p), path)
+    ]
     if not mine:
         return False
     advisory = (Verdict.POTENTIAL, Verdict.GENERATED)
@@ -150,7 +156,9 @@ def writable(state: RepoState, claim: Claim | None, path: str) -> tuple[list[Cla
         return [], False
     refusing = path_refusals(state, claim.id if claim is not None else None, path)
     owned = claim is None or any(
-        matches(p, path) for p in claim.paths if p not in claim.pending_paths
+        carved_matches(p, claim.carved(p), path)
+        for p in claim.paths
+        if p not in claim.pending_paths
     )
     return refusing, (not refusing and not owned)
 

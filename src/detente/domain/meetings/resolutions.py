@@ -3,9 +3,11 @@
 A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
 
 - ``split_ownership {assignments[{claimId, targets[]}]}``: partitions the *contested*
-  targets only. Each listed claim keeps every target of its own that no other
-  assignment names, gives up those that meet another's assignment, and gains its
-  assigned targets (``path#section`` targets become memory impacts on that section).
+  targets only. Each listed claim keeps every target of its own; where one of its
+  patterns meets another claim's assigned target, that target is *carved out* of the
+  pattern (``docs/**`` minus ``docs/a.md``, :mod:`~detente.domain.overlap.carveouts`),
+  and a pattern wholly inside others' assignments is given up. It gains its assigned
+  targets (``path#section`` targets become memory impacts on that section).
   Assigned targets must come from what the claim asked for and be pairwise disjoint, and
   the resulting scopes must not overlap (else ``validation_error`` naming what is left);
   the claims go ``active`` unless another, unrelated claim still blocks them.
@@ -31,6 +33,7 @@ from detente.domain.claims.transitions import allowed
 from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
 from detente.domain.meetings.model import Meeting
 from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.carveouts import intersect_carved, is_covered
 from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.model import Severity
 from detente.domain.overlap.paths import normalize_pattern
@@ -164,7 +167,8 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
     return resolution
 
 
-Scope = tuple[list[str], list[MemoryImpact]]
+Scope = tuple[list[str], list[MemoryImpact], dict[str, list[str]]]
+"""``(path patterns, memory impacts, {pattern: carve-outs})`` of a claim after a split."""
 
 
 def _trim_impact(impact: MemoryImpact, theirs: Sequence[str]) -> MemoryImpact | None:
@@ -183,9 +187,10 @@ def _trim_impact(impact: MemoryImpact, theirs: Sequence[str]) -> MemoryImpact | 
 
 
 def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scope]:
-    """Each assigned claim's scope after a split: its assigned targets plus every target
-    of its own that no *other* assignment names (a split partitions only the contested
-    targets; uncontested scope is kept)."""
+    """Each assigned claim's scope after a split: its assigned targets plus all of its
+    own scope that no *other* assignment names (a split partitions only the contested
+    targets; uncontested scope is kept, with the others' targets carved out of the
+    patterns that cover them)."""
     assigned = {str(a["claimId"]): list(a["targets"]) for a in resolution["assignments"]}
     out: dict[str, Scope] = {}
     for claim_id, targets in assigned.items():
@@ -193,11 +198,18 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
         theirs = [t for other, ts in assigned.items() if other != claim_id for t in ts]
         their_paths = [t.partition("#")[0] for t in theirs]
         mine = [t for t in targets if "#" not in t]
-        kept = [
-            p
-            for p in claim.paths + claim.pending_paths
-            if p not in mine and all(not may_overlap(p, q) for q in their_paths)
-        ]
+        kept: list[str] = []
+        carve_outs: dict[str, list[str]] = {}
+        for p in claim.paths + claim.pending_paths:
+            if p in mine:
+                continue
+            own = list(claim.carved(p))
+            cuts = [q for q in dict.fromkeys(their_paths) if _carved_meet(p, own, q)]
+            if cuts and is_covered(p, own + cuts):
+                continue  # wholly inside what the others were assigned
+            kept.append(p)
+            if own + cuts:
+                carve_outs[p] = list(dict.fromkeys(own + cuts))
         memory: list[MemoryImpact] = []
         for impact in claim.memory_impacts:
             trimmed = _trim_impact(impact, theirs)
@@ -209,8 +221,17 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
                 impact = MemoryImpact(path=path, mode="section", sections=(section,))
                 if impact not in memory:
                     memory.append(impact)
-        out[claim_id] = (list(dict.fromkeys(kept + mine)), memory)
+        own_order = [p for p in claim.paths + claim.pending_paths if p in kept or p in mine]
+        out[claim_id] = (list(dict.fromkeys(own_order + mine)), memory, carve_outs)
     return out
+
+
+def _carved_meet(pattern: str, carve_outs: Sequence[str], other: str) -> bool:
+    """Does ``pattern`` minus ``carve_outs`` share a path with ``other`` (undecided: yes)?"""
+    try:
+        return intersect_carved(pattern, carve_outs, other, ()) is not None
+    except Undecided:
+        return True
 
 
 def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str | None:
@@ -218,18 +239,19 @@ def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str 
     for pa in sa[0]:
         for pb in sb[0]:
             try:
-                witness = intersect(pa, pb)
+                witness = intersect_carved(pa, sa[2].get(pa, ()), pb, sb[2].get(pb, ()))
             except Undecided:  # undecided counts as a clash, never as disjoint
                 return f"{pa} and {pb} (undecided within the search budget)"
             if witness is not None:
                 return witness
     labels_a = [f"{m.path}#{s}" for m in sa[1] for s in (m.sections or ("",))]
     labels_b = [f"{m.path}#{s}" for m in sb[1] for s in (m.sections or ("",))]
-    for ta in labels_a + sa[0]:
-        for tb in labels_b + sb[0]:
-            clash = _targets_meet(ta.rstrip("#"), tb.rstrip("#"))
-            if clash is not None:
-                return clash
+    pairs = [(ta, tb) for ta in labels_a for tb in labels_b + sb[0]]
+    pairs += [(ta, tb) for ta in sa[0] for tb in labels_b]
+    for ta, tb in pairs:
+        clash = _targets_meet(ta.rstrip("#"), tb.rstrip("#"))
+        if clash is not None:
+            return clash
     ca, cb = state.claims[a], state.claims[b]
     for field_a, field_b in (
         (ca.modules, cb.modules),
@@ -371,7 +393,7 @@ def apply_events(
     why = f"meeting {meeting.id} resolved: {kind}"
     if kind == "split_ownership":
         scopes = split_scopes(state, resolution)
-        for claim_id, (paths, memory) in scopes.items():
+        for claim_id, (paths, memory, carve_outs) in scopes.items():
             claim = state.claims[claim_id]
             # A pending target a claim outside the split holds stays pending: the split
             # settles this meeting's contest, not that one.
@@ -382,6 +404,7 @@ def apply_events(
             ]
             scope = _scope(claim, [p for p in paths if p not in waiting], memory, why)
             scope["pendingPaths"] = waiting
+            scope["carveOuts"] = carve_outs
             out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     elif kind == "serialize":
         then = state.claims[resolution["then"]]

@@ -56,6 +56,8 @@ class Targets:
     memory: tuple[MemoryImpact, ...] = ()
     advisory: bool = False
     base_commit: str | None = None
+    #: ``(pattern, carve-outs)`` pairs: what a split cut out of a pattern of ``paths``.
+    carve_outs: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @staticmethod
     def of(claim: Claim) -> Targets:
@@ -67,7 +69,12 @@ class Targets:
             memory=claim.memory_impacts,
             advisory=claim.advisory,
             base_commit=claim.base_commit,
+            carve_outs=claim.carve_outs,
         )
+
+    def carved(self, pattern: str) -> tuple[str, ...]:
+        """The carve-outs of one pattern of :attr:`paths` (empty: none)."""
+        return next((cuts for p, cuts in self.carve_outs if p == pattern), ())
 
 
 @dataclass
@@ -111,12 +118,13 @@ def find_overlaps(
             memory=tuple(m for m in targets.memory if m.path not in private),
             advisory=targets.advisory,
             base_commit=targets.base_commit,
+            carve_outs=targets.carve_outs,
         )
 
     judge = Judge(state.trees, targets.base_commit)
     for mine in targets.paths:
         for claim_id, theirs, witness in state.claims.path_index.overlapping(
-            mine, exclude=exclude, budget=budget
+            mine, exclude=exclude, budget=budget, carve_outs=targets.carved(mine)
         ):
             verdict, witness = _judge_path(
                 judge, state.claims[claim_id].base_commit, mine, theirs, witness
