@@ -126,6 +126,10 @@ def test_a_resolution_that_settles_part_of_a_three_party_contest_moves_the_rest_
     [follow_up] = [x for x in view.meetings if x.status is MeetingStatus.OPEN]
     assert follow_up.id != first_room
     assert set(follow_up.participants) == {f.id, g.id}
+    with pytest.raises(OverlapBlocking) as waiting:  # names only the room still open
+        service.claims.check_write(g.id, ["src/api/app.py"])
+    assert waiting.value.extra["meetingIds"] == [follow_up.id]
+    assert first_room not in waiting.value.detail
 
     _resolve(service, follow_up.id, {"type": "serialize", "first": g.id, "then": f.id})
     assert _status(service, g.id) is ClaimStatus.ACTIVE

@@ -38,11 +38,14 @@ from datetime import datetime
 
 from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.meetings.model import MeetingStatus
 from detente.domain.overlap.carveouts import carved_matches
 from detente.domain.overlap.paths import escape, normalize_path
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
 from detente.errors import InvalidTransition, OutOfScope, OverlapBlocking
+
+_UNRESOLVED = (MeetingStatus.OPEN, MeetingStatus.ESCALATED)
 
 __all__ = [
     "blocks",
@@ -134,9 +137,7 @@ def _advisory_at(judge: Judge, me: Claim, other: Claim, theirs: str, path: str) 
     ``path`` (their territory), keeps the refusal.
     """
     mine = [
-        p
-        for p in me.paths
-        if p not in me.pending_paths and carved_matches(p, me.carved(p), path)
+        p for p in me.paths if p not in me.pending_paths and carved_matches(p, me.carved(p), path)
     ]
     if not mine:
         return False
@@ -169,19 +170,30 @@ def _generated(state: RepoState, claim: Claim, path: str) -> bool:
     return view is not None and view.is_generated(path)
 
 
-def check_writer_status(claim: Claim) -> None:
+def check_writer_status(claim: Claim, state: RepoState | None = None) -> None:
     """The writer itself: only an ``active`` claim writes.
 
+    Args:
+        claim: the writer.
+        state: the projection; when given, a refusal names only the meetings still
+            unresolved (open or escalated), not the rooms the claim has left behind.
+
     Raises:
-        OverlapBlocking: it is negotiating or blocked (its writes wait for the meeting).
+        OverlapBlocking: it is negotiating or blocked (its writes wait for the meeting;
+            ``meetingIds`` lists the unresolved ones).
         InvalidTransition: any other status.
     """
     if claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
+        waiting = [
+            m
+            for m in claim.meeting_ids
+            if state is None or (m in state.meetings and state.meetings[m].status in _UNRESOLVED)
+        ]
         raise OverlapBlocking(
             f"claim {claim.id} is {claim.status.value}: its writes wait for the meeting's "
-            f"resolution ({', '.join(claim.meeting_ids) or 'no meeting'})",
+            f"resolution ({', '.join(waiting) or 'no meeting'})",
             claimId=claim.id,
-            meetingIds=list(claim.meeting_ids),
+            meetingIds=waiting,
         )
     if claim.status is not ClaimStatus.ACTIVE:
         raise InvalidTransition(
@@ -214,7 +226,7 @@ def check_write(
     claim = get_claim(state, claim_id)
     check_fencing(state, claim, fencing_token)
     check_alive(claim, now)
-    check_writer_status(claim)
+    check_writer_status(claim, state)
     normalised = [
         normalize_path(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
         for i, p in enumerate(paths)
