@@ -160,3 +160,15 @@ def test_a_replay_of_the_stored_log_rebuilds_the_carve_outs(tmp_path: Path) -> N
     assert replayed.carve_outs == (("docs/**", ("docs/a.md",)),)
     assert again.claims.check_write(d.id, ["docs/b.md"]) == ["docs/b.md"]
     assert again.audit().ok
+
+
+def test_listing_claims_by_path_leaves_out_a_claim_whose_glob_has_it_carved_out(
+    service: Service,
+) -> None:
+    a, d = _docs_split(service)
+
+    on_a = [c.id for c in service.claims.list_claims(repo="demo", path="docs/a.md")]
+    on_b = [c.id for c in service.claims.list_claims(repo="demo", path="docs/b.md")]
+
+    assert on_a == [a.id]
+    assert on_b == [d.id]

@@ -33,7 +33,7 @@ from detente.domain.claims.transitions import allowed
 from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
 from detente.domain.meetings.model import Meeting
 from detente.domain.overlap.analysis import Targets, find_overlaps
-from detente.domain.overlap.carveouts import intersect_carved, is_covered
+from detente.domain.overlap.carveouts import carved_may_overlap, intersect_carved, is_covered
 from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.model import Severity
 from detente.domain.overlap.paths import normalize_pattern
@@ -204,7 +204,7 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
             if p in mine:
                 continue
             own = list(claim.carved(p))
-            cuts = [q for q in dict.fromkeys(their_paths) if _carved_meet(p, own, q)]
+            cuts = [q for q in dict.fromkeys(their_paths) if carved_may_overlap(p, own, q)]
             if cuts and is_covered(p, own + cuts):
                 continue  # wholly inside what the others were assigned
             kept.append(p)
@@ -225,13 +225,6 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
         out[claim_id] = (list(dict.fromkeys(own_order + mine)), memory, carve_outs)
     return out
 
-
-def _carved_meet(pattern: str, carve_outs: Sequence[str], other: str) -> bool:
-    """Does ``pattern`` minus ``carve_outs`` share a path with ``other`` (undecided: yes)?"""
-    try:
-        return intersect_carved(pattern, carve_outs, other, ()) is not None
-    except Undecided:
-        return True
 
 
 def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str | None:

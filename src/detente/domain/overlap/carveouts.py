@@ -30,7 +30,7 @@ from detente.domain.overlap.globs import (
 )
 from detente.domain.overlap.search import V_NAME, V_START, valid_step
 
-__all__ = ["carved_matches", "intersect_carved", "is_covered"]
+__all__ = ["carved_matches", "carved_may_overlap", "intersect_carved", "is_covered"]
 
 _State = tuple[int, int, int, tuple[int, ...]]
 _MAX_CODE_POINT = 0x110000
@@ -41,6 +41,15 @@ def carved_matches(pattern: str, carve_outs: Iterable[str], path: str) -> bool:
     if not compile_pattern(pattern).matches(path):
         return False
     return not any(compile_pattern(c).matches(path) for c in carve_outs)
+
+
+def carved_may_overlap(pattern: str, carve_outs: Sequence[str], other: str) -> bool:
+    """Does ``pattern`` minus ``carve_outs`` share a path with ``other``? Undecided: yes
+    (the conservative reading, as :func:`~detente.domain.overlap.globs.may_overlap`)."""
+    try:
+        return intersect_carved(pattern, carve_outs, other, ()) is not None
+    except Undecided:
+        return True
 
 
 def is_covered(pattern: str, by: Sequence[str], *, budget: Budget | None = None) -> bool:
