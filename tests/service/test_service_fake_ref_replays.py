@@ -20,6 +20,7 @@ from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.gates.deployments import Deploy
 from detente.domain.gates.evidence import BaseRef, Evidence
 from detente.domain.gates.integration import CompleteClaim
+from detente.domain.meetings.commands import Resolve
 from detente.domain.overlap.model import Severity
 from detente.errors import BranchInUse, EvidenceRejected, StaleBase
 from detente.service import RepoConfig, Service
@@ -190,3 +191,26 @@ def test_a_dirty_fake_checkout_of_main_refuses_the_integration_and_nothing_moves
     del checkout.edits["src/b.py"]
     _complete(service, a, head, m0, ("src/a.py",))
     assert refs.read_ref(MAIN) == head and checkout.head == head
+
+
+def test_a_witness_on_a_real_tree_never_lies_in_a_carve_out(
+    service: Service, refs: FakeRefStore
+) -> None:
+    m0 = str(refs.read_ref(MAIN))
+    refs.commit({"docs/a.md": "a\n", "docs/b.md": "b\n"}, parent=m0, when=at(1), ref=MAIN)
+    a = _open(service, refs, "docs/a.md", agent="a")
+    d = _open(service, refs, "README.md", "docs/**", agent="d")
+    meeting = service.meetings.get_meeting(d.meeting_ids[0])
+    split = {
+        "type": "split_ownership",
+        "assignments": [
+            {"claimId": d.id, "targets": ["README.md"]},
+            {"claimId": a.id, "targets": ["docs/a.md"]},
+        ],
+    }
+    service.meetings.resolve(Resolve(meeting.id, meeting.revision, split, "lead"))
+
+    f = _open(service, refs, "docs/*.md", agent="f")
+    [on_d] = [o for o in service.claims.get_claim(f.id).overlaps if o.claim_id == d.id]
+    assert on_d.severity is Severity.BLOCKING
+    assert all(t.witness != "docs/a.md" for t in on_d.targets)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.memory.model import DocClass
-from detente.domain.overlap.globs import Budget, Undecided, intersect
+from detente.domain.overlap.globs import Budget, Undecided, compile_pattern, intersect
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
 from detente.domain.overlap.modules import module_patterns
 from detente.domain.overlap.named import named_overlaps
@@ -126,9 +126,15 @@ def find_overlaps(
         for claim_id, theirs, witness in state.claims.path_index.overlapping(
             mine, exclude=exclude, budget=budget, carve_outs=targets.carved(mine)
         ):
+            found_witness = witness
             verdict, witness = _judge_path(
                 judge, state.claims[claim_id].base_commit, mine, theirs, witness
             )
+            cuts = (*targets.carved(mine), *state.claims[claim_id].carved(theirs))
+            if witness is not None and cuts and _carved_out(cuts, witness):
+                # The tree judge reads plain patterns: an existing file it found may lie in
+                # a carve-out. The index's witness lies outside them; the verdict stays.
+                witness = found_witness
             if verdict is not Verdict.GENERATED:
                 found.setdefault(claim_id, _Found()).add(
                     OverlapKind.PATH,
@@ -194,6 +200,10 @@ def find_overlaps(
             )
         )
     return report
+
+
+def _carved_out(cuts: tuple[str, ...], path: str) -> bool:
+    return any(compile_pattern(c).matches(path) for c in cuts)
 
 
 def _judge_path(
