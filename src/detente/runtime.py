@@ -10,23 +10,27 @@ the client's local mode, the demo) builds it here, so the defaults live in one p
   worktree of one repository (the main checkout and every claim worktree) shares one
   database;
 - base commits are validated against the real repository with
-  :func:`~detente.vcs.resolve_commit`.
+  :func:`~detente.vcs.resolve_commit`;
+- the policy is the ``detente.toml`` of the first repository's main worktree, so every
+  worktree agrees (:mod:`detente.config`; ``detente serve`` applies its flags to it).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from detente.clock import Clock
+from detente.config import ProjectConfig, load_config
 from detente.errors import ValidationError
 from detente.service import RepoConfig, Service
 from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
 from detente.vcs import default_store_path, open_repo, resolve_commit
 
-__all__ = ["build_service", "default_store_url", "resolve_store_url"]
+__all__ = ["build_service", "default_store_url", "load_project_config", "resolve_store_url"]
 
 #: The environment variable naming the store URL when no ``--store`` is given.
 STORE_ENV = "DETENTE_STORE"
@@ -60,12 +64,41 @@ def resolve_store_url(first_repo: Path, store_url: str | None = None) -> str:
     return store_url or os.environ.get(STORE_ENV) or default_store_url(first_repo)
 
 
+def load_project_config(
+    repo: Path,
+    *,
+    file: Path | None = None,
+    overrides: Mapping[str, tuple[Any, str]] | None = None,
+) -> ProjectConfig:
+    """The configuration of the repository containing ``repo``.
+
+    Args:
+        repo: a directory inside any working tree of the repository.
+        file: read this file instead of ``detente.toml`` (``--policy FILE``).
+        overrides: command-line values, see :func:`detente.config.load_config`.
+
+    Returns:
+        Defaults, then the ``detente.toml`` at the top of the repository's *main*
+        worktree (the same file from every claim worktree), then ``overrides``.
+
+    Raises:
+        ValidationError: ``validation_error`` for an invalid file or override, or when
+            ``repo`` is not in a git working tree.
+        NotFoundError: ``not_found`` when ``repo`` does not exist.
+    """
+    info = open_repo(Path(repo))
+    return load_config(info.main_worktree or info.path, file=file, overrides=overrides)
+
+
 def build_service(
     repo_paths: Sequence[Path],
     *,
     names: Sequence[str | None] = (),
     store_url: str | None = None,
     clock: Clock | None = None,
+    config: ProjectConfig | None = None,
+    config_file: Path | None = None,
+    config_overrides: Mapping[str, tuple[Any, str]] | None = None,
 ) -> Service:
     """Open the repositories and the store, and build the service over them.
 
@@ -76,13 +109,19 @@ def build_service(
         store_url: ``sqlite:///path`` or ``memory://``; default ``$DETENTE_STORE``, else the
             first repository's default SQLite file (see the module docstring).
         clock: the time authority; default the system clock.
+        config: the configuration whose policy the service enforces; default the first
+            repository's, as :func:`load_project_config` reads it with ``config_file``
+            and ``config_overrides``.
+        config_file: see :func:`load_project_config` (``file``).
+        config_overrides: see :func:`load_project_config` (``overrides``).
 
     Returns:
         The service (its store is open; call ``service.store.close()`` when done).
 
     Raises:
         ValidationError: ``validation_error`` when no repository is given, a path is not a
-            git working tree, two repositories get the same name, or the store URL is bad.
+            git working tree, two repositories get the same name, the store URL is bad, or
+            the first repository's ``detente.toml`` is invalid.
         NotFoundError: ``not_found`` when a repository path does not exist.
         StoreError: ``store_unavailable`` when the store cannot be opened.
     """
@@ -91,16 +130,27 @@ def build_service(
     if len(names) > len(repo_paths):
         raise ValidationError("more names than repositories", field="name")
     configs: list[RepoConfig] = []
+    project_root: Path | None = None
     for i, path in enumerate(repo_paths):
         name = names[i] if i < len(names) else None
         info = open_repo(Path(path), name)
+        if project_root is None:
+            project_root = info.main_worktree or info.path
         if any(c.name == info.name for c in configs):
             raise ValidationError(
                 f"two repositories are named {info.name!r}; give one another name",
                 field="name",
             )
         configs.append(RepoConfig(info.name, info.path, info.default_branch, info.case_insensitive))
+    if config is None:
+        config = load_config(project_root, file=config_file, overrides=config_overrides)
     store = open_store(resolve_store_url(Path(repo_paths[0]), store_url))
     # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with
     # skewed machine clocks then agree on every deadline (detente.storage.clock).
-    return Service(store, clock or default_clock(store), configs, resolve_commit=resolve_commit)
+    return Service(
+        store,
+        clock or default_clock(store),
+        configs,
+        policy=config.policy,
+        resolve_commit=resolve_commit,
+    )

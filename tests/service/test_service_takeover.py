@@ -316,3 +316,27 @@ def test_a_worktree_field_naming_the_main_checkout_is_never_touched(
     assert b.claim.takeover is not None and b.claim.takeover["rescue"] is None
     assert git(repo, "for-each-ref", "refs/detente/") == ""
     assert (repo / "README.md").read_text() == "# someone's unsaved work\n"
+
+
+def test_a_category_left_out_of_the_approval_gates_lets_the_takeover_through(
+    repo: Path, tmp_path: Path, clock: FakeClock
+) -> None:
+    svc = Service(
+        SqliteStore(tmp_path / "gates.db"),
+        clock,
+        [RepoConfig("demo", path=repo)],
+        policy=Policy(takeover_grace_seconds=5, approval_gates=("memory", "migrations")),
+        resolve_commit=resolve_commit,
+    )
+    a = svc.claims.open_claim(
+        replace(
+            seed("src/api.py", agent="alice", ttl=10, expected_contract_changes=("api/v2",)),
+            base_commit=git(repo, "rev-parse", "HEAD"),
+        )
+    ).claim
+    clock.advance(16)
+    b = svc.takeover.take_over(
+        replace(seed("src/api.py", agent="bob"), base_commit=""), _takeover(svc, a.id)
+    ).claim
+    assert b.status is ClaimStatus.ACTIVE  # contract changes are not gated here
+    assert svc.claims.get_claim(a.id).claim.status is ClaimStatus.TAKEN_OVER

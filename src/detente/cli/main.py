@@ -26,6 +26,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from detente.cli.claims import claim_app
+from detente.cli.config_commands import (
+    MaxTtlFlag,
+    MeetingDeadlineFlag,
+    MinTtlFlag,
+    PolicyFileFlag,
+    TakeoverGraceFlag,
+    config_app,
+)
 from detente.cli.context import JsonFlag, Session, Settings, run
 from detente.cli.dashboard import dashboard_command
 from detente.cli.deploy import deploy as deploy_command
@@ -65,6 +73,7 @@ register_takeover_commands(claim_app)
 register_integration_commands(app, claim_app)
 app.add_typer(patch_app, name="patch")
 app.add_typer(hooks_app, name="hooks")
+app.add_typer(config_app, name="config")
 app.command("deploy")(deploy_command)
 app.command("mcp")(mcp_command)
 app.command("dashboard")(dashboard_command)
@@ -143,17 +152,24 @@ def serve(
         int,
         typer.Option("--max-body-bytes", help="Largest request body accepted (413 beyond)."),
     ] = 1 << 20,
+    policy: PolicyFileFlag = None,
+    meeting_deadline: MeetingDeadlineFlag = None,
+    takeover_grace: TakeoverGraceFlag = None,
+    min_ttl: MinTtlFlag = None,
+    max_ttl: MaxTtlFlag = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.
 
     Only loopback hosts are accepted: authentication is not available yet. The log
     (stderr) has one line per request and every background task failure, with
-    structured ``key=value`` fields.
+    structured ``key=value`` fields. The policy is the first repository's detente.toml
+    with the policy flags applied (see ``detente config show``).
     """
 
     def body(session: Session) -> None:
         from detente import runtime
+        from detente.cli.config_commands import policy_overrides
         from detente.cli.serving import bind, check_loopback, serve
         from detente.errors import ValidationError
         from detente.logs import LEVELS
@@ -167,7 +183,13 @@ def serve(
         if max_body_bytes < 1:
             raise ValidationError("--max-body-bytes must be positive", field="max-body-bytes")
         paths = list(repo or [session.settings.repo])
-        service = runtime.build_service(paths, names=list(name or ()), store_url=store)
+        service = runtime.build_service(
+            paths,
+            names=list(name or ()),
+            store_url=store,
+            config_file=policy,
+            config_overrides=policy_overrides(meeting_deadline, takeover_grace, min_ttl, max_ttl),
+        )
         sock, url = bind(host, port)
         described: dict[str, Any] = {
             "listening": url,

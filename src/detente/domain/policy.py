@@ -12,10 +12,19 @@ IdSource = Callable[[str], str]
 
 OID_PATTERN = re.compile(r"^[0-9a-f]{4,64}$")
 
+#: What a takeover's approval gate can look at: the predecessor's expected contract
+#: changes, its memory impacts, and migration files among its changes.
+APPROVAL_GATES = ("contracts", "memory", "migrations")
+
 
 @dataclass(frozen=True)
 class Policy:
-    """Tunable limits. Durations in seconds."""
+    """Tunable limits. Durations in seconds.
+
+    ``approval_gates`` lists the :data:`APPROVAL_GATES` categories that make a takeover
+    wait for approval. A repository sets all of these in ``detente.toml``
+    (:mod:`detente.config`).
+    """
 
     min_ttl_seconds: int = 1
     max_ttl_seconds: int = 7 * 24 * 3600
@@ -25,6 +34,7 @@ class Policy:
     takeover_grace_seconds: int = 30
     takeover_quorum: int = 1
     migration_patterns: tuple[str, ...] = ("**/migrations/**", "**/*.sql")
+    approval_gates: tuple[str, ...] = APPROVAL_GATES
 
 
 DEFAULT_POLICY = Policy()

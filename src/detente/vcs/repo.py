@@ -37,6 +37,8 @@ class RepoInfo:
             worktree's HEAD is detached.
         case_insensitive: value of ``core.ignorecase`` (False when unset).
         head_oid: full OID of the opened worktree's HEAD commit; None on an unborn branch.
+        main_worktree: top level of the main worktree (where the project's ``detente.toml``
+            lives), the same from every linked worktree.
     """
 
     name: str
@@ -45,6 +47,7 @@ class RepoInfo:
     default_branch: str
     case_insensitive: bool
     head_oid: str | None
+    main_worktree: Path | None = None
 
 
 def open_repo(path: Path, name: str | None = None) -> RepoInfo:
@@ -87,8 +90,9 @@ def open_repo(path: Path, name: str | None = None) -> RepoInfo:
         )
     toplevel = Path(git.text("rev-parse", "--show-toplevel"))
     common_dir = _common_dir(git)
+    main = _main_worktree_path(git, toplevel)
     if name is None:
-        name = _main_worktree_path(git, toplevel).name.removesuffix(".git") or toplevel.name
+        name = main.name.removesuffix(".git") or toplevel.name
     return RepoInfo(
         name=name,
         path=toplevel,
@@ -96,6 +100,7 @@ def open_repo(path: Path, name: str | None = None) -> RepoInfo:
         default_branch=_main_worktree_branch(git, common_dir),
         case_insensitive=_config_bool(git, "core.ignorecase"),
         head_oid=_verify(git, "HEAD^{commit}"),
+        main_worktree=main,
     )
 
 

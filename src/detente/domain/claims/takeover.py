@@ -121,15 +121,16 @@ def _pieces(state: RepoState, pred: Claim, req: TakeoverRequest) -> dict[str, st
 def gate_reasons(pred: Claim, facts: PredecessorFacts, policy: Policy) -> list[str]:
     """Why this takeover needs approval (empty: it does not)."""
     reasons: list[str] = []
-    if pred.expected_contract_changes:
+    gates = policy.approval_gates
+    if "contracts" in gates and pred.expected_contract_changes:
         reasons.append("contract changes: " + ", ".join(pred.contract_areas))
-    if pred.memory_impacts:
+    if "memory" in gates and pred.memory_impacts:
         reasons.append("memory impacts: " + ", ".join(m.path for m in pred.memory_impacts))
     files = list(facts.changed_files)
     if pred.abandonment is not None:
         files += [str(f) for f in pred.abandonment.diff_summary.get("files", []) or []]  # type: ignore[attr-defined]
     migrations = sorted({f for f in files for p in policy.migration_patterns if matches(p, f)})
-    if migrations:
+    if "migrations" in gates and migrations:
         reasons.append("migrations: " + ", ".join(migrations))
     return reasons
 
