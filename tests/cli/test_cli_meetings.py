@@ -54,7 +54,10 @@ def test_a_split_resolution_activates_the_second_claim_and_check_refuses_the_oth
     second = _claim(cli, bob)
     assert second["status"] == "active"
     assert second["paths"] == ["src/pkg/a.py"]
-    assert _claim(cli, alice)["paths"] == ["src/pkg/b.py"]
+    holder = _claim(cli, alice)  # keeps src/** minus what the split gave bob
+    assert holder["paths"] == ["src/**", "src/pkg/b.py"]
+    assert holder["carveOuts"] == {"src/**": ["src/pkg/a.py"]}
+    assert cli.json("claim", "check", alice, "src/main.py")[0] == 0
     code, refused = cli.json("claim", "check", bob, "src/pkg/b.py")
     assert code == 6
     assert refused["code"] == "overlap_blocking"
