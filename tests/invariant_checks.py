@@ -12,11 +12,12 @@ quadratic state check.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from detente.clock import parse_time
 from detente.domain.invariants import Replay, state_violations
 from detente.domain.state import RepoState
+from detente.eventlog.projections import apply_stored
 from detente.service.core import ServiceCore
 
 #: Above this many claims a repo's state check is skipped (bulk and benchmark-like tests).
@@ -46,14 +47,7 @@ def check(service: ServiceCore, repo: str) -> None:
         if replay.state.last_seq == 0 and batch[0].seq != 1:
             service.__dict__.setdefault("_invariant_partial", set()).add(repo)
         for event in batch:
-            replay.fold(
-                event.type,
-                event.data,
-                at=parse_time(event.at),
-                event_id=event.id,
-                seq=event.seq,
-                subject=event.subject,
-            )
+            replay.fold(event.type, event.data, event.id, partial(apply_stored, event=event))
     if repo in service.__dict__.get("_invariant_partial", ()):
         return  # a store that does not retain the whole log: nothing to replay from
     assert not replay.violations, replay.violations

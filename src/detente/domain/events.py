@@ -49,9 +49,12 @@ The stored envelope (sequence, hash chain) is added by :mod:`detente.eventlog`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+
+from detente.clock import format_time
 
 CLAIM_ANNOUNCED = "claim.announced"
 CLAIM_ACTIVATED = "claim.activated"
@@ -142,8 +145,63 @@ def claim_event(ids: Callable[[str], str], claim_id: str, event_type: str, **dat
     )
 
 
+def status_event(
+    ids: Callable[[str], str],
+    claim_id: str,
+    event_type: str,
+    *,
+    to: str,
+    was: str | None = None,
+    reason: str | None,
+    **data: Any,
+) -> Event:
+    """A claim's status change: ``data`` gets ``status`` (``to``), ``from`` (``was``, when
+    given) and ``reason`` after ``claimId``; the rest of ``data`` follows."""
+    moved: dict[str, Any] = {"status": to} if was is None else {"status": to, "from": was}
+    return claim_event(ids, claim_id, event_type, **moved, **data, reason=reason)
+
+
 def meeting_subject(meeting_id: str) -> str:
     return f"meeting/{meeting_id}"
+
+
+def meeting_event(
+    ids: Callable[[str], str], meeting_id: str, event_type: str, **data: Any
+) -> Event:
+    """An event on the meeting's stream ``meeting/<meeting_id>``; ``data`` follows
+    ``meetingId``."""
+    return Event(
+        id=ids("evt"),
+        type=event_type,
+        subject=meeting_subject(meeting_id),
+        data={"meetingId": meeting_id, **data},
+    )
+
+
+def meeting_opened(
+    ids: Callable[[str], str],
+    meeting_id: str,
+    participants: Sequence[str],
+    contested: Sequence[dict[str, Any]],
+    deadline: datetime,
+) -> Event:
+    """``meeting.opened``: who sits in the room, what they contest, and when it escalates.
+
+    Args:
+        ids: the id source (one ``evt`` id is drawn).
+        meeting_id: the new room's id.
+        participants: claim ids, holders first.
+        contested: ``{target, claimIds, reason}`` entries (API.md "Meetings").
+        deadline: when the room escalates to human arbitration (UTC).
+    """
+    return meeting_event(
+        ids,
+        meeting_id,
+        MEETING_OPENED,
+        participants=list(participants),
+        contestedTargets=list(contested),
+        deadline=format_time(deadline),
+    )
 
 
 def memory_subject(document_id: str) -> str:

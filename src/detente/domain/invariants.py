@@ -22,8 +22,8 @@ one and checks 4 and 6 along the way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
@@ -104,18 +104,24 @@ class Replay:
         self,
         event_type: str,
         data: dict[str, Any],
-        *,
-        at: datetime,
         event_id: str,
-        seq: int = 0,
-        subject: str | None = None,
+        apply: Callable[[RepoState], None],
     ) -> None:
-        """Apply one event to :attr:`state`, recording any violation it shows."""
+        """Apply one event to :attr:`state`, recording any violation it shows.
+
+        Args:
+            event_type: the event's type.
+            data: its payload (at the current version).
+            event_id: its id, named in violations.
+            apply: folds the event into the state it is given (the caller's
+                :meth:`RepoState.apply` call, which knows the envelope: time, sequence,
+                stream).
+        """
         claim_id = data.get("claimId")
         before = self.state.claims.get(claim_id) if isinstance(claim_id, str) else None
         if event_type == ev.MEETING_RESOLVED:
             self._expect_kept(str(data.get("meetingId")), dict(data.get("resolution") or {}))
-        self.state.apply(event_type, data, at=at, event_id=event_id, seq=seq, subject=subject)
+        apply(self.state)
         after = self.state.claims.get(claim_id) if isinstance(claim_id, str) else None
         if (
             before is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 IdSource = Callable[[str], str]
 """Returns a fresh id for a prefix (``evt``, ``clm``, ``mtg``, ``lse``)."""
@@ -35,6 +36,10 @@ class Policy:
     takeover_quorum: int = 1
     migration_patterns: tuple[str, ...] = ("**/migrations/**", "**/*.sql")
     approval_gates: tuple[str, ...] = APPROVAL_GATES
+
+    def meeting_deadline(self, now: datetime) -> datetime:
+        """When a meeting opened at ``now`` escalates to human arbitration."""
+        return now + timedelta(seconds=self.meeting_deadline_seconds)
 
 
 DEFAULT_POLICY = Policy()

@@ -32,7 +32,7 @@ from detente.domain import events as ev
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.meetings.model import Meeting, MeetingStatus
-from detente.domain.meetings.resolutions import grant_events, grant_pending_events
+from detente.domain.meetings.resolution_events import grant_events, grant_pending_events
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap
 from detente.domain.policy import IdSource, Policy
@@ -204,15 +204,12 @@ def settle(
             continue  # decided again next round, on the state these events make
         if not meeting_is_live(state, meeting):
             out.append(
-                ev.Event(
-                    id=ids("evt"),
-                    type=ev.MEETING_DISSOLVED,
-                    subject=ev.meeting_subject(meeting_id),
-                    data={
-                        "meetingId": meeting_id,
-                        "outcome": "dissolved",
-                        "reason": "no contest left: every participant's overlap is gone",
-                    },
+                ev.meeting_event(
+                    ids,
+                    meeting_id,
+                    ev.MEETING_DISSOLVED,
+                    outcome="dissolved",
+                    reason="no contest left: every participant's overlap is gone",
                 )
             )
     return out
@@ -261,11 +258,8 @@ def _follow_up(
         meeting = state.meetings[str(event.data["meetingId"])]
         for holder in sorted(holders - set(meeting.participants)):
             out.append(
-                ev.Event(
-                    id=ids("evt"),
-                    type=ev.MEETING_JOINED,
-                    subject=ev.meeting_subject(meeting.id),
-                    data={"meetingId": meeting.id, "claimId": holder, "contestedTargets": []},
+                ev.meeting_event(
+                    ids, meeting.id, ev.MEETING_JOINED, claimId=holder, contestedTargets=[]
                 )
             )
     out.append(_negotiating(ids, claim, meeting_ids, uncovered))
@@ -275,17 +269,14 @@ def _follow_up(
 def _negotiating(
     ids: IdSource, claim: Claim, meeting_ids: Sequence[str], blockers: Sequence[Overlap]
 ) -> ev.Event:
-    return ev.Event(
-        id=ids("evt"),
-        type=ev.CLAIM_NEGOTIATING,
-        subject=ev.claim_subject(claim.id),
-        data={
-            "claimId": claim.id,
-            "status": ClaimStatus.NEGOTIATING.value,
-            "from": claim.status.value,
-            "meetingId": meeting_ids[0],
-            "meetingIds": list(meeting_ids),
-            "reason": "follow-up room: still contested by "
-            + ", ".join(sorted({o.claim_id for o in blockers})),
-        },
+    return ev.status_event(
+        ids,
+        claim.id,
+        ev.CLAIM_NEGOTIATING,
+        to=ClaimStatus.NEGOTIATING.value,
+        was=claim.status.value,
+        reason="follow-up room: still contested by "
+        + ", ".join(sorted({o.claim_id for o in blockers})),
+        meetingId=meeting_ids[0],
+        meetingIds=list(meeting_ids),
     )

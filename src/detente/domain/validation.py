@@ -7,7 +7,7 @@ field, and ``revision_conflict`` carrying the current record.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from detente.domain.claims.commands import ContractSeed
 from detente.domain.claims.model import ContractChange
@@ -15,32 +15,61 @@ from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.policy import Policy
 from detente.domain.state import RepoState
 from detente.errors import (
+    NotFoundError,
     RevisionConflict,
     ValidationError,
 )
 
 
-def check_revision(
-    kind: str,
-    record_id: str,
-    actual: int,
-    expected: int,
-    current: Callable[[], dict[str, Any]],
-    last_event_id: str | None,
-) -> None:
-    """The compare in compare-and-swap: ``revision_conflict`` unless ``expected == actual``.
+class Revisioned(Protocol):
+    """A record under compare-and-swap: its id, revision and the event that made it."""
 
-    The error carries the canonical current record (``current()``, built only on a
-    mismatch), ``expected``, ``actual`` and the id of the event that made it current.
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def revision(self) -> int: ...
+
+    @property
+    def last_event_id(self) -> str | None: ...
+
+
+R = TypeVar("R", bound=Revisioned)
+T = TypeVar("T")
+
+
+def found(record: T | None, detail: str, **extra: Any) -> T:
+    """``record``, or ``not_found`` with ``detail`` and ``extra`` when it is None."""
+    if record is None:
+        raise NotFoundError(detail, **extra)
+    return record
+
+
+def check_revision(
+    kind: str, record: R, expected: int, to_wire: Callable[[R], dict[str, Any]]
+) -> None:
+    """The compare in compare-and-swap: ``revision_conflict`` unless ``expected`` is
+    ``record.revision``.
+
+    Args:
+        kind: the record's kind for the message (``claim``, ``meeting``).
+        record: the current record.
+        expected: the revision the caller read.
+        to_wire: the record's canonical wire shape (built only on a mismatch).
+
+    Raises:
+        RevisionConflict: ``revision_conflict`` carrying the current record, ``expected``,
+            ``actual`` and the id of the event that made the record current.
     """
+    actual = record.revision
     if expected != actual:
         raise RevisionConflict(
-            f"{kind} {record_id} is at revision {actual}, not {expected}: "
+            f"{kind} {record.id} is at revision {actual}, not {expected}: "
             "re-read it and decide again",
             expected=expected,
             actual=actual,
-            current=current(),
-            event_ids=[last_event_id] if last_event_id else [],
+            current=to_wire(record),
+            event_ids=[record.last_event_id] if record.last_event_id else [],
         )
 
 

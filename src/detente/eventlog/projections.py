@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 from detente.clock import parse_time
@@ -222,14 +223,9 @@ class _Audit:
                 fresh = RepoState(event.repo, case_insensitive=self._folded.get(event.repo, False))
                 fresh.trees = self._trees.get(event.repo)
                 replay = self.replays[event.repo] = Replay(fresh)
-            current = UPCASTERS.upcast(event)  # the fold sees today's shape (as apply_stored)
+            current = UPCASTERS.upcast(event)  # the checks see today's shape (as the fold)
             replay.fold(
-                current.type,
-                current.data,
-                at=parse_time(current.at),
-                event_id=current.id,
-                seq=current.seq,
-                subject=current.subject,
+                current.type, current.data, current.id, partial(apply_stored, event=current)
             )
             self.prev, self.last_seq, self.count = event.hash, event.seq, self.count + 1
         return None

@@ -27,12 +27,6 @@ Each takes the core and uses only its public interface (:meth:`ServiceCore.repo`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
-
-from detente.clock import Clock
-from detente.domain.policy import DEFAULT_POLICY, Policy
-from detente.ids import new_id
 from detente.service.agents import AgentsService
 from detente.service.claims import ClaimsService
 from detente.service.core import RepoConfig, ServiceCore
@@ -45,7 +39,6 @@ from detente.service.reconcile import ReconcileService
 from detente.service.search import SearchService
 from detente.service.takeover import TakeoverService
 from detente.service.views import ClaimView
-from detente.storage.base import Store
 
 __all__ = ["ClaimView", "RepoConfig", "Service", "ServiceCore"]
 
@@ -56,17 +49,18 @@ class Service(ServiceCore):
     Args: as :class:`ServiceCore`.
     """
 
-    def __init__(
-        self,
-        store: Store,
-        clock: Clock,
-        repos: Sequence[RepoConfig],
-        *,
-        policy: Policy = DEFAULT_POLICY,
-        ids: Callable[[str], str] = new_id,
-        resolve_commit: Callable[[Path, str], str] | None = None,
-    ) -> None:
-        super().__init__(store, clock, repos, policy=policy, ids=ids, resolve_commit=resolve_commit)
+    claims: ClaimsService
+    takeover: TakeoverService
+    meetings: MeetingsService
+    agents: AgentsService
+    memory: MemoryService
+    gates: GatesService
+    patches: PatchesService
+    deployments: DeploymentsService
+    reconcile: ReconcileService
+    search: SearchService
+
+    def _compose(self) -> None:
         self.claims = ClaimsService(self)
         self.takeover = TakeoverService(self, self.claims)
         self.meetings = MeetingsService(self)

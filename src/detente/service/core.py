@@ -97,6 +97,10 @@ class ServiceCore:
         self._locks = {name: threading.RLock() for name in self.repos}
         #: Leases expired per transaction at most (see :meth:`_timeouts`).
         self.expiry_batch = expiry_batch(store)
+        self._compose()
+
+    def _compose(self) -> None:
+        """Build what sits on the core (the per-aggregate services); none in the bare core."""
 
     # ------------------------------------------------------------------ the interface
     # What the per-aggregate services use: name a repository, read its projection, run a

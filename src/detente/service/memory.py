@@ -24,7 +24,8 @@ from detente.domain.memory.authority import owners
 from detente.domain.memory.decide import decide_reconcile, decide_register, decide_render
 from detente.domain.memory.guards import doc_path, get_document
 from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
-from detente.domain.memory.writes import decide_append, decide_patch, decide_write
+from detente.domain.memory.patching import decide_patch
+from detente.domain.memory.writes import decide_append, decide_write
 from detente.domain.state import RepoState
 from detente.errors import DetenteError, NotFoundError, ValidationError
 from detente.service.core import ServiceCore

@@ -83,17 +83,14 @@ def decide_expiry(state: RepoState, now: datetime, ids: IdSource) -> list[ev.Eve
     for claim in state.claims.due_for_expiry(now):
         require(claim.status, ClaimStatus.EXPIRED, claim_id=claim.id)
         out.append(
-            ev.Event(
-                id=ids("evt"),
-                type=ev.CLAIM_EXPIRED,
-                subject=ev.claim_subject(claim.id),
-                data={
-                    "claimId": claim.id,
-                    "status": ClaimStatus.EXPIRED.value,
-                    "from": claim.status.value,
-                    "deadline": format_time(claim.lease.expires_at),
-                    "reason": f"lease deadline {format_time(claim.lease.expires_at)} passed",
-                },
+            ev.status_event(
+                ids,
+                claim.id,
+                ev.CLAIM_EXPIRED,
+                to=ClaimStatus.EXPIRED.value,
+                was=claim.status.value,
+                reason=f"lease deadline {format_time(claim.lease.expires_at)} passed",
+                deadline=format_time(claim.lease.expires_at),
             )
         )
     return out
@@ -202,23 +199,20 @@ def decide_scope_change(
         kept = kept + new_paths
     reason = text_field(cmd.reason or "", "reason", policy, required=False) or None
     out.append(
-        ev.Event(
-            id=ids("evt"),
-            type=ev.CLAIM_SCOPE_CHANGED,
-            subject=ev.claim_subject(claim.id),
-            data={
-                "claimId": claim.id,
-                "addPaths": list(new_paths),
-                "removePaths": list(remove),
-                "paths": list(kept),
-                "pendingPaths": list(pending),
-                "modules": list(claim.modules + modules),
-                "symbols": list(claim.symbols + symbols),
-                "expectedContractChanges": [
-                    contract_to_wire(c) for c in claim.expected_contract_changes + contracts
-                ],
-                "reason": reason,
-            },
+        ev.claim_event(
+            ids,
+            claim.id,
+            ev.CLAIM_SCOPE_CHANGED,
+            addPaths=list(new_paths),
+            removePaths=list(remove),
+            paths=list(kept),
+            pendingPaths=list(pending),
+            modules=list(claim.modules + modules),
+            symbols=list(claim.symbols + symbols),
+            expectedContractChanges=[
+                contract_to_wire(c) for c in claim.expected_contract_changes + contracts
+            ],
+            reason=reason,
         )
     )
     if blocking:
@@ -279,12 +273,7 @@ def decide_status(
         )
     require(claim.status, target, claim_id=claim.id)
     reason = text_field(cmd.reason or "", "reason", policy, required=False) or None
-    data: dict[str, Any] = {
-        "claimId": claim.id,
-        "status": target.value,
-        "from": claim.status.value,
-        "reason": reason,
-    }
+    data: dict[str, Any] = {}
     if cmd.to is ClaimStatus.ABANDONED:
         data.update(
             headCommit=cmd.details.get("headCommit"),
@@ -297,7 +286,13 @@ def decide_status(
             },
         )
     return [
-        ev.Event(
-            id=ids("evt"), type=_STATUS_EVENT[cmd.to], subject=ev.claim_subject(claim.id), data=data
+        ev.status_event(
+            ids,
+            claim.id,
+            _STATUS_EVENT[cmd.to],
+            to=target.value,
+            was=claim.status.value,
+            reason=reason,
+            **data,
         )
     ]

@@ -14,32 +14,22 @@ from detente.clock import format_time
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.state import RepoState
-from detente.domain.validation import check_revision
+from detente.domain.validation import check_revision, found
 from detente.errors import (
     LeaseExpired,
-    NotFoundError,
     StaleFencingToken,
 )
 
 
 def get_claim(state: RepoState, claim_id: str) -> Claim:
     """The claim, or ``not_found``."""
-    claim = state.claims.get(claim_id)
-    if claim is None:
-        raise NotFoundError(f"no claim {claim_id!r} in repository {state.repo!r}", claimId=claim_id)
-    return claim
+    detail = f"no claim {claim_id!r} in repository {state.repo!r}"
+    return found(state.claims.get(claim_id), detail, claimId=claim_id)
 
 
 def check_claim_revision(claim: Claim, expected: int) -> None:
     """``revision_conflict`` (with the current claim) unless ``expected`` is current."""
-    check_revision(
-        "claim",
-        claim.id,
-        claim.revision,
-        expected,
-        lambda: claim_to_wire(claim),
-        claim.last_event_id,
-    )
+    check_revision("claim", claim, expected, claim_to_wire)
 
 
 def check_alive(claim: Claim, now: datetime) -> None:

@@ -79,19 +79,16 @@ def decide_announce_draft(
         "leaseTtlSeconds",
         policy,
     )
-    announced = ev.Event(
-        id=ids("evt"),
-        type=ev.CLAIM_DRAFT_ANNOUNCED,
-        subject=ev.claim_subject(claim.id),
-        data={
-            "claimId": claim.id,
-            "status": ClaimStatus.ANNOUNCED.value,
-            "from": claim.status.value,
-            "leaseRevision": claim.lease.revision + 1,
-            "ttlSeconds": ttl,
-            "expiresAt": format_time(now + timedelta(seconds=ttl)),
-            "reason": "draft announced",
-        },
+    announced = ev.status_event(
+        ids,
+        claim.id,
+        ev.CLAIM_DRAFT_ANNOUNCED,
+        to=ClaimStatus.ANNOUNCED.value,
+        was=claim.status.value,
+        reason="draft announced",
+        leaseRevision=claim.lease.revision + 1,
+        ttlSeconds=ttl,
+        expiresAt=format_time(now + timedelta(seconds=ttl)),
     )
     return [announced, *activate_or_negotiate(state, claim.id, Targets.of(claim), now, ids, policy)]
 
@@ -205,21 +202,18 @@ def activate_or_negotiate(
         if o.claim_id not in ignore
     ]
     if not blocking:
-        activated = ev.Event(
-            id=ids("evt"),
-            type=ev.CLAIM_ACTIVATED,
-            subject=ev.claim_subject(claim_id),
-            data={"claimId": claim_id, "status": ClaimStatus.ACTIVE.value, "reason": "no overlap"},
+        activated = ev.status_event(
+            ids, claim_id, ev.CLAIM_ACTIVATED, to=ClaimStatus.ACTIVE.value, reason="no overlap"
         )
         return [activated]
     meeting_ids, meeting_events = meeting_events_for(state, claim_id, blocking, now, ids, policy)
-    negotiating = ev.claim_event(
+    negotiating = ev.status_event(
         ids,
         claim_id,
         ev.CLAIM_NEGOTIATING,
-        status=ClaimStatus.NEGOTIATING.value,
+        to=ClaimStatus.NEGOTIATING.value,
+        reason="blocking overlap with " + ", ".join(o.claim_id for o in blocking),
         meetingId=meeting_ids[0],
         meetingIds=meeting_ids,
-        reason="blocking overlap with " + ", ".join(o.claim_id for o in blocking),
     )
     return [*meeting_events, negotiating]

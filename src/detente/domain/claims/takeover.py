@@ -178,16 +178,13 @@ def decide_takeover(
         state, replace(seed, paths=paths), now, ids, policy, extra={"takeoverOf": info}
     )
     if gate:
-        blocked = ev.Event(
-            id=ids("evt"),
-            type=ev.CLAIM_BLOCKED,
-            subject=ev.claim_subject(claim_id),
-            data={
-                "claimId": claim_id,
-                "status": ClaimStatus.BLOCKED.value,
-                "from": ClaimStatus.ANNOUNCED.value,
-                "reason": f"takeover of {pred.id} awaits approval ({'; '.join(gate)})",
-            },
+        blocked = ev.status_event(
+            ids,
+            claim_id,
+            ev.CLAIM_BLOCKED,
+            to=ClaimStatus.BLOCKED.value,
+            was=ClaimStatus.ANNOUNCED.value,
+            reason=f"takeover of {pred.id} awaits approval ({'; '.join(gate)})",
         )
         return [announced, blocked]
     return [announced, *_finish(state, pred, claim_id, targets, info, now, ids, policy)]
@@ -204,19 +201,16 @@ def _finish(
     policy: Policy,
 ) -> list[ev.Event]:
     require(pred.status, ClaimStatus.TAKEN_OVER, claim_id=pred.id)
-    taken_over = ev.Event(
-        id=ids("evt"),
-        type=ev.CLAIM_TAKEN_OVER,
-        subject=ev.claim_subject(pred.id),
-        data={
-            "claimId": pred.id,
-            "status": ClaimStatus.TAKEN_OVER.value,
-            "from": pred.status.value,
-            "successorId": successor_id,
-            "pieces": info["pieces"],
-            "rescue": info["rescue"],
-            "reason": f"taken over by {successor_id}",
-        },
+    taken_over = ev.status_event(
+        ids,
+        pred.id,
+        ev.CLAIM_TAKEN_OVER,
+        to=ClaimStatus.TAKEN_OVER.value,
+        was=pred.status.value,
+        reason=f"taken over by {successor_id}",
+        successorId=successor_id,
+        pieces=info["pieces"],
+        rescue=info["rescue"],
     )
     return [
         taken_over,
@@ -271,11 +265,8 @@ def decide_approve(
     done = kind == "human" or owner_votes >= int(info.get("quorum", policy.takeover_quorum))
     info.update(approvals=approvals, pending=not done)
     out = [
-        ev.Event(
-            id=ids("evt"),
-            type=ev.CLAIM_TAKEOVER_APPROVED,
-            subject=ev.claim_subject(succ.id),
-            data={"claimId": succ.id, "approver": who, "kind": kind, "takeoverOf": info},
+        ev.claim_event(
+            ids, succ.id, ev.CLAIM_TAKEOVER_APPROVED, approver=who, kind=kind, takeoverOf=info
         )
     ]
     if done:

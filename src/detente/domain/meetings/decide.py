@@ -11,7 +11,7 @@ itself. Every call names ``expectedMeetingRevision``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from detente.clock import format_time
@@ -20,7 +20,8 @@ from detente.domain.claims.guards import check_alive, get_claim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.guards import check_meeting_revision, get_meeting
 from detente.domain.meetings.model import Meeting, MeetingStatus
-from detente.domain.meetings.resolutions import OwnersOf, apply_events, validate
+from detente.domain.meetings.resolution_events import apply_events
+from detente.domain.meetings.resolutions import OwnersOf, validate
 from detente.domain.overlap.analysis import UNDECIDED_REASON
 from detente.domain.overlap.model import Overlap, Severity
 from detente.domain.policy import IdSource, Policy
@@ -83,11 +84,8 @@ def meeting_events_for(
     for meeting_id, entries in rooms.items():
         meeting_ids.append(meeting_id)
         events.append(
-            ev.Event(
-                id=ids("evt"),
-                type=ev.MEETING_JOINED,
-                subject=ev.meeting_subject(meeting_id),
-                data={"meetingId": meeting_id, "claimId": claim_id, "contestedTargets": entries},
+            ev.meeting_event(
+                ids, meeting_id, ev.MEETING_JOINED, claimId=claim_id, contestedTargets=entries
             )
         )
     if fresh:
@@ -95,18 +93,8 @@ def meeting_events_for(
         meeting_ids.append(meeting_id)
         holders = sorted({h for e in fresh for h in holders_of[e["target"]]})
         events.append(
-            ev.Event(
-                id=ids("evt"),
-                type=ev.MEETING_OPENED,
-                subject=ev.meeting_subject(meeting_id),
-                data={
-                    "meetingId": meeting_id,
-                    "participants": [*holders, claim_id],
-                    "contestedTargets": fresh,
-                    "deadline": format_time(
-                        now + timedelta(seconds=policy.meeting_deadline_seconds)
-                    ),
-                },
+            ev.meeting_opened(
+                ids, meeting_id, [*holders, claim_id], fresh, policy.meeting_deadline(now)
             )
         )
     return meeting_ids, events
@@ -123,15 +111,6 @@ def _require_status(meeting: Meeting, allowed_statuses: set[MeetingStatus], acti
             f"meeting {meeting.id} is {meeting.status.value}: cannot {action}",
             meetingId=meeting.id,
         )
-
-
-def _meeting_event(ids: IdSource, meeting: Meeting, event_type: str, **data: Any) -> ev.Event:
-    return ev.Event(
-        id=ids("evt"),
-        type=event_type,
-        subject=ev.meeting_subject(meeting.id),
-        data={"meetingId": meeting.id, **data},
-    )
 
 
 def _live_participant(state: RepoState, meeting: Meeting, claim_id: str, now: datetime) -> None:
@@ -159,7 +138,7 @@ def _resolution_events(
     data: dict[str, Any] = {"resolution": {**resolution, "resolvedBy": resolved_by}}
     if proposal_id is not None:
         data["proposalId"] = proposal_id
-    resolved = _meeting_event(ids, meeting, ev.MEETING_RESOLVED, **data)
+    resolved = ev.meeting_event(ids, meeting.id, ev.MEETING_RESOLVED, **data)
     return [resolved, *apply_events(state, meeting, resolution, ids)]
 
 
@@ -169,9 +148,9 @@ def escalation_events(
     """``meeting.escalated`` naming CODEOWNERS arbitrators, and ``claim.blocked`` for all."""
     paths = [t.target.partition("#")[0] for t in meeting.contested_targets]
     owners, invalid = owners_of(paths)
-    escalated = _meeting_event(
+    escalated = ev.meeting_event(
         ids,
-        meeting,
+        meeting.id,
         ev.MEETING_ESCALATED,
         reason=reason,
         arbitrators=owners,
@@ -197,9 +176,9 @@ def decide_propose(
     _live_participant(state, meeting, cmd.claim_id, now)
     resolution = validate(state, meeting, cmd.resolution)
     proposal_id = ids("prp")
-    added = _meeting_event(
+    added = ev.meeting_event(
         ids,
-        meeting,
+        meeting.id,
         ev.MEETING_PROPOSAL_ADDED,
         proposalId=proposal_id,
         claimId=cmd.claim_id,
@@ -257,9 +236,9 @@ def decide_accept(
             f"claim {cmd.claim_id} already accepted proposal {cmd.proposal_id}", field="claimId"
         )
     out = [
-        _meeting_event(
+        ev.meeting_event(
             ids,
-            meeting,
+            meeting.id,
             ev.MEETING_PROPOSAL_ACCEPTED,
             proposalId=cmd.proposal_id,
             claimId=cmd.claim_id,
@@ -336,7 +315,7 @@ def decide_accept_handoff(
             meetingId=meeting.id,
         )
     check_alive(get_claim(state, cmd.claim_id), now)
-    accepted = _meeting_event(ids, meeting, ev.MEETING_HANDOFF_ACCEPTED, claimId=cmd.claim_id)
+    accepted = ev.meeting_event(ids, meeting.id, ev.MEETING_HANDOFF_ACCEPTED, claimId=cmd.claim_id)
     return [accepted, *apply_events(state, meeting, {**resolution, "accepted": True}, ids)]
 
 

@@ -4,27 +4,14 @@ from __future__ import annotations
 
 from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.state import RepoState
-from detente.domain.validation import check_revision
-from detente.errors import (
-    NotFoundError,
-)
+from detente.domain.validation import check_revision, found
 
 
 def get_meeting(state: RepoState, meeting_id: str) -> Meeting:
     """The meeting, or ``not_found``."""
-    meeting = state.meetings.get(meeting_id)
-    if meeting is None:
-        raise NotFoundError(f"no meeting {meeting_id!r}", meetingId=meeting_id)
-    return meeting
+    return found(state.meetings.get(meeting_id), f"no meeting {meeting_id!r}", meetingId=meeting_id)
 
 
 def check_meeting_revision(meeting: Meeting, expected: int) -> None:
     """``revision_conflict`` (with the current meeting) unless ``expected`` is current."""
-    check_revision(
-        "meeting",
-        meeting.id,
-        meeting.revision,
-        expected,
-        lambda: meeting_to_wire(meeting),
-        meeting.last_event_id,
-    )
+    check_revision("meeting", meeting, expected, meeting_to_wire)

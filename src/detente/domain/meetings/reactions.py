@@ -25,7 +25,7 @@ from typing import Any
 from detente.domain import events as ev
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.meetings.model import MeetingStatus
-from detente.domain.meetings.resolutions import activation_events, still_blocked
+from detente.domain.meetings.resolution_events import activation_events, still_blocked
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.settle import settle
 from detente.domain.state import RepoState
@@ -78,18 +78,15 @@ def _react(
                 to = ClaimStatus.NEGOTIATING if blocked else ClaimStatus.ACTIVE
                 reason = f"{first} is {status.value}: serialized turn of {then_id} begins"
                 out.append(
-                    ev.Event(
-                        id=ids("evt"),
-                        type=ev.CLAIM_RESUMED,
-                        subject=ev.claim_subject(then_id),
-                        data={
-                            "claimId": then_id,
-                            "status": to.value,
-                            "from": then.status.value,
-                            "reason": reason,
-                            "releasedBy": first,
-                            "meetingId": meeting_id,
-                        },
+                    ev.status_event(
+                        ids,
+                        then_id,
+                        ev.CLAIM_RESUMED,
+                        to=to.value,
+                        was=then.status.value,
+                        reason=reason,
+                        releasedBy=first,
+                        meetingId=meeting_id,
                     )
                 )
                 if meeting_id is not None:
@@ -113,9 +110,4 @@ def _serialize_meeting(state: RepoState, first: str, then: str) -> str | None:
 
 
 def _notice(ids: IdSource, meeting_id: str, claim_id: str, reason: str) -> ev.Event:
-    return ev.Event(
-        id=ids("evt"),
-        type=ev.MEETING_NOTICE,
-        subject=ev.meeting_subject(meeting_id),
-        data={"meetingId": meeting_id, "claimId": claim_id, "reason": reason},
-    )
+    return ev.meeting_event(ids, meeting_id, ev.MEETING_NOTICE, claimId=claim_id, reason=reason)

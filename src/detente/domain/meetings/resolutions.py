@@ -1,4 +1,4 @@
-"""Typed meeting resolutions: validation and the claim events each one implies.
+"""Typed meeting resolutions: validation and the scopes a split leaves.
 
 A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
 
@@ -19,6 +19,8 @@ A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
 - ``joint {claimIds[]}``: one coupled group sharing the contested targets; all ``active``.
 - ``human_arbitration {}``: the meeting escalates; participants are ``blocked`` until an
   arbitrator (from CODEOWNERS) resolves with one of the types above.
+
+The claim events each type implies live in :mod:`detente.domain.meetings.resolution_events`.
 """
 
 from __future__ import annotations
@@ -26,25 +28,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from detente.domain import events as ev
-from detente.domain.authority import carries_authority
-from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
-from detente.domain.claims.transitions import allowed
-from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
-from detente.domain.meetings.model import Meeting
-from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.claims.model import Claim, MemoryImpact
+from detente.domain.meetings.model import RESOLUTION_TYPES, Meeting
 from detente.domain.overlap.carveouts import carved_may_overlap, intersect_carved, is_covered
 from detente.domain.overlap.globs import Undecided, intersect, may_overlap
-from detente.domain.overlap.model import Severity
 from detente.domain.overlap.paths import normalize_pattern
-from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import ValidationError
 
 OwnersOf = Callable[[Sequence[str]], tuple[list[str], list[str]]]
 """``paths -> (owners, invalid CODEOWNERS lines)`` for choosing arbitrators."""
-
-TYPES = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
 
 
 def _participant(meeting: Meeting, value: Any, fld: str) -> str:
@@ -63,9 +56,9 @@ def validate(state: RepoState, meeting: Meeting, raw: Any) -> dict[str, Any]:
     Raises:
         ValidationError: ``validation_error`` with ``field`` = ``resolution.<field>``.
     """
-    if not isinstance(raw, dict) or raw.get("type") not in TYPES:
+    if not isinstance(raw, dict) or raw.get("type") not in RESOLUTION_TYPES:
         raise ValidationError(
-            f"resolution.type must be one of {', '.join(TYPES)}", field="resolution.type"
+            f"resolution.type must be one of {', '.join(RESOLUTION_TYPES)}", field="resolution.type"
         )
     kind = raw["type"]
     if kind == "split_ownership":
@@ -272,202 +265,3 @@ def _targets_meet(a: str, b: str) -> str | None:
 def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
     wanted = recipient.paths + recipient.pending_paths
     return [p for p in sender.paths if any(may_overlap(p, w) for w in wanted)]
-
-
-# ---------------------------------------------------------------------------- events
-
-
-def still_blocked(state: RepoState, claim: Claim, ignore: Sequence[str] = ()) -> list[str]:
-    """Claims other than ``ignore`` that still block ``claim`` (resolved pairs excluded)."""
-    return [
-        o.claim_id
-        for o in find_overlaps(state, Targets.of(claim), exclude=claim.id)
-        if o.severity is Severity.BLOCKING and o.claim_id not in ignore
-    ]
-
-
-def _set_status(
-    ids: IdSource, claim: Claim, to: ClaimStatus, event_type: str, reason: str, **extra: Any
-) -> list[ev.Event]:
-    if claim.status is to or not allowed(claim.status, to):
-        return []
-    return [
-        ev.claim_event(
-            ids,
-            claim.id,
-            event_type,
-            status=to.value,
-            reason=reason,
-            **{"from": claim.status.value},
-            **extra,
-        )
-    ]
-
-
-def grant_events(ids: IdSource, claim: Claim, reason: str, **extra: Any) -> list[ev.Event]:
-    """``claim`` becomes ``active``: its pending targets (a scope change's contested part)
-    are granted first, so every target it holds carries authority."""
-    if claim.status is ClaimStatus.ACTIVE or not allowed(claim.status, ClaimStatus.ACTIVE):
-        return []
-    out: list[ev.Event] = []
-    if claim.pending_paths:
-        paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
-        out.append(
-            ev.claim_event(
-                ids,
-                claim.id,
-                ev.CLAIM_SCOPE_CHANGED,
-                **_scope(claim, paths, claim.memory_impacts, reason),
-            )
-        )
-    out += _set_status(ids, claim, ClaimStatus.ACTIVE, ev.CLAIM_ACTIVATED, reason, **extra)
-    return out
-
-
-def grant_pending_events(ids: IdSource, claim: Claim, reason: str) -> list[ev.Event]:
-    """An ``active`` claim's pending targets are granted (nothing contests them now)."""
-    paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
-    return [
-        ev.claim_event(
-            ids,
-            claim.id,
-            ev.CLAIM_SCOPE_CHANGED,
-            **_scope(claim, paths, claim.memory_impacts, reason),
-        )
-    ]
-
-
-def _activate(
-    ids: IdSource, state: RepoState, claim: Claim, meeting: Meeting, reason: str
-) -> list[ev.Event]:
-    if claim.status not in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
-        return []
-    if still_blocked(state, claim):
-        return []
-    return grant_events(ids, claim, reason, meetingId=meeting.id)
-
-
-def _held_by_others(state: RepoState, pattern: str, exclude: set[str]) -> bool:
-    """Does a claim outside ``exclude`` hold ``pattern`` (or part of it) with authority?"""
-    for key, theirs, _ in state.claims.path_index.overlapping(pattern):
-        other = state.claims.get(key)
-        if other is not None and key not in exclude and carries_authority(other, theirs):
-            return True
-    return False
-
-
-def _scope(
-    claim: Claim, paths: Sequence[str], memory: Sequence[MemoryImpact], reason: str
-) -> dict[str, Any]:
-    return {
-        "paths": list(paths),
-        "pendingPaths": [],
-        "addPaths": [p for p in paths if p not in claim.paths],
-        "removePaths": [p for p in claim.paths + claim.pending_paths if p not in paths],
-        "modules": list(claim.modules),
-        "symbols": list(claim.symbols),
-        "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
-        "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
-        "reason": reason,
-    }
-
-
-def apply_events(
-    state: RepoState, meeting: Meeting, resolution: dict[str, Any], ids: IdSource
-) -> list[ev.Event]:
-    """Claim events implied by a validated resolution (not the ``meeting.resolved`` itself).
-
-    Events are computed against ``state`` before the resolution is folded in, so the
-    caller folds ``meeting.resolved`` first (making the pair resolved) and then calls this
-    with the updated state when it needs the activation checks to see the resolution.
-    """
-    kind = resolution["type"]
-    out: list[ev.Event] = []
-    why = f"meeting {meeting.id} resolved: {kind}"
-    if kind == "split_ownership":
-        scopes = split_scopes(state, resolution)
-        for claim_id, (paths, memory, carve_outs) in scopes.items():
-            claim = state.claims[claim_id]
-            # A pending target a claim outside the split holds stays pending: the split
-            # settles this meeting's contest, not that one.
-            waiting = [
-                p
-                for p in paths
-                if p in claim.pending_paths and _held_by_others(state, p, set(scopes))
-            ]
-            scope = _scope(claim, [p for p in paths if p not in waiting], memory, why)
-            scope["pendingPaths"] = waiting
-            scope["carveOuts"] = carve_outs
-            out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
-    elif kind == "serialize":
-        then = state.claims[resolution["then"]]
-        out += _set_status(
-            ids,
-            then,
-            ClaimStatus.SUSPENDED,
-            ev.CLAIM_SUSPENDED,
-            f"serialized behind {resolution['first']} (meeting {meeting.id})",
-            meetingId=meeting.id,
-        )
-    elif kind == "handoff" and resolution.get("accepted"):
-        sender = state.claims[resolution["fromClaimId"]]
-        recipient = state.claims[resolution["toClaimId"]]
-        moved = list(resolution["targets"])
-        kept = [p for p in sender.paths if p not in moved]
-        # The sender may be left with no path at all: its whole scope moved on.
-        out.append(
-            ev.claim_event(
-                ids,
-                sender.id,
-                ev.CLAIM_SCOPE_CHANGED,
-                **_scope(sender, kept, sender.memory_impacts, f"handed off to {recipient.id}"),
-            )
-        )
-        wanted = [
-            *recipient.pending_paths,
-            *(p for p in moved if p not in recipient.paths),
-        ]
-        # What a third claim holds with authority by now stays pending: the recipient
-        # negotiates for it (:mod:`detente.domain.settle` rooms it), never takes it.
-        contested = [p for p in wanted if _held_by_others(state, p, {sender.id, recipient.id})]
-        gained = [*recipient.paths, *(p for p in wanted if p not in contested)]
-        scope = _scope(
-            recipient,
-            list(dict.fromkeys(gained)),
-            recipient.memory_impacts,
-            f"handoff from {sender.id}",
-        )
-        scope["pendingPaths"] = list(dict.fromkeys(contested))
-        out.append(ev.claim_event(ids, recipient.id, ev.CLAIM_SCOPE_CHANGED, **scope))
-    elif kind == "human_arbitration":
-        for claim_id in meeting.participants:
-            claim = state.claims[claim_id]
-            out += _set_status(
-                ids,
-                claim,
-                ClaimStatus.BLOCKED,
-                ev.CLAIM_BLOCKED,
-                f"meeting {meeting.id} escalated to human arbitration",
-                meetingId=meeting.id,
-            )
-    return out
-
-
-def activation_events(
-    state: RepoState, meeting: Meeting, resolution: dict[str, Any], ids: IdSource
-) -> list[ev.Event]:
-    """After a resolution is folded in: activate the claims it unblocked."""
-    kind = resolution["type"]
-    why = f"meeting {meeting.id} resolved: {kind}"
-    waiting: set[str] = set()
-    if kind == "serialize":
-        waiting.add(resolution["then"])
-    if kind == "handoff" and not resolution.get("accepted"):
-        waiting.add(resolution["toClaimId"])
-    if kind == "human_arbitration":
-        return []
-    out: list[ev.Event] = []
-    for claim_id in resolution["affected"]:
-        if claim_id not in waiting:
-            out += _activate(ids, state, state.claims[claim_id], meeting, why)
-    return out

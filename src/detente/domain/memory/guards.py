@@ -12,7 +12,8 @@ from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wi
 from detente.domain.overlap.paths import normalize_path
 from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
-from detente.errors import ForbiddenError, NotFoundError, ValidationError
+from detente.domain.validation import found
+from detente.errors import ForbiddenError, NotFoundError, RevisionConflict, ValidationError
 
 
 def doc_path(state: RepoState, raw: str) -> str:
@@ -23,12 +24,8 @@ def doc_path(state: RepoState, raw: str) -> str:
 def get_document(state: RepoState, raw_path: str) -> MemoryDocument:
     """The registered document at ``raw_path``, or ``not_found``."""
     path = doc_path(state, raw_path)
-    doc = state.memory.get(path)
-    if doc is None:
-        raise NotFoundError(
-            f"{path} is not a registered memory document of {state.repo!r}", path=path
-        )
-    return doc
+    detail = f"{path} is not a registered memory document of {state.repo!r}"
+    return found(state.memory.get(path), detail, path=path)
 
 
 _REFUSALS = {
@@ -71,3 +68,21 @@ def memory_event(ids: IdSource, doc_id: str, event_type: str, **data: Any) -> ev
 
 def current(doc: MemoryDocument) -> dict[str, Any]:
     return document_to_wire(doc)
+
+
+def missing_file(doc: MemoryDocument) -> NotFoundError:
+    """``not_found``: the registered document's file is not in the working tree."""
+    return NotFoundError(f"{doc.path} does not exist in the working tree", path=doc.path)
+
+
+def stale_document(
+    doc: MemoryDocument, detail: str, expected: int, actual: int
+) -> RevisionConflict:
+    """``revision_conflict`` carrying the current document and the event that made it."""
+    return RevisionConflict(
+        detail,
+        expected=expected,
+        actual=actual,
+        current=current(doc),
+        event_ids=[doc.last_event_id] if doc.last_event_id else [],
+    )

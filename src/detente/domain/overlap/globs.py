@@ -328,18 +328,8 @@ def intersect_compiled(
 ) -> str | None:
     """:func:`intersect` on patterns already compiled with :func:`compile_pattern`.
 
-    Args:
-        ca: a compiled pattern.
-        cb: another compiled pattern.
-        budget: the work the search may do (default: a fresh :class:`Budget` of
-            :data:`SEARCH_BUDGET` units); share one across the searches of a request
-            to cap their sum.
-
-    Returns:
-        A valid path matched by both patterns, or ``None`` when they are disjoint.
-
-    Raises:
-        Undecided: the budget ran out first; treat the patterns as overlapping.
+    Takes and returns what :func:`intersect` does (``ca`` and ``cb`` compiled); raises
+    only :class:`Undecided` (compiled patterns are valid).
     """
     if ca.is_literal:  # a canonical literal pattern is a valid path
         return ca.pattern if cb.matches_valid(ca.pattern) else None
