@@ -58,6 +58,8 @@ def test_a_split_resolution_activates_the_second_claim_and_check_refuses_the_oth
     assert holder["paths"] == ["src/**", "src/pkg/b.py"]
     assert holder["carveOuts"] == {"src/**": ["src/pkg/a.py"]}
     assert cli.json("claim", "check", alice, "src/main.py")[0] == 0
+    shown = " ".join(cli("claim", "status", alice).stdout.split())
+    assert "carved src/** minus src/pkg/a.py" in shown
     code, refused = cli.json("claim", "check", bob, "src/pkg/b.py")
     assert code == 6
     assert refused["code"] == "overlap_blocking"
