@@ -5,7 +5,9 @@ A detente server runs in a subprocess (SQLite store, uvicorn). N subscribers con
 claims at a steady pace over HTTP. For every delivered event the delay is the arrival
 time minus the event's ``at`` (recorded inside the committing transaction, same machine
 clock). Reported per N: events delivered, p50 and p99 delay, and the ratio against the
-1-subscriber run measured first in the same process (the baseline).
+1-subscriber run measured first in the same process (the baseline), and the server's CPU
+time per delivery beyond that baseline (``/proc`` of the server process: what each further
+subscriber costs per event).
 
 Usage: ``python bench/watch.py [--subscribers 1,100,1000] [--claims 50] [--rate 10]``
 (``--rate``: claims per second; each claim is two events).
@@ -129,9 +131,9 @@ def main() -> None:
         )
         print(
             f"{'subscribers':>11}{'deliveries':>12}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-            "  p50 / p99 vs 1 sub  server CPU s  client CPU s"
+            "  p50 / p99 vs 1 sub  server CPU s  client CPU s  server us/delivery"
         )
-        first, baseline = 1, None
+        first, baseline, base_cpu = 1, None, None
         for n in sizes:
             server_cpu, client_cpu = _cpu_seconds(proc.pid), time.process_time()
             delays = asyncio.run(_run(base, n, args.claims, args.rate, first))
@@ -140,12 +142,16 @@ def main() -> None:
             first += 2 * args.claims
             ms = sorted(d * 1000 for d in delays)
             p50, p99 = statistics.median(ms), ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-            if baseline is None:
-                baseline = (p50, p99)
+            if baseline is None or base_cpu is None:
+                baseline, base_cpu = (p50, p99), (server_cpu, len(ms))
             ratio = f"{p50 / baseline[0]:6.1f}x {p99 / baseline[1]:6.1f}x"
+            # Server CPU per delivery beyond the 1-subscriber run (which pays for the
+            # writes themselves): what one more subscriber costs per event.
+            extra = len(ms) - base_cpu[1]
+            per = f"{(server_cpu - base_cpu[0]) / extra * 1e6:>10.1f}" if extra else "         -"
             print(
                 f"{n:>11}{len(ms):>12}{p50:>9.2f}{p99:>9.2f}{ms[-1]:>9.2f}  {ratio}"
-                f"{server_cpu:>11.1f}{client_cpu:>11.1f}"
+                f"{server_cpu:>11.2f}{client_cpu:>11.1f}          {per}"
             )
     finally:
         proc.terminate()

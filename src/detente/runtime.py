@@ -28,7 +28,7 @@ from detente.errors import ValidationError
 from detente.service import RepoConfig, Service
 from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
-from detente.vcs import default_store_path, open_repo, resolve_commit
+from detente.vcs import RepoInfo, default_store_path, open_repo, resolve_commit
 
 __all__ = ["build_service", "default_store_url", "load_project_config", "resolve_store_url"]
 
@@ -99,6 +99,7 @@ def build_service(
     config: ProjectConfig | None = None,
     config_file: Path | None = None,
     config_overrides: Mapping[str, tuple[Any, str]] | None = None,
+    opened: Sequence[RepoInfo] = (),
 ) -> Service:
     """Open the repositories and the store, and build the service over them.
 
@@ -114,6 +115,9 @@ def build_service(
             and ``config_overrides``.
         config_file: see :func:`load_project_config` (``file``).
         config_overrides: see :func:`load_project_config` (``overrides``).
+        opened: repositories the caller already opened with
+            :func:`~detente.vcs.open_repo`, positionally matching ``repo_paths`` (each
+            saves its git calls; a CLI process opens its repository once).
 
     Returns:
         The service (its store is open; call ``service.store.close()`` when done).
@@ -130,12 +134,12 @@ def build_service(
     if len(names) > len(repo_paths):
         raise ValidationError("more names than repositories", field="name")
     configs: list[RepoConfig] = []
-    project_root: Path | None = None
+    infos: list[RepoInfo] = []
     for i, path in enumerate(repo_paths):
         name = names[i] if i < len(names) else None
-        info = open_repo(Path(path), name)
-        if project_root is None:
-            project_root = info.main_worktree or info.path
+        reuse = i < len(opened) and name in (None, opened[i].name)
+        info = opened[i] if reuse else open_repo(Path(path), name)
+        infos.append(info)
         if any(c.name == info.name for c in configs):
             raise ValidationError(
                 f"two repositories are named {info.name!r}; give one another name",
@@ -143,8 +147,11 @@ def build_service(
             )
         configs.append(RepoConfig(info.name, info.path, info.default_branch, info.case_insensitive))
     if config is None:
+        first = infos[0]
+        project_root = first.main_worktree or first.path
         config = load_config(project_root, file=config_file, overrides=config_overrides)
-    store = open_store(resolve_store_url(Path(repo_paths[0]), store_url))
+    default = f"sqlite:///{infos[0].common_dir / 'detente' / 'detente.db'}"
+    store = open_store(store_url or os.environ.get(STORE_ENV) or default)
     # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with
     # skewed machine clocks then agree on every deadline (detente.storage.clock).
     return Service(

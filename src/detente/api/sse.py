@@ -12,10 +12,12 @@ prefix: events of claims whose scope has a pattern under it, or covering it); ``
 (comma-separated names, ``claim.*`` for a family).
 
 One fan-out per server (:class:`_Hub`) reads the log once per wake-up and hands each
-event, encoded once, to every subscriber's bounded buffer. Wake-ups come from this
-server's commits, from the store for other servers' commits (PostgreSQL ``NOTIFY``, an
-etcd watch) and from a poll timer (other processes on one SQLite file); they are hints:
-the hub always re-reads from its sequence, so nothing is skipped or repeated.
+event, encoded once and with its filter keys computed once
+(:class:`~detente.api.sse_filter.EventKeys`), to every subscriber's bounded buffer.
+Wake-ups come from this server's commits, from the store for other servers' commits
+(PostgreSQL ``NOTIFY``, an etcd watch) and from a poll timer (other processes on one
+SQLite file); they are hints: the hub always re-reads from its sequence, so nothing is
+skipped or repeated.
 
 ``event: resync`` with ``{"position", "code", "reason"}`` says the stream cannot
 continue seamlessly; the client refreshes the canonical records:
@@ -37,19 +39,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import weakref
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from fastapi import Request
 from sse_starlette.sse import EventSourceResponse
 
+from detente.api.sse_filter import EventKeys, StreamFilter, parse_filter, resync
 from detente.api.supervision import supervisor_for
-from detente.errors import DetenteError, ValidationError
+from detente.errors import DetenteError
 from detente.eventlog.envelope import StoredEvent
 from detente.service import Service
 from detente.storage.base import NotifyingStore, RetainingStore
@@ -93,88 +94,6 @@ def stats(service: Service) -> dict[str, int]:
     return {"subscribers": len(hub.subs), "position": hub.position, "cutOff": hub.cut_off}
 
 
-# ---------------------------------------------------------------------- filters
-
-_PATH_KEYS = {"paths", "addPaths", "removePaths", "pendingPaths", "target", "targets"}
-_GLOB = "*?["
-
-
-def _strings(value: Any, depth: int = 0) -> Iterable[str]:
-    """Every string in a JSON value, at most 8 levels deep."""
-    if depth > 8:
-        return
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list | dict):
-        for item in value.values() if isinstance(value, dict) else value:
-            yield from _strings(item, depth + 1)
-
-
-def _path_patterns(value: Any, depth: int = 0) -> Iterable[str]:
-    """Strings under path-like keys (``paths``, ``target``, ...) of a JSON value."""
-    if depth > 8:
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in _PATH_KEYS:
-                yield from _strings(item, depth + 1)
-            else:
-                yield from _path_patterns(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _path_patterns(item, depth + 1)
-
-
-def _pattern_touches(pattern: str, prefix: str) -> bool:
-    """Whether a path pattern may name something under ``prefix`` (over-inclusive)."""
-    literal = pattern
-    for i, ch in enumerate(pattern):
-        if ch in _GLOB:
-            literal = pattern[:i]
-            break
-    return pattern.startswith(prefix) or prefix.startswith(literal)
-
-
-@dataclass(frozen=True)
-class StreamFilter:
-    """Which events a subscriber wants (see the module docstring)."""
-
-    repo: str | None = None
-    claim: str | None = None
-    path: str | None = None
-    types: tuple[str, ...] = ()
-
-    def matches(self, event: StoredEvent, scopes: Mapping[str, tuple[str, ...]]) -> bool:
-        if self.repo is not None and event.repo != self.repo:
-            return False
-        if self.types and not any(
-            event.type == t or (t.endswith("*") and event.type.startswith(t[:-1]))
-            for t in self.types
-        ):
-            return False
-        if (
-            self.claim is not None
-            and event.subject != f"claim/{self.claim}"
-            and self.claim not in set(_strings(event.data))
-        ):
-            return False
-        if self.path is not None:
-            patterns = set(_path_patterns(event.data)) | set(scopes.get(event.subject, ()))
-            if not any(_pattern_touches(p, self.path) for p in patterns):
-                return False
-        return True
-
-
-def _encode(event: StoredEvent) -> bytes:
-    data = json.dumps(event.to_wire(), separators=(",", ":"), ensure_ascii=False)
-    return f"id: {event.seq}\nevent: {event.type}\ndata: {data}\n\n".encode()
-
-
-def _resync(position: int, code: str, reason: str) -> bytes:
-    data = json.dumps({"position": position, "code": code, "reason": reason})
-    return f"id: {position}\nevent: resync\ndata: {data}\n\n".encode()
-
-
 # ---------------------------------------------------------------------- fan-out
 
 
@@ -188,18 +107,19 @@ class _Subscriber:
     live: bool = False
     overflowed: bool = False
 
-    def offer(self, event: StoredEvent, message: bytes, scopes: Mapping[str, Any]) -> bool:
-        """Queue ``event`` if wanted; False when the buffer just overflowed."""
-        if event.seq <= self.position or self.overflowed:
+    def offer(self, keys: EventKeys) -> bool:
+        """Queue the event of ``keys`` if wanted; False when the buffer just overflowed."""
+        seq = keys.event.seq
+        if seq <= self.position or self.overflowed:
             return True
-        self.position = event.seq
-        if not self.filter.matches(event, scopes):
+        self.position = seq
+        if not self.filter.wants(keys):
             return True
         if len(self.queue) >= self.capacity:
             self.overflowed = True
             self.wake.set()
             return False
-        self.queue.append((event.seq, message))
+        self.queue.append((seq, keys.message))
         self.wake.set()
         return True
 
@@ -273,19 +193,23 @@ class _Hub:
                     extra={"code": exc.code, "detail": exc.detail},
                 )
                 batch = []
+            subs = list(self.subs)
             for event in batch:
                 self.position = event.seq
-                message = _encode(event)
-                for sub in list(self.subs):
-                    if sub.live and not sub.offer(event, message, self.scopes):
+                keys = EventKeys(event, self.scopes)
+                for sub in subs:
+                    if sub.live and not sub.offer(keys):
                         self.cut_off += 1
             if len(batch) == self.settings.batch:
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.settings.poll_seconds)
 
-    async def stream(self, sub: _Subscriber) -> AsyncIterator[bytes]:
-        """The messages of one subscriber: replay from the log, then live from the hub."""
+    async def stream(self, sub: _Subscriber, first: bytes | None = None) -> AsyncIterator[bytes]:
+        """The messages of one subscriber: ``first`` (a resync hint) if any, the replay from
+        the log, then live from the hub."""
+        if first is not None:
+            yield first
         await self.add(sub)
         try:
             delivered = sub.position
@@ -294,9 +218,10 @@ class _Hub:
                 batch = await asyncio.to_thread(self._read, sub.position, sub.filter.repo)
                 for event in batch:
                     sub.position = event.seq
-                    if sub.filter.matches(event, self.scopes):
+                    keys = EventKeys(event, self.scopes)
+                    if sub.filter.wants(keys):
                         delivered = event.seq
-                        yield _encode(event)
+                        yield keys.message
                 if len(batch) < self.settings.batch:
                     sub.position = max(sub.position, target)
                 sub.live = sub.position >= self.position  # no await in between
@@ -308,7 +233,7 @@ class _Hub:
                     yield b"".join(message for _, message in waiting)
                     continue
                 if sub.overflowed:
-                    yield _resync(
+                    yield resync(
                         delivered,
                         "slow_consumer",
                         f"more than {sub.capacity} events waited for this client; "
@@ -353,23 +278,6 @@ def _start_position(
     return position, None
 
 
-def parse_filter(repo: str | None, query: Mapping[str, str]) -> StreamFilter:
-    """The subscriber's filter from the query string.
-
-    Raises:
-        ValidationError: ``validation_error`` for an empty ``type`` entry or ``path``.
-    """
-    types = tuple(t.strip() for t in query.get("type", "").split(",") if t.strip())
-    if "type" in query and not types:
-        raise ValidationError("type must name at least one event type", field="type")
-    path = query.get("path")
-    if path is not None:
-        path = path.strip().removeprefix("./")
-        if not path or path.startswith("/") or ".." in path.split("/"):
-            raise ValidationError("path must be a relative path prefix", field="path")
-    return StreamFilter(repo=repo, claim=query.get("claim") or None, path=path, types=types)
-
-
 async def event_stream(
     request: Request,
     service: Service,
@@ -393,14 +301,11 @@ async def event_stream(
     hub = _hub(service)
     sub = _Subscriber(stream_filter, position, hub.settings.buffer_events)
 
-    async def messages() -> AsyncIterator[bytes]:
-        if resync_reason is not None:
-            yield _resync(position, "position_unavailable", resync_reason)
-        async for message in hub.stream(sub):
-            yield message
-
+    hint = None
+    if resync_reason is not None:
+        hint = resync(position, "position_unavailable", resync_reason)
     return EventSourceResponse(
-        messages(),
+        hub.stream(sub, hint),  # no generator in between: each delivery is one hop less
         ping=hub.settings.heartbeat_seconds,
         send_timeout=hub.settings.send_timeout_seconds,
     )

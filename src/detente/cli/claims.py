@@ -214,14 +214,27 @@ def scope_remove(
 
 
 @claim_app.command("status")
-def status(ctx: typer.Context, claim_id: ClaimId, json_flag: JsonFlag = False) -> None:
+def status(
+    ctx: typer.Context,
+    claim_id: ClaimId,
+    work: Annotated[
+        bool,
+        typer.Option("--work", help="Also read the claim's git work (branch head, commits)."),
+    ] = False,
+    semantic: Annotated[
+        bool,
+        typer.Option("--semantic", help="Also list advisory semantic overlaps (slower)."),
+    ] = False,
+    json_flag: JsonFlag = False,
+) -> None:
     """A claim now: live overlaps, lease timer, meeting, and the evidence completion needs."""
 
     def body(session: Session) -> None:
         from detente.cli.render import lease_timer
         from detente.cli.workspace import evidence
 
-        response = session.client.get_claim(claim_id)
+        include = [part for part, asked in (("work", work), ("semantic", semantic)) if asked]
+        response = session.client.get_claim(claim_id, include=include)
         claim = response["claim"]
         proof = evidence(claim)
         now = session.now()
@@ -232,6 +245,12 @@ def status(ctx: typer.Context, claim_id: ClaimId, json_flag: JsonFlag = False) -
 
             views.claim_view(console, claim, now)
             views.overlaps_view(console, response.get("overlaps", []))
+            if semantic:
+                views.overlaps_view(console, response.get("semanticOverlaps", []))
+            if response.get("work"):
+                import json
+
+                console.print(f"work: {json.dumps(response['work'])}", markup=False)
             for meeting in response.get("meetings", []):
                 views.meeting_view(console, meeting)
             console.print("evidence completion will require:")
@@ -256,22 +275,40 @@ def list_(
     status_filter: Annotated[str | None, typer.Option("--status", help="Only this status.")] = None,
     path: Annotated[str | None, typer.Option("--path", help="Only claims covering it.")] = None,
     agent: Annotated[str | None, typer.Option("--agent", help="Agent id or name.")] = None,
+    agent_session: Annotated[
+        str | None, typer.Option("--session", help="Only claims of this agent session id.")
+    ] = None,
     repo: Annotated[
         str | None, typer.Option("--repo", help="Repository name [default: all served].")
     ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, max=1000, help="At most this many (one page)."),
+    ] = None,
+    cursor: Annotated[
+        str | None, typer.Option("--cursor", help="Continue after a page (its nextCursor).")
+    ] = None,
     json_flag: JsonFlag = False,
 ) -> None:
-    """List claims (newest last)."""
+    """List claims (newest last); with --limit, one page at a time."""
 
     def body(session: Session) -> None:
         response = session.client.list_claims(
-            repo=repo, status=status_filter, path=path, agent=agent
+            repo=repo,
+            status=status_filter,
+            path=path,
+            agent=agent,
+            session=agent_session,
+            limit=limit,
+            cursor=cursor,
         )
 
         def text(console: Console) -> None:
             from detente.cli.views import claims_table
 
             claims_table(console, response["claims"], session.now())
+            if response.get("nextCursor"):
+                console.print(f"more: --cursor {response['nextCursor']}", markup=False)
 
         session.emit(response, text)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import getpass
 import os
-import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,6 +102,8 @@ def plan_placement(repo: Path, objective: str, worktree_dir: Path | None = None)
         ValidationError: ``validation_error`` (field ``worktree``) when ``worktree_dir``
             exists and is not an empty directory.
     """
+    import secrets  # here, not at import: a read command needs no random source
+
     main = list_worktrees(repo)[0].path
     slug = slugify(objective)
     for _ in range(_ATTEMPTS):

@@ -24,9 +24,19 @@ class ClaimOperations(ClientBase):
         """``POST /v1/claims`` (camelCase seed fields): ``{claim, overlaps[], meeting}``."""
         return self._call(routes.OPEN_CLAIM, body=body)
 
-    def get_claim(self, claim_id: str) -> Wire:
-        """``GET /v1/claims/{id}``: ``{claim, overlaps[], meetings[]}`` (overlaps recomputed)."""
-        return self._call(routes.GET_CLAIM, path={"claim_id": claim_id})
+    def get_claim(self, claim_id: str, *, include: Sequence[str] | None = None) -> Wire:
+        """``GET /v1/claims/{id}``: ``{claim, overlaps[], meetings[], work,
+        semanticOverlaps[]}`` (overlaps recomputed).
+
+        Args:
+            claim_id: the claim.
+            include: extra parts to compute: ``work`` (the claim's git work: up to three
+                git subprocesses), ``semantic`` (advisory semantic overlaps: loads the
+                embedding model once per process). None: the server's default
+                (``semantic``); an empty sequence: neither (the cheapest read).
+        """
+        params = {"include": None if include is None else ",".join(include)}
+        return self._call(routes.GET_CLAIM, path={"claim_id": claim_id}, params=params)
 
     def list_claims(
         self,
@@ -35,9 +45,26 @@ class ClaimOperations(ClientBase):
         status: str | None = None,
         path: str | None = None,
         agent: str | None = None,
+        session: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
     ) -> Wire:
-        """``GET /v1/claims``: ``{claims[]}`` filtered by repo, status, covered path, agent."""
-        params = {"repo": repo, "status": status, "path": path, "agent": agent}
+        """``GET /v1/claims``: ``{claims[], nextCursor}`` filtered by repo, status, covered
+        path, agent id or name and agent session id, in ``(createdAt, id)`` order.
+
+        Args:
+            limit: page size (1..1000); None: every claim.
+            cursor: the previous page's ``nextCursor`` (None: from the first claim).
+        """
+        params = {
+            "repo": repo,
+            "status": status,
+            "path": path,
+            "agent": agent,
+            "session": session,
+            "limit": limit,
+            "cursor": cursor,
+        }
         return self._call(routes.LIST_CLAIMS, params=params)
 
     def renew(

@@ -169,7 +169,7 @@ def _same_repository(path: Path, info: RepoInfo) -> bool:
 def _local_client(info: RepoInfo) -> Client:
     """Local mode: the service on the repository's default store, called in-process (no
     background sweeper: expiry happens on every read and write)."""
-    return open_local(info.path, repo_name=info.name, repo_path=info.path)
+    return open_local(info.path, repo_name=info.name, repo_path=info.path, opened=info)
 
 
 def open_local(
@@ -178,6 +178,7 @@ def open_local(
     store_url: str | None = None,
     repo_name: str | None = None,
     repo_path: Path | None = None,
+    opened: RepoInfo | None = None,
 ) -> Client:
     """An in-process client on the service built for ``repo`` (it owns the store).
 
@@ -187,6 +188,7 @@ def open_local(
             (shared by every worktree, every local-mode process and ``detente serve``).
         repo_name: the current repository's name (default: the only one served).
         repo_path: top level of the current repository's working tree, if known.
+        opened: ``repo`` already opened (:func:`~detente.vcs.open_repo`): saves its git calls.
 
     Raises:
         ValidationError: ``repo`` is not a git working tree, or the store URL is bad.
@@ -195,5 +197,5 @@ def open_local(
     from detente.client.inprocess import InProcessClient
     from detente.runtime import build_service
 
-    service = build_service([repo], store_url=store_url)
+    service = build_service([repo], store_url=store_url, opened=[opened] if opened else [])
     return InProcessClient(service, repo_name=repo_name, repo_path=repo_path, owns_store=True)

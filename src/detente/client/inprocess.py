@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from detente import __version__
 from detente.client.base import Call, Follow, Wire
+from detente.client.claim_pages import check_limit, decode_cursor, page_of, parse_include
 from detente.client.index_calls import IndexCalls
 from detente.client.protocol import Client
 from detente.client.sse import SseMessage
@@ -120,12 +121,25 @@ class ServiceCalls(IndexCalls):
         status: str | None = None,
         path: str | None = None,
         agent: str | None = None,
+        session: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
     ) -> Wire:
-        claims = self.service.claims.list_claims(repo=repo, status=status, path=path, agent=agent)
-        return {"claims": [claim_to_wire(c) for c in claims]}
+        check_limit(limit)
+        if cursor is not None:
+            decode_cursor(cursor)  # a bad cursor is refused before any work
+        claims = self.service.claims.list_claims(
+            repo=repo, status=status, path=path, agent=agent, session=session
+        )
+        page, next_cursor = page_of(claims, limit=limit, cursor=cursor)
+        return {"claims": [claim_to_wire(c) for c in page], "nextCursor": next_cursor}
 
-    def get_claim(self, claim_id: str) -> Wire:
-        return self.service.claims.get_claim(claim_id, with_work=True).to_wire()
+    def get_claim(self, claim_id: str, include: str | None = None) -> Wire:
+        parts = parse_include(include)
+        view = self.service.claims.get_claim(
+            claim_id, with_work="work" in parts, with_semantic="semantic" in parts
+        )
+        return view.to_wire()
 
     def renew(self, claim_id: str, body: b.RenewIn) -> Wire:
         return {"claim": claim_to_wire(self.service.claims.renew(body.to_command(claim_id)).claim)}
@@ -403,7 +417,8 @@ class InProcessClient(Client):
             kwargs["since"], kwargs["limit"] = check_page(
                 kwargs.get("since", 0), kwargs.get("limit", 100)
             )
-        model = body_models().get(call.route.name)
+        # A read never takes a body: it never imports pydantic.
+        model = body_models().get(call.route.name) if call.route.method != "GET" else None
         if model is not None:
             from detente.client.body import parse
 

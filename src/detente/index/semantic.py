@@ -172,18 +172,20 @@ class Similarity:
         """Unit vectors of ``texts`` (semantic mode only), cached by text."""
         assert self._model is not None
         with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+            found = {t: self._cache[t] for t in dict.fromkeys(texts) if t in self._cache}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             vectors = self._model.embed(missing)
             with self._lock:
                 for text, vector in zip(missing, vectors, strict=True):
+                    found[text] = vector
                     self._cache[text] = vector
                     while len(self._cache) > _CACHE:
                         self._cache.popitem(last=False)
-        with self._lock:
-            import numpy as np
+        import numpy as np
 
-            return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 384))
+        # From ``found``, not the cache: more texts than the cache holds evict each other.
+        return np.stack([found[t] for t in texts]) if texts else np.zeros((0, 384))
 
     def pairwise(self, left: Sequence[str], right: Sequence[str]) -> list[list[float]]:
         """Similarity of every ``left[i]`` with every ``right[j]``."""

@@ -64,7 +64,12 @@ class ClaimsService:
             return claim_view(state, state.claims[claim_id])
 
     def get_claim(
-        self, claim_id: str, repo: str | None = None, *, with_work: bool = False
+        self,
+        claim_id: str,
+        repo: str | None = None,
+        *,
+        with_work: bool = False,
+        with_semantic: bool = True,
     ) -> ClaimView:
         """A claim with overlaps recomputed now. Raises ``not_found``.
 
@@ -73,13 +78,18 @@ class ClaimsService:
             repo: its repository, when known (saves a lookup).
             with_work: also read its work from git (branch head, commits since base,
                 worktree presence, rescue ref): what an expired claim leaves behind.
+                Up to three git subprocesses: only when asked.
+            with_semantic: also compute the advisory semantic overlaps (loads the
+                embedding model on first use in a process: about a second).
         """
         for name in self.core.names(repo):
             state = self.core.fresh(name)
             with self.core.lock(name):
                 claim = state.claims.get(claim_id)
                 if claim is not None:
-                    view = self._with_semantic(state, claim_view(state, claim))
+                    view = claim_view(state, claim)
+                    if with_semantic:
+                        view = self._with_semantic(state, view)
                     break
         else:
             raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
@@ -102,8 +112,10 @@ class ClaimsService:
         status: str | None = None,
         path: str | None = None,
         agent: str | None = None,
+        session: str | None = None,
     ) -> list[Claim]:
-        """Claims filtered by repo, status, a path they cover, and agent id or name."""
+        """Claims filtered by repo, status, a path they cover, agent id or name, and agent
+        session id; ordered by ``(created_at, id)`` (newest last)."""
         if status is not None:
             try:
                 ClaimStatus(status)
@@ -122,6 +134,8 @@ class ClaimsService:
                     if status is not None and claim.status.value != status:
                         continue
                     if agent is not None and agent not in (claim.agent.id, claim.agent.name):
+                        continue
+                    if session is not None and claim.agent.session_id != session:
                         continue
                     if probe is not None and not any(
                         carved_may_overlap(p, claim.carved(p), probe)

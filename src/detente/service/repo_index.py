@@ -11,9 +11,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from detente.index.symbols import SymbolIndex
-from detente.index.trees import GitTrees
+if TYPE_CHECKING:  # imported on first use: a claim read never parses code
+    from detente.index.symbols import SymbolIndex
+    from detente.index.trees import GitTrees
 
 __all__ = ["resolve_symbols", "symbol_index", "tree_source"]
 
@@ -28,6 +30,8 @@ def tree_source(repo: Path) -> GitTrees:
     with _LOCK:
         trees = _TREES.get(key)
         if trees is None:
+            from detente.index.trees import GitTrees
+
             trees = _TREES[key] = GitTrees(key)
         return trees
 
@@ -38,6 +42,8 @@ def symbol_index(repo: Path) -> SymbolIndex:
     with _LOCK:
         index = _INDEXES.get(key)
         if index is None:
+            from detente.index.symbols import SymbolIndex
+
             index = _INDEXES[key] = SymbolIndex(key)
         return index
 

@@ -75,6 +75,33 @@ def open_repo(path: Path, name: str | None = None) -> RepoInfo:
     if not path.is_dir():
         raise ValidationError(f"repository path {path} is not a directory", field="path")
     git = Git(path)
+    # One git call answers all three in the common case; any surprise takes the slow path,
+    # which tells the errors apart.
+    fast = git.run(
+        "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--git-common-dir", check=False
+    )
+    lines = fast.stdout.splitlines()
+    if fast.returncode == 0 and len(lines) == 3 and lines[0] == "true":
+        toplevel, common_dir = Path(lines[1]), _absolute(git, lines[2])
+    else:
+        toplevel, common_dir = _work_tree(git, path)
+    main = _main_worktree_path(git, toplevel)
+    if name is None:
+        name = main.name.removesuffix(".git") or toplevel.name
+    return RepoInfo(
+        name=name,
+        path=toplevel,
+        common_dir=common_dir,
+        default_branch=_main_worktree_branch(git, common_dir),
+        case_insensitive=_config_bool(git, "core.ignorecase"),
+        head_oid=_verify(git, "HEAD^{commit}"),
+        main_worktree=main,
+    )
+
+
+def _work_tree(git: Git, path: Path) -> tuple[Path, Path]:
+    """``(top level, common dir)`` of the working tree at ``path``, or the error saying
+    why it is not one."""
     inside = git.run("rev-parse", "--is-inside-work-tree", check=False)
     if inside.returncode != 0:
         if "not a git repository" in inside.stderr:
@@ -88,20 +115,7 @@ def open_repo(path: Path, name: str | None = None) -> RepoInfo:
             "directory); detente needs a working tree",
             field="path",
         )
-    toplevel = Path(git.text("rev-parse", "--show-toplevel"))
-    common_dir = _common_dir(git)
-    main = _main_worktree_path(git, toplevel)
-    if name is None:
-        name = main.name.removesuffix(".git") or toplevel.name
-    return RepoInfo(
-        name=name,
-        path=toplevel,
-        common_dir=common_dir,
-        default_branch=_main_worktree_branch(git, common_dir),
-        case_insensitive=_config_bool(git, "core.ignorecase"),
-        head_oid=_verify(git, "HEAD^{commit}"),
-        main_worktree=main,
-    )
+    return Path(git.text("rev-parse", "--show-toplevel")), _common_dir(git)
 
 
 def resolve_commit(repo: Path, rev: str, *, field: str = "baseCommit") -> str:
@@ -212,7 +226,11 @@ def _verify(git: Git, rev: str) -> str | None:
 
 
 def _common_dir(git: Git) -> Path:
-    common = Path(git.text("rev-parse", "--git-common-dir"))
+    return _absolute(git, git.text("rev-parse", "--git-common-dir"))
+
+
+def _absolute(git: Git, printed: str) -> Path:
+    common = Path(printed)
     # git prints it relative to the working directory when it can.
     return (common if common.is_absolute() else git.cwd / common).resolve()
 

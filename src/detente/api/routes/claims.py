@@ -45,12 +45,27 @@ def router(calls: ServiceCalls) -> APIRouter:
         status: str | None = None,
         path: str | None = None,
         agent: str | None = None,
+        session: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
     ) -> dict[str, Any]:
-        return calls.list_claims(repo=repo, status=status, path=path, agent=agent)
+        """Claims in ``(createdAt, id)`` order; ``limit`` (1..1000) and ``cursor`` (the
+        previous page's ``nextCursor``) page through them."""
+        return calls.list_claims(
+            repo=repo,
+            status=status,
+            path=path,
+            agent=agent,
+            session=session,
+            limit=limit,
+            cursor=cursor,
+        )
 
     @r.get(op.GET_CLAIM.path)
-    def get_claim(claim_id: str) -> dict[str, Any]:
-        return calls.get_claim(claim_id)
+    def get_claim(claim_id: str, include: str | None = None) -> dict[str, Any]:
+        """The claim now; ``include`` (comma-separated ``work``, ``semantic``; default
+        ``semantic``, empty for neither) adds the claim's git work or semantic advisories."""
+        return calls.get_claim(claim_id, include=include)
 
     @r.post(op.ANNOUNCE.path)
     def announce(claim_id: str, body: AnnounceIn) -> dict[str, Any]:

@@ -42,12 +42,13 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Final
-
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING, Final
 
 from detente.domain.memory.text_style import decoding_of
 from detente.errors import ValidationError
+
+if TYPE_CHECKING:  # imported on first parse: reading a claim never parses Markdown
+    from markdown_it import MarkdownIt
 
 __all__ = ["MarkupError", "Outline", "Span", "digest", "parse", "slugify"]
 
@@ -216,6 +217,8 @@ def _front_matter(texts: list[str]) -> int:
 
 @functools.cache
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark")
 
 

@@ -1,0 +1,151 @@
+"""Benchmark: wall time of one ``detente`` command, against ``git status`` and ``python -c pass``.
+
+Agents run ``detente claim status`` before and after every edit, so the whole process is
+timed: interpreter start, imports, opening the store, catching up with the log, the read,
+the JSON output. For each size (events in the repository's SQLite store: 100 live claims,
+then lease renewals up to the size) every command runs ``--runs`` times, the commands
+taking turns run by run so that a load spike on this shared machine hits all of them
+alike. Reported per command: the median and the best wall time, the median CPU time
+(user + system, of the child; robust to other load on the machine) and the ratio of the
+median to the ``python -c pass`` baseline of the same run.
+
+Commands (local mode, ``DETENTE_LOCAL=1``, in the repository):
+
+- ``python -c pass``: the interpreter alone (baseline);
+- ``git status``: what an agent already pays per tool use (baseline);
+- ``detente --help``: target <= 0.10 s;
+- ``detente claim status ID --json``: target <= 0.15 s at 10,000 events;
+- ``detente claim list --json``: every claim (100).
+
+Usage: ``python bench/cli.py [--sizes 100,10000] [--runs 15]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from detente.client.connect import open_local
+
+_DETENTE = [sys.executable, "-c", "from detente.cli.main import main; main()"]
+_CLAIMS = 100
+_TARGETS = {"--help": 0.10, "claim status": 0.15}
+
+
+def _repo(root: Path) -> Path:
+    repo = root / "repo"
+    repo.mkdir()
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "i"],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    return repo
+
+
+def _seed(repo: Path, events: int) -> str:
+    """Open ``_CLAIMS`` claims, then renew them in turn until the log holds ``events``."""
+    client = open_local(repo)
+    try:
+        ids = []
+        for i in range(_CLAIMS):
+            body = {
+                "repo": "repo",
+                "objective": f"bench claim {i}",
+                "baseCommit": "HEAD",
+                "paths": [f"src/pkg{i}/**", f"docs/{i}.md"],
+                "leaseTtlSeconds": 36000,
+            }
+            ids.append(client.open_claim(body)["claim"]["id"])
+        head = int(client.health()["head"])
+        started, turn = time.monotonic(), 0
+        revisions = {i: client.get_claim(i, include=[])["claim"] for i in ids}
+        while head < events:
+            claim = revisions[ids[turn % len(ids)]]
+            renewed = client.renew(
+                claim["id"],
+                expected_lease_revision=claim["lease"]["revision"],
+                expected_claim_revision=claim["revision"],
+                ttl_seconds=36000,
+            )["claim"]
+            revisions[claim["id"]] = renewed
+            head, turn = head + 1, turn + 1
+            if turn % 1000 == 0:
+                rate = turn / (time.monotonic() - started)
+                print(f"  seeded {head}/{events} events ({rate:.0f}/s)", file=sys.stderr)
+        return str(ids[0])
+    finally:
+        client.close()
+
+
+def _timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and child CPU seconds (user + system) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{command} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100,10000")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    env = {**os.environ, "DETENTE_LOCAL": "1"}
+    env.pop("DETENTE_URL", None)
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    print()
+    print("| events | command | median s | best s | median CPU s | vs python -c pass | target |")
+    print("|---:|---|---:|---:|---:|---:|---|")
+    for size in [int(s) for s in args.sizes.split(",")]:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = _repo(Path(tmp))
+            print(f"seeding {size} events ...", file=sys.stderr)
+            claim_id = _seed(repo, size)
+            commands = {
+                "python -c pass": [sys.executable, "-c", "pass"],
+                "git status": ["git", "status"],
+                "detente --help": [*_DETENTE, "--help"],
+                "detente claim status ID --json": [
+                    *_DETENTE,
+                    "claim",
+                    "status",
+                    claim_id,
+                    "--json",
+                ],
+                "detente claim list --json": [*_DETENTE, "claim", "list", "--json"],
+            }
+            walls: dict[str, list[float]] = {name: [] for name in commands}
+            cpus: dict[str, list[float]] = {name: [] for name in commands}
+            for run in range(args.runs + 1):
+                for name, command in commands.items():
+                    wall, cpu = _timed(command, repo, env)
+                    if run:  # the first round warms the page cache and the .pyc files
+                        walls[name].append(wall)
+                        cpus[name].append(cpu)
+                print(f"  run {run}/{args.runs}", file=sys.stderr)
+            base = statistics.median(walls["python -c pass"])
+            for name in commands:
+                median = statistics.median(walls[name])
+                target = next((f"<= {t:.2f} s" for k, t in _TARGETS.items() if k in name), "")
+                print(
+                    f"| {size} | `{name}` | {median:.3f} | {min(walls[name]):.3f} | "
+                    f"{statistics.median(cpus[name]):.3f} | {median / base:.1f}x | {target} |"
+                )
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""Start-up: what a command imports, the root help, and global options after the command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+from cli_harness import Cli
+from typer.testing import CliRunner
+
+from detente.cli.lazy_group import hoist_global_options
+from detente.cli.main import COMMANDS, app
+from detente.cli.render import EXIT_CODES_HELP
+from detente.cli.root_help import GLOBAL_OPTIONS, root_help
+
+_HEAVY = ("typer", "rich", "pydantic", "fastapi", "starlette", "uvicorn", "httpx", "onnxruntime")
+
+# Runs the console entry point, then names the heavy packages the process imported.
+_PROBE = """
+import sys
+from detente.cli.main import main
+sys.argv = ["detente", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(%r))
+print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
+""".replace("import sys", "import json, sys", 1)
+
+
+def _probe(cwd: Path, *args: str) -> tuple[dict[str, object], str]:
+    env = {k: v for k, v in os.environ.items() if k != "DETENTE_URL"}
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE % (_HEAVY,), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**env, "DETENTE_LOCAL": "1"},
+        check=False,
+        timeout=120,
+    )
+    report: dict[str, object] = json.loads(done.stderr.strip().splitlines()[-1])
+    return report, done.stdout
+
+
+def test_root_help_imports_neither_typer_nor_rich_nor_any_command(tmp_path: Path) -> None:
+    report, out = _probe(tmp_path, "--help")
+
+    assert report == {"code": 0, "heavy": []}
+    assert out.startswith("Usage: detente [OPTIONS] COMMAND")
+    assert all(f"  {name} " in out for name in COMMANDS)
+
+
+def test_claim_status_in_local_mode_imports_no_web_stack_no_pydantic_and_no_model(
+    cli: Cli, repo: Path
+) -> None:
+    claim = cli.open("docs/**")["claim"]
+
+    report, out = _probe(repo, "claim", "status", claim["id"], "--json")
+
+    assert report["code"] == 0
+    assert json.loads(out)["claim"]["id"] == claim["id"]
+    assert report["heavy"] == ["typer"]
+
+
+def test_the_table_help_of_every_command_is_the_commands_own_first_line() -> None:
+    group = typer.main.get_group(app)
+
+    for name, (line, _) in COMMANDS.items():
+        command = group.get_command(typer.Context(group), name)
+        assert command is not None, name
+        first = " ".join((command.help or "").strip().split("\n\n")[0].split())
+        assert first.replace("`", "") == line, name  # as the Markdown help renders it
+
+
+def test_help_with_other_options_prints_the_same_text_as_the_fast_path() -> None:
+    result = CliRunner().invoke(app, ["--local", "--help"])
+
+    rows = [(name, line) for name, (line, _) in COMMANDS.items()]
+    assert result.exit_code == 0
+    assert result.stdout == root_help(rows, EXIT_CODES_HELP)
+
+
+def test_the_help_lists_the_options_the_root_callback_declares() -> None:
+    group = typer.main.get_group(app)
+    declared = {opt for param in group.params for opt in (*param.opts, *param.secondary_opts)}
+
+    listed = {flag for option in GLOBAL_OPTIONS for flag in option.flags}
+    assert declared | {"--help", "-h"} == listed
+
+
+def test_global_options_after_the_command_are_accepted(cli: Cli, repo: Path) -> None:
+    claim = cli.open("docs/**")["claim"]
+    runner = CliRunner()
+
+    after = runner.invoke(app, ["claim", "status", claim["id"], "--repo", str(repo), "--json"])
+    between = runner.invoke(app, ["claim", "--json", "status", claim["id"], f"--repo={repo}"])
+
+    assert after.exit_code == 0, after.stdout
+    assert json.loads(after.stdout)["claim"]["id"] == claim["id"]
+    assert between.exit_code == 0, between.stdout
+    assert json.loads(between.stdout)["claim"]["id"] == claim["id"]
+
+
+def test_a_commands_own_option_of_a_global_name_stays_with_the_command() -> None:
+    group = typer.main.get_group(app)
+    ctx = typer.Context(group)
+
+    moved = hoist_global_options(group, ctx, ["claim", "list", "--repo", "web", "--local"])
+    kept_value = hoist_global_options(
+        group, ctx, ["claim", "open", "--objective", "--json", "--path", "a", "-v"]
+    )
+    after_dashdash = hoist_global_options(group, ctx, ["claim", "status", "--", "--json"])
+
+    assert moved == ["--local", "claim", "list", "--repo", "web"]
+    assert kept_value == ["-v", "claim", "open", "--objective", "--json", "--path", "a"]
+    assert after_dashdash == ["claim", "status", "--", "--json"]
+
+
+def test_an_unknown_command_is_a_usage_error_with_a_suggestion(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["--repo", str(tmp_path), "clam", "--json"])
+
+    assert result.exit_code == 2
+    assert "claim" in result.output
