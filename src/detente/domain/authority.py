@@ -153,14 +153,16 @@ def writable(state: RepoState, claim: Claim | None, path: str) -> tuple[list[Cla
     nobody claimed, refused only by holders. A generated artifact at the claim's base
     commit is neither refused nor outside (rule 5).
     """
-    if claim is not None and _generated(state, claim, path):
-        return [], False
     refusing = path_refusals(state, claim.id if claim is not None else None, path)
     owned = claim is None or any(
         carved_matches(p, claim.carved(p), path)
         for p in claim.paths
         if p not in claim.pending_paths
     )
+    # The base tree is read only for a path that would be refused: the common write (its
+    # own, unheld path) costs no tree lookup.
+    if (refusing or not owned) and claim is not None and _generated(state, claim, path):
+        return [], False
     return refusing, (not refusing and not owned)
 
 
