@@ -1,0 +1,39 @@
+"""``claim status --work`` and ``claim list`` pages from the command line (both modes)."""
+
+from __future__ import annotations
+
+from cli_harness import Cli
+
+
+def test_claim_status_reads_git_work_only_with_work(cli: Cli) -> None:
+    claim = cli.open("docs/**")["claim"]
+
+    code, plain = cli.json("claim", "status", claim["id"])
+    worked_code, worked = cli.json("claim", "status", claim["id"], "--work")
+
+    assert code == 0 and plain["work"] is None
+    assert worked_code == 0
+    assert worked["work"]["branchHead"] == claim["baseCommit"]
+    assert worked["work"]["commitsSinceBase"] == 0
+
+
+def test_claim_list_pages_with_limit_and_cursor(cli: Cli) -> None:
+    opened = [cli.open(f"src/p{i}/**", agent=f"agent{i}")["claim"]["id"] for i in range(3)]
+
+    _, first = cli.json("claim", "list", "--limit", "2")
+    _, rest = cli.json("claim", "list", "--limit", "2", "--cursor", first["nextCursor"])
+    text = cli("claim", "list", "--limit", "2").stdout
+
+    assert [c["id"] for c in first["claims"]] == opened[:2]
+    assert [c["id"] for c in rest["claims"]] == opened[2:]
+    assert rest["nextCursor"] is None
+    assert f"--cursor {first['nextCursor']}" in text
+
+
+def test_a_bad_cursor_is_a_validation_error_naming_it(cli: Cli) -> None:
+    cli.open("docs/**")
+
+    code, problem = cli.json("claim", "list", "--cursor", "not-a-cursor")
+
+    assert code == 2
+    assert problem["code"] == "validation_error" and problem["field"] == "cursor"
