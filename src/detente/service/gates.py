@@ -83,14 +83,10 @@ def _symbol_edits(
     return tuple((f.path, f.symbols, f.outside) for f in files)
 
 
-def _maintained(state: RepoState) -> dict[str, str]:
-    """Files detente keeps modified in checkouts: registered memory documents and the
-    hash of the bytes it last recorded (a checkout holding them is still clean)."""
-    return {
-        doc.path: doc.file_hash
-        for doc in state.memory.documents.values()
-        if doc.file_hash is not None
-    }
+def _maintained(state: RepoState) -> set[str]:
+    """Files detente keeps modified in checkouts: registered memory documents (their own
+    revision and hash checks guard them; a checkout holding them is still clean)."""
+    return {doc.path for doc in state.memory.documents.values()}
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ and the next commit reverts it. As git does for a push with ``updateInstead``:
   change to any tracked file, and no untracked file where the update writes one. Else
   the move is refused with ``branch_in_use`` naming the worktree and its dirty paths,
   and nothing moves (:func:`refuse_dirty_checkouts`, before the CAS). The one exception
-  is what detente itself maintains there: a registered memory document whose bytes are
-  exactly the ones detente last recorded (a section patch writes into the repository's
-  own working tree) is not the user's work, as long as the update leaves that file alone;
+  is what detente itself maintains there: registered memory documents (a section patch
+  writes into the repository's own working tree, and its own revision and file-hash
+  checks guard every write to them) do not count, as long as the update leaves that
+  file alone: ``read-tree`` keeps them exactly as they are;
 - after the CAS each such worktree's index and files are updated from the old commit to
   the new one (:func:`update_checkouts`, a two-tree ``read-tree -u -m``, which keeps the
   maintained memory documents as they are).
@@ -22,8 +23,7 @@ build output and editor files live there.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Mapping
+from collections.abc import Collection
 from pathlib import Path
 
 from detente.errors import BranchInUse, VcsError
@@ -87,20 +87,19 @@ def _has_index(worktree: Path) -> bool:
 
 
 def dirty_paths(
-    worktree: Path, old: str, new: str, maintained: Mapping[str, str] | None = None
+    worktree: Path, old: str, new: str, maintained: Collection[str] = ()
 ) -> list[str]:
     """What keeps ``worktree`` from following its branch from ``old`` to ``new``; sorted.
 
     Every staged or unstaged change to a tracked file (the whole worktree, not only the
     paths that move), and every untracked file the update would write over. A path in
-    ``maintained`` whose file's SHA-256 is the recorded one is detente's own write and
-    does not count, unless the update changes that path too.
+    ``maintained`` does not count unless the update changes that path too.
 
     Args:
         worktree: a worktree with the branch checked out.
         old / new: the commits the branch moves between.
-        maintained: ``{repo-relative path: SHA-256 hex}`` of the files detente keeps
-            modified in checkouts (registered memory documents).
+        maintained: repo-relative paths of the files detente keeps modified in
+            checkouts (registered memory documents).
 
     Raises:
         VcsError: git cannot read the worktree's status.
@@ -132,26 +131,14 @@ def dirty_paths(
             if path in touched:
                 dirty.add(path)
             continue
-        if path not in touched and _is_maintained(worktree, path, maintained):
+        if path not in touched and path in maintained:
             continue
         dirty.add(path)
     return sorted(dirty)
 
 
-def _is_maintained(worktree: Path, path: str, maintained: Mapping[str, str] | None) -> bool:
-    """Is ``path`` a file detente maintains, with exactly the bytes detente recorded?"""
-    expected = (maintained or {}).get(path)
-    if expected is None:
-        return False
-    try:
-        data = (worktree / path).read_bytes()
-    except OSError:
-        return False
-    return hashlib.sha256(data).hexdigest() == expected
-
-
 def refuse_dirty_checkouts(
-    repo: Path, ref: str, old: str, new: str, maintained: Mapping[str, str] | None = None
+    repo: Path, ref: str, old: str, new: str, maintained: Collection[str] = ()
 ) -> list[Path]:
     """The worktrees to update after moving ``ref`` from ``old`` to ``new``.
 

@@ -13,8 +13,8 @@ semantics where detente depends on them, and nothing else:
   :attr:`FakeRefStore.reflog`;
 - a checkout of a branch (:meth:`FakeRefStore.check_out`) has local edits; moving the
   branch follows the ``updateInstead`` rule of :mod:`detente.vcs.checkout` (any edit
-  refuses with ``branch_in_use``, except a maintained memory document with the bytes
-  detente recorded, when the move leaves it alone);
+  refuses with ``branch_in_use``, except a registered memory document the move leaves
+  alone);
 - generated-artifact patterns are read from the tree's ``.gitattributes`` and
   ``detente.toml`` by the same parsers as the git reader (:mod:`detente.index.trees`).
 
@@ -28,7 +28,7 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -205,7 +205,7 @@ class FakeRefStore:
             self.reflog.append((ref, current, target, message))
 
     def refuse_dirty_checkouts(
-        self, ref: str, old: str, new: str, maintained: Mapping[str, str]
+        self, ref: str, old: str, new: str, maintained: Collection[str]
     ) -> list[Path]:
         with self._lock:
             moving = set(self._diff(old, new)) if old in self.commits else set()
@@ -214,7 +214,7 @@ class FakeRefStore:
                 dirty = sorted(
                     path
                     for path, text in checkout.edits.items()
-                    if path in moving or not _maintained(path, text, maintained)
+                    if path in moving or path not in maintained
                 )
                 if dirty:
                     raise BranchInUse(
@@ -285,9 +285,3 @@ class FakeRefStore:
         new = self.commits[head].files
         return sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p))
 
-
-def _maintained(path: str, text: str | None, maintained: Mapping[str, str]) -> bool:
-    expected = maintained.get(path)
-    if expected is None or text is None:
-        return False
-    return hashlib.sha256(text.encode()).hexdigest() == expected

@@ -12,7 +12,7 @@ replayed exactly": fake clock, fake ref store). A served repository names a ref 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -63,7 +63,7 @@ class RefStore(Protocol):
         ...
 
     def refuse_dirty_checkouts(
-        self, ref: str, old: str, new: str, maintained: Mapping[str, str]
+        self, ref: str, old: str, new: str, maintained: Collection[str]
     ) -> list[Path]:
         """The checkouts of ``ref`` to bring along; refuses a dirty one.
 
@@ -106,7 +106,7 @@ class GitRefStore:
         cas_update_ref(self.path, ref, new, old, message=message)
 
     def refuse_dirty_checkouts(
-        self, ref: str, old: str, new: str, maintained: Mapping[str, str]
+        self, ref: str, old: str, new: str, maintained: Collection[str]
     ) -> list[Path]:
         return refuse_dirty_checkouts(self.path, ref, old, new, maintained)
 
