@@ -20,7 +20,6 @@ and the same :class:`~detente.client.Client`.
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 import threading
@@ -29,9 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from detente.cli.demo_watch import DemoFailed, Watcher
 from detente.cli.render import Output
-from detente.client import Client, SseMessage
-from detente.errors import DetenteError
+from detente.client import Client
 
 __all__ = ["DemoFailed", "run_demo", "source_repository"]
 
@@ -39,12 +38,6 @@ AGENTS = ("claude-code", "codex", "cursor")
 _SHORT_TTL = 2
 _LONG_TTL = 120
 _WAIT = 20.0
-
-
-class DemoFailed(DetenteError):
-    """A step of the demo did not behave as documented."""
-
-    code = "demo_failed"
 
 
 def source_repository(cwd: Path) -> str:
@@ -61,85 +54,6 @@ def source_repository(cwd: Path) -> str:
     ):
         return str(root)
     return str(open_repo(cwd).path)
-
-
-class _Watcher:
-    """Follows the event stream in a thread; the demo waits on what it has seen."""
-
-    def __init__(self, client: Client, say: Callable[[str], None]) -> None:
-        self.client = client
-        self.events: list[dict[str, Any]] = []
-        self._say = say
-        self._cond = threading.Condition()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="detente-demo-watch", daemon=True)
-        self.error: BaseException | None = None
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def _run(self) -> None:
-        from detente.cli.views import event_line
-
-        def reconnecting(position: int, reason: str) -> None:
-            if self._stop.is_set():
-                raise _Stopped
-            if not reason.startswith("ReadTimeout"):
-                self._say(f"  [stream] reconnecting after #{position}: {reason}")
-
-        try:
-            # A short read timeout makes the watcher notice stop() within half a second
-            # (a quiet stream then simply resumes from its Last-Event-ID).
-            messages = self.client.watch(
-                since=0, on_reconnect=reconnecting, give_up_after=10, read_timeout=0.5
-            )
-            for message in messages:
-                self._take(message, event_line)
-                if self._stop.is_set():
-                    return
-        except _Stopped:
-            return
-        except BaseException as exc:  # surfaced by wait_for
-            if not self._stop.is_set():
-                self.error = exc
-        finally:
-            with self._cond:
-                self._cond.notify_all()
-
-    def _take(self, message: SseMessage, line: Callable[[dict[str, Any]], str]) -> None:
-        if message.event == "resync":
-            return
-        event = json.loads(message.data)
-        self._say(f"  [stream] {line(event)}")
-        with self._cond:
-            self.events.append(event)
-            self._cond.notify_all()
-
-    def wait_for(
-        self, what: str, predicate: Callable[[list[dict[str, Any]]], bool], timeout: float
-    ) -> float:
-        """Block until ``predicate(events)`` holds; return the seconds waited."""
-        start = time.monotonic()
-        with self._cond:
-            while not predicate(self.events):
-                left = timeout - (time.monotonic() - start)
-                if self.error is not None:
-                    raise DemoFailed(
-                        f"the event stream failed while waiting for {what}: {self.error}"
-                    )
-                if left <= 0:
-                    raise DemoFailed(f"timed out after {timeout:.0f} s waiting for {what}")
-                self._cond.wait(min(left, 0.5))
-        return time.monotonic() - start
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-        self.client.close()
-
-
-class _Stopped(Exception):
-    pass
 
 
 def _pick_targets(clone: Path) -> tuple[str, str, str]:
@@ -225,7 +139,7 @@ def _story(source: str, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
     repo_name = service.list_repos()[0].name
     client = HttpClient.to(url, repo_name=repo_name)
     client.repo_path = clone
-    watcher = _Watcher(HttpClient.to(url), say)
+    watcher = Watcher(HttpClient.to(url), say)
     try:
         client.health()  # the socket already listens: this waits until uvicorn serves
         say(f"2. server listening on {url} (store {store_url})")
@@ -246,7 +160,7 @@ class _Story:
     """Steps 3 to 10 of the module docstring, against a running server."""
 
     def __init__(
-        self, client: Client, watcher: _Watcher, clone: Path, say: Callable[[str], None]
+        self, client: Client, watcher: Watcher, clone: Path, say: Callable[[str], None]
     ) -> None:
         from detente.vcs import resolve_commit
 

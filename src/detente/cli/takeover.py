@@ -1,4 +1,4 @@
-"""``detente claim takeover``, ``claim approve-takeover`` and ``claim check``.
+"""``detente claim takeover`` and ``claim approve-takeover``.
 
 A takeover happens in this order, so the predecessor's work is never overwritten:
 
@@ -15,6 +15,8 @@ A takeover happens in this order, so the predecessor's work is never overwritten
 
 A takeover that touched contracts, migrations or memory waits for approval (successor
 ``blocked``): a human, or CODEOWNERS owners, run ``claim approve-takeover``.
+
+``claim check`` lives in :mod:`detente.cli.claim_check`; :func:`register` adds it too.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from detente.cli.claim_check import check
 from detente.cli.context import JsonFlag, Session, run
 from detente.cli.render import EXIT_OVERLAP
 from detente.errors import DetenteError, ValidationError
@@ -35,13 +38,12 @@ if TYPE_CHECKING:
 
 __all__ = ["parse_pieces", "register"]
 
-ClaimId = Annotated[str, typer.Argument(help="The claim id (clm_...).")]
 ExpectRevision = Annotated[
     int | None,
     typer.Option("--expect-revision", help="Claim revision to expect (default: read it now)."),
 ]
 
-#: Statuses in which a claim is open but may not write yet (``claim check`` refuses them).
+#: Statuses in which a claim is open but may not write yet (exit 6 after a takeover).
 _WAITING = ("negotiating", "blocked")
 
 
@@ -49,7 +51,7 @@ def register(claim_app: typer.Typer) -> None:
     """Add ``takeover``, ``approve-takeover`` and ``check`` to the ``claim`` group."""
     claim_app.command("takeover")(takeover)
     claim_app.command("approve-takeover")(approve_takeover)
-    claim_app.command("check")(check)
+    claim_app.command("check")(check)  # from detente.cli.claim_check
 
 
 def parse_pieces(entries: list[str]) -> list[dict[str, str]]:
@@ -369,49 +371,5 @@ def approve_takeover(
                 console.print(f"  {info.get('claimId')} is taken over", markup=False)
 
         session.emit({**response, "approve": _approve_commands(claim)}, text)
-
-    run(ctx, json_flag, body)
-
-
-# ---------------------------------------------------------------------------- check
-
-
-def check(
-    ctx: typer.Context,
-    claim_id: ClaimId,
-    paths: Annotated[list[str], typer.Argument(help="Repo-relative file paths to write.")],
-    fencing_token: Annotated[
-        int | None,
-        typer.Option("--fencing-token", help="The token to present (refused if stale)."),
-    ] = None,
-    json_flag: JsonFlag = False,
-) -> None:
-    """May this claim write these paths now? Exit 0 if so, else the refusal's exit code
-    (6 overlap_blocking, 8 out_of_scope or stale_fencing_token, 5 lease_expired, ...)."""
-
-    def body(session: Session) -> int:
-        try:
-            response = session.client.check_writes(claim_id, paths, fencing_token=fencing_token)
-        except DetenteError as exc:
-            code = session.out.error(exc)
-            if not session.out.json_mode:
-                err = session.out.err
-                for blocker in exc.extra.get("blockers", []) or []:
-                    err.print(
-                        f"  {blocker.get('path')} is held by {blocker.get('claimId')} "
-                        f"({blocker.get('agent')})",
-                        markup=False,
-                    )
-                for outside in exc.extra.get("paths", []) or []:
-                    err.print(f"  outside the claim: {outside}", markup=False)
-            return code
-        session.emit(
-            response,
-            lambda console: console.print(
-                f"allowed: {response['claimId']} may write {', '.join(response['paths'])}",
-                markup=False,
-            ),
-        )
-        return 0
 
     run(ctx, json_flag, body)

@@ -98,18 +98,6 @@ PATCH_INTEGRATED = "patch.integrated"
 PATCH_DISCARDED = "patch.discarded"
 DEPLOYMENT_RECORDED = "deployment.recorded"
 DEPLOYMENT_POLICY_SET = "deployment.policy_set"
-MEMORY_EVENT_TYPES = frozenset(
-    {
-        MEMORY_REGISTERED,
-        MEMORY_SECTION_PATCHED,
-        MEMORY_WRITTEN,
-        MEMORY_APPENDED,
-        MEMORY_RENDERED,
-        MEMORY_RECONCILIATION_OPENED,
-        MEMORY_RECONCILIATION_RESOLVED,
-        MEMORY_PATCH_DEFERRED,
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -135,14 +123,14 @@ def claim_subject(claim_id: str) -> str:
     return f"claim/{claim_id}"
 
 
+def stream_event(ids: Callable[[str], str], subject: str, event_type: str, **data: Any) -> Event:
+    """An event on stream ``subject`` with payload ``data`` (one ``evt`` id is drawn)."""
+    return Event(id=ids("evt"), type=event_type, subject=subject, data=data)
+
+
 def claim_event(ids: Callable[[str], str], claim_id: str, event_type: str, **data: Any) -> Event:
     """An event on the claim's stream ``claim/<claim_id>``; ``data`` follows ``claimId``."""
-    return Event(
-        id=ids("evt"),
-        type=event_type,
-        subject=claim_subject(claim_id),
-        data={"claimId": claim_id, **data},
-    )
+    return stream_event(ids, claim_subject(claim_id), event_type, claimId=claim_id, **data)
 
 
 def status_event(
@@ -170,12 +158,7 @@ def meeting_event(
 ) -> Event:
     """An event on the meeting's stream ``meeting/<meeting_id>``; ``data`` follows
     ``meetingId``."""
-    return Event(
-        id=ids("evt"),
-        type=event_type,
-        subject=meeting_subject(meeting_id),
-        data={"meetingId": meeting_id, **data},
-    )
+    return stream_event(ids, meeting_subject(meeting_id), event_type, meetingId=meeting_id, **data)
 
 
 def meeting_opened(

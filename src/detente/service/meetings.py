@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 
 from detente.domain.claims.model import Claim
 from detente.domain.claims.wire import claim_to_wire
@@ -12,9 +13,13 @@ from detente.domain.events import Event
 from detente.domain.meetings import decide as m
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.model import Meeting, MeetingStatus, meeting_to_wire
+from detente.domain.meetings.resolutions import OwnersOf
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
+
+N = TypeVar("N", Propose, Accept, Resolve)
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,19 @@ class MeetingsService:
             meeting = state.meetings[meeting_id]
             return MeetingView(meeting, [state.claims[c] for c in meeting.participants])
 
+    def _negotiate(
+        self,
+        cmd: N,
+        decide: Callable[[RepoState, N, datetime, IdSource, OwnersOf], list[Event]],
+    ) -> MeetingView:
+        """Run a negotiation decision (it may escalate, so it names the arbitrators)."""
+        return self._meeting_command(
+            cmd.meeting_id,
+            lambda s: decide(
+                s, cmd, self.core.clock.now(), self.core.ids, self.core.owners_of(s.repo)
+            ),
+        )
+
     def get_meeting(self, meeting_id: str) -> Meeting:
         """A meeting (deadline escalation applied first). Raises ``not_found``."""
         for name in sorted(self.core.repos):
@@ -80,30 +98,15 @@ class MeetingsService:
             ``not_found``, ``revision_conflict``, ``invalid_transition``, ``forbidden``,
             ``lease_expired``, ``validation_error``.
         """
-        return self._meeting_command(
-            cmd.meeting_id,
-            lambda s: m.decide_propose(
-                s, cmd, self.core.clock.now(), self.core.ids, self.core.owners_of(s.repo)
-            ),
-        )
+        return self._negotiate(cmd, m.decide_propose)
 
     def accept(self, cmd: Accept) -> MeetingView:
         """Accept a proposal; the last affected acceptance applies it atomically."""
-        return self._meeting_command(
-            cmd.meeting_id,
-            lambda s: m.decide_accept(
-                s, cmd, self.core.clock.now(), self.core.ids, self.core.owners_of(s.repo)
-            ),
-        )
+        return self._negotiate(cmd, m.decide_accept)
 
     def resolve(self, cmd: Resolve) -> MeetingView:
         """A human resolves (``forbidden`` unless an arbitrator once escalated)."""
-        return self._meeting_command(
-            cmd.meeting_id,
-            lambda s: m.decide_resolve(
-                s, cmd, self.core.clock.now(), self.core.ids, self.core.owners_of(s.repo)
-            ),
-        )
+        return self._negotiate(cmd, m.decide_resolve)
 
     def accept_handoff(self, cmd: AcceptHandoff) -> MeetingView:
         """The handoff recipient accepts; the sender's targets move to it."""

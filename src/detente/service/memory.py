@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from detente.domain.memory import commands as mc
 from detente.domain.memory.authority import owners
@@ -26,11 +27,14 @@ from detente.domain.memory.guards import doc_path, get_document
 from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
 from detente.domain.memory.patching import decide_patch
 from detente.domain.memory.writes import decide_append, decide_write
+from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import DetenteError, NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 from detente.service.memory_files import FileJournal, Snapshots, inside, merge_file, read_bytes
 from detente.vcs import default_store_path, list_worktrees
+
+W = TypeVar("W", mc.WriteFile, mc.Append)
 
 __all__ = ["DocumentView", "MemoryService"]
 
@@ -170,6 +174,18 @@ class MemoryService:
             view = self._document_view(state, doc, root)
         return DocumentView(view.document, view.owners, view.disk_hash, outcome.details)
 
+    def _claimed_write(
+        self,
+        cmd: W,
+        decide: Callable[[RepoState, W, bytes | None, datetime, IdSource], mc.Outcome],
+    ) -> DocumentView:
+        return self._memory_command(
+            cmd.repo,
+            cmd.path,
+            cmd.worktree,
+            lambda state, disk: decide(state, cmd, disk, self.core.clock.now(), self.core.ids),
+        )
+
     # ------------------------------------------------------------------ use cases
 
     def register_document(self, cmd: mc.Register) -> DocumentView:
@@ -236,25 +252,11 @@ class MemoryService:
 
     def write_document(self, cmd: mc.WriteFile) -> DocumentView:
         """Write a whole file (API ``POST /v1/memory/documents/write``)."""
-        return self._memory_command(
-            cmd.repo,
-            cmd.path,
-            cmd.worktree,
-            lambda state, disk: decide_write(
-                state, cmd, disk, self.core.clock.now(), self.core.ids
-            ),
-        )
+        return self._claimed_write(cmd, decide_write)
 
     def append_entry(self, cmd: mc.Append) -> DocumentView:
         """Append an entry (API ``POST /v1/memory/append``); ``details["entry"]``."""
-        return self._memory_command(
-            cmd.repo,
-            cmd.path,
-            cmd.worktree,
-            lambda state, disk: decide_append(
-                state, cmd, disk, self.core.clock.now(), self.core.ids
-            ),
-        )
+        return self._claimed_write(cmd, decide_append)
 
     def render(self, cmd: mc.Render) -> list[dict[str, Any]]:
         """Render generated documents (API ``POST /v1/memory/render``).

@@ -57,18 +57,16 @@ def decide_register(
         raise ValidationError("agentName is longer than 200 characters", field="agentName")
     ttl = ttl_field(cmd.ttl_seconds, "ttlSeconds", policy)
     return [
-        ev.Event(
-            id=ids("evt"),
-            type=ev.AGENT_REGISTERED,
-            subject=agent_subject(session_id),
-            data={
-                "sessionId": session_id,
-                "agentName": name,
-                "intent": text_field(cmd.intent, "intent", policy, required=False),
-                "branch": _optional_text(cmd.branch, "branch", policy),
-                "worktree": _optional_text(cmd.worktree, "worktree", policy),
-                "ttlSeconds": ttl,
-                "expiresAt": format_time(now + timedelta(seconds=ttl)),
-            },
+        ev.stream_event(
+            ids,
+            agent_subject(session_id),
+            ev.AGENT_REGISTERED,
+            sessionId=session_id,
+            agentName=name,
+            intent=text_field(cmd.intent, "intent", policy, required=False),
+            branch=_optional_text(cmd.branch, "branch", policy),
+            worktree=_optional_text(cmd.worktree, "worktree", policy),
+            ttlSeconds=ttl,
+            expiresAt=format_time(now + timedelta(seconds=ttl)),
         )
     ]

@@ -186,11 +186,7 @@ def decide_deploy(
         "migrations": [{"id": m.id, "status": m.status} for m in cmd.migrations],
         "unresolvedRisks": list(cmd.unresolved_risks),
     }
-    out = [
-        ev.Event(
-            id=ids("evt"), type=ev.DEPLOYMENT_RECORDED, subject=_subject(state, name), data=data
-        )
-    ]
+    out = [ev.stream_event(ids, _subject(state, name), ev.DEPLOYMENT_RECORDED, **data)]
     if claim.status is ClaimStatus.INTEGRATED and claim.deployment_responsibility == name:
         out += completion_events(claim, ids, via=f"deployed to {name}", deployed=True)
     return out
@@ -260,8 +256,4 @@ def decide_policy(state: RepoState, cmd: SetPolicy, ids: IdSource) -> list[ev.Ev
         "environment": name,
         "policy": policy_to_wire(cmd.policy),
     }
-    return [
-        ev.Event(
-            id=ids("evt"), type=ev.DEPLOYMENT_POLICY_SET, subject=_subject(state, name), data=data
-        )
-    ]
+    return [ev.stream_event(ids, _subject(state, name), ev.DEPLOYMENT_POLICY_SET, **data)]

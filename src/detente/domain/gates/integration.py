@@ -38,6 +38,7 @@ from detente.domain.gates.evidence import (
     evidence_failures,
     evidence_to_wire,
 )
+from detente.domain.gates.patches import patch_subject
 from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, InvalidTransition, ValidationError
@@ -226,11 +227,13 @@ def integrated_events(
     for patch in sorted(state.gates.patches.values(), key=lambda p: p.id):
         if patch.claim_id == claim.id and patch.status == "published":
             out.append(
-                ev.Event(
-                    id=ids("evt"),
-                    type=ev.PATCH_INTEGRATED,
-                    subject=f"patch/{patch.id}",
-                    data={"patchId": patch.id, "claimId": claim.id, "reason": "claim integrated"},
+                ev.stream_event(
+                    ids,
+                    patch_subject(patch.id),
+                    ev.PATCH_INTEGRATED,
+                    patchId=patch.id,
+                    claimId=claim.id,
+                    reason="claim integrated",
                 )
             )
     done = completion_events(

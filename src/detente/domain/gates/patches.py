@@ -176,7 +176,7 @@ def decide_publish(state: RepoState, cmd: PublishPatch, ids: IdSource) -> list[e
         "commits": commits,
         "mbox": cmd.mbox,
     }
-    return [ev.Event(id=ids("evt"), type=ev.PATCH_PUBLISHED, subject=patch_subject(pid), data=data)]
+    return [ev.stream_event(ids, patch_subject(pid), ev.PATCH_PUBLISHED, **data)]
 
 
 def decide_discard(state: RepoState, cmd: DiscardPatch, ids: IdSource) -> list[ev.Event]:
@@ -197,10 +197,12 @@ def decide_discard(state: RepoState, cmd: DiscardPatch, ids: IdSource) -> list[e
     if patch.status != "published":
         raise InvalidTransition(patch.status, "discarded", f"patch {patch.id} is {patch.status}")
     return [
-        ev.Event(
-            id=ids("evt"),
-            type=ev.PATCH_DISCARDED,
-            subject=patch_subject(patch.id),
-            data={"patchId": patch.id, "claimId": patch.claim_id, "reason": cmd.reason},
+        ev.stream_event(
+            ids,
+            patch_subject(patch.id),
+            ev.PATCH_DISCARDED,
+            patchId=patch.id,
+            claimId=patch.claim_id,
+            reason=cmd.reason,
         )
     ]

@@ -22,6 +22,7 @@ from detente.domain.memory.guards import (
     doc_path,
     get_document,
     memory_event,
+    missing_file,
     require_class,
 )
 from detente.domain.memory.markdown import digest, parse
@@ -101,7 +102,7 @@ def decide_render(
     """
     require_class(doc, DocClass.GENERATED)
     if disk is None:
-        raise NotFoundError(f"{doc.path} does not exist in the working tree", path=doc.path)
+        raise missing_file(doc)
     plan = plan_render(state, doc, disk)
     events = []
     opened = []
@@ -186,7 +187,7 @@ def decide_reconcile(
         )
     reconciliation = found[0]
     if disk is None:
-        raise NotFoundError(f"{doc.path} does not exist in the working tree", path=doc.path)
+        raise missing_file(doc)
     new, user, content = plan_overlay(state, doc, disk, reconciliation.region_key, cmd.decision)
     event = memory_event(
         ids,

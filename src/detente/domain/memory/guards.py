@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from detente.domain import events as ev
+from detente.domain.claims.model import Claim
 from detente.domain.memory.commands import MAX_DOC_BYTES
 from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
 from detente.domain.overlap.paths import normalize_path
@@ -58,11 +59,16 @@ def check_size(data: bytes, fld: str) -> None:
 
 def memory_event(ids: IdSource, doc_id: str, event_type: str, **data: Any) -> ev.Event:
     """An event on the document's stream ``memory/<doc_id>``."""
-    return ev.Event(
-        id=ids("evt"),
-        type=event_type,
-        subject=ev.memory_subject(doc_id),
-        data={"documentId": doc_id, **data},
+    return ev.stream_event(ids, ev.memory_subject(doc_id), event_type, documentId=doc_id, **data)
+
+
+def written_event(
+    ids: IdSource, doc_id: str, claim: Claim, event_type: str, **data: Any
+) -> ev.Event:
+    """A write by ``claim`` on the document's stream: ``data`` plus the writer's
+    ``claimId`` and ``fencingToken``."""
+    return memory_event(
+        ids, doc_id, event_type, claimId=claim.id, fencingToken=claim.fencing_token, **data
     )
 
 

@@ -42,10 +42,10 @@ from detente.domain.memory.guards import (
     check_size,
     current,
     get_document,
-    memory_event,
     missing_file,
     require_class,
     stale_document,
+    written_event,
 )
 from detente.domain.memory.markdown import Outline, digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
@@ -164,13 +164,12 @@ def decide_patch(
         for k in (key, *outline.descendants(key))
         if _changed(disk_outline, disk, outline, result, k)
     ]
-    event = memory_event(
+    event = written_event(
         ids,
         doc.id,
+        claim,
         ev.MEMORY_SECTION_PATCHED,
         sectionKey=key,
-        claimId=claim.id,
-        fencingToken=claim.fencing_token,
         merged=disk != source,
         writtenSections=written or [key],
         worktree=cmd.worktree,
@@ -230,14 +229,13 @@ def _defer(
     artifact_id, meeting_id = ids("art"), ids("mtg")
     require(claim.status, ClaimStatus.NEGOTIATING, claim_id=claim.id)
     events = [
-        memory_event(
+        written_event(
             ids,
             doc.id,
+            claim,
             ev.MEMORY_PATCH_DEFERRED,
             artifactId=artifact_id,
             sectionKey=cmd.section_key,
-            claimId=claim.id,
-            fencingToken=claim.fencing_token,
             reason=reason,
             diff=diff,
             meetingId=meeting_id,

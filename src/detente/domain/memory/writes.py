@@ -31,10 +31,10 @@ from detente.domain.memory.edits import (
 from detente.domain.memory.guards import (
     check_size,
     get_document,
-    memory_event,
     missing_file,
     require_class,
     stale_document,
+    written_event,
 )
 from detente.domain.memory.markdown import Outline, digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wire
@@ -105,12 +105,11 @@ def decide_write(
         if doc.doc_class is DocClass.SECTION_OWNED
         else {"fileHash": digest(new), "size": len(new)}
     )
-    event = memory_event(
+    event = written_event(
         ids,
         doc.id,
+        claim,
         ev.MEMORY_WRITTEN,
-        claimId=claim.id,
-        fencingToken=claim.fencing_token,
         writtenSections=[k for k in keys if k is not None and k not in changes.deleted],
         worktree=cmd.worktree,
         **content,
@@ -143,12 +142,11 @@ def decide_append(
         raise ValidationError(f"an entry is limited to {MAX_ENTRY_BYTES} bytes", field="entry")
     new, offset = append_entry(disk or b"", entry)
     check_size(new, "entry")
-    event = memory_event(
+    event = written_event(
         ids,
         doc.id,
+        claim,
         ev.MEMORY_APPENDED,
-        claimId=claim.id,
-        fencingToken=claim.fencing_token,
         offset=offset,
         length=len(new) - offset,
         entryHash=digest(new[offset:]),
