@@ -82,7 +82,11 @@ class ConflictError(DetenteError):
 
 
 class RevisionConflict(ConflictError):
-    """Expected revision does not match. Carries ``current``, ``expected``, ``actual``."""
+    """Expected revision does not match. Carries ``current``, ``expected``, ``actual``.
+
+    ``expected`` and ``actual`` are what differs: revisions (int), or, when the revisions
+    agree and a file changed under them, the file hashes (hex SHA-256 strings).
+    """
 
     code = "revision_conflict"
 
@@ -90,8 +94,8 @@ class RevisionConflict(ConflictError):
         self,
         detail: str,
         *,
-        expected: int,
-        actual: int,
+        expected: int | str,
+        actual: int | str,
         current: Mapping[str, Any] | None = None,
         event_ids: Sequence[str] = (),
     ) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,7 @@ def build_service(
         first = infos[0]
         project_root = first.main_worktree or first.path
         config = load_config(project_root, file=config_file, overrides=config_overrides)
+    configs = [replace(c, generated=config.generated, artifacts=config.artifacts) for c in configs]
     default = f"sqlite:///{infos[0].common_dir / 'detente' / 'detente.db'}"
     store = open_store(store_url or os.environ.get(STORE_ENV) or default)
     # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with

@@ -8,9 +8,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from detente.index.semantic import THRESHOLDS, Similarity, bm25_scores
+from detente.index.semantic import THRESHOLDS, Similarity, bm25_scores, embed_threads
 
 from semantic_support import require_model
 
@@ -84,3 +85,23 @@ def test_bm25_prefers_rare_terms_and_shorter_documents() -> None:
     docs = ["the retry", "the the the the", "the retry and many other words in here"]
     scores = bm25_scores("the retry", docs)
     assert scores[0] > scores[2] > scores[1]
+
+
+def test_a_text_embeds_the_same_alone_or_padded_in_a_batch_of_longer_ones() -> None:
+    require_model()
+    fresh = Similarity()  # its own cache: nothing embedded yet
+    short = "Fix a typo"
+    batch = fresh.embed([DOCS[1] * 3, short, DOCS[0]])
+    alone = Similarity().embed([short])
+    assert np.allclose(batch[1], alone[0], atol=1e-4)
+    again = fresh.embed([short, short])
+    assert np.array_equal(again[0], batch[1]) and np.array_equal(again[1], batch[1])
+
+
+def test_the_embedding_threads_come_from_the_environment_or_at_most_two_cores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DETENTE_EMBED_THREADS", "3")
+    assert embed_threads() == 3
+    monkeypatch.setenv("DETENTE_EMBED_THREADS", "zero")
+    assert 1 <= embed_threads() <= 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,7 +14,10 @@ from detente.domain.claims.model import ClaimStatus
 from detente.domain.memory import commands as mc
 from detente.domain.overlap.model import OverlapKind, Severity
 from detente.errors import ValidationError
+from detente.index.semantic import Similarity
 from detente.service import ClaimView, RepoConfig, Service
+from detente.service import search as search_module
+from detente.service.search import MAX_SIMILAR
 from detente.storage.memory import MemoryStore
 
 from semantic_support import require_model
@@ -61,6 +66,32 @@ def test_the_same_objective_on_disjoint_paths_is_a_semantic_advisory_beside_no_o
     assert [o["claimId"] for o in wire["semanticOverlaps"]] == [bob.claim.id]
 
 
+def test_semantic_overlaps_are_found_when_a_claim_opens_and_stored_on_its_announcement(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = repo.open("src/settlement/retry.py", agent="alice", objective="Retry failed payments")
+    bob = repo.open(
+        "web/src/client.ts", agent="bob", objective="Retry payments that failed, with backoff"
+    )
+    [advice] = bob.semantic  # the open answer already says it
+    assert advice.claim_id == alice.claim.id
+    [announced] = [
+        r
+        for r in repo.service.store.iter_all()
+        if r.type == "claim.announced" and r.data["claimId"] == bob.claim.id
+    ]
+    stored = announced.data["semantic"]
+    assert stored["mode"] == "semantic"
+    assert [s["claimId"] for s in stored["similar"]] == [alice.claim.id]
+    assert stored["similar"][0]["score"] >= stored["threshold"]
+    # Reads use what was stored: a process now in the lexical mode still reports the
+    # semantic finding (a recomputation would say "lexical similarity").
+    monkeypatch.setattr(search_module, "_SIMILARITY", [Similarity("lexical")])
+    [again] = repo.service.claims.get_claim(alice.claim.id).semantic
+    assert again.claim_id == bob.claim.id
+    assert again.targets[0].witness.startswith("semantic similarity")
+
+
 def test_search_ranks_claims_and_memory_sections_with_their_overlaps(repo: Repo) -> None:
     (repo.root / "NOTES.md").write_text(
         "# Notes\n\n## Payments\n\nFailed payments are retried with exponential backoff.\n\n"
@@ -85,3 +116,25 @@ def test_search_refuses_an_empty_query_and_a_bad_limit(repo: Repo) -> None:
         repo.service.search.search("  ")
     with pytest.raises(ValidationError, match="limit"):
         repo.service.search.search("x", limit=0)
+
+
+def test_a_claims_record_keeps_only_the_most_similar_few(repo: Repo) -> None:
+    for i in range(MAX_SIMILAR + 2):
+        repo.open(f"docs/n{i}.md", agent=f"agent{i}", objective="Retry failed payments")
+    last = repo.open("docs/last.md", agent="zed", objective="Retry failed payments")
+    assert len(last.semantic) == MAX_SIMILAR
+    assert len({o.claim_id for o in last.semantic}) == MAX_SIMILAR
+
+
+def test_a_claim_opening_never_waits_for_the_model_to_load(tmp_path: Path) -> None:
+    require_model()
+    script = (
+        "from detente.service import search\n"
+        "print(search.similarity_now().mode)\n"  # the model starts loading in the background
+        "search._WARMING[0].join(60)\n"
+        "print(search.similarity_now().mode)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.split() == ["lexical", "semantic"]

@@ -60,7 +60,14 @@ def open_(
     agent: Annotated[
         str | None, typer.Option("--agent", help="Agent name [default: $DETENTE_AGENT or $USER].")
     ] = None,
-    session_id: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
+    session_id: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            envvar="DETENTE_SESSION",
+            help="Agent session id (see `detente agents register`).",
+        ),
+    ] = None,
     no_worktree: Annotated[
         bool, typer.Option("--no-worktree", help="Do not create a worktree and branch.")
     ] = False,

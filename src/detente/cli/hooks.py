@@ -2,11 +2,12 @@
 hooks of :mod:`detente.hooks`.
 
 Without ``--bare`` the ``pre-commit`` guard goes into this repository's hooks directory
-(shared by all its worktrees). With ``--bare BARE`` (formerly ``--server BARE``, still
-accepted) the ``pre-receive``, ``update`` and ``reference-transaction`` checks and the
-``post-receive`` report go into the shared repository ``BARE``; they ask the detente
-server named by the global ``--server URL`` / ``$DETENTE_URL`` (required: a bare
-repository has no local store).
+(shared by all its worktrees). With ``--bare BARE`` the ``pre-receive``, ``update`` and
+``reference-transaction`` checks and the ``post-receive`` report go into the shared
+repository ``BARE``; they ask the detente server named by the global ``--server URL`` /
+``$DETENTE_URL`` (required: a bare repository has no local store). The old spelling
+``--server BARE`` is refused with a message naming ``--bare``: ``--server`` is the
+server's URL everywhere.
 """
 
 from __future__ import annotations
@@ -35,9 +36,16 @@ def install(
         Path | None,
         typer.Option(
             "--bare",
-            "--server",
             help="Install the server-side hooks (pre-receive, update, reference-transaction, "
-            "post-receive) in this shared repository (--server BARE is the old spelling).",
+            "post-receive) in this shared repository.",
+        ),
+    ] = None,
+    old_server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            hidden=True,
+            help="A detente server URL here (as the global --server); a path is refused.",
         ),
     ] = None,
     warn: Annotated[
@@ -62,6 +70,11 @@ def install(
     def body(session: Session) -> None:
         from detente.vcs.hook_scripts import install_local, install_server
 
+        if old_server is not None:
+            _refuse_old_spelling(old_server)
+            session.settings.server = old_server
+        elif session.settings.server and not _is_url(session.settings.server):
+            _refuse_old_spelling(session.settings.server)
         if server is None:
             done = install_local(session.settings.repo, warn=warn, force=force)
         else:
@@ -102,6 +115,21 @@ def install(
         session.emit(data, text)
 
     run(ctx, json_flag, body)
+
+
+def _is_url(value: str) -> bool:
+    return value.startswith(("http://", "https://"))
+
+
+def _refuse_old_spelling(value: str) -> None:
+    """``hooks install --server BARE`` was renamed ``--bare BARE``: refuse a path clearly."""
+    if not _is_url(value):
+        raise ValidationError(
+            f"--server takes the detente server's URL, not a repository ({value!r}): the "
+            "shared repository is now named with --bare BARE, e.g. "
+            f"`detente --server http://127.0.0.1:7420 hooks install --bare {value}`",
+            field="server",
+        )
 
 
 def _served_name(session: Session, bare: Path) -> str | None:

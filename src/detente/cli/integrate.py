@@ -12,7 +12,9 @@ every test result is recorded *after* the head commit it vouches for:
 3. the changed files: the real diff base..head;
 4. each ``--test CMD`` runs in the worktree (``sh -c``), recording its exit code, duration
    and the time it finished; ``--test NAME=CMD`` names it after one of the claim's
-   ``testResponsibility`` entries (otherwise the name is the command itself);
+   ``testResponsibility`` entries (otherwise the name is the command itself); the output
+   streams as it runs, between progress lines, and a summary line follows
+   (:mod:`detente.cli.evidence_tests`);
 5. the claim is read for its revision and fencing token, and the evidence is posted.
 
 ``detente integrate`` asks the server to integrate a ``ready_for_review`` claim (one
@@ -21,9 +23,7 @@ completed with ``--no-integrate``) with the evidence it already accepted.
 
 from __future__ import annotations
 
-import subprocess
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -35,7 +35,7 @@ from detente.errors import ValidationError
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["gather_evidence", "register", "run_test"]
+__all__ = ["gather_evidence", "register"]
 
 ClaimId = Annotated[str, typer.Argument(help="The claim id (clm_...).")]
 ExpectRevision = Annotated[
@@ -57,43 +57,6 @@ def register(app: typer.Typer, claim_app: typer.Typer) -> None:
     app.command("integrate")(integrate)
 
 
-def run_test(command: str, cwd: Path, name: str | None = None) -> dict[str, Any]:
-    """Run ``command`` with ``sh -c`` in ``cwd``; its result as an evidence test record.
-
-    Returns:
-        ``{name, status (passed|failed), exitCode, recordedAt, durationSeconds, output}``;
-        ``recordedAt`` is when the command finished (RFC 3339 UTC), ``output`` its last
-        2,000 characters of combined stdout and stderr.
-    """
-    from detente.clock import SystemClock, format_time
-
-    started = time.monotonic()
-    proc = subprocess.run(
-        ["sh", "-c", command],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        check=False,
-    )
-    finished = SystemClock().now()
-    return {
-        "name": name or command,
-        "status": "passed" if proc.returncode == 0 else "failed",
-        "exitCode": proc.returncode,
-        "recordedAt": format_time(finished),
-        "durationSeconds": round(time.monotonic() - started, 3),
-        "output": proc.stdout.decode("utf-8", "replace")[-2000:],
-    }
-
-
-def _split_test(entry: str, responsibilities: Sequence[str]) -> tuple[str | None, str]:
-    name, sep, command = entry.partition("=")
-    if sep and name in responsibilities and command.strip():
-        return name, command.strip()
-    return None, entry
-
-
 def gather_evidence(
     claim: Mapping[str, Any],
     worktree: Path,
@@ -102,8 +65,12 @@ def gather_evidence(
     base_oid: str | None,
     tests: Sequence[str] = (),
     extra: Mapping[str, Any] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """The ``complete`` body (without revision and token) gathered in ``worktree``.
+
+    The tests' progress and output lines go to ``progress`` as they run
+    (:mod:`detente.cli.evidence_tests`).
 
     Returns:
         ``{expectedBaseRef {ref, oid}, evidence {...}}``; each test record keeps its
@@ -113,6 +80,7 @@ def gather_evidence(
         ValidationError: uncommitted changes to tracked files, an unknown ``base_oid``,
             or a ref with no common history with the head.
     """
+    from detente.cli.evidence_tests import run_tests, split_test
     from detente.vcs.git import Git
     from detente.vcs.refs import diff_names
     from detente.vcs.repo import resolve_commit
@@ -135,11 +103,9 @@ def gather_evidence(
             )
         base_oid = found.stdout.strip()
     base_oid = resolve_commit(worktree, base_oid, field="expectedBaseRef.oid")
-    records = []
     responsibilities = list(claim.get("testResponsibility") or [])
-    for entry in tests:
-        name, command = _split_test(entry, responsibilities)
-        records.append(run_test(command, worktree, name))
+    entries = [split_test(entry, responsibilities) for entry in tests]
+    records = run_tests(entries, worktree, progress=progress)
     evidence: dict[str, Any] = {
         "headCommit": head,
         "changedFiles": diff_names(worktree, base_oid, head),
@@ -191,7 +157,14 @@ def complete(
     claim_id: ClaimId,
     test: Annotated[
         list[str] | None,
-        typer.Option("--test", "-t", help="Test command to run and record (repeatable)."),
+        typer.Option(
+            "--test",
+            "-t",
+            metavar="[NAME=]COMMAND",
+            help="Run COMMAND in the worktree (sh -c) and record its result (repeatable). "
+            "NAME=COMMAND records it as the claim's test responsibility NAME (from claim "
+            "open --test NAME): the way to satisfy one. Output streams as it runs.",
+        ),
     ] = None,
     base_ref: Annotated[
         str | None,
@@ -222,6 +195,7 @@ def complete(
     """
 
     def body(session: Session) -> int:
+        from detente.cli.evidence_tests import summary
 
         claim = session.client.get_claim(claim_id)["claim"]
         place = _worktree(claim, worktree)
@@ -237,8 +211,10 @@ def complete(
             base_oid=base_oid,
             tests=test or [],
             extra=extra,
+            progress=session.out.progress,
         )
         records = gathered["evidence"]["tests"]
+        session.out.progress(summary(records))
         posted = [{k: v for k, v in t.items() if k != "output"} for t in records]
         claim = session.client.get_claim(claim_id)["claim"]  # fresh revision after the tests
         response = session.client.complete(

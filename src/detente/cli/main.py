@@ -83,6 +83,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "The project configuration (detente.toml at the repository root).",
         "detente.cli.registry:config",
     ),
+    "agents": (
+        "Agent sessions: who works in this repository now, and on what (advisory).",
+        "detente.cli.registry:agents",
+    ),
     "serve": (
         "Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.",
         "detente.cli.registry:serve",
@@ -165,5 +169,11 @@ def main() -> None:
         if format_message is None or getattr(exc, "exit_code", None) != 2:
             raise
         problem = {"code": "validation_error", "detail": format_message(), "exitCode": 2}
-        print(json.dumps(problem))
+        param = getattr(exc, "param", None)
+        if param is not None:  # the option as typed (--ttl) or the argument (CLAIM_ID)
+            opts = [o for o in getattr(param, "opts", []) if o.startswith("--")]
+            problem["field"] = opts[0] if opts else str(param.name).upper()
+        elif getattr(exc, "option_name", None):  # an unknown option
+            problem["field"] = str(getattr(exc, "option_name", ""))
+        print(json.dumps(problem, separators=(",", ":")))
         sys.exit(2)

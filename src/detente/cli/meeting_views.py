@@ -264,34 +264,26 @@ def write_report(session: Session, response: Mapping[str, Any], headline: str) -
 
 
 def print_meetings(console: Console, meetings: Sequence[Mapping[str, Any]], now: datetime) -> None:
-    """``meeting list``: one table row per meeting (an open one's deadline counts down)."""
-    from rich.table import Table
-
+    """``meeting list``: one block per meeting that fits 80 columns (ids never wrap)."""
     if not meetings:
         console.print("no meetings")
         return
-    table = Table(show_edge=False, pad_edge=False)
-    for column in ("id", "status", "rev", "deadline"):
-        table.add_column(column, no_wrap=True)
-    for column in ("participants", "contested", "resolution"):
-        table.add_column(column, overflow="fold")
     for meeting in meetings:
-        deadline = (
-            countdown(meeting["deadline"], now)["text"].split(" (")[0]
-            if meeting["status"] == "open"
-            else "-"
+        if meeting["status"] == "resolved":
+            deadline = "closed"
+        else:
+            left = str(countdown(meeting["deadline"], now)["text"]).split(" (")[0]
+            deadline = f"deadline {left}"
+        console.print(
+            f"{meeting['id']}  {meeting['status']}  rev {meeting['revision']}  {deadline}",
+            markup=False,
         )
+        console.print(f"  participants  {', '.join(meeting['participants'])}", markup=False)
+        contested = ", ".join(t["target"] for t in meeting.get("contestedTargets", []))
+        console.print(f"  contested     {contested or '-'}", markup=False)
         resolution = meeting.get("resolution")
-        table.add_row(
-            _e(meeting["id"]),
-            _e(meeting["status"]),
-            str(meeting["revision"]),
-            deadline,
-            _e(", ".join(meeting["participants"])),
-            _e(", ".join(t["target"] for t in meeting.get("contestedTargets", []))),
-            _e(describe_resolution(resolution) if resolution else "-"),
-        )
-    console.print(table)
+        if resolution:
+            console.print(f"  resolution    {describe_resolution(resolution)}", markup=False)
 
 
 def print_meeting(
@@ -310,7 +302,7 @@ def print_meeting(
         f"meeting [bold]{_e(meeting['id'])}[/]  {_e(status)}  "
         f"revision {meeting['revision']}  repo {_e(meeting['repo'])}"
     )
-    when = deadline["text"] if status == "open" else f"{meeting['deadline']} (over)"
+    when = str(deadline["text"]) if status != "resolved" else f"{meeting['deadline']} (closed)"
     console.print(f"  deadline     {when}", markup=False)
     console.print("  participants")
     for p in participants:

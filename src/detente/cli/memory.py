@@ -32,7 +32,16 @@ memory_app = typer.Typer(
 
 ClaimOpt = Annotated[str, typer.Option("--claim", "-c", help="The writing claim (clm_...).")]
 WorktreeOpt = Annotated[
-    Path | None, typer.Option("--worktree", help="Write the file in this worktree.")
+    Path | None,
+    typer.Option(
+        "--worktree",
+        help="Write the file in this worktree [default: the claim's worktree when it is on "
+        "this machine, else the main checkout].",
+    ),
+]
+CheckoutOpt = Annotated[
+    Path | None,
+    typer.Option("--worktree", help="Work on the file in this worktree [default: main checkout]."),
 ]
 DocPath = Annotated[str, typer.Argument(help="Repo-relative path of the document.")]
 
@@ -54,8 +63,17 @@ def _document(client: Client, repo: str, path: str) -> dict[str, Any]:
     return found
 
 
-def _fencing_token(session: Session, claim_id: str) -> int:
-    return int(session.client.get_claim(claim_id)["claim"]["fencingToken"])
+def _writer(session: Session, claim_id: str, worktree: Path | None) -> tuple[int, str | None]:
+    """The claim's fencing token and the worktree a write goes to.
+
+    ``--worktree`` when given, else the claim's own worktree when it is on this machine
+    (an agent edits there, not in the main checkout), else None (the main checkout).
+    """
+    from detente.cli.workspace import local_worktree
+
+    claim = session.client.get_claim(claim_id)["claim"]
+    place = worktree.absolute() if worktree is not None else local_worktree(claim)
+    return int(claim["fencingToken"]), str(place) if place is not None else None
 
 
 def _document_text(console: Console, doc: dict[str, Any]) -> None:
@@ -192,6 +210,7 @@ def patch(
         # unsaved edit on disk must be merged or refused, never taken as your base.
         file_hash = expect_file_hash or doc.get("fileHash")
         text_in = _read_input(source)
+        token, place = _writer(session, claim, worktree)
         response = session.client.patch_section(
             {
                 "repo": repo,
@@ -200,8 +219,8 @@ def patch(
                 "expectedSectionRevision": revision,
                 "expectedFileHash": file_hash or (doc.get("onDisk") or {}).get("fileHash") or "",
                 "claimId": claim,
-                "fencingToken": _fencing_token(session, claim),
-                "worktree": str(worktree.absolute()) if worktree else None,
+                "fencingToken": token,
+                "worktree": place,
                 "patch": {"diff": text_in} if diff else {"body": text_in},
             }
         )
@@ -237,14 +256,15 @@ def append(
         if (source is None) == (text is None):
             raise ValidationError("give exactly one of --from and --text", field="from")
         entry = text if text is not None else _read_input(source or Path("-"))
+        token, place = _writer(session, claim, worktree)
         response = session.client.append_entry(
             {
                 "repo": session.repo_name,
                 "path": path,
                 "claimId": claim,
-                "fencingToken": _fencing_token(session, claim),
+                "fencingToken": token,
                 "entry": entry,
-                "worktree": str(worktree.absolute()) if worktree else None,
+                "worktree": place,
             }
         )
         where = response["entry"]
@@ -265,7 +285,7 @@ def render(
     path: Annotated[
         str | None, typer.Argument(help="One generated document [default: all of them].")
     ] = None,
-    worktree: WorktreeOpt = None,
+    worktree: CheckoutOpt = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Re-render generated regions from the records; edited regions stay and are reported.
@@ -320,7 +340,7 @@ def reconcile(
         str | None, typer.Option("--id", help="The reconciliation (rec_...).")
     ] = None,
     region: Annotated[str | None, typer.Option("--region", help="Region key.")] = None,
-    worktree: WorktreeOpt = None,
+    worktree: CheckoutOpt = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Decide where a user's edit of a generated region belongs."""

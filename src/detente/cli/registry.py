@@ -12,6 +12,7 @@ from __future__ import annotations
 import typer
 
 __all__ = [
+    "agents",
     "audit",
     "claim",
     "config",
@@ -38,6 +39,12 @@ def claim(app: typer.Typer) -> None:
     register_takeover(claim_app)
     register_integration(typer.Typer(), claim_app)  # ``claim complete``; ``integrate`` is its own
     app.add_typer(claim_app, name="claim")
+
+
+def agents(app: typer.Typer) -> None:
+    from detente.cli.agents import agents_app
+
+    app.add_typer(agents_app, name="agents")
 
 
 def config(app: typer.Typer) -> None:

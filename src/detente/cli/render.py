@@ -158,8 +158,9 @@ class Output:
         """Report ``exc`` and return its exit status.
 
         JSON mode prints the problem object (``code``, ``detail``, the error's extra
-        fields, ``status`` when it came from a server, ``exitCode``) on stdout; text mode
-        prints ``error[code]: detail`` and the useful extra fields on stderr.
+        fields, ``exitCode``) on stdout: the same keys in local and server mode (the HTTP
+        ``status`` is not repeated: ``exitCode`` is the CLI's); text mode prints
+        ``error[code]: detail`` and the useful extra fields on stderr.
 
         Args:
             exc: the error.
@@ -167,7 +168,7 @@ class Output:
         """
         code = exit_code_for(exc.code)
         if self.json_mode:
-            body = problem_of(exc)
+            body = exc.to_problem()
             body["exitCode"] = code
             if context:
                 body.update(context)
@@ -189,15 +190,6 @@ class Output:
         for failure in exc.extra.get("failures", []) or []:
             self.err.print(f"  - {escape(str(failure))}", highlight=False)
         return code
-
-
-def problem_of(exc: DetenteError) -> dict[str, Any]:
-    """The problem object of ``exc`` (``code``, ``detail``, extras, ``status`` if known)."""
-    body = exc.to_problem()
-    status = getattr(exc, "status", None)
-    if status is not None:
-        body["status"] = status
-    return body
 
 
 def _lease_revision(record: Mapping[str, Any]) -> str:

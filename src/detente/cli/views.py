@@ -63,13 +63,10 @@ def claim_view(console: Console, claim: Mapping[str, Any], now: datetime) -> Non
         ("pending", "pendingPaths"),
         ("modules", "modules"),
         ("symbols", "symbols"),
-        ("contracts", "expectedContractChanges"),
-        ("tests", "testResponsibility"),
     ):
         if claim.get(key):
             rows.append((label, ", ".join(_e(v) for v in claim[key])))
-    if claim.get("memoryImpacts"):
-        rows.append(("memory", ", ".join(_e(m["path"]) for m in claim["memoryImpacts"])))
+    rows += [(label, _e(text)) for label, text in intent_rows(claim)]
     for pattern, cuts in (claim.get("carveOuts") or {}).items():
         rows.append(("carved", f"{_e(pattern)} minus {', '.join(_e(c) for c in cuts)}"))
     if claim.get("branch"):
@@ -86,6 +83,45 @@ def claim_view(console: Console, claim: Mapping[str, Any], now: datetime) -> Non
         rows.append(("reason", _e(claim["statusReason"])))
     for label, value in rows:
         console.print(f"  {label:<10} {value}")
+
+
+_CONTRACT_PARTS = ("type", "area", "change")
+
+
+def intent_rows(claim: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The rest of a claim's declared intent as ``(label, plain text)`` rows.
+
+    Contract changes as ``TYPE:AREA:CHANGE`` (or the bare area), the test plan by kind,
+    the deployment responsibility, and memory targets with their ``#sections`` and a
+    mode other than ``section``: everything ``claim open`` was told.
+    """
+    rows: list[tuple[str, str]] = []
+    contracts = [
+        c if isinstance(c, str) else ":".join(str(c.get(k) or "") for k in _CONTRACT_PARTS)
+        for c in claim.get("expectedContractChanges") or []
+    ]
+    if contracts:
+        rows.append(("contracts", ", ".join(contracts)))
+    tests = claim.get("testResponsibility") or []
+    if isinstance(tests, Mapping):
+        plan = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in tests.items() if names)
+        if plan:
+            rows.append(("tests", plan))
+    elif tests:
+        rows.append(("tests", ", ".join(str(t) for t in tests)))
+    if claim.get("deploymentResponsibility"):
+        rows.append(("deploy", str(claim["deploymentResponsibility"])))
+    memory = []
+    for impact in claim.get("memoryImpacts") or []:
+        text = str(impact["path"])
+        if impact.get("sections"):
+            text += "#" + ",".join(impact["sections"])
+        if impact.get("mode") not in (None, "section"):
+            text += f" ({impact['mode']})"
+        memory.append(text)
+    if memory:
+        rows.append(("memory", ", ".join(memory)))
+    return rows
 
 
 def overlaps_view(console: Console, overlaps: Sequence[Mapping[str, Any]]) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
+from detente.client import body_examples as examples
 from detente.client.body import Body
 from detente.client.evidence_bodies import BaseRefIn, EvidenceIn
 from detente.domain.claims.commands import (
@@ -21,7 +22,9 @@ from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 
 
-class AgentIn(Body):
+class ClaimAgentIn(Body):
+    """A claim's holder: a stable agent ``id``, a display ``name``, the ``sessionId``."""
+
     id: str = Field(min_length=1, max_length=200)
     name: str = Field(min_length=1, max_length=200)
     session_id: str | None = Field(default=None, max_length=200)
@@ -78,7 +81,19 @@ class ApproveTakeoverIn(Body):
 
 
 class ClaimIn(Body):
-    """``POST /v1/claims``: the seed fields of a claim."""
+    """``POST /v1/claims``: the seed fields of a claim.
+
+    ``baseCommit`` is required unless ``takeoverOf`` names a claim to take over (the
+    successor then keeps the predecessor's base); ``agent`` defaults to ``anonymous``.
+    """
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"not": {"required": ["takeoverOf"]}},
+            "then": {"required": ["baseCommit"]},
+            "examples": [examples.CLAIM],
+        }
+    )
 
     repo: str = Field(min_length=1)
     objective: str = Field(min_length=1, max_length=4000)
@@ -93,14 +108,15 @@ class ClaimIn(Body):
     deployment_responsibility: str | None = None
     lease_ttl_seconds: int = Field(default=300, strict=True)
     memory_impacts: list[MemoryImpactIn] = []
-    agent: AgentIn | None = None
+    agent: ClaimAgentIn | None = None
     takeover_of: TakeoverOfIn | None = None
     advisory: bool = False
     draft: bool = False
 
     def to_command(self) -> OpenClaim:
-        """The seed as a domain command (``baseCommit`` required unless taking over)."""
-        agent = self.agent or AgentIn(id="anonymous", name="anonymous")
+        """The seed as a domain command (the decision refuses a missing ``baseCommit``
+        unless taking over, after it checked ``repo``)."""
+        agent = self.agent or ClaimAgentIn(id="anonymous", name="anonymous")
         return OpenClaim(
             repo=self.repo,
             objective=self.objective,
@@ -128,6 +144,15 @@ class ClaimIn(Body):
         )
 
 
+class TakeoverIn(ClaimIn):
+    """``POST /v1/claims/{id}/takeover``: a claim seed whose ``takeoverOf`` is required
+    (its ``claimId`` must be the path's id); ``baseCommit`` defaults to the predecessor's."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.TAKEOVER]})
+
+    takeover_of: TakeoverOfIn
+
+
 class AnnounceIn(Body):
     """``POST /v1/claims/{id}/announce``: a draft becomes ``announced`` (lease starts)."""
 
@@ -136,6 +161,10 @@ class AnnounceIn(Body):
 
 
 class RenewIn(Body):
+    """``POST /v1/claims/{id}/renew``: extend the lease by ``ttlSeconds`` from now."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.RENEW]})
+
     expected_lease_revision: int = Field(strict=True)
     expected_claim_revision: int = Field(strict=True)
     ttl_seconds: int = Field(strict=True)
@@ -150,6 +179,10 @@ class RenewIn(Body):
 
 
 class ScopeChangeIn(Body):
+    """``POST /v1/claims/{id}/scope-change``: overlap is analysed again."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.SCOPE_CHANGE]})
+
     expected_claim_revision: int = Field(strict=True)
     add_paths: list[str] = []
     remove_paths: list[str] = []
@@ -173,6 +206,8 @@ class ScopeChangeIn(Body):
 
 class StatusChangeIn(Body):
     """``suspend`` / ``resume``."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.STATUS_CHANGE]})
 
     expected_claim_revision: int = Field(strict=True)
     reason: str | None = None
@@ -208,7 +243,13 @@ class AbandonIn(Body):
 
 
 class CompleteIn(Body):
-    """``POST /v1/claims/{id}/complete`` (fields in :mod:`detente.client.evidence_bodies`)."""
+    """``POST /v1/claims/{id}/complete`` (fields in :mod:`detente.client.evidence_bodies`).
+
+    ``expectedBaseRef`` and ``evidence`` are required (``422 validation_error`` naming
+    the field) except to finish a claim already ``integrated`` by a push.
+    """
+
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.COMPLETE]})
 
     expected_claim_revision: int = Field(strict=True)
     fencing_token: int | None = Field(default=None, strict=True)

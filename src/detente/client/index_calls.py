@@ -1,11 +1,11 @@
 """The index operations as service calls (part of
-:class:`~detente.client.inprocess.ServiceCalls`, which the HTTP routers call too)."""
+:class:`~detente.client.calls.ServiceCalls`, which the HTTP routers call too)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from detente.client.base import Wire
+from detente.client import wire
 from detente.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -21,17 +21,18 @@ class IndexCalls:
 
     service: Service
 
-    def claim_symbols(self, claim_id: str) -> Wire:
-        return self.service.reconcile.claim_touches(claim_id)
+    def claim_symbols(self, claim_id: str) -> wire.ClaimSymbols:
+        return cast(wire.ClaimSymbols, self.service.reconcile.claim_touches(claim_id))
 
-    def reconcile_intents(self, body: ReconcileIntentsIn) -> Wire:
+    def reconcile_intents(self, body: ReconcileIntentsIn) -> wire.IntentsReconciled:
         repo = body.repo or self._repo_of(body.a, body.b)
-        return self.service.reconcile.reconcile_intents(
+        answer = self.service.reconcile.reconcile_intents(
             repo, _spec(body.a, "a"), _spec(body.b, "b"), depth=body.depth, limit=body.limit
         )
+        return cast(wire.IntentsReconciled, answer)
 
-    def search(self, q: str, repo: str | None = None, limit: int = 20) -> Wire:
-        return self.service.search.search(q, repo=repo, limit=limit)
+    def search(self, q: str, repo: str | None = None, limit: int = 20) -> wire.SearchOut:
+        return cast(wire.SearchOut, self.service.search.search(q, repo=repo, limit=limit))
 
     def _repo_of(self, *sides: IntentIn) -> str:
         for side in sides:

@@ -16,6 +16,10 @@ A repository tunes detente in one TOML file (read with :mod:`tomllib`)::
     [generated]
     patterns = ["gen/**"]               # generated artifacts create no overlap
 
+    [[generated.artifacts]]             # a first-class artifact: judged on its inputs
+    path = "docs/openapi.json"
+    inputs = ["src/app/api/**"]
+
     [roles]                             # principals, "group:NAME" or "*"
     claim = ["*"]
     integrate = ["group:maintainers"]

@@ -16,7 +16,7 @@ __all__ = ["ALL_KEYS", "GENERATED_KEYS", "LIMIT_KEYS", "POLICY_KEYS", "ROLE_KEYS
 
 _DAY = 24 * 3600
 
-Kind = Literal["int", "patterns", "choices", "entries"]
+Kind = Literal["int", "patterns", "choices", "entries", "artifacts"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,8 @@ class Key:
             return "an array of path patterns (strings)"
         if self.kind == "choices":
             return "an array of distinct names out of " + ", ".join(self.choices)
+        if self.kind == "artifacts":
+            return "an array of tables, each {path = PATTERN, inputs = [PATTERN, ...]}"
         return 'an array of principal names, "group:NAME" or "*"'
 
 
@@ -109,6 +111,11 @@ GENERATED_KEYS = (
     Key(
         "generated", "patterns", "patterns",
         help="Path patterns of generated artifacts: they create no overlap.",
+    ),
+    Key(
+        "generated", "artifacts", "artifacts",
+        help="First-class generated artifacts ([[generated.artifacts]] path, inputs): "
+        "writes to one are judged on its generator inputs.",
     ),
 )
 

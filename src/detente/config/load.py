@@ -9,7 +9,7 @@ naming the file, the key and what it expects. Command-line overrides (``detente 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import date, datetime, time
 from pathlib import Path
@@ -25,6 +25,7 @@ from detente.config.model import (
     Roles,
 )
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.overlap.trees import Artifact
 from detente.domain.policy import DEFAULT_POLICY
 from detente.errors import ValidationError
 
@@ -90,6 +91,7 @@ def effective(config: ProjectConfig) -> dict[str, Any]:
         value = getattr(config.policy, key.attr)
         out[key.dotted] = list(value) if isinstance(value, tuple) else value
     out["generated.patterns"] = list(config.generated)
+    out["generated.artifacts"] = [f"{a.path} <- {' '.join(a.inputs)}" for a in config.artifacts]
     for key in ROLE_KEYS:
         out[key.dotted] = list(config.roles.members(key.name))
     for key in LIMIT_KEYS:
@@ -185,6 +187,8 @@ def _check(key: Key, value: Any, where: str) -> Any:
         if not key.low <= value <= key.high:
             raise bad()
         return value
+    if key.kind == "artifacts":
+        return _artifacts(key, value, bad)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise bad()
     if key.kind == "patterns":
@@ -204,6 +208,27 @@ def _check(key: Key, value: Any, where: str) -> Any:
         if not _valid_entry(entry):
             raise bad(f" (bad entry {entry!r})")
     return tuple(dict.fromkeys(value))
+
+
+def _artifacts(key: Key, value: Any, bad: Callable[[str], ValidationError]) -> Any:
+    """``[[generated.artifacts]]`` entries as :class:`Artifact` records."""
+    if not isinstance(value, list):
+        raise bad("")
+    out = []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, dict) or set(entry) != {"path", "inputs"}:
+            raise bad(f" (entry {i + 1} must have exactly path and inputs)")
+        path, inputs = entry["path"], entry["inputs"]
+        if not isinstance(path, str) or not isinstance(inputs, list) or not inputs:
+            raise bad(f" (entry {i + 1}: path is a string, inputs a non-empty array)")
+        if not all(isinstance(p, str) for p in inputs):
+            raise bad(f" (entry {i + 1}: inputs are strings)")
+        try:
+            canonical = [normalize_pattern(p, field=key.dotted) for p in (path, *inputs)]
+        except ValidationError as exc:
+            raise bad(f" (entry {i + 1}: {exc.detail})") from None
+        out.append(Artifact(canonical[0], tuple(dict.fromkeys(canonical[1:]))))
+    return tuple(out)
 
 
 def _valid_entry(entry: str) -> bool:
@@ -263,6 +288,7 @@ def _build(values: Mapping[str, tuple[Any, str]], read: Path | None) -> ProjectC
             field="policy.min-ttl-seconds",
         )
     generated = values.get("generated.patterns", ((), DEFAULT_SOURCE))[0]
+    artifacts = values.get("generated.artifacts", ((), DEFAULT_SOURCE))[0]
     defaults = Roles()
     roles = Roles(
         {
@@ -281,6 +307,7 @@ def _build(values: Mapping[str, tuple[Any, str]], read: Path | None) -> ProjectC
     return ProjectConfig(
         policy=policy,
         generated=generated,
+        artifacts=artifacts,
         roles=roles,
         limits=limits,
         file=read,

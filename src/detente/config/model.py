@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from detente.domain.overlap.trees import Artifact
 from detente.domain.policy import DEFAULT_POLICY, Policy
 
 __all__ = [
@@ -102,6 +103,8 @@ class ProjectConfig:
         policy: the service's limits (TTL bounds, meeting deadline, takeover grace,
             approval gates, ...).
         generated: canonical path patterns of generated artifacts (``[generated]``).
+        artifacts: first-class generated artifacts with their generator inputs
+            (``[[generated.artifacts]]``).
         roles: who holds which role (``[roles]``).
         limits: action (one of :data:`LIMITED_ACTIONS`) -> its rate limit (``[limits]``).
         file: the configuration file read; None when there was none.
@@ -111,6 +114,7 @@ class ProjectConfig:
 
     policy: Policy = DEFAULT_POLICY
     generated: tuple[str, ...] = ()
+    artifacts: tuple[Artifact, ...] = ()
     roles: Roles = field(default_factory=Roles)
     limits: Mapping[str, RateLimit] = field(default_factory=_default_limits)
     file: Path | None = None

@@ -33,12 +33,14 @@ sections (:mod:`detente.domain.memory.authority`) share :func:`blocks`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.generated_authority import artifact_at, artifact_writable
 from detente.domain.meetings.model import MeetingStatus
+from detente.domain.named_authority import Edit, named_owned, named_refusals
 from detente.domain.overlap.carveouts import carved_matches
 from detente.domain.overlap.paths import escape, normalize_path
 from detente.domain.overlap.trees import Judge, Verdict
@@ -106,14 +108,19 @@ def blocks(
     )
 
 
-def path_refusals(state: RepoState, claim_id: str | None, path: str) -> list[Claim]:
+def path_refusals(
+    state: RepoState, claim_id: str | None, path: str, edit: Edit | None = None
+) -> list[Claim]:
     """The claims whose authority over the concrete ``path`` refuses ``claim_id``, by id.
 
     The path is read literally (``app/[id]/page.tsx`` is that file) by the one matcher
     every guard shares (:meth:`~detente.domain.overlap.PatternIndex.matching`). Where the
     writer's own granted pattern and the holder's meet at ``path`` only as a ``potential``
     (or ``generated``) overlap, the verdict claim opening gave them (advisory: both are
-    ``active``), the holder does not refuse it (:func:`_advisory_at`).
+    ``active``), the holder does not refuse it (:func:`_advisory_at`). Symbols and modules
+    held by others refuse it by the overlap engine's containment rule, judged on ``edit``
+    (the symbols the change touches; None: the whole file), see
+    :mod:`detente.domain.named_authority`.
     """
     found: dict[str, Claim] = {}
     me = state.claims.get(claim_id) if claim_id is not None else None
@@ -125,6 +132,8 @@ def path_refusals(state: RepoState, claim_id: str | None, path: str) -> list[Cla
         if me is not None and judge is not None and _advisory_at(judge, me, other, theirs, path):
             continue
         found[other.id] = other
+    named = named_refusals(state, path, edit, lambda other: blocks(state, claim_id, other))
+    found.update(named)
     return [found[k] for k in sorted(found)]
 
 
@@ -145,19 +154,31 @@ def _advisory_at(judge: Judge, me: Claim, other: Claim, theirs: str, path: str) 
     return all(judge(other.base_commit, (p,), (theirs,), path)[0] in advisory for p in mine)
 
 
-def writable(state: RepoState, claim: Claim | None, path: str) -> tuple[list[Claim], bool]:
+def writable(
+    state: RepoState, claim: Claim | None, path: str, edit: Edit | None = None
+) -> tuple[list[Claim], bool]:
     """``(refusing claims, outside)`` for one concrete normalised path.
 
-    ``outside`` is True when no granted pattern of ``claim`` matches the path and nobody
-    refuses it (a refused path is reported once, as refused). ``claim`` None: a write
-    nobody claimed, refused only by holders. A generated artifact at the claim's base
-    commit is neither refused nor outside (rule 5).
+    ``outside`` is True when no granted target of ``claim`` covers the write (a path
+    pattern matching it, a module holding the file, or its symbols holding everything
+    ``edit`` touches) and nobody refuses it (a refused path is reported once, as
+    refused). ``claim`` None: a write nobody claimed, refused only by holders. A
+    first-class generated artifact is judged on its generator inputs instead
+    (:mod:`detente.domain.generated_authority`); any other generated artifact at the
+    claim's base commit is neither refused nor outside (rule 5).
     """
-    refusing = path_refusals(state, claim.id if claim is not None else None, path)
-    owned = claim is None or any(
-        carved_matches(p, claim.carved(p), path)
-        for p in claim.paths
-        if p not in claim.pending_paths
+    artifact = artifact_at(state, claim, path)
+    if claim is not None and artifact is not None:
+        return artifact_writable(state, claim, artifact, lambda o: blocks(state, claim.id, o))
+    refusing = path_refusals(state, claim.id if claim is not None else None, path, edit)
+    owned = (
+        claim is None
+        or any(
+            carved_matches(p, claim.carved(p), path)
+            for p in claim.paths
+            if p not in claim.pending_paths
+        )
+        or named_owned(claim, path, edit)
     )
     # The base tree is read only for a path that would be refused: the common write (its
     # own, unheld path) costs no tree lookup.
@@ -211,11 +232,14 @@ def check_write(
     paths: Sequence[str],
     now: datetime,
     fencing_token: int | None = None,
+    edits: Mapping[str, Edit] | None = None,
 ) -> list[str]:
     """Authorize ``claim_id`` to write ``paths`` (concrete repo-relative file paths).
 
     Order: fencing (a taken-over claim is fenced off before anything else), liveness,
-    the writer's status, then each path against :func:`writable`.
+    the writer's status, then each path against :func:`writable`, with what the change
+    does to the path's symbols when known (``edits``, by path; see
+    :mod:`detente.domain.named_authority`; a path without one is a whole-file write).
 
     Returns:
         The normalised paths, all authorized.
@@ -236,7 +260,7 @@ def check_write(
     blockers: list[dict[str, str]] = []
     outside: list[str] = []
     for path in dict.fromkeys(normalised):
-        refusing, out = writable(state, claim, path)
+        refusing, out = writable(state, claim, path, (edits or {}).get(path))
         blockers += [{"path": path, "claimId": o.id, "agent": o.agent.name} for o in refusing]
         if out:
             outside.append(path)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import math
+import os
 import re
 import threading
 from collections import Counter, OrderedDict
@@ -32,7 +33,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
-__all__ = ["MODEL_SHA256", "THRESHOLDS", "TOKENIZER_SHA256", "Similarity", "bm25_scores"]
+__all__ = [
+    "MODEL_SHA256",
+    "THRESHOLDS",
+    "TOKENIZER_SHA256",
+    "Similarity",
+    "bm25_scores",
+    "embed_threads",
+    "model_tried",
+]
 
 Mode = Literal["semantic", "lexical"]
 
@@ -65,6 +74,15 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def embed_threads() -> int:
+    """Intra-op threads for the model: ``DETENTE_EMBED_THREADS``, else up to 2 (the cores a
+    small server has; more threads on a busy 2-core machine only contend)."""
+    raw = os.environ.get("DETENTE_EMBED_THREADS", "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    return max(1, min(2, os.cpu_count() or 1))
+
+
 class _Model:
     """The ONNX session and tokenizer (loaded once per process)."""
 
@@ -73,28 +91,36 @@ class _Model:
         from tokenizers import Tokenizer
 
         options = onnxruntime.SessionOptions()
-        # One thread that never spins: the server shares its cores with agents and git.
-        options.intra_op_num_threads = 1
+        options.intra_op_num_threads = embed_threads()
+        options.inter_op_num_threads = 1
+        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Threads that never spin: the server shares its cores with agents and git.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(
             str(model), options, providers=["CPUExecutionProvider"]
         )
         self.tokenizer = Tokenizer.from_file(str(tokenizer))
         self.tokenizer.enable_truncation(_MAX_TOKENS)
-        self.tokenizer.enable_padding()
+        self.tokenizer.no_padding()  # each batch is padded to its own longest text below
 
     def embed(self, texts: Sequence[str]) -> Any:
         import numpy as np
 
-        # Batches of similar length waste little work on padding.
+        # Sorted by length, each batch padded only to its longest text: short objectives
+        # never pay for a long memory section's padding.
         encoded = self.tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
         result = np.zeros((len(texts), 384), dtype=np.float32)
         for start in range(0, len(order), _BATCH):
             batch = order[start : start + _BATCH]
-            width = max(sum(encoded[i].attention_mask) for i in batch)
-            ids = np.array([encoded[i].ids[:width] for i in batch], dtype=np.int64)
-            mask = np.array([encoded[i].attention_mask[:width] for i in batch], dtype=np.int64)
+            width = max(len(encoded[i].ids) for i in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, i in enumerate(batch):
+                n = len(encoded[i].ids)
+                ids[row, :n] = encoded[i].ids
+                mask[row, :n] = 1
             (hidden,) = self.session.run(
                 ["last_hidden_state"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
@@ -108,6 +134,12 @@ class _Model:
 
 _LOADED: dict[str, _Model | None] = {}
 _LOAD_LOCK = threading.Lock()
+
+
+def model_tried() -> bool:
+    """Whether this process has already tried to load the model (a call to
+    :class:`Similarity` in the semantic mode returns at once)."""
+    return "model" in _LOADED
 
 
 def _load() -> tuple[_Model | None, str]:
@@ -151,7 +183,7 @@ class Similarity:
         self._model = model
         self.mode: Mode = "semantic" if model is not None else "lexical"
         self.fallback_reason = reason if model is None else None
-        self._cache: OrderedDict[str, Any] = OrderedDict()
+        self._cache: OrderedDict[bytes, Any] = OrderedDict()
         self._lock = threading.Lock()
 
     @property
@@ -169,23 +201,29 @@ class Similarity:
         }
 
     def embed(self, texts: Sequence[str]) -> Any:
-        """Unit vectors of ``texts`` (semantic mode only), cached by text."""
+        """Unit vectors of ``texts`` (semantic mode only), shape ``(len(texts), 384)``.
+
+        Cached by the SHA-256 of each text (the last :data:`_CACHE` texts): an objective
+        or section embedded once is not embedded again by this process.
+        """
         assert self._model is not None
-        with self._lock:
-            found = {t: self._cache[t] for t in dict.fromkeys(texts) if t in self._cache}
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
-        if missing:
-            vectors = self._model.embed(missing)
-            with self._lock:
-                for text, vector in zip(missing, vectors, strict=True):
-                    found[text] = vector
-                    self._cache[text] = vector
-                    while len(self._cache) > _CACHE:
-                        self._cache.popitem(last=False)
         import numpy as np
 
+        keys = [_text_key(t) for t in texts]
+        with self._lock:
+            found = {k: self._cache[k] for k in dict.fromkeys(keys) if k in self._cache}
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
+        if missing:
+            vectors = self._model.embed(list(missing.values()))
+            with self._lock:
+                for key, vector in zip(missing, vectors, strict=True):
+                    found[key] = vector
+                    self._cache[key] = vector
+                    while len(self._cache) > _CACHE:
+                        self._cache.popitem(last=False)
         # From ``found``, not the cache: more texts than the cache holds evict each other.
-        return np.stack([found[t] for t in texts]) if texts else np.zeros((0, 384))
+        rows: list[Any] = [found[k] for k in keys]
+        return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
 
     def pairwise(self, left: Sequence[str], right: Sequence[str]) -> list[list[float]]:
         """Similarity of every ``left[i]`` with every ``right[j]``."""
@@ -208,6 +246,10 @@ class Similarity:
         if self._model is not None:
             return self.pairwise([query], documents)[0]
         return bm25_scores(query, documents)
+
+
+def _text_key(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 def _words(text: str) -> list[str]:

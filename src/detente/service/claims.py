@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from detente.domain.authority import check_write
 from detente.domain.claims.commands import ChangeScope, OpenClaim, RenewLease, SetStatus
@@ -14,8 +15,13 @@ from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
-from detente.service.repo_index import resolve_symbols
-from detente.service.search import semantic_overlaps, similarity
+from detente.service.repo_index import resolve_symbols, symbols_matter, worktree_edits
+from detente.service.search import (
+    announce_semantic,
+    semantic_overlaps,
+    semantic_record,
+    similarity_now,
+)
 from detente.service.views import ClaimView, claim_command, claim_view
 from detente.vcs.workstate import work_state
 
@@ -27,12 +33,18 @@ class ClaimsService:
         self.core = core
 
     def _with_semantic(self, state: RepoState, view: ClaimView) -> ClaimView:
-        """The view plus its advisory semantic overlaps (on read only: the model costs
-        milliseconds, which writes, serialized per repository, need not pay)."""
+        """The view plus its advisory semantic overlaps, as stored when claims opened."""
         if not view.claim.holding:
             return view
-        semantic = semantic_overlaps(state, view.claim, view.overlaps, similarity())
-        return replace(view, semantic=semantic)
+        return replace(view, semantic=semantic_overlaps(state, view.claim, view.overlaps))
+
+    def _semantic_record(self, repo: str, objective: str) -> dict[str, Any] | None:
+        """The opening claim's similar holders, computed outside the repository's
+        transaction (the model costs milliseconds that serialized writes need not pay)."""
+        state = self.core.fresh(repo)
+        with self.core.lock(repo):
+            candidates = [(c.id, c.objective) for c in state.claims.values() if c.holding]
+        return semantic_record(similarity_now(), objective, candidates)
 
     # ------------------------------------------------------------------ claims
 
@@ -54,14 +66,18 @@ class ClaimsService:
         claim_id = cmd.claim_id or self.core.ids("clm")
         symbols = resolve_symbols(repo.path, cmd.symbols, base, field="symbols")
         seeded = replace(cmd, base_commit=base, claim_id=claim_id, symbols=symbols)
+        record = self._semantic_record(repo.name, cmd.objective)
         with self.core.lock(repo.name):
             state, _ = self.core.execute(
                 repo.name,
-                lambda s: decide_open(
-                    s, seeded, self.core.clock.now(), self.core.ids, self.core.policy
+                lambda s: announce_semantic(
+                    s,
+                    decide_open(s, seeded, self.core.clock.now(), self.core.ids, self.core.policy),
+                    claim_id,
+                    record,
                 ),
             )
-            return claim_view(state, state.claims[claim_id])
+            return self._with_semantic(state, claim_view(state, state.claims[claim_id]))
 
     def get_claim(
         self,
@@ -218,4 +234,9 @@ class ClaimsService:
         repo = self.core.repo_of_claim(claim_id)
         state = self.core.fresh(repo)
         with self.core.lock(repo):
-            return check_write(state, claim_id, paths, self.core.clock.now(), fencing_token)
+            claim = state.claims.get(claim_id)
+            matter = symbols_matter(state, claim, paths)
+        # A write where symbols matter is judged on what the claim's worktree touches now.
+        edits = worktree_edits(self.core.repos[repo].path, claim) if matter else None
+        with self.core.lock(repo):
+            return check_write(state, claim_id, paths, self.core.clock.now(), fencing_token, edits)

@@ -25,7 +25,7 @@ from detente.domain.events import Event
 from detente.domain.meetings.decide import decide_deadlines, due_meetings
 from detente.domain.meetings.reactions import react
 from detente.domain.meetings.resolutions import OwnersOf
-from detente.domain.overlap.trees import TreeSource
+from detente.domain.overlap.trees import Artifact, TreeSource
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.errors import (
@@ -51,6 +51,8 @@ _MAX_REACTION_ROUNDS = 16
 class RepoConfig:
     """A repository the server coordinates. ``path`` is None for path-less test repos.
 
+    ``generated`` and ``artifacts`` come from the served configuration (``[generated]`` of
+    ``detente.toml``) and apply at every commit, beside each commit's own declarations.
     ``refs`` stands in for the repository's git refs and commits (a
     :class:`~detente.vcs.fake_refs.FakeRefStore` in replays); None: git at ``path``.
     """
@@ -59,6 +61,8 @@ class RepoConfig:
     path: Path | None = None
     default_branch: str = "main"
     case_insensitive: bool = False
+    generated: tuple[str, ...] = ()
+    artifacts: tuple[Artifact, ...] = ()
     refs: RefStore | None = field(default=None, compare=False)
 
 
@@ -164,7 +168,8 @@ class ServiceCore:
             if refs is not None:
                 state.trees = refs
             elif path is not None:
-                state.trees = tree_source(path)
+                config = self.repos[repo]
+                state.trees = tree_source(path, config.generated, config.artifacts)
             self._states[repo] = state
         return state
 
@@ -350,5 +355,5 @@ class ServiceCore:
             if r.refs is not None:
                 trees[r.name] = r.refs
             elif r.path is not None:
-                trees[r.name] = tree_source(r.path)
+                trees[r.name] = tree_source(r.path, r.generated, r.artifacts)
         return verify(self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees)

@@ -45,6 +45,7 @@ from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
 from detente.service.core import ServiceCore
+from detente.service.repo_index import symbols_matter, worktree_edits
 from detente.service.repo_refs import ref_store
 from detente.service.views import ClaimView, claim_view
 from detente.vcs.refs import check_ref_name
@@ -53,7 +54,9 @@ from detente.vcs.refstore import RefStore
 __all__ = ["CommitCheck", "GatesService"]
 
 
-def _facts(refs: RefStore, path: Path | None, claim: Claim, head: str, base: str) -> GitFacts:
+def _facts(
+    refs: RefStore, path: Path | None, claim: Claim, head: str, base: str, symbols_held: bool
+) -> GitFacts:
     found = refs.commit_facts(
         head=head, base=base, claim_base=claim.base_commit, branch=claim.branch
     )
@@ -65,16 +68,20 @@ def _facts(refs: RefStore, path: Path | None, claim: Claim, head: str, base: str
         from_claim_base=found.from_claim_base,
         branch_head=found.branch_head,
         diff=found.diff,
-        symbol_edits=_symbol_edits(path, claim, found.base_oid, found.head_oid),
+        symbol_edits=_symbol_edits(
+            path, bool(claim.symbols) or symbols_held, found.base_oid, found.head_oid
+        ),
     )
 
 
 def _symbol_edits(
-    path: Path | None, claim: Claim, base: str | None, head: str | None
+    path: Path | None, needed: bool, base: str | None, head: str | None
 ) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
-    """What the diff does to symbols, for a claim that names symbols (else nothing; a
-    repository without a checkout, e.g. on a fake ref store, has no symbol index)."""
-    if not claim.symbols or base is None or head is None or path is None:
+    """What the diff does to symbols, when some claim names symbols (else nothing): the
+    claim's own symbols cover what stays inside them, others' symbols refuse what they
+    touch (:mod:`detente.domain.named_authority`). A repository without a checkout (a
+    fake ref store) has no symbol index."""
+    if not needed or base is None or head is None or path is None:
         return ()
     from detente.index.diff import touched
     from detente.service.repo_index import symbol_index
@@ -169,7 +176,10 @@ class GatesService:
         if evidence is None:
             raise ValidationError("evidence is required", field="evidence")
         check_ref_name(base_ref.ref)
-        facts = _facts(refs, path, snapshot, evidence.head_commit, base_ref.oid)
+        facts = _facts(
+            refs,
+            path, snapshot, evidence.head_commit, base_ref.oid, bool(state.claims.symbols)
+        )
         stale: list[StaleBase] = []
 
         def decide(s: RepoState) -> list[Event]:
@@ -253,7 +263,12 @@ class GatesService:
                 for i, p in enumerate(paths)
             ]
             claim = get_claim(state, claim_id) if claim_id is not None else None
-            problems, findings = commit_findings(state, claim, norm)
+            matter = symbols_matter(state, claim, norm)
+        # Staged symbol edits are judged on the claim's worktree diff (a superset).
+        path = self.core.repos[state.repo].path
+        edits = worktree_edits(path, claim) if matter else None
+        with self.core.lock(repo):
+            problems, findings = commit_findings(state, claim, norm, edits)
         return CommitCheck(claim_id, problems, findings)
 
     def check_push(

@@ -13,26 +13,37 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detente.domain.claims.model import Claim
+from detente.domain.named_authority import Edit
+from detente.domain.overlap.paths import normalize_path
+from detente.domain.overlap.symbols import split_symbol
+from detente.domain.overlap.trees import Artifact
+from detente.domain.state import RepoState
+from detente.errors import DetenteError, ValidationError
+
 if TYPE_CHECKING:  # imported on first use: a claim read never parses code
     from detente.index.symbols import SymbolIndex
     from detente.index.trees import GitTrees
 
-__all__ = ["resolve_symbols", "symbol_index", "tree_source"]
+__all__ = ["resolve_symbols", "symbol_index", "symbols_matter", "tree_source", "worktree_edits"]
 
 _INDEXES: dict[Path, SymbolIndex] = {}
-_TREES: dict[Path, GitTrees] = {}
+_TREES: dict[tuple[Path, tuple[str, ...], tuple[Artifact, ...]], GitTrees] = {}
 _LOCK = threading.Lock()
 
 
-def tree_source(repo: Path) -> GitTrees:
-    """The shared commit-tree reader of the repository at ``repo``."""
-    key = repo.resolve()
+def tree_source(
+    repo: Path, generated: tuple[str, ...] = (), artifacts: tuple[Artifact, ...] = ()
+) -> GitTrees:
+    """The shared commit-tree reader of the repository at ``repo``, with the served
+    configuration's generated patterns and artifacts added to every commit's own."""
+    key = (repo.resolve(), generated, artifacts)
     with _LOCK:
         trees = _TREES.get(key)
         if trees is None:
             from detente.index.trees import GitTrees
 
-            trees = _TREES[key] = GitTrees(key)
+            trees = _TREES[key] = GitTrees(key[0], generated, artifacts)
         return trees
 
 
@@ -63,3 +74,43 @@ def resolve_symbols(
     if repo is None or not names:
         return tuple(n.strip() for n in names)
     return symbol_index(repo).resolve_all(names, commit, field=field)
+
+
+def symbols_matter(state: RepoState, claim: Claim | None, paths: Sequence[str]) -> bool:
+    """Whether a write of ``paths`` by ``claim`` depends on symbols: the claim names
+    symbols, or another claim holds a symbol in one of the paths (hold the lock)."""
+    if claim is None or not claim.worktree:
+        return False
+    if claim.symbols:
+        return True
+    wanted = set()
+    for path in paths:
+        try:
+            wanted.add(normalize_path(path, case_insensitive=state.case_insensitive))
+        except ValidationError:
+            continue  # the check itself reports it
+    return any(split_symbol(s)[0] in wanted for s in state.claims.symbols)
+
+
+def worktree_edits(repo: Path | None, claim: Claim | None) -> dict[str, Edit] | None:
+    """What ``claim``'s worktree changes in the symbols of its files, against its base
+    commit (uncommitted and untracked files included: a superset of what is staged).
+
+    Call it outside the repository's lock, only when :func:`symbols_matter`.
+
+    Returns:
+        ``path -> (innermost symbols touched, lines outside every symbol changed)``; None
+        when there is no worktree to read (every write is then a whole-file write).
+    """
+    if repo is None or claim is None or not claim.worktree:
+        return None
+    tree = Path(claim.worktree)
+    if not tree.is_dir():
+        return None
+    from detente.index.diff import touched
+
+    try:
+        files = touched(symbol_index(repo), claim.base_commit, worktree=tree)
+    except DetenteError:
+        return None
+    return {f.path: (f.symbols, f.outside) for f in files}

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from detente.domain.claims.model import Claim
+from detente.domain.events import CLAIM_ANNOUNCED, Event
 from detente.domain.memory.markdown import parse
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import (
@@ -31,14 +34,24 @@ from detente.domain.overlap.model import (
 )
 from detente.domain.state import RepoState
 from detente.errors import DetenteError, ValidationError
-from detente.index.semantic import Similarity
+from detente.index.semantic import Similarity, model_tried
 from detente.service.core import ServiceCore
 
-__all__ = ["SearchService", "semantic_overlaps", "similarity"]
+__all__ = [
+    "SearchService",
+    "announce_semantic",
+    "semantic_overlaps",
+    "semantic_record",
+    "similarity",
+    "similarity_now",
+]
 
 _SIMILARITY: list[Similarity] = []
 _LOCK = threading.Lock()
 _MAX_SECTION = 2000
+
+#: The most similar claims a claim's record keeps: advice names a few, never a crowd.
+MAX_SIMILAR = 10
 
 
 def similarity() -> Similarity:
@@ -53,28 +66,115 @@ def similarity() -> Similarity:
         return _SIMILARITY[0]
 
 
-def semantic_overlaps(
-    state: RepoState, claim: Claim, symbolic: list[Overlap], sim: Similarity
-) -> list[Overlap]:
+_LEXICAL: list[Similarity] = []
+_WARMING: list[threading.Thread] = []
+_WARM_LOCK = threading.Lock()  # not _LOCK: similarity() holds that while the model loads
+
+
+def similarity_now() -> Similarity:
+    """The process-wide similarity when it is ready, without waiting for the model.
+
+    While the model has not been loaded yet (the first claim after a server start), it
+    loads in a background thread and this answers with the lexical mode, so no claim
+    opening waits for a model load; a record states the mode it was computed in.
+    """
+    if _SIMILARITY:
+        return _SIMILARITY[0]
+    if model_tried() or os.environ.get("DETENTE_SIMILARITY", "").strip().lower() == "lexical":
+        return similarity()
+    with _WARM_LOCK:
+        if not _WARMING:
+            _WARMING.append(threading.Thread(target=similarity, name="detente-model", daemon=True))
+            _WARMING[0].start()
+        if not _LEXICAL:
+            _LEXICAL.append(Similarity("lexical"))
+        return _LEXICAL[0]
+
+
+def semantic_record(
+    sim: Similarity, objective: str, candidates: Sequence[tuple[str, str]]
+) -> dict[str, Any] | None:
+    """What a new claim's objective resembles, computed once when it opens.
+
+    Args:
+        sim: the similarity to use.
+        objective: the new claim's objective.
+        candidates: ``(claim id, objective)`` of the holding claims.
+
+    Returns:
+        ``{mode, threshold, similar: [{claimId, score}]}``: the :data:`MAX_SIMILAR` most
+        similar holders at or above the mode's threshold (scores rounded to 4 places,
+        listed by claim id), stored on ``claim.announced``; None for a blank objective.
+    """
+    if not objective.strip():
+        return None
+    others = [(cid, text) for cid, text in candidates if text.strip()]
+    scores = sim.pairwise([objective], [text for _, text in others])[0] if others else []
+    above = [(score, cid) for (cid, _), score in zip(others, scores, strict=True)]
+    best = sorted((p for p in above if p[0] >= sim.threshold), key=lambda p: (-p[0], p[1]))
+    similar = [
+        {"claimId": cid, "score": round(score, 4)}
+        for score, cid in sorted(best[:MAX_SIMILAR], key=lambda p: p[1])
+    ]
+    return {"mode": sim.mode, "threshold": sim.threshold, "similar": similar}
+
+
+def announce_semantic(
+    state: RepoState, events: list[Event], claim_id: str, record: dict[str, Any] | None
+) -> list[Event]:
+    """``events`` with ``record`` stored on ``claim_id``'s ``claim.announced``, keeping only
+    the similar claims that still hold in ``state`` (the record was computed outside the
+    repository's transaction)."""
+    if record is None:
+        return events
+    kept = [
+        s
+        for s in record["similar"]
+        if (c := state.claims.get(s["claimId"])) is not None and c.holding and c.id != claim_id
+    ]
+    out = []
+    for event in events:
+        if event.type == CLAIM_ANNOUNCED and event.data.get("claimId") == claim_id:
+            event = replace(event, data={**event.data, "semantic": {**record, "similar": kept}})
+        out.append(event)
+    return out
+
+
+def semantic_overlaps(state: RepoState, claim: Claim, symbolic: list[Overlap]) -> list[Overlap]:
     """Advisory overlaps of ``claim`` with holders whose objective means the same.
+
+    Read from the records stored when claims opened (:func:`semantic_record`), in both
+    directions: the claims ``claim`` found similar when it opened, and the later claims
+    that found ``claim`` similar. Nothing is recomputed on a read.
 
     Returns:
         One ``semantic``/``advisory`` :class:`Overlap` per similar holder that has no
         symbolic overlap with ``claim``, by claim id.
     """
     already = {o.claim_id for o in symbolic}
-    others = [
-        c
-        for c in state.claims.values()
-        if c.holding and c.id != claim.id and c.id not in already and c.objective.strip()
-    ]
-    if not others or not claim.objective.strip():
-        return []
-    scores = sim.pairwise([claim.objective], [c.objective for c in others])[0]
+    found: dict[str, tuple[float, str, float]] = {}
+    record = claim.semantic or {}
+    for entry in record.get("similar", ()):
+        found[str(entry["claimId"])] = (
+            float(entry["score"]),
+            str(record["mode"]),
+            float(record["threshold"]),
+        )
+    for other in state.claims.values():
+        theirs = other.semantic or {}
+        for entry in theirs.get("similar", ()):
+            if entry["claimId"] == claim.id:
+                found.setdefault(
+                    other.id,
+                    (float(entry["score"]), str(theirs["mode"]), float(theirs["threshold"])),
+                )
     out = []
-    for other, score in sorted(zip(others, scores, strict=True), key=lambda p: p[0].id):
-        if score < sim.threshold:
+    for other_id in sorted(found):
+        held = state.claims.get(other_id)
+        if held is None or not held.holding or held.id == claim.id or held.id in already:
             continue
+        other = held
+        score, mode, threshold = found[other_id]
         out.append(
             Overlap(
                 claim_id=other.id,
@@ -85,12 +185,12 @@ def semantic_overlaps(
                     OverlapTarget(
                         mine=claim.objective,
                         theirs=other.objective,
-                        witness=f"{sim.mode} similarity {score:.2f}",
+                        witness=f"{mode} similarity {score:.2f}",
                     ),
                 ),
                 reason=(
-                    f"similar objective ({other.agent.name}: {other.objective!r}; {sim.mode} "
-                    f"similarity {score:.2f} >= {sim.threshold:.2f}): different files, maybe "
+                    f"similar objective ({other.agent.name}: {other.objective!r}; {mode} "
+                    f"similarity {score:.2f} >= {threshold:.2f}): different files, maybe "
                     "the same subsystem; advice only"
                 ),
                 kinds=(OverlapKind.SEMANTIC,),

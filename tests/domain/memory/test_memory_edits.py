@@ -49,7 +49,9 @@ def test_replacing_a_body_changes_only_that_sections_bytes(key: str, body: str) 
     assert new[: span.body_start] == DOC[: span.body_start]
     assert new[len(new) - (len(DOC) - span.end) :] == DOC[span.end :]
     after = parse(new)
-    assert after.section(key).body(new) == body.encode()  # type: ignore[union-attr]
+    got = after.section(key).body(new)  # type: ignore[union-attr]
+    assert body.encode() in got  # verbatim, framed only by the old body's blank lines
+    assert got.replace(body.encode(), b"", 1).strip() == b""
     if key != "title":
         check_confined(key, outline, DOC, after, new)
 
@@ -60,8 +62,27 @@ def test_a_body_without_a_final_newline_still_leaves_the_next_heading_on_its_own
 
     new = splice(DOC, span, section_text_with_body(DOC, span, b"Run ninja."))
 
-    assert b"## Build\nRun ninja.\n## Style\n" in new
+    assert b"## Build\n\nRun ninja.\n\n## Style\n" in new  # the blank lines around stay
     assert [s.key for s in parse(new).sections] == ["title", "build", "style"]
+
+
+def test_a_replaced_body_keeps_the_blank_lines_around_its_heading() -> None:
+    span = parse(DOC).section("build")
+    assert span is not None
+
+    def replaced(body: bytes) -> bytes:
+        return splice(DOC, span, section_text_with_body(DOC, span, body))
+
+    framed = DOC.replace(b"Run make.", b"Run ninja.")
+    assert replaced(b"Run ninja.\n") == framed
+    assert replaced(b"\nRun ninja.\n\n") == framed  # its own blank lines: not doubled
+    assert replaced(b"Run ninja.\n\n\n").count(b"\n\n\n") == 1  # kept as given
+    crlf = DOC.replace(b"\n", b"\r\n")
+    crlf_span = parse(crlf).section("build")
+    assert crlf_span is not None
+    assert splice(crlf, crlf_span, section_text_with_body(crlf, crlf_span, b"x")) == crlf.replace(
+        b"Run make.", b"x"
+    )
 
 
 def test_a_body_that_opens_a_sibling_heading_is_not_confined() -> None:

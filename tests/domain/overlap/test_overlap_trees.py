@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from detente.domain.overlap.trees import TreeView, Verdict, judge
+from detente.domain.overlap.trees import Artifact, TreeView, Verdict, judge
 
 TREE = TreeView(
     commit="c1",
@@ -35,3 +35,27 @@ def test_generated_files_are_never_witnesses() -> None:
 
 def test_without_a_tree_the_glob_witness_stands() -> None:
     assert judge(("a/**",), ("a/b",), "a/b", []) == (Verdict.UNKNOWN, "a/b")
+
+
+def test_the_last_matching_rule_decides_so_a_nested_unset_wins() -> None:
+    tree = TreeView(
+        commit="c2",
+        files=("vendor/a.js", "web/a.js"),
+        rules=(("**/*.js", True), ("vendor/**/*.js", False)),
+    )
+    assert tree.is_generated("web/a.js")
+    assert not tree.is_generated("vendor/a.js")
+    assert judge(("vendor/**",), ("**/*.js",), "vendor/b.js", [tree]) == (
+        Verdict.EXISTING,
+        "vendor/a.js",
+    )
+    assert judge(("web/**",), ("**/*.js",), "web/b.js", [tree])[0] is Verdict.GENERATED
+
+
+def test_a_first_class_artifact_is_generated_and_names_its_inputs() -> None:
+    tree = TreeView(
+        commit="c3", files=("docs/openapi.json",), artifacts=(Artifact("docs/*.json", ("api/**",)),)
+    )
+    assert tree.is_generated("docs/openapi.json")
+    assert tree.artifact("docs/openapi.json") == Artifact("docs/*.json", ("api/**",))
+    assert tree.artifact("docs/readme.md") is None

@@ -8,23 +8,25 @@ from fastapi import APIRouter, Header, Query, Request
 
 from detente.api.sse import event_stream
 from detente.client import routes as op
-from detente.client.inprocess import MAX_EVENTS_PAGE, MAX_SEQ, ServiceCalls
+from detente.client import wire
+from detente.client.calls import MAX_EVENTS_PAGE, MAX_SEQ, ServiceCalls
 
 
 def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
     service = calls.service
 
-    @r.get(op.EVENTS.path)
+    @r.get(op.EVENTS.path, operation_id=op.EVENTS.name)
     def list_events(
         repo: str | None = None,
         since: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
         limit: Annotated[int, Query(ge=1, le=MAX_EVENTS_PAGE)] = 100,
-    ) -> dict[str, Any]:
+    ) -> wire.EventPage:
         return calls.events(since=since, limit=limit, repo=repo)
 
     @r.get(
         op.EVENT_STREAM.path,
+        operation_id=op.EVENT_STREAM.name,
         responses={
             200: {
                 "description": "Server-Sent Events: id = seq, event = type, data = envelope",

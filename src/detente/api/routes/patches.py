@@ -10,32 +10,31 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from detente.client import routes as op
+from detente.client import wire
+from detente.client.calls import ServiceCalls
 from detente.client.gate_bodies import DiscardIn, PatchIn
-from detente.client.inprocess import ServiceCalls
 
 
 def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
 
-    @r.post(op.PUBLISH_PATCH.path, status_code=201)
-    def publish(body: PatchIn) -> dict[str, Any]:
+    @r.post(op.PUBLISH_PATCH.path, operation_id=op.PUBLISH_PATCH.name, status_code=201)
+    def publish(body: PatchIn) -> wire.PatchOut:
         return calls.publish_patch(body)
 
-    @r.get(op.LIST_PATCHES.path)
-    def list_patches(repo: str | None = None, status: str | None = None) -> dict[str, Any]:
+    @r.get(op.LIST_PATCHES.path, operation_id=op.LIST_PATCHES.name)
+    def list_patches(repo: str | None = None, status: str | None = None) -> wire.PatchList:
         return calls.list_patches(repo=repo, status=status)
 
-    @r.get(op.GET_PATCH.path)
-    def get_patch(patch_id: str) -> dict[str, Any]:
+    @r.get(op.GET_PATCH.path, operation_id=op.GET_PATCH.name)
+    def get_patch(patch_id: str) -> wire.PatchOut:
         return calls.get_patch(patch_id)
 
-    @r.post(op.DISCARD_PATCH.path)
-    def discard(patch_id: str, body: DiscardIn) -> dict[str, Any]:
+    @r.post(op.DISCARD_PATCH.path, operation_id=op.DISCARD_PATCH.name)
+    def discard(patch_id: str, body: DiscardIn) -> wire.PatchOut:
         return calls.discard_patch(patch_id, body)
 
     return r

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Literal
 
 from fastapi import APIRouter
 
 from detente import __version__
 from detente.api.supervision import supervisor_for
 from detente.client import routes as op
-from detente.client.inprocess import ServiceCalls
+from detente.client import wire
+from detente.client.calls import ServiceCalls
 from detente.errors import DetenteError
 
 #: Seconds ``/healthz`` waits for the store's head before answering without it.
@@ -20,16 +21,16 @@ HEALTH_STORE_TIMEOUT = 2.0
 def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
 
-    @r.get(op.REPOS.path)
-    def list_repos() -> dict[str, Any]:
+    @r.get(op.REPOS.path, operation_id=op.REPOS.name)
+    def list_repos() -> wire.RepoList:
         return calls.repos()
 
-    @r.get(op.AUDIT_VERIFY.path)
-    def audit_verify() -> dict[str, Any]:
+    @r.get(op.AUDIT_VERIFY.path, operation_id=op.AUDIT_VERIFY.name)
+    def audit_verify() -> wire.Audit:
         return calls.audit_verify()
 
-    @r.get(op.HEALTH.path)
-    async def healthz() -> dict[str, Any]:
+    @r.get(op.HEALTH.path, operation_id=op.HEALTH.name)
+    async def healthz() -> wire.Health:
         """Liveness and what the background tasks are doing.
 
         Runs on the event loop and never waits on the store for more than
@@ -42,6 +43,7 @@ def router(calls: ServiceCalls) -> APIRouter:
         service = calls.service
         supervisor = supervisor_for(service)
         head: int | None = None
+        store: Literal["ok", "slow", "unavailable"]
         try:
             head = await asyncio.wait_for(asyncio.to_thread(service.head), HEALTH_STORE_TIMEOUT)
             store = "ok"
@@ -49,7 +51,7 @@ def router(calls: ServiceCalls) -> APIRouter:
             store = "slow"
         except DetenteError:
             store = "unavailable"
-        body: dict[str, Any] = {
+        body: wire.Health = {
             "ok": supervisor.healthy() and store == "ok",
             "version": __version__,
             "head": head,

@@ -199,6 +199,7 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         last_event_id=event_id,
         advisory=bool(data.get("advisory", False)),
         takeover=data.get("takeoverOf"),
+        semantic=data.get("semantic"),
     )
 
 

@@ -140,6 +140,9 @@ class Claim:
     abandonment: Abandonment | None = None
     last_event_id: str | None = None
     advisory: bool = False
+    #: What its objective resembled when it opened (``{mode, threshold, similar:
+    #: [{claimId, score}]}``, stored on ``claim.announced``; advisory only).
+    semantic: dict[str, Any] | None = None
     takeover: dict[str, object] | None = None
     successor_id: str | None = None
     granted: bool = False

@@ -243,7 +243,7 @@ def _file_failures(
     for path in sorted(listed - real):
         failures.append(f"changedFiles lists {path}, which the base..head diff does not change")
     edits = {path: (touched, bare) for path, touched, bare in facts.symbol_edits}
-    for finding in path_findings(state, claim, sorted(real)):
+    for finding in path_findings(state, claim, sorted(real), edits):
         if finding.kind == "outside" and finding.path in edits:
             stray = stray_edits(claim.symbols, finding.path, *edits[finding.path])
             if stray is not None:

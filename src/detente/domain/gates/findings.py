@@ -18,12 +18,14 @@ checks built on it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from detente.domain.authority import literal_pattern, may_share, path_refusals, writable
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.generated_authority import artifact_at
+from detente.domain.named_authority import Edit
 from detente.domain.state import RepoState
 
 __all__ = [
@@ -52,23 +54,37 @@ class PathFinding:
             granted targets).
         claim_id: the holder's claim id (``held`` only).
         agent: the holder's agent name (``held`` only).
+        inputs: for a first-class generated artifact, its generator inputs (the write
+            was judged on them, see :mod:`detente.domain.generated_authority`).
     """
 
     path: str
     kind: Literal["held", "outside"]
     claim_id: str | None = None
     agent: str | None = None
+    inputs: tuple[str, ...] = ()
 
     def sentence(self, claim_id: str | None = None) -> str:
         """One human sentence, e.g. ``"a.py is held by clm_1 (alice)"``."""
+        generated = f" (generated from {', '.join(self.inputs)})" if self.inputs else ""
         if self.kind == "held":
-            return f"{self.path} is held by claim {self.claim_id} ({self.agent})"
+            return f"{self.path}{generated} is held by claim {self.claim_id} ({self.agent})"
         who = f"claim {claim_id}'s" if claim_id else "the claim's"
+        if self.inputs:
+            return f"{self.path}{generated}: {who} targets cover none of its inputs"
         return f"{self.path} is outside {who} targets"
 
     def to_wire(self) -> dict[str, Any]:
-        """``{path, kind, claimId, agent}``."""
-        return {"path": self.path, "kind": self.kind, "claimId": self.claim_id, "agent": self.agent}
+        """``{path, kind, claimId, agent}``, and ``generatorInputs`` for an artifact."""
+        wire: dict[str, Any] = {
+            "path": self.path,
+            "kind": self.kind,
+            "claimId": self.claim_id,
+            "agent": self.agent,
+        }
+        if self.inputs:
+            wire["generatorInputs"] = list(self.inputs)
+        return wire
 
 
 @dataclass(frozen=True)
@@ -92,7 +108,12 @@ def holders_of(state: RepoState, path: str, exclude: str | None = None) -> list[
     return [c for c in path_refusals(state, None, path) if c.id != exclude]
 
 
-def path_findings(state: RepoState, claim: Claim | None, paths: Iterable[str]) -> list[PathFinding]:
+def path_findings(
+    state: RepoState,
+    claim: Claim | None,
+    paths: Iterable[str],
+    edits: Mapping[str, Edit] | None = None,
+) -> list[PathFinding]:
     """Every refused path (see the module docstring), in the order of ``paths``.
 
     The answer comes from :func:`detente.domain.authority.writable`, the one rule every
@@ -103,24 +124,35 @@ def path_findings(state: RepoState, claim: Claim | None, paths: Iterable[str]) -
         claim: the claim that wants to change the paths, or None (a commit nobody
             claimed: only paths under another claim's authority are refused).
         paths: concrete, normalised repo-relative paths.
+        edits: what the change does to symbols, per path (see
+            :mod:`detente.domain.named_authority`); a path without one is a change to the
+            whole file.
 
     Returns:
         The findings; empty when every path may change.
     """
     out: list[PathFinding] = []
+    edits = edits or {}
     for path in dict.fromkeys(paths):
-        refusing, outside = writable(state, claim, path)
+        refusing, outside = writable(state, claim, path, edits.get(path))
+        artifact = artifact_at(state, claim, path) if refusing or outside else None
+        inputs = artifact.inputs if artifact is not None else ()
         for other in refusing:
-            out.append(PathFinding(path, "held", other.id, other.agent.name))
+            out.append(PathFinding(path, "held", other.id, other.agent.name, inputs))
         if outside:
-            out.append(PathFinding(path, "outside"))
+            out.append(PathFinding(path, "outside", inputs=inputs))
     return out
 
 
 def commit_findings(
-    state: RepoState, claim: Claim | None, paths: Sequence[str]
+    state: RepoState,
+    claim: Claim | None,
+    paths: Sequence[str],
+    edits: Mapping[str, Edit] | None = None,
 ) -> tuple[list[str], list[PathFinding]]:
     """The ``pre-commit`` check: may ``claim`` (or nobody) commit these staged paths?
+
+    ``edits``: what the change does to symbols, by path (see :func:`path_findings`).
 
     Returns:
         ``(problems, findings)``: ``problems`` are sentences about the claim itself (not
@@ -131,7 +163,7 @@ def commit_findings(
         problems.append(
             f"claim {claim.id} is {claim.status.value}: only an active claim commits work"
         )
-    return problems, path_findings(state, claim, paths)
+    return problems, path_findings(state, claim, paths, edits)
 
 
 def push_failures(

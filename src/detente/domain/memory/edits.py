@@ -44,10 +44,23 @@ def section_text_with_body(data: bytes, span: Span, body: bytes) -> bytes:
     what follows (the end marker, the next heading) stays on its own line; only a heading
     section that ends the file without a final line ending keeps ending without one.
     ``body`` is expected in the file's line ending and encoding already (``encode_like``).
+
+    A heading section keeps the blank lines that framed its old body (after the heading,
+    before the next one) unless the new body brings its own: replacing ``Run make.`` by
+    ``Run ninja.`` keeps the Markdown's spacing.
     """
     newline = newline_of(data)
     head = data[span.start : span.body_start]
     tail = data[span.body_end : span.end]
+    if span.kind == HEADING and body.strip():
+        old = data[span.body_start : span.body_end]
+        lead, trail = _blank_frame(old)
+        if not _starts_blank(body):
+            body = lead + body
+        if trail and not _ends_blank(body):
+            if not body.endswith((b"\n", b"\r")):
+                body += newline
+            body += trail
     if body and not head.endswith((b"\n", b"\r")):
         head += newline
     at_eof_without_newline = (
@@ -56,6 +69,34 @@ def section_text_with_body(data: bytes, span: Span, body: bytes) -> bytes:
     if body and not body.endswith((b"\n", b"\r")) and not at_eof_without_newline:
         body += newline
     return head + body + tail
+
+
+def _blank_lines(lines: list[bytes]) -> bytes:
+    return b"".join(line for line in lines if not line.strip())
+
+
+def _blank_frame(body: bytes) -> tuple[bytes, bytes]:
+    """The blank lines before the first and after the last non-blank line of ``body``.
+
+    A body with no text at all (``\n`` between two headings) frames with its blank lines
+    on both sides.
+    """
+    lines = body.splitlines(keepends=True)
+    text = [i for i, line in enumerate(lines) if line.strip()]
+    if not text:
+        blank = _blank_lines(lines)
+        return blank, blank
+    return _blank_lines(lines[: text[0]]), _blank_lines(lines[text[-1] + 1 :])
+
+
+def _starts_blank(body: bytes) -> bool:
+    first = body.splitlines(keepends=True)[0] if body else b""
+    return not first.strip()
+
+
+def _ends_blank(body: bytes) -> bool:
+    lines = body.splitlines(keepends=True)
+    return len(lines) > 1 and not lines[-1].strip()
 
 
 def append_entry(data: bytes, entry: bytes) -> tuple[bytes, int]:

@@ -82,7 +82,7 @@ def missing_file(doc: MemoryDocument) -> NotFoundError:
 
 
 def stale_document(
-    doc: MemoryDocument, detail: str, expected: int, actual: int
+    doc: MemoryDocument, detail: str, expected: int | str, actual: int | str
 ) -> RevisionConflict:
     """``revision_conflict`` carrying the current document and the event that made it."""
     return RevisionConflict(

@@ -256,11 +256,14 @@ def _defer(
             meetingId=meeting_id,
         ),
     ]
+    on_disk = digest(disk)
     refusal = RevisionConflict(
-        f"{reason}: the user's content stays; your edit is kept as patch artifact "
-        f"{artifact_id} and claim {claim.id} re-enters negotiation in meeting {meeting_id}",
-        expected=cmd.expected_section_revision,
-        actual=cmd.expected_section_revision,
+        f"{reason} (the file hash differs: you read {cmd.expected_file_hash[:12]}, the file "
+        f"is now {on_disk[:12]}): the user's content stays; your edit is kept as patch "
+        f"artifact {artifact_id} and claim {claim.id} re-enters negotiation in meeting "
+        f"{meeting_id}",
+        expected=cmd.expected_file_hash,
+        actual=on_disk,
         current=current(doc),
     )
     refusal.extra.update(artifactId=artifact_id, meetingId=meeting_id, sectionKey=cmd.section_key)

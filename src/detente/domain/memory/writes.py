@@ -90,8 +90,11 @@ def decide_write(
             f"{digest(disk)[:12]}), not {cmd.expected_revision} ({cmd.expected_file_hash[:12]})"
             + (f"; it would {lost}, which claim {claim.id} does not own" if lost else "")
             + ": re-read the file and patch your sections",
-            cmd.expected_revision,
-            doc.revision,
+            *(
+                (cmd.expected_revision, doc.revision)
+                if cmd.expected_revision != doc.revision
+                else (cmd.expected_file_hash, digest(disk))
+            ),
         )
         conflict.extra["sections"] = not_owned
         raise conflict

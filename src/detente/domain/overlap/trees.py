@@ -12,8 +12,16 @@ judged against the trees of both claims' base commits (:class:`TreeView`):
 * ``potential``: they meet only in paths that exist at neither base commit: the overlap
   is reported with severity ``potential`` (advisory, never blocking);
 * ``generated``: every shared path found is a generated artifact (``linguist-generated``
-  in ``.gitattributes``, or a ``[generated]`` pattern in ``detente.toml``): generated
-  files are rebuilt, not merged, so they create no overlap at all.
+  in a ``.gitattributes`` file at any depth, or a ``[generated]`` pattern in
+  ``detente.toml``): generated files are rebuilt, not merged, so they create no overlap
+  at all.
+
+Which paths are generated follows git's attribute precedence (:attr:`TreeView.rules`):
+the last matching rule wins, a nested ``.gitattributes`` after its parents', so
+``vendor/.gitattributes`` can unset what the root one set. A *first-class* artifact
+(:class:`Artifact`, ``[[generated.artifacts]]`` in ``detente.toml``) also names its
+generator inputs: who may write it is judged on those inputs
+(:mod:`detente.domain.generated_authority`).
 
 When no tree is known (a repository without a checkout, an unknown commit) the overlap
 keeps its plain glob verdict and blocks. Pure: the trees are data handed in by the
@@ -31,7 +39,7 @@ from typing import Protocol
 from detente.domain.overlap.globs import compile_pattern, matches
 from detente.domain.overlap.paths import has_wildcard
 
-__all__ = ["Judge", "TreeSource", "TreeView", "Verdict", "judge"]
+__all__ = ["Artifact", "Judge", "TreeSource", "TreeView", "Verdict", "judge"]
 
 
 class Verdict(StrEnum):
@@ -45,22 +53,54 @@ class Verdict(StrEnum):
 
 
 @dataclass(frozen=True)
+class Artifact:
+    """A first-class generated artifact: a committed file rebuilt from its inputs.
+
+    Attributes:
+        path: the artifact's canonical path pattern (usually one literal file).
+        inputs: canonical path patterns of the generator's inputs.
+    """
+
+    path: str
+    inputs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TreeView:
     """The files of one commit and its generated-artifact patterns.
 
     Attributes:
         commit: the commit OID.
         files: every file path of its tree, sorted.
-        generated: canonical path patterns of generated artifacts.
+        generated: canonical path patterns of generated artifacts (used when ``rules`` is
+            empty: every one sets the mark).
+        rules: ``(pattern, generated?)`` in precedence order, the last match deciding
+            (git attribute order: parents' files before nested ones, lines in order).
+        artifacts: first-class artifacts (always generated), with their inputs.
     """
 
     commit: str
     files: tuple[str, ...]
     generated: tuple[str, ...] = ()
+    rules: tuple[tuple[str, bool], ...] = ()
+    artifacts: tuple[Artifact, ...] = ()
 
     def is_generated(self, path: str) -> bool:
         """Whether ``path`` is a generated artifact at this commit."""
-        return any(matches(p, path) for p in self.generated)
+        if self.artifact(path) is not None:
+            return True
+        rules = self.rules or tuple((p, True) for p in self.generated)
+        for pattern, value in reversed(rules):
+            if matches(pattern, path):
+                return value
+        return False
+
+    def artifact(self, path: str) -> Artifact | None:
+        """The first-class artifact ``path`` is, if any (the last declared wins)."""
+        for found in reversed(self.artifacts):
+            if matches(found.path, path):
+                return found
+        return None
 
 
 class TreeSource(Protocol):
@@ -86,11 +126,10 @@ def judge(
     """
     if not views:
         return Verdict.UNKNOWN, witness
-    generated = tuple(dict.fromkeys(p for v in views for p in v.generated))
-    shared = _existing_shared(mine, theirs, views, generated)
+    shared = _existing_shared(mine, theirs, views)
     if shared is not None:
         return Verdict.EXISTING, shared
-    if generated and any(matches(p, witness) for p in generated):
+    if _generated(views, witness):
         return Verdict.GENERATED, witness
     literal = set(mine) & set(theirs)
     if any(not has_wildcard(p) for p in literal):
@@ -98,11 +137,13 @@ def judge(
     return Verdict.POTENTIAL, witness
 
 
+def _generated(views: Sequence[TreeView], path: str) -> bool:
+    """Generated at either base commit."""
+    return any(v.is_generated(path) for v in views)
+
+
 def _existing_shared(
-    mine: Sequence[str],
-    theirs: Sequence[str],
-    views: Sequence[TreeView],
-    generated: tuple[str, ...],
+    mine: Sequence[str], theirs: Sequence[str], views: Sequence[TreeView]
 ) -> str | None:
     """The first existing, non-generated file both sides cover (by path order)."""
     best: str | None = None
@@ -111,9 +152,7 @@ def _existing_shared(
             for path in _under(view.files, pattern):
                 if best is not None and path >= best:
                     break
-                if any(matches(q, path) for q in theirs) and not any(
-                    matches(g, path) for g in generated
-                ):
+                if any(matches(q, path) for q in theirs) and not _generated(views, path):
                     best = path
                     break
     return best
