@@ -268,3 +268,12 @@ def test_an_unknown_claim_exits_3_with_the_problem_on_stdout(cli: Cli) -> None:
     assert code == 3
     assert body["code"] == "not_found"
     assert body["exitCode"] == 3
+
+
+def test_scope_remove_help_explains_that_the_last_path_cannot_be_removed(cli: Cli) -> None:
+    result = cli("claim", "scope", "remove", "--help")
+    text = " ".join(result.stdout.split())
+
+    assert result.exit_code == 0
+    assert "refused with exit 2" in text
+    assert "detente claim abandon" in text

@@ -54,7 +54,12 @@ def test_a_split_resolution_activates_the_second_claim_and_check_refuses_the_oth
     second = _claim(cli, bob)
     assert second["status"] == "active"
     assert second["paths"] == ["src/pkg/a.py"]
-    assert _claim(cli, alice)["paths"] == ["src/pkg/b.py"]
+    holder = _claim(cli, alice)  # keeps src/** minus what the split gave bob
+    assert holder["paths"] == ["src/**", "src/pkg/b.py"]
+    assert holder["carveOuts"] == {"src/**": ["src/pkg/a.py"]}
+    assert cli.json("claim", "check", alice, "src/main.py")[0] == 0
+    shown = " ".join(cli("claim", "status", alice).stdout.split())
+    assert "carved src/** minus src/pkg/a.py" in shown
     code, refused = cli.json("claim", "check", bob, "src/pkg/b.py")
     assert code == 6
     assert refused["code"] == "overlap_blocking"
@@ -263,3 +268,21 @@ def test_an_unknown_meeting_exits_3(cli: Cli) -> None:
 
     assert code == 3
     assert body["code"] == "not_found"
+
+
+def test_the_options_of_a_three_party_room_name_every_claim_involved() -> None:
+    from detente.cli.views import negotiation_options
+
+    claim = {"id": "clm_g", "paths": ["src/api/app.py", "README.md"]}
+    overlaps = [
+        {"claimId": "clm_e", "targets": [{"mine": "src/api/app.py", "theirs": "src/api/app.py"}]},
+        {"claimId": "clm_f", "targets": [{"mine": "src/api/app.py", "theirs": "src/api/*.py"}]},
+    ]
+    meeting = {"id": "mtg_1", "options": ["split_ownership", "joint"]}
+
+    commands = {o["type"]: o["command"] for o in negotiation_options(claim, overlaps, meeting)}
+
+    assert commands["joint"].endswith("--join clm_e,clm_f,clm_g")
+    split = commands["split_ownership"]
+    assert "--split clm_g=README.md" in split
+    assert "--split clm_e=src/api/app.py" in split and "--split clm_f='src/api/*.py'" in split

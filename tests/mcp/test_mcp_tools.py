@@ -13,6 +13,7 @@ from api.conftest import running
 from detente.client import connect
 from detente.client.inprocess import InProcessClient
 from detente.clock import FakeClock
+from detente.domain.claims.model import Claim
 from detente.domain.memory import commands as mc
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.resources import ACTIVITY_URI, CLAIMS_URI
@@ -372,3 +373,37 @@ def test_the_mcp_endpoint_of_an_app_run_without_its_lifespan_answers_503(
     r = http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert r.status_code == 503 and r.json()["code"] == "server_unavailable"
     assert "/mcp" not in http.get("/openapi.json").json()["paths"]
+
+
+async def test_readiness_and_the_claims_resource_read_a_splits_carve_outs(
+    client: Client, service: Service
+) -> None:
+    from dataclasses import replace
+
+    from detente.domain.meetings.commands import Resolve
+
+    from support import seed
+
+    def opened(*paths: str, agent: str) -> Claim:
+        cmd = replace(seed(*paths, agent=agent, ttl=600), base_commit="main")
+        return service.claims.open_claim(cmd).claim
+
+    a = opened("docs/foo.md", agent="a")
+    d = opened("README.md", "docs/**", agent="d")
+    meeting = service.meetings.get_meeting(d.meeting_ids[0])
+    split = {
+        "type": "split_ownership",
+        "assignments": [
+            {"claimId": d.id, "targets": ["README.md"]},
+            {"claimId": a.id, "targets": ["docs/foo.md"]},
+        ],
+    }
+    service.meetings.resolve(Resolve(meeting.id, meeting.revision, split, "lead"))
+    async with client:
+        on_a = await call(client, "verify_change_readiness", session_id="s2", paths=["docs/foo.md"])
+        on_b = await call(client, "verify_change_readiness", session_id="s2", paths=["docs/bar.md"])
+        live = await resource(client, CLAIMS_URI)
+    assert [c["claimId"] for c in on_a["overlappingClaims"]] == [a.id]
+    assert [c["claimId"] for c in on_b["overlappingClaims"]] == [d.id]
+    [shown] = [c for c in live["claims"] if c["claimId"] == d.id]
+    assert shown["carveOuts"] == {"docs/**": ["docs/foo.md"]}

@@ -75,7 +75,12 @@ def test_a_split_partitions_only_the_contested_targets_and_keeps_everyones_other
     assert service.claims.check_write(a, ["docs/a.md"]) == ["docs/a.md"]
     claim_d = service.claims.get_claim(d.id).claim
     assert claim_d.status is ClaimStatus.ACTIVE
-    assert claim_d.paths == ("README.md",)
+    assert claim_d.paths == ("README.md", "docs/**")  # docs/** minus docs/a.md
+    assert claim_d.carve_outs == (("docs/**", ("docs/a.md",)),)
+    assert service.claims.check_write(d.id, ["docs/b.md", "README.md"]) == [
+        "docs/b.md",
+        "README.md",
+    ]
     with pytest.raises(OverlapBlocking):
         service.claims.check_write(d.id, ["docs/a.md"])
 
@@ -121,6 +126,10 @@ def test_a_resolution_that_settles_part_of_a_three_party_contest_moves_the_rest_
     [follow_up] = [x for x in view.meetings if x.status is MeetingStatus.OPEN]
     assert follow_up.id != first_room
     assert set(follow_up.participants) == {f.id, g.id}
+    with pytest.raises(OverlapBlocking) as waiting:  # names only the room still open
+        service.claims.check_write(g.id, ["src/api/app.py"])
+    assert waiting.value.extra["meetingIds"] == [follow_up.id]
+    assert first_room not in waiting.value.detail
 
     _resolve(service, follow_up.id, {"type": "serialize", "first": g.id, "then": f.id})
     assert _status(service, g.id) is ClaimStatus.ACTIVE

@@ -140,12 +140,19 @@ def test_a_user_edit_in_the_checkout_is_never_discarded_by_an_integration(
 
     with pytest.raises(BranchInUse) as refused:
         service.gates.complete(claim.id, completion(claim, head, m0, ("a.py",)))
-    assert refused.value.extra["dirtyPaths"] == ["a.py"]
+    assert refused.value.extra["dirtyPaths"] == ["README.md", "a.py"]  # the whole checkout
     assert (path / "a.py").read_text() == "a = 'the user was here'\n"
     assert git(path, "rev-parse", "refs/heads/main") == m0
 
-    git(path, "checkout", "--", "a.py")  # the user drops their edit of a.py
+    git(path, "stash", "push", "-q", "--", "README.md")  # the user puts their note aside
     claim = service.claims.get_claim(claim.id).claim
+    with pytest.raises(BranchInUse) as refused:
+        service.gates.complete(claim.id, completion(claim, head, m0, ("a.py",)))
+    assert refused.value.extra["dirtyPaths"] == ["a.py"]
+
+    git(path, "checkout", "--", "a.py")  # ... and drops their edit of a.py
     service.gates.complete(claim.id, completion(claim, head, m0, ("a.py",)))
+    git(path, "stash", "pop", "-q")
     assert (path / "a.py").read_text() == "a = 2\n"
     assert (path / "README.md").read_text() == "# r\nthe user's note\n"
+    assert git(path, "status", "--porcelain") == " M README.md"

@@ -165,3 +165,18 @@ def test_a_new_literal_path_named_by_both_is_writable_by_neither_newcomer(repo: 
     assert repo.service.claims.check_write(alice.claim.id, ["src/settlement/fees.py"])
     with pytest.raises(OverlapBlocking):
         repo.service.claims.check_write(bob.claim.id, ["src/settlement/fees.py"])
+
+
+def test_a_regenerated_artifact_outside_the_claim_passes_its_commit_check(repo: Repo) -> None:
+    repo.commit({".gitattributes": "/web/src/gen/** linguist-generated\n"})
+    repo.commit({"web/src/gen/api.ts": "export const api = 1;\n"})
+    alice = repo.open("internal/storage/*.go", agent="alice")
+    repo.open("web/src/gen/**", agent="gen")
+
+    check = repo.service.gates.check_commit(
+        "demo", alice.claim.id, ["internal/storage/store.go", "web/src/gen/api.ts"]
+    )
+
+    assert check.ok, check.to_wire()["reasons"]
+    outside = repo.service.gates.check_commit("demo", alice.claim.id, ["web/src/client.ts"])
+    assert [f.kind for f in outside.findings] == ["outside"]

@@ -3,7 +3,9 @@
 A Hypothesis ``RuleBasedStateMachine`` drives 3-5 agents over a small path universe
 through the service, on the memory store and on a real SQLite file, with the fake
 clock: open, renew, scope add/remove, propose/accept/resolve (every kind), accept a
-handoff, abandon, take over, advance the clock (expiry, meeting deadlines). After every
+handoff, abandon, take over, complete with evidence (a real commit integrated by CAS on
+a real git repository: one template repository is built once per session and copied
+for each example), advance the clock (expiry, meeting deadlines). After every
 step the protocol invariants (:mod:`detente.domain.invariants`) must hold on the
 service's projection and along an independent replay of the log, and the projection
 must equal that replay.
@@ -17,7 +19,9 @@ thousands of steps. A failure prints the seed and the steps as Python
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import itertools
 import os
 import shutil
 import tempfile
@@ -25,6 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -37,13 +42,17 @@ from hypothesis.stateful import (
 from detente.clock import FakeClock
 from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus, TakeoverRequest
 from detente.domain.claims.model import ClaimStatus
+from detente.domain.gates.evidence import BaseRef, Evidence
+from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.model import MeetingStatus
+from detente.domain.overlap.globs import matches
 from detente.errors import DetenteError
 from detente.service import RepoConfig, Service
 from detente.storage.base import Store
 from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
+from gates_support import commit, git
 from invariant_checks import check
 
 from support import counting_ids, seed
@@ -65,6 +74,8 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+#: The long profile (~6,000 steps per store) outlasts the suite's per-test timeout.
+pytestmark = [pytest.mark.timeout(0)] if os.environ.get("HYPOTHESIS_PROFILE") == "long" else []
 
 AGENTS = ("a", "b", "c", "d", "e")
 PATHS = (
@@ -78,6 +89,37 @@ PATHS = (
     "lib/x.py",
 )
 KINDS = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
+#: The files of the template repository's ``main``: every literal of :data:`PATHS` exists,
+#: so overlaps are judged on real trees (no ``potential`` verdicts).
+FILES = (
+    "src/api/app.py",
+    "src/api/util.py",
+    "src/core.py",
+    "docs/a.md",
+    "docs/b.md",
+    "README.md",
+    "lib/x.py",
+)
+MAIN = "refs/heads/main"
+
+_TEMPLATE: list[tuple[Path, str]] = []
+
+
+def template_repo() -> tuple[Path, str]:
+    """The session's template repository (built once) and its ``main`` commit.
+
+    Nothing is checked out (``main`` is written by plumbing): integration moves the ref
+    without a worktree to update, so each example only copies a few KiB.
+    """
+    if not _TEMPLATE:
+        root = Path(tempfile.mkdtemp(prefix="detente-machine-template-")) / "repo"
+        atexit.register(shutil.rmtree, root.parent, True)
+        root.mkdir()
+        git(root, "init", "-q", "-b", "main")
+        m0 = commit(root, {f: f"{f} v0\n" for f in FILES}, "initial", ref=MAIN)
+        _TEMPLATE.append((root, m0))
+    return _TEMPLATE[0]
+
 
 _paths = st.lists(st.sampled_from(PATHS), min_size=1, max_size=3, unique=True)
 _pick = st.integers(min_value=0, max_value=1000)
@@ -91,10 +133,16 @@ class ProtocolMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.dir = Path(tempfile.mkdtemp(prefix="detente-machine-"))
+        template, self.m0 = template_repo()
+        self.repo = self.dir / "repo"
+        shutil.copytree(template, self.repo, symlinks=True)
         self.clock = FakeClock()
         self.store = self.make_store(self.dir)
-        self.service = Service(self.store, self.clock, [RepoConfig("demo")], ids=counting_ids())
+        self.service = Service(
+            self.store, self.clock, [RepoConfig("demo", self.repo)], ids=counting_ids()
+        )
         self.claims: list[str] = []
+        self.edits = itertools.count(1)
 
     def make_store(self, directory: Path) -> Store:
         return MemoryStore()
@@ -147,8 +195,9 @@ class ProtocolMachine(RuleBasedStateMachine):
     @rule(agent=_pick, paths=_paths, ttl=st.sampled_from((30, 120, 600)))
     def open_claim(self, agent: int, paths: list[str], ttl: int) -> None:
         name = AGENTS[agent % self.agents]
+        cmd = replace(seed(*paths, agent=name, ttl=ttl), base_commit=self.m0)
         try:
-            view = self.service.claims.open_claim(seed(*paths, agent=name, ttl=ttl))
+            view = self.service.claims.open_claim(cmd)
         except DetenteError:
             return
         self.claims.append(view.claim.id)
@@ -272,6 +321,36 @@ class ProtocolMachine(RuleBasedStateMachine):
             return
         self.claims.append(view.claim.id)
 
+    @precondition(lambda self: bool(self.claims))
+    @rule(pick=_pick, which=_pick, stale=st.booleans())
+    def complete_with_evidence(self, pick: int, which: int, stale: bool) -> None:
+        """Commit a change to one file on top of ``main`` and complete the claim with it.
+
+        The file is one the claim's granted scope covers when there is one (else any:
+        evidence outside the scope must be refused). ``stale`` names the session's first
+        commit as the expected base even after ``main`` moved (``stale_base``).
+        """
+        claim = self._claim(pick)
+        granted = [p for p in claim.paths if p not in claim.pending_paths]
+        covered = [f for f in FILES if any(matches(p, f) for p in granted)] or list(FILES)
+        path = covered[which % len(covered)]
+        tip = git(self.repo, "rev-parse", MAIN)
+        base = self.m0 if stale else tip
+        edit = next(self.edits)
+        head = commit(self.repo, {path: f"{path} edit {edit}\n"}, parent=base, when=edit)
+        cmd = CompleteClaim(
+            claim_id=claim.id,
+            expected_claim_revision=claim.revision,
+            fencing_token=claim.fencing_token,
+            expected_base_ref=BaseRef(MAIN, base),
+            evidence=Evidence(head_commit=head, changed_files=(path,)),
+        )
+        self._try(lambda: self.service.gates.complete(claim.id, cmd))
+        done = self._claim(pick).status in (ClaimStatus.INTEGRATED, ClaimStatus.COMPLETED)
+        moved = done and claim.status not in (ClaimStatus.INTEGRATED, ClaimStatus.COMPLETED)
+        # ``main`` moves exactly when this completion integrated, and only to its head.
+        assert git(self.repo, "rev-parse", MAIN) == (head if moved else tip)
+
     @rule(seconds=st.sampled_from((1, 29, 31, 300, 901)))
     def advance_clock(self, seconds: int) -> None:
         self.clock.advance(seconds)
@@ -315,6 +394,27 @@ def test_a_pinned_three_party_script_replays_without_a_wedge() -> None:
         g = state.service.claims.get_claim(state.claims[2])
         assert g.claim.status is ClaimStatus.NEGOTIATING
         assert any(x.status is MeetingStatus.OPEN for x in g.meetings)
+    finally:
+        state.teardown()
+
+
+def test_a_completion_integrates_by_cas_and_releases_the_waiting_claim() -> None:
+    state = ProtocolOnMemory()
+    try:
+        state.open_claim(agent=0, paths=["src/**"], ttl=600)
+        state.open_claim(agent=1, paths=["src/api/app.py"], ttl=600)
+        holder, waiting = state._claim(0), state._claim(1)
+        assert waiting.status is ClaimStatus.NEGOTIATING
+        state.complete_with_evidence(pick=0, which=0, stale=False)
+        state.protocol_invariants_hold()
+        assert state._claim(0).status is ClaimStatus.COMPLETED
+        assert state._claim(1).status is ClaimStatus.ACTIVE
+        tip = git(state.repo, "rev-parse", MAIN)
+        assert git(state.repo, "show", f"{tip}:src/api/app.py") == "src/api/app.py edit 1"
+        state.complete_with_evidence(pick=1, which=0, stale=True)  # expects m0: main moved
+        assert state._claim(1).status is ClaimStatus.ACTIVE
+        assert git(state.repo, "rev-parse", MAIN) == tip
+        assert holder.id != waiting.id
     finally:
         state.teardown()
 

@@ -199,7 +199,14 @@ def scope_remove(
     expect_revision: ExpectRevision = None,
     json_flag: JsonFlag = False,
 ) -> None:
-    """Narrow a claim (never negotiates)."""
+    """Narrow a claim (never negotiates).
+
+    A claim must keep at least one target: removing its only path (and it names no
+    module, symbol, contract or memory file) is refused with exit 2 and changes nothing.
+    To give up the last target, release the claim with ``detente claim abandon`` (or
+    finish it with ``detente claim complete``). Claims waiting on the removed targets
+    become active in the same step.
+    """
     _scope_change(ctx, json_flag, claim_id, expect_revision, remove_paths=path or (), reason=reason)
 
 

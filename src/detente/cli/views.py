@@ -67,6 +67,8 @@ def claim_view(console: Console, claim: Mapping[str, Any], now: datetime) -> Non
         if claim.get(key):
             rows.append((label, ", ".join(_e(v) for v in claim[key])))
     rows += [(label, _e(text)) for label, text in intent_rows(claim)]
+    for pattern, cuts in (claim.get("carveOuts") or {}).items():
+        rows.append(("carved", f"{_e(pattern)} minus {', '.join(_e(c) for c in cuts)}"))
     if claim.get("branch"):
         rows.append(("branch", _e(claim["branch"])))
     if claim.get("worktree"):
@@ -187,13 +189,15 @@ def negotiation_options(
         )
         or f"--split {other}=PATHS"
     )
+    # Three or more parties: joining names every claim involved, not only the first.
+    everyone = sorted(theirs_by_claim) or [other]
     commands = {
         "split_ownership": (
             f"detente meeting resolve {mtg} --split {mine}={_q(','.join(my_targets))} {theirs}"
         ),
         "serialize": f"detente meeting resolve {mtg} --serialize --first {other} --then {mine}",
         "handoff": f"detente meeting resolve {mtg} --handoff --from {other} --to {mine}",
-        "joint": f"detente meeting resolve {mtg} --join {other},{mine}",
+        "joint": f"detente meeting resolve {mtg} --join {','.join([*everyone, mine])}",
         "human_arbitration": f"detente meeting resolve {mtg} --escalate",
     }
     options = [

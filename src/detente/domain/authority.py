@@ -14,8 +14,15 @@ the service), so they cannot disagree. The rule (DESIGN principle 1):
 4. **An append-only document is never exclusive**: appenders serialize through the
    repository's command transaction; they do not lock each other out, so an expired
    appender blocks nobody.
+5. **A generated artifact is rebuilt, not merged** (``linguist-generated`` in
+   ``.gitattributes``, ``[generated]`` in ``detente.toml``, at the writer's base commit):
+   a change that regenerates one is neither held off nor outside the claim, and it
+   neither extends the claim's scope nor creates an overlap
+   (:mod:`detente.domain.overlap.trees`).
 
-A recorded meeting resolution lets two claims share what both hold: ``joint`` (all
+A pattern covers what it matches minus its carve-outs (the targets a split assigned to
+another claim, :mod:`detente.domain.overlap.carveouts`), for the writer and the holders
+alike. A recorded meeting resolution lets two claims share what both hold: ``joint`` (all
 members), ``serialize`` (the ``first``), a pending ``handoff`` (the sender). Advisory
 claims (MCP file leases) never block. A claim that was taken over is fenced off:
 every late write is ``stale_fencing_token`` with ``expected``/``actual``.
@@ -32,12 +39,15 @@ from datetime import datetime
 from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.generated_authority import artifact_at, artifact_writable
+from detente.domain.meetings.model import MeetingStatus
 from detente.domain.named_authority import Edit, named_owned, named_refusals
-from detente.domain.overlap.globs import matches
+from detente.domain.overlap.carveouts import carved_matches
 from detente.domain.overlap.paths import escape, normalize_path
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
 from detente.errors import InvalidTransition, OutOfScope, OverlapBlocking
+
+_UNRESOLVED = (MeetingStatus.OPEN, MeetingStatus.ESCALATED)
 
 __all__ = [
     "blocks",
@@ -135,7 +145,9 @@ def _advisory_at(judge: Judge, me: Claim, other: Claim, theirs: str, path: str) 
     literally by both) or ``generated``. Any other verdict, or no pattern of mine covering
     ``path`` (their territory), keeps the refusal.
     """
-    mine = [p for p in me.paths if p not in me.pending_paths and matches(p, path)]
+    mine = [
+        p for p in me.paths if p not in me.pending_paths and carved_matches(p, me.carved(p), path)
+    ]
     if not mine:
         return False
     advisory = (Verdict.POTENTIAL, Verdict.GENERATED)
@@ -152,7 +164,8 @@ def writable(
     ``edit`` touches) and nobody refuses it (a refused path is reported once, as
     refused). ``claim`` None: a write nobody claimed, refused only by holders. A
     first-class generated artifact is judged on its generator inputs instead
-    (:mod:`detente.domain.generated_authority`).
+    (:mod:`detente.domain.generated_authority`); any other generated artifact at the
+    claim's base commit is neither refused nor outside (rule 5).
     """
     artifact = artifact_at(state, claim, path)
     if claim is not None and artifact is not None:
@@ -160,25 +173,50 @@ def writable(
     refusing = path_refusals(state, claim.id if claim is not None else None, path, edit)
     owned = (
         claim is None
-        or any(matches(p, path) for p in claim.paths if p not in claim.pending_paths)
+        or any(
+            carved_matches(p, claim.carved(p), path)
+            for p in claim.paths
+            if p not in claim.pending_paths
+        )
         or named_owned(claim, path, edit)
     )
+    # The base tree is read only for a path that would be refused: the common write (its
+    # own, unheld path) costs no tree lookup.
+    if (refusing or not owned) and claim is not None and _generated(state, claim, path):
+        return [], False
     return refusing, (not refusing and not owned)
 
 
-def check_writer_status(claim: Claim) -> None:
+def _generated(state: RepoState, claim: Claim, path: str) -> bool:
+    """Is ``path`` a generated artifact at ``claim``'s base commit (rule 5)?"""
+    view = state.trees.view(claim.base_commit) if state.trees is not None else None
+    return view is not None and view.is_generated(path)
+
+
+def check_writer_status(claim: Claim, state: RepoState | None = None) -> None:
     """The writer itself: only an ``active`` claim writes.
 
+    Args:
+        claim: the writer.
+        state: the projection; when given, a refusal names only the meetings still
+            unresolved (open or escalated), not the rooms the claim has left behind.
+
     Raises:
-        OverlapBlocking: it is negotiating or blocked (its writes wait for the meeting).
+        OverlapBlocking: it is negotiating or blocked (its writes wait for the meeting;
+            ``meetingIds`` lists the unresolved ones).
         InvalidTransition: any other status.
     """
     if claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
+        waiting = [
+            m
+            for m in claim.meeting_ids
+            if state is None or (m in state.meetings and state.meetings[m].status in _UNRESOLVED)
+        ]
         raise OverlapBlocking(
             f"claim {claim.id} is {claim.status.value}: its writes wait for the meeting's "
-            f"resolution ({', '.join(claim.meeting_ids) or 'no meeting'})",
+            f"resolution ({', '.join(waiting) or 'no meeting'})",
             claimId=claim.id,
-            meetingIds=list(claim.meeting_ids),
+            meetingIds=waiting,
         )
     if claim.status is not ClaimStatus.ACTIVE:
         raise InvalidTransition(
@@ -214,7 +252,7 @@ def check_write(
     claim = get_claim(state, claim_id)
     check_fencing(state, claim, fencing_token)
     check_alive(claim, now)
-    check_writer_status(claim)
+    check_writer_status(claim, state)
     normalised = [
         normalize_path(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
         for i, p in enumerate(paths)

@@ -12,8 +12,9 @@ Checked after every command in the test suite, by the model-based race suite, an
 4. every status change in the log is an edge of the transition table (on replay);
 5. projections equal a replay (the audit compares stored rows; the tests compare the
    service's cached projection with an independent replay);
-6. each claim's scope after a resolution keeps its uncontested scope (a split removes
-   only targets another assignment names).
+6. each claim's scope after a resolution keeps its uncontested scope: a split gives up
+   only what other assignments name; a pattern that covers another's assigned target
+   stays, with that target carved out (and nothing else).
 
 :func:`state_violations` checks 1-3 on one state; :class:`Replay` folds events one by
 one and checks 4 and 6 along the way.
@@ -31,7 +32,7 @@ from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.overlap.analysis import Targets, find_overlaps
-from detente.domain.overlap.globs import may_overlap
+from detente.domain.overlap.carveouts import is_covered
 from detente.domain.overlap.model import Severity
 from detente.domain.settle import awaiting_handoff, meeting_is_live
 from detente.domain.state import RepoState
@@ -46,6 +47,7 @@ def _granted_targets(claim: Claim) -> Targets:
         symbols=claim.symbols,
         contracts=claim.contract_areas,
         memory=claim.memory_impacts,
+        carve_outs=claim.carve_outs,
     )
 
 
@@ -96,7 +98,7 @@ class Replay:
 
     state: RepoState
     violations: list[str] = field(default_factory=list)
-    _kept: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+    _kept: dict[str, tuple[str, list[str], list[str]]] = field(default_factory=dict)
 
     def fold(
         self,
@@ -133,8 +135,15 @@ class Replay:
                 "transition table"
             )
         if event_type == ev.CLAIM_SCOPE_CHANGED and after is not None and after.id in self._kept:
-            meeting_id, kept = self._kept.pop(after.id)
+            meeting_id, kept, theirs = self._kept.pop(after.id)
+            before_cuts = dict(before.carve_outs) if before is not None else {}
             lost = [p for p in kept if p not in after.paths + after.pending_paths]
+            lost += [
+                f"{p} minus {c}"
+                for p, cuts in after.carve_outs
+                for c in cuts
+                if c not in theirs and c not in before_cuts.get(p, ())
+            ]
             if lost:
                 self.violations.append(
                     f"meeting {meeting_id}'s resolution dropped uncontested targets of claim "
@@ -158,6 +167,6 @@ class Replay:
             kept = [
                 p
                 for p in claim.paths + claim.pending_paths
-                if all(not may_overlap(p, q) for q in theirs)
+                if not is_covered(p, [*claim.carved(p), *theirs])
             ]
-            self._kept[claim.id] = (meeting_id, kept)
+            self._kept[claim.id] = (meeting_id, kept, theirs)

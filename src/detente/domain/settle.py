@@ -226,7 +226,9 @@ def _settle_pending(
 ) -> list[ev.Event]:
     """An ``active`` claim with pending targets (a handoff that met a third holder):
     grant them when nothing contests them, else negotiate for them in a room."""
-    pending = Targets(paths=claim.pending_paths, base_commit=claim.base_commit)
+    pending = Targets(
+        paths=claim.pending_paths, base_commit=claim.base_commit, carve_outs=claim.carve_outs
+    )
     blocking = blocking_only(find_overlaps(state, pending, exclude=claim.id))
     if not blocking:
         return grant_pending_events(ids, claim, "its pending targets are no longer contested")

@@ -39,6 +39,7 @@ def live_claims(ctx: ToolContext) -> dict[str, Any]:
                     "status": claim.get("status"),
                     "advisory": claim.get("advisory") or None,
                     "paths": claim.get("paths"),
+                    "carveOuts": claim.get("carveOuts") or None,
                     "modules": claim.get("modules"),
                     "symbols": claim.get("symbols"),
                     "expiresAt": (claim.get("lease") or {}).get("expiresAt"),

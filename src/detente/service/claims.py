@@ -10,7 +10,7 @@ from detente.domain.claims.commands import ChangeScope, OpenClaim, RenewLease, S
 from detente.domain.claims.decide import decide_renew, decide_scope_change, decide_status
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.opening import decide_announce_draft, decide_open
-from detente.domain.overlap.globs import may_overlap
+from detente.domain.overlap.carveouts import carved_may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
@@ -154,7 +154,8 @@ class ClaimsService:
                     if session is not None and claim.agent.session_id != session:
                         continue
                     if probe is not None and not any(
-                        may_overlap(p, probe) for p in claim.paths + claim.pending_paths
+                        carved_may_overlap(p, claim.carved(p), probe)
+                        for p in claim.paths + claim.pending_paths
                     ):
                         continue
                     out.append(claim)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -32,7 +32,7 @@ from detente.domain.events import Event
 from detente.domain.meetings.decide import decide_deadlines, due_meetings
 from detente.domain.meetings.reactions import react
 from detente.domain.meetings.resolutions import OwnersOf
-from detente.domain.overlap.trees import Artifact
+from detente.domain.overlap.trees import Artifact, TreeSource
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, StoreError, ValidationError
@@ -46,6 +46,7 @@ from detente.service.checkpoints import Checkpoints
 from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
+from detente.vcs.refstore import RefStore
 
 _MAX_REACTION_ROUNDS = 16
 
@@ -58,6 +59,8 @@ class RepoConfig:
 
     ``generated`` and ``artifacts`` come from the served configuration (``[generated]`` of
     ``detente.toml``) and apply at every commit, beside each commit's own declarations.
+    ``refs`` stands in for the repository's git refs and commits (a
+    :class:`~detente.vcs.fake_refs.FakeRefStore` in replays); None: git at ``path``.
     """
 
     name: str
@@ -66,6 +69,7 @@ class RepoConfig:
     case_insensitive: bool = False
     generated: tuple[str, ...] = ()
     artifacts: tuple[Artifact, ...] = ()
+    refs: RefStore | None = field(default=None, compare=False)
 
 
 class ServiceCore:
@@ -139,6 +143,8 @@ class ServiceCore:
         Raises:
             ValidationError: ``baseCommit`` names no commit there.
         """
+        if repo.refs is not None:
+            return repo.refs.resolve_commit(rev)
         if repo.path is None or self._resolve_commit is None:
             return rev
         return self._resolve_commit(repo.path, rev)
@@ -174,10 +180,11 @@ class ServiceCore:
 
     def _new_state(self, repo: str) -> RepoState:
         state = RepoState(repo, case_insensitive=self.repos[repo].case_insensitive)
-        path = self.repos[repo].path
-        if path is not None:
-            config = self.repos[repo]
-            state.trees = tree_source(path, config.generated, config.artifacts)
+        config = self.repos[repo]
+        if config.refs is not None:
+            state.trees = config.refs
+        elif config.path is not None:
+            state.trees = tree_source(config.path, config.generated, config.artifacts)
         return state
 
     def _state(self, repo: str) -> RepoState:
@@ -426,9 +433,10 @@ class ServiceCore:
 
     def audit(self) -> AuditReport:
         """Verify the hash chain and that projections equal a full replay."""
-        trees = {
-            r.name: tree_source(r.path, r.generated, r.artifacts)
-            for r in self.repos.values()
-            if r.path is not None
-        }
+        trees: dict[str, TreeSource] = {}
+        for r in self.repos.values():
+            if r.refs is not None:
+                trees[r.name] = r.refs
+            elif r.path is not None:
+                trees[r.name] = tree_source(r.path, r.generated, r.artifacts)
         return verify(self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees)

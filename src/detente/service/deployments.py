@@ -25,7 +25,7 @@ from detente.domain.gates.model import Environment, environment_id, environment_
 from detente.domain.state import RepoState
 from detente.errors import ValidationError
 from detente.service.core import ServiceCore
-from detente.vcs.repo import is_ancestor, resolve_commit
+from detente.service.repo_refs import ref_store
 
 __all__ = ["DeploymentView", "DeploymentsService"]
 
@@ -71,18 +71,19 @@ class DeploymentsService:
         )
 
     def _deploy_facts(self, repo: str, claim: Claim | None, commit: str) -> DeployFacts:
-        path = self.core.repos[repo].path
-        if path is None:
+        config = self.core.repos[repo]
+        if config.path is None and config.refs is None:
             return DeployFacts(commit_oid=commit.lower())
+        refs = ref_store(config, needed_for="deployment")
         try:
-            oid = resolve_commit(path, commit, field="commitOid")
+            oid = refs.resolve_commit(commit, field="commitOid")
         except ValidationError:
             return DeployFacts(commit_oid=None)
         moved = (claim.integration or {}) if claim is not None else {}
         head = moved.get("newOid") if moved.get("outcome") == "integrated" else None
         if not head:
             return DeployFacts(commit_oid=oid)
-        return DeployFacts(commit_oid=oid, contains_claim_head=is_ancestor(path, str(head), oid))
+        return DeployFacts(commit_oid=oid, contains_claim_head=refs.is_ancestor(str(head), oid))
 
     def deploy(self, cmd: Deploy) -> DeploymentView:
         """Move ``cmd.environment`` to ``cmd.commit_oid`` if it is still at

@@ -46,16 +46,19 @@ from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
 from detente.service.core import ServiceCore
 from detente.service.repo_index import symbols_matter, worktree_edits
+from detente.service.repo_refs import ref_store
 from detente.service.views import ClaimView, claim_view
-from detente.vcs.checkout import refuse_dirty_checkouts, update_checkouts
-from detente.vcs.refs import cas_update_ref, check_ref_name, commit_facts
+from detente.vcs.refs import check_ref_name
+from detente.vcs.refstore import RefStore
 
 __all__ = ["CommitCheck", "GatesService"]
 
 
-def _facts(path: Path, claim: Claim, head: str, base: str, symbols_held: bool) -> GitFacts:
-    found = commit_facts(
-        path, head=head, base=base, claim_base=claim.base_commit, branch=claim.branch
+def _facts(
+    refs: RefStore, path: Path | None, claim: Claim, head: str, base: str, symbols_held: bool
+) -> GitFacts:
+    found = refs.commit_facts(
+        head=head, base=base, claim_base=claim.base_commit, branch=claim.branch
     )
     return GitFacts(
         head_oid=found.head_oid,
@@ -72,18 +75,25 @@ def _facts(path: Path, claim: Claim, head: str, base: str, symbols_held: bool) -
 
 
 def _symbol_edits(
-    path: Path, needed: bool, base: str | None, head: str | None
+    path: Path | None, needed: bool, base: str | None, head: str | None
 ) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
     """What the diff does to symbols, when some claim names symbols (else nothing): the
     claim's own symbols cover what stays inside them, others' symbols refuse what they
-    touch (:mod:`detente.domain.named_authority`)."""
-    if not needed or base is None or head is None:
+    touch (:mod:`detente.domain.named_authority`). A repository without a checkout (a
+    fake ref store) has no symbol index."""
+    if not needed or base is None or head is None or path is None:
         return ()
     from detente.index.diff import touched
     from detente.service.repo_index import symbol_index
 
     files = touched(symbol_index(path), base, head=head)
     return tuple((f.path, f.symbols, f.outside) for f in files)
+
+
+def _maintained(state: RepoState) -> set[str]:
+    """Files detente keeps modified in checkouts: registered memory documents (their own
+    revision and hash checks guard them; a checkout holding them is still clean)."""
+    return {doc.path for doc in state.memory.documents.values()}
 
 
 @dataclass(frozen=True)
@@ -155,12 +165,7 @@ class GatesService:
         if snapshot.status is ClaimStatus.INTEGRATED:
             return self._finish(repo, cmd)
         path = self.core.repos[repo].path
-        if path is None:
-            raise ValidationError(
-                f"repository {repo!r} has no path on this server: "
-                "integration needs its git repository",
-                field="repo",
-            )
+        refs = ref_store(self.core.repos[repo])
         base_ref, evidence = cmd.expected_base_ref, cmd.evidence
         if base_ref is None or not base_ref.oid:
             raise ValidationError(
@@ -172,6 +177,7 @@ class GatesService:
             raise ValidationError("evidence is required", field="evidence")
         check_ref_name(base_ref.ref)
         facts = _facts(
+            refs,
             path, snapshot, evidence.head_commit, base_ref.oid, bool(state.claims.symbols)
         )
         stale: list[StaleBase] = []
@@ -187,12 +193,14 @@ class GatesService:
             if not cmd.integrate or head is None:
                 return events
             recovered = False
-            checkouts = refuse_dirty_checkouts(path, base_ref.ref, base_ref.oid, head)
+            checkouts = refs.refuse_dirty_checkouts(
+                base_ref.ref, base_ref.oid, head, _maintained(s)
+            )
             try:
-                cas_update_ref(
-                    path, base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
+                refs.cas_update_ref(
+                    base_ref.ref, head, base_ref.oid, message=f"detente: integrate {claim.id}"
                 )
-                update_checkouts(checkouts, base_ref.oid, head)
+                refs.update_checkouts(checkouts, base_ref.oid, head)
             except StaleBase as exc:
                 actual = exc.extra.get("actual")
                 if actual != head:

@@ -5,19 +5,25 @@ checked out (the repository's own working tree included) would otherwise keep it
 files and index: ``git status`` there shows a staged reversal of the integrated change,
 and the next commit reverts it. As git does for a push with ``updateInstead``:
 
-- every worktree with the branch checked out must be clean in the paths the update
-  changes (no staged or unstaged change there, no untracked file where the update
-  writes one), else the move is refused with ``branch_in_use`` naming the worktree and
-  those dirty paths, and nothing moves (:func:`refuse_dirty_checkouts`, before the CAS);
+- every worktree with the branch checked out must be clean: no staged or unstaged
+  change to any tracked file, and no untracked file where the update writes one. Else
+  the move is refused with ``branch_in_use`` naming the worktree and its dirty paths,
+  and nothing moves (:func:`refuse_dirty_checkouts`, before the CAS). The one exception
+  is what detente itself maintains there: registered memory documents (a section patch
+  writes into the repository's own working tree, and its own revision and file-hash
+  checks guard every write to them) do not count, as long as the update leaves that
+  file alone: ``read-tree`` keeps them exactly as they are;
 - after the CAS each such worktree's index and files are updated from the old commit to
-  the new one (:func:`update_checkouts`, a two-tree ``read-tree -u -m``, which keeps
-  every other local change: a user's unrelated edit, memory files detente maintains in
-  the checkout). This is ``updateInstead`` narrowed to the paths that move, because
-  detente itself keeps memory documents modified in the main checkout.
+  the new one (:func:`update_checkouts`, a two-tree ``read-tree -u -m``, which keeps the
+  maintained memory documents as they are).
+
+Untracked files that are not in the way do not count (git's rule too): claim worktrees,
+build output and editor files live there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from detente.errors import BranchInUse, VcsError
@@ -80,11 +86,24 @@ def _has_index(worktree: Path) -> bool:
     return (index if index.is_absolute() else worktree / index).exists()
 
 
-def dirty_paths(worktree: Path, old: str, new: str) -> list[str]:
-    """Paths the update from ``old`` to ``new`` changes that ``worktree`` has changed too
-    (staged, unstaged, or an untracked file in the way); sorted. Other local changes do
-    not count: the update keeps them (memory files detente writes in the checkout, a
-    user's unrelated edit)."""
+def dirty_paths(
+    worktree: Path, old: str, new: str, maintained: Collection[str] = ()
+) -> list[str]:
+    """What keeps ``worktree`` from following its branch from ``old`` to ``new``; sorted.
+
+    Every staged or unstaged change to a tracked file (the whole worktree, not only the
+    paths that move), and every untracked file the update would write over. A path in
+    ``maintained`` does not count unless the update changes that path too.
+
+    Args:
+        worktree: a worktree with the branch checked out.
+        old / new: the commits the branch moves between.
+        maintained: repo-relative paths of the files detente keeps modified in
+            checkouts (registered memory documents).
+
+    Raises:
+        VcsError: git cannot read the worktree's status.
+    """
     git = Git(worktree)
     status = git.run("status", "--porcelain=v1", "-z", "--untracked-files=all", check=False)
     if not status.ok:
@@ -104,29 +123,46 @@ def dirty_paths(worktree: Path, old: str, new: str) -> list[str]:
             continue
         code, path = entry[:2], entry[3:]
         if code[0] in "RC":
-            i += 1  # the rename's source path follows
-        if code != "!!" and path in touched:
-            dirty.add(path)
+            dirty.add(entries[i])  # the rename's source path follows: it changed too
+            i += 1
+        if code == "!!":
+            continue
+        if code == "??":
+            if path in touched:
+                dirty.add(path)
+            continue
+        if path not in touched and path in maintained:
+            continue
+        dirty.add(path)
     return sorted(dirty)
 
 
-def refuse_dirty_checkouts(repo: Path, ref: str, old: str, new: str) -> list[Path]:
+def refuse_dirty_checkouts(
+    repo: Path, ref: str, old: str, new: str, maintained: Collection[str] = ()
+) -> list[Path]:
     """The worktrees to update after moving ``ref`` from ``old`` to ``new``.
+
+    Args:
+        repo: a directory of the repository.
+        ref: the branch that moves (``refs/heads/main``).
+        old / new: the commits it moves between.
+        maintained: files detente keeps modified in checkouts (see :func:`dirty_paths`).
 
     Raises:
         BranchInUse: ``branch_in_use`` naming ``worktree`` and ``dirtyPaths`` when a
             worktree with ``ref`` checked out is not clean (nothing was moved).
+        VcsError: git cannot read a worktree's status.
     """
     worktrees = checkouts_of(repo, ref)
     for worktree in worktrees:
-        dirty = dirty_paths(worktree, old, new)
+        dirty = dirty_paths(worktree, old, new, maintained)
         if dirty:
             shown = ", ".join(dirty[:10]) + (
                 f" and {len(dirty) - 10} more" if len(dirty) > 10 else ""
             )
             raise BranchInUse(
-                f"{ref} is checked out in {worktree}, which has uncommitted changes ({shown}): "
-                "commit or stash them there, then complete again (nothing was moved)",
+                f"{ref} is checked out in {worktree}, which is not clean ({shown}): "
+                "commit or stash those changes there, then complete again (nothing was moved)",
                 worktree=str(worktree),
                 dirtyPaths=dirty,
                 ref=ref,

@@ -107,6 +107,7 @@ class ClaimBook(dict[str, Claim]):
                 not new.holding
                 or old.paths != new.paths
                 or old.pending_paths != new.pending_paths
+                or old.carve_outs != new.carve_outs
                 or old.modules != new.modules
                 or old.symbols != new.symbols
                 or old.expected_contract_changes != new.expected_contract_changes
@@ -127,7 +128,7 @@ class ClaimBook(dict[str, Claim]):
 
     def _index(self, claim: Claim) -> None:
         for pattern in claim.paths + claim.pending_paths:
-            self.path_index.add(claim.id, pattern)
+            self.path_index.add(claim.id, pattern, claim.carved(pattern))
         for mapping, values in (
             (self.modules, claim.modules),
             (self.symbols, claim.symbols),
@@ -238,6 +239,7 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
             status_reason=reason,
             paths=tuple(data["paths"]),
             pending_paths=tuple(data["pendingPaths"]),
+            carve_outs=_carve_outs(claim, data),
             modules=tuple(data["modules"]),
             symbols=tuple(data["symbols"]),
             expected_contract_changes=tuple(
@@ -262,3 +264,17 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
             ),
         )
     return replace(claim, status=status, status_reason=reason)
+
+
+def _carve_outs(claim: Claim, data: dict[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The carve-outs after a scope change: as the event says (``carveOuts``, written by a
+    split), else the claim's own for the patterns it still holds."""
+    held = set(data["paths"]) | set(data["pendingPaths"])
+    raw = data.get("carveOuts")
+    if not isinstance(raw, dict):
+        return tuple((p, cuts) for p, cuts in claim.carve_outs if p in held)
+    return tuple(
+        (str(p), tuple(str(c) for c in cuts))
+        for p, cuts in sorted(raw.items())
+        if p in held and cuts
+    )

@@ -108,7 +108,10 @@ class Claim:
     time the claim becomes ``active``: only then do its ``paths`` carry authority over
     others' writes (a claim still negotiating its opening never blocks the holder it
     contests). ``revision`` counts every event of the claim's stream; ``fencing_token``
-    is fixed at grant time and monotonic per repo.
+    is fixed at grant time and monotonic per repo. ``carve_outs`` pairs a pattern of
+    ``paths``/``pending_paths`` with the patterns a split resolution cut out of it (the
+    targets assigned to another claim): the claim covers what the pattern matches minus
+    its carve-outs.
     """
 
     id: str
@@ -149,6 +152,15 @@ class Claim:
     #: The authenticated principal that opened the claim (``local`` without auth); only
     #: it (or an ``admin``) may renew, change, complete or abandon the claim.
     principal: str = "local"
+    #: Per held pattern, the paths carved out of it by a split (another claim's targets).
+    carve_outs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def carved(self, pattern: str) -> tuple[str, ...]:
+        """The carve-outs of one of this claim's patterns (empty: none)."""
+        for held, cuts in self.carve_outs:
+            if held == pattern:
+                return cuts
+        return ()
 
     @property
     def contract_areas(self) -> tuple[str, ...]:

@@ -81,6 +81,7 @@ def claim_to_wire(claim: Claim) -> dict[str, Any]:
         "worktree": claim.worktree,
         "paths": list(claim.paths),
         "pendingPaths": list(claim.pending_paths),
+        "carveOuts": {p: list(cuts) for p, cuts in claim.carve_outs},
         "modules": list(claim.modules),
         "symbols": list(claim.symbols),
         "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],

@@ -137,7 +137,7 @@ def apply_events(
     why = f"meeting {meeting.id} resolved: {kind}"
     if kind == "split_ownership":
         scopes = split_scopes(state, resolution)
-        for claim_id, (paths, memory) in scopes.items():
+        for claim_id, (paths, memory, carve_outs) in scopes.items():
             claim = state.claims[claim_id]
             # A pending target a claim outside the split holds stays pending: the split
             # settles this meeting's contest, not that one.
@@ -148,6 +148,7 @@ def apply_events(
             ]
             scope = _scope(claim, [p for p in paths if p not in waiting], memory, why)
             scope["pendingPaths"] = waiting
+            scope["carveOuts"] = carve_outs
             out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     elif kind == "serialize":
         then = state.claims[resolution["then"]]

@@ -3,9 +3,11 @@
 A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
 
 - ``split_ownership {assignments[{claimId, targets[]}]}``: partitions the *contested*
-  targets only. Each listed claim keeps every target of its own that no other
-  assignment names, gives up those that meet another's assignment, and gains its
-  assigned targets (``path#section`` targets become memory impacts on that section).
+  targets only. Each listed claim keeps every target of its own; where one of its
+  patterns meets another claim's assigned target, that target is *carved out* of the
+  pattern (``docs/**`` minus ``docs/a.md``, :mod:`~detente.domain.overlap.carveouts`),
+  and a pattern wholly inside others' assignments is given up. It gains its assigned
+  targets (``path#section`` targets become memory impacts on that section).
   Assigned targets must come from what the claim asked for and be pairwise disjoint, and
   the resulting scopes must not overlap (else ``validation_error`` naming what is left);
   the claims go ``active`` unless another, unrelated claim still blocks them.
@@ -28,6 +30,7 @@ from typing import Any
 
 from detente.domain.claims.model import Claim, MemoryImpact
 from detente.domain.meetings.model import RESOLUTION_TYPES, Meeting
+from detente.domain.overlap.carveouts import carved_may_overlap, intersect_carved, is_covered
 from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
@@ -157,7 +160,8 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
     return resolution
 
 
-Scope = tuple[list[str], list[MemoryImpact]]
+Scope = tuple[list[str], list[MemoryImpact], dict[str, list[str]]]
+"""``(path patterns, memory impacts, {pattern: carve-outs})`` of a claim after a split."""
 
 
 def _trim_impact(impact: MemoryImpact, theirs: Sequence[str]) -> MemoryImpact | None:
@@ -176,9 +180,10 @@ def _trim_impact(impact: MemoryImpact, theirs: Sequence[str]) -> MemoryImpact | 
 
 
 def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scope]:
-    """Each assigned claim's scope after a split: its assigned targets plus every target
-    of its own that no *other* assignment names (a split partitions only the contested
-    targets; uncontested scope is kept)."""
+    """Each assigned claim's scope after a split: its assigned targets plus all of its
+    own scope that no *other* assignment names (a split partitions only the contested
+    targets; uncontested scope is kept, with the others' targets carved out of the
+    patterns that cover them)."""
     assigned = {str(a["claimId"]): list(a["targets"]) for a in resolution["assignments"]}
     out: dict[str, Scope] = {}
     for claim_id, targets in assigned.items():
@@ -186,11 +191,18 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
         theirs = [t for other, ts in assigned.items() if other != claim_id for t in ts]
         their_paths = [t.partition("#")[0] for t in theirs]
         mine = [t for t in targets if "#" not in t]
-        kept = [
-            p
-            for p in claim.paths + claim.pending_paths
-            if p not in mine and all(not may_overlap(p, q) for q in their_paths)
-        ]
+        kept: list[str] = []
+        carve_outs: dict[str, list[str]] = {}
+        for p in claim.paths + claim.pending_paths:
+            if p in mine:
+                continue
+            own = list(claim.carved(p))
+            cuts = [q for q in dict.fromkeys(their_paths) if carved_may_overlap(p, own, q)]
+            if cuts and is_covered(p, own + cuts):
+                continue  # wholly inside what the others were assigned
+            kept.append(p)
+            if own + cuts:
+                carve_outs[p] = list(dict.fromkeys(own + cuts))
         memory: list[MemoryImpact] = []
         for impact in claim.memory_impacts:
             trimmed = _trim_impact(impact, theirs)
@@ -202,8 +214,10 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
                 impact = MemoryImpact(path=path, mode="section", sections=(section,))
                 if impact not in memory:
                     memory.append(impact)
-        out[claim_id] = (list(dict.fromkeys(kept + mine)), memory)
+        own_order = [p for p in claim.paths + claim.pending_paths if p in kept or p in mine]
+        out[claim_id] = (list(dict.fromkeys(own_order + mine)), memory, carve_outs)
     return out
+
 
 
 def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str | None:
@@ -211,18 +225,19 @@ def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str 
     for pa in sa[0]:
         for pb in sb[0]:
             try:
-                witness = intersect(pa, pb)
+                witness = intersect_carved(pa, sa[2].get(pa, ()), pb, sb[2].get(pb, ()))
             except Undecided:  # undecided counts as a clash, never as disjoint
                 return f"{pa} and {pb} (undecided within the search budget)"
             if witness is not None:
                 return witness
     labels_a = [f"{m.path}#{s}" for m in sa[1] for s in (m.sections or ("",))]
     labels_b = [f"{m.path}#{s}" for m in sb[1] for s in (m.sections or ("",))]
-    for ta in labels_a + sa[0]:
-        for tb in labels_b + sb[0]:
-            clash = _targets_meet(ta.rstrip("#"), tb.rstrip("#"))
-            if clash is not None:
-                return clash
+    pairs = [(ta, tb) for ta in labels_a for tb in labels_b + sb[0]]
+    pairs += [(ta, tb) for ta in sa[0] for tb in labels_b]
+    for ta, tb in pairs:
+        clash = _targets_meet(ta.rstrip("#"), tb.rstrip("#"))
+        if clash is not None:
+            return clash
     ca, cb = state.claims[a], state.claims[b]
     for field_a, field_b in (
         (ca.modules, cb.modules),

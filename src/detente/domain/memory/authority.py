@@ -122,7 +122,7 @@ def check_writer(
     claim = get_claim(state, claim_id)
     check_fencing(state, claim, None)
     check_alive(claim, now)
-    check_writer_status(claim)
+    check_writer_status(claim, state)
     if fencing_token < claim.fencing_token:
         raise StaleFencingToken(
             f"fencing token {fencing_token} is older than claim {claim.id}'s "

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.memory.model import DocClass
-from detente.domain.overlap.globs import Budget, Undecided, intersect
+from detente.domain.overlap.globs import Budget, Undecided, compile_pattern, intersect
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
 from detente.domain.overlap.modules import module_patterns
 from detente.domain.overlap.named import named_overlaps
@@ -56,6 +56,8 @@ class Targets:
     memory: tuple[MemoryImpact, ...] = ()
     advisory: bool = False
     base_commit: str | None = None
+    #: ``(pattern, carve-outs)`` pairs: what a split cut out of a pattern of ``paths``.
+    carve_outs: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @staticmethod
     def of(claim: Claim) -> Targets:
@@ -67,7 +69,12 @@ class Targets:
             memory=claim.memory_impacts,
             advisory=claim.advisory,
             base_commit=claim.base_commit,
+            carve_outs=claim.carve_outs,
         )
+
+    def carved(self, pattern: str) -> tuple[str, ...]:
+        """The carve-outs of one pattern of :attr:`paths` (empty: none)."""
+        return next((cuts for p, cuts in self.carve_outs if p == pattern), ())
 
 
 @dataclass
@@ -111,16 +118,23 @@ def find_overlaps(
             memory=tuple(m for m in targets.memory if m.path not in private),
             advisory=targets.advisory,
             base_commit=targets.base_commit,
+            carve_outs=targets.carve_outs,
         )
 
     judge = Judge(state.trees, targets.base_commit)
     for mine in targets.paths:
         for claim_id, theirs, witness in state.claims.path_index.overlapping(
-            mine, exclude=exclude, budget=budget
+            mine, exclude=exclude, budget=budget, carve_outs=targets.carved(mine)
         ):
+            found_witness = witness
             verdict, witness = _judge_path(
                 judge, state.claims[claim_id].base_commit, mine, theirs, witness
             )
+            cuts = (*targets.carved(mine), *state.claims[claim_id].carved(theirs))
+            if witness is not None and cuts and _carved_out(cuts, witness):
+                # The tree judge reads plain patterns: an existing file it found may lie in
+                # a carve-out. The index's witness lies outside them; the verdict stays.
+                witness = found_witness
             if verdict is not Verdict.GENERATED:
                 found.setdefault(claim_id, _Found()).add(
                     OverlapKind.PATH,
@@ -186,6 +200,10 @@ def find_overlaps(
             )
         )
     return report
+
+
+def _carved_out(cuts: tuple[str, ...], path: str) -> bool:
+    return any(compile_pattern(c).matches(path) for c in cuts)
 
 
 def _judge_path(

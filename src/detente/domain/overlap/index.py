@@ -17,13 +17,17 @@ Candidates are then verified with the exact automaton intersection, which also g
 the witness path; a pair the search cannot decide within its budget is reported with no
 witness (``None``) and counts as overlapping. :meth:`PatternIndex.matching` answers the
 simpler question "which patterns match this concrete path" with the same filters and
-:meth:`CompiledPattern.matches`. The index is pure: no IO, no clock.
+:meth:`CompiledPattern.matches`. An entry may carry carve-outs (patterns cut out of it by
+a split resolution, :mod:`~detente.domain.overlap.carveouts`): a carved-out path is
+matched by nothing in the entry, and overlaps are searched outside the carve-outs of
+both sides. The index is pure: no IO, no clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
+from detente.domain.overlap.carveouts import intersect_carved
 from detente.domain.overlap.globs import (
     Budget,
     CompiledPattern,
@@ -60,6 +64,7 @@ class PatternIndex:
         self._by_key: dict[str, set[str]] = {}
         self._compiled: dict[str, CompiledPattern] = {}
         self._users: dict[str, int] = {}
+        self._carved: dict[_Entry, tuple[CompiledPattern, ...]] = {}
         self._size = 0
 
     def __len__(self) -> int:
@@ -70,12 +75,17 @@ class PatternIndex:
         """The canonical patterns held by ``key`` (empty when it holds none)."""
         return frozenset(self._by_key.get(key, ()))
 
-    def add(self, key: str, pattern: str) -> None:
+    def carve_outs(self, key: str, pattern: str) -> tuple[str, ...]:
+        """The carve-outs of one entry (empty: none, or no such entry)."""
+        return tuple(c.pattern for c in self._carved.get((key, pattern), ()))
+
+    def add(self, key: str, pattern: str, carve_outs: Sequence[str] = ()) -> None:
         """Index one pattern of a key; adding an entry already present does nothing.
 
         Args:
             key: the holder, e.g. a claim id.
             pattern: a path pattern (normalised on the way in).
+            carve_outs: patterns cut out of this entry (see the module docstring).
 
         Raises:
             ValidationError: code ``validation_error`` when the pattern is invalid.
@@ -86,6 +96,8 @@ class PatternIndex:
         if canonical in held:
             return
         held.add(canonical)
+        if carve_outs:
+            self._carved[(key, canonical)] = tuple(compile_pattern(c) for c in carve_outs)
         self._users[canonical] = self._users.get(canonical, 0) + 1
         self._compiled[canonical] = compiled
         entry = (key, canonical)
@@ -115,6 +127,7 @@ class PatternIndex:
         if held is None or canonical not in held:
             raise KeyError((key, pattern))
         held.discard(canonical)
+        self._carved.pop((key, canonical), None)
         if not held:
             del self._by_key[key]
         self._users[canonical] -= 1
@@ -164,13 +177,20 @@ class PatternIndex:
         return {key for key, _ in self._candidate_entries(compile_pattern(pattern))}
 
     def overlapping(
-        self, pattern: str, *, exclude: str | None = None, budget: Budget | None = None
+        self,
+        pattern: str,
+        *,
+        exclude: str | None = None,
+        budget: Budget | None = None,
+        carve_outs: Sequence[str] = (),
     ) -> list[tuple[str, str, str | None]]:
         """Every entry whose pattern overlaps ``pattern``, with a witness path.
 
         Args:
             pattern: a path pattern (normalised on the way in).
             exclude: a key to leave out, typically the querying claim's own id.
+            carve_outs: patterns cut out of ``pattern`` (the entries' own carve-outs
+                apply too): the witness lies outside both.
             budget: search work shared by every pair decided here (default: each pair
                 gets its own :data:`~detente.domain.overlap.SEARCH_BUDGET`).
 
@@ -189,6 +209,12 @@ class PatternIndex:
         found: list[tuple[str, str, str | None]] = []
         for key, theirs in self._candidate_entries(query):
             if key == exclude:
+                continue
+            cut = self._carved.get((key, theirs), ())
+            if carve_outs or cut:
+                meets, carved = _carved_witness(pattern, carve_outs, theirs, cut, budget)
+                if meets:
+                    found.append((key, theirs, carved))
                 continue
             if theirs in witnesses:
                 witness = witnesses[theirs]
@@ -233,7 +259,9 @@ class PatternIndex:
         found = [
             (key, theirs)
             for key, theirs in entries
-            if key != exclude and self._compiled[theirs].matches(path)
+            if key != exclude
+            and self._compiled[theirs].matches(path)
+            and not any(c.matches(path) for c in self._carved.get((key, theirs), ()))
         ]
         return sorted(found)
 
@@ -253,6 +281,23 @@ class PatternIndex:
     def __iter__(self) -> Iterator[tuple[str, str]]:
         """Every ``(key, pattern)`` entry, sorted."""
         return iter(sorted((key, p) for key, held in self._by_key.items() for p in held))
+
+
+def _carved_witness(
+    mine: str,
+    my_cuts: Sequence[str],
+    theirs: str,
+    their_cuts: Sequence[CompiledPattern],
+    budget: Budget | None,
+) -> tuple[bool, str | None]:
+    """``(they meet, witness)`` of two carved patterns (undecided: they meet, no witness)."""
+    try:
+        found = intersect_carved(
+            mine, my_cuts, theirs, [c.pattern for c in their_cuts], budget=budget
+        )
+    except Undecided:
+        return True, None
+    return found is not None, found
 
 
 def _compatible(buckets: _Buckets, extension: str | None) -> Iterable[set[_Entry]]:
