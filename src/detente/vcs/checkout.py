@@ -29,7 +29,13 @@ from pathlib import Path
 from detente.errors import BranchInUse, VcsError
 from detente.vcs.git import Git
 
-__all__ = ["checkouts_of", "dirty_paths", "refuse_dirty_checkouts", "update_checkouts"]
+__all__ = [
+    "checkout_base",
+    "checkouts_of",
+    "dirty_paths",
+    "refuse_dirty_checkouts",
+    "update_checkouts",
+]
 
 
 def checkouts_of(repo: Path, ref: str) -> list[Path]:
@@ -86,6 +92,38 @@ def _has_index(worktree: Path) -> bool:
     return (index if index.is_absolute() else worktree / index).exists()
 
 
+#: How far back along ``old``'s first parents :func:`checkout_base` looks for the commit a
+#: checkout's index still holds after an interrupted update.
+_STALE_DEPTH = 16
+
+
+def checkout_base(worktree: Path, old: str) -> str:
+    """The commit whose tree ``worktree``'s index holds: ``old`` normally.
+
+    When detente moved the branch and was killed before it updated the checkout
+    (``kill -9`` between ``update-ref`` and ``read-tree``), the branch names ``old`` but the
+    index and files are still those of an earlier commit; that commit (one of the last
+    :data:`_STALE_DEPTH` first-parent ancestors of ``old``) is returned, so the next update
+    can finish the interrupted one instead of refusing forever. An index that matches no
+    such commit (staged work, unmerged entries) gives ``old``.
+    """
+    git = Git(worktree)
+    index = git.run("write-tree", check=False)
+    if not index.ok:
+        return old
+    tree = index.stdout.strip()
+    log = git.run(
+        "log", "--first-parent", f"-n{_STALE_DEPTH}", "--format=%H %T", old, check=False
+    )
+    if not log.ok:
+        return old
+    for line in log.stdout.splitlines():
+        commit, _, commit_tree = line.partition(" ")
+        if commit_tree == tree:
+            return commit
+    return old
+
+
 def dirty_paths(
     worktree: Path, old: str, new: str, maintained: Collection[str] = ()
 ) -> list[str]:
@@ -108,8 +146,11 @@ def dirty_paths(
     status = git.run("status", "--porcelain=v1", "-z", "--untracked-files=all", check=False)
     if not status.ok:
         raise VcsError(f"cannot read the status of worktree {worktree}: {status.stderr.strip()}")
+    # An interrupted update left the index at an earlier commit: its staged difference from
+    # the branch is that update's, not anyone's work; only the files' changes count.
+    base = checkout_base(worktree, old)
     touched = set(
-        git.run("diff", "--name-only", "-z", "--no-renames", old, new, check=False).stdout.split(
+        git.run("diff", "--name-only", "-z", "--no-renames", base, new, check=False).stdout.split(
             "\0"
         )
     )
@@ -123,10 +164,13 @@ def dirty_paths(
             continue
         code, path = entry[:2], entry[3:]
         if code[0] in "RC":
-            dirty.add(entries[i])  # the rename's source path follows: it changed too
+            if base == old:
+                dirty.add(entries[i])  # the rename's source path follows: it changed too
             i += 1
         if code == "!!":
             continue
+        if base != old and code[1] == " ":
+            continue  # staged only: the interrupted update's own difference
         if code == "??":
             if path in touched:
                 dirty.add(path)
@@ -177,7 +221,8 @@ def update_checkouts(worktrees: list[Path], old: str, new: str) -> None:
         VcsError: git refused (a file appeared since the check); the ref has moved.
     """
     for worktree in worktrees:
-        result = Git(worktree).run("read-tree", "-u", "-m", old, new, check=False)
+        base = checkout_base(worktree, old)  # old, or the commit an interrupted update left
+        result = Git(worktree).run("read-tree", "-u", "-m", base, new, check=False)
         if not result.ok:
             raise VcsError(
                 f"moved the branch, but could not update worktree {worktree}: "
