@@ -44,6 +44,7 @@ __all__ = [
     "TOKENIZER_SHA256",
     "Similarity",
     "bm25_scores",
+    "cache_size",
     "embed_threads",
     "model_tried",
 ]
@@ -58,7 +59,7 @@ TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa3
 THRESHOLDS: Final[dict[str, float]] = {"semantic": 0.37, "lexical": 0.20}
 
 _MAX_TOKENS = 128
-_CACHE = 4096
+_CACHE = 100_000
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -76,6 +77,13 @@ def _digest(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def cache_size() -> int:
+    """How many texts' embeddings a :class:`Similarity` keeps: ``DETENTE_EMBED_CACHE``,
+    else 100,000 (about 100 MB at most; 10,000 claim objectives take about 10 MB)."""
+    raw = os.environ.get("DETENTE_EMBED_CACHE", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else _CACHE
 
 
 def embed_threads() -> int:
@@ -236,27 +244,37 @@ class Similarity:
     def embed(self, texts: Sequence[str]) -> Any:
         """Unit vectors of ``texts`` (semantic mode only), shape ``(len(texts), 384)``.
 
-        Cached by the SHA-256 of each text (the last :data:`_CACHE` texts): an objective
-        or section embedded once is not embedded again by this process.
+        Cached by the SHA-256 of each text, as float16 (768 bytes a text; the
+        :func:`cache_size` most recently used texts, 100,000 unless
+        ``DETENTE_EMBED_CACHE`` says otherwise): each claim objective or section is
+        embedded once per process, so comparing a new objective with 10,000 holders embeds
+        one text, not 10,001.
         """
         assert self._model is not None
         import numpy as np
 
         keys = [_text_key(t) for t in texts]
         with self._lock:
-            found = {k: self._cache[k] for k in dict.fromkeys(keys) if k in self._cache}
+            found = {}
+            for key in dict.fromkeys(keys):
+                if key in self._cache:
+                    self._cache.move_to_end(key)
+                    found[key] = self._cache[key]
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if missing:
-            vectors = self._model.embed(list(missing.values()))
+            vectors = self._model.embed(list(missing.values())).astype(np.float16)
+            bound = cache_size()
             with self._lock:
                 for key, vector in zip(missing, vectors, strict=True):
                     found[key] = vector
                     self._cache[key] = vector
-                    while len(self._cache) > _CACHE:
-                        self._cache.popitem(last=False)
+                while len(self._cache) > bound:
+                    self._cache.popitem(last=False)
         # From ``found``, not the cache: more texts than the cache holds evict each other.
         rows: list[Any] = [found[k] for k in keys]
-        return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+        if not rows:
+            return np.zeros((0, 384), dtype=np.float32)
+        return np.stack(rows).astype(np.float32)
 
     def pairwise(self, left: Sequence[str], right: Sequence[str]) -> list[list[float]]:
         """Similarity of every ``left[i]`` with every ``right[j]``."""
