@@ -211,11 +211,8 @@ def patch(
         # unsaved edit on disk must be merged or refused, never taken as your base.
         file_hash = expect_file_hash or doc.get("fileHash")
         text_in = _read_input(source)
-<<<<<<< Updated upstream
         token, place = _writer(session, claim, worktree)
-=======
         on_disk = doc.get("onDisk")
->>>>>>> Stashed changes
         response = session.client.patch_section(
             {
                 "repo": repo,
