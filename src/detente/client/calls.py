@@ -12,13 +12,20 @@ camelCase body with the same model.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from detente import __version__
 from detente.client import wire
-from detente.client.claim_pages import check_limit, decode_cursor, page_of, parse_include
+from detente.client.claim_pages import (
+    ClaimQuery,
+    check_limit,
+    decode_cursor,
+    page_of,
+    parse_include,
+)
 from detente.client.index_calls import IndexCalls
 from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.query import ClaimFilters
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.gates.model import patch_to_wire
 from detente.domain.meetings.model import meeting_to_wire
@@ -120,22 +127,12 @@ class ServiceCalls(IndexCalls):
         )
         return cast(wire.ClaimView, view.to_wire())
 
-    def list_claims(
-        self,
-        repo: str | None = None,
-        status: str | None = None,
-        path: str | None = None,
-        agent: str | None = None,
-        session: str | None = None,
-        limit: int | None = None,
-        cursor: str | None = None,
-    ) -> wire.ClaimList:
+    def list_claims(self, **query: Unpack[ClaimQuery]) -> wire.ClaimList:
+        limit, cursor = query.pop("limit", None), query.pop("cursor", None)
         check_limit(limit)
         if cursor is not None:
             decode_cursor(cursor)  # a bad cursor is refused before any work
-        claims = self.service.claims.list_claims(
-            repo=repo, status=status, path=path, agent=agent, session=session
-        )
+        claims = self.service.claims.list_claims(**cast(ClaimFilters, query))
         page, next_cursor = page_of(claims, limit=limit, cursor=cursor)
         return {"claims": _claims(page), "nextCursor": next_cursor}
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 
 from detente.client import routes as op
 from detente.client import wire
@@ -11,6 +13,7 @@ from detente.client.bodies import (
     AnnounceIn,
     ApproveTakeoverIn,
     ClaimIn,
+    ClaimsQueryIn,
     CompleteIn,
     RenewIn,
     ScopeChangeIn,
@@ -40,26 +43,10 @@ def router(calls: ServiceCalls) -> APIRouter:
         return calls.approve_takeover(claim_id, body)
 
     @r.get(op.LIST_CLAIMS.path, operation_id=op.LIST_CLAIMS.name)
-    def list_claims(
-        repo: str | None = None,
-        status: str | None = None,
-        path: str | None = None,
-        agent: str | None = None,
-        session: str | None = None,
-        limit: int | None = None,
-        cursor: str | None = None,
-    ) -> wire.ClaimList:
+    def list_claims(query: Annotated[ClaimsQueryIn, Query()]) -> wire.ClaimList:
         """Claims in ``(createdAt, id)`` order; ``limit`` (1..1000) and ``cursor`` (the
         previous page's ``nextCursor``) page through them."""
-        return calls.list_claims(
-            repo=repo,
-            status=status,
-            path=path,
-            agent=agent,
-            session=session,
-            limit=limit,
-            cursor=cursor,
-        )
+        return calls.list_claims(**query.to_query())
 
     @r.get(op.GET_CLAIM.path, operation_id=op.GET_CLAIM.name)
     def get_claim(claim_id: str, include: str | None = None) -> wire.ClaimView:
