@@ -19,7 +19,20 @@ if TYPE_CHECKING:
 
     from detente.cli.workspace import OpenResult
 
-__all__ = ["claim_app"]
+__all__ = ["NoWorktreeOpt", "WorktreeDirOpt", "claim_app"]
+
+#: ``--no-worktree`` of the commands that open a claim (open, takeover).
+NoWorktreeOpt = Annotated[
+    bool, typer.Option("--no-worktree", help="Do not create a worktree and branch.")
+]
+#: ``--worktree-dir`` of the commands that open a claim (open, takeover).
+WorktreeDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--worktree-dir",
+        help="Worktree directory [default: REPO/../REPO.worktrees/SLUG-RAND].",
+    ),
+]
 
 #: The ``detente claim`` group; ``claims.py`` adds the other commands to it.
 claim_app = typer.Typer(
@@ -68,16 +81,8 @@ def open_(
             help="Agent session id (see `detente agents register`).",
         ),
     ] = None,
-    no_worktree: Annotated[
-        bool, typer.Option("--no-worktree", help="Do not create a worktree and branch.")
-    ] = False,
-    worktree_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--worktree-dir",
-            help="Worktree directory [default: REPO/../REPO.worktrees/SLUG-RAND].",
-        ),
-    ] = None,
+    no_worktree: NoWorktreeOpt = False,
+    worktree_dir: WorktreeDirOpt = None,
     draft: Annotated[
         bool,
         typer.Option(

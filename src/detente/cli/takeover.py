@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from detente.cli.claim_check import check
+from detente.cli.claim_open import NoWorktreeOpt, WorktreeDirOpt
 from detente.cli.context import JsonFlag, Session, run
 from detente.cli.render import EXIT_OVERLAP
 from detente.errors import DetenteError, ValidationError
@@ -159,16 +160,8 @@ def takeover(
     ] = None,
     session_id: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
     expect_revision: ExpectRevision = None,
-    no_worktree: Annotated[
-        bool, typer.Option("--no-worktree", help="Do not create a worktree and branch.")
-    ] = False,
-    worktree_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--worktree-dir",
-            help="Worktree directory [default: REPO/../REPO.worktrees/SLUG-RAND].",
-        ),
-    ] = None,
+    no_worktree: NoWorktreeOpt = False,
+    worktree_dir: WorktreeDirOpt = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Take over an expired (past its grace period) or abandoned claim.
