@@ -136,16 +136,11 @@ def open_(
 
 
 def _report_open(session: Session, result: OpenResult) -> int:
-    from detente.cli.views import negotiation_options
+    from detente.cli.views import opened_options
 
     response = result.response
     claim = response["claim"]
-    meeting = response.get("meeting")
-    options = (
-        negotiation_options(claim, response.get("overlaps", []), meeting)
-        if claim["status"] == "negotiating" and meeting
-        else []
-    )
+    options = opened_options(response)
     worktree = (
         {
             "path": str(result.worktree.path),
@@ -175,15 +170,7 @@ def _report_open(session: Session, result: OpenResult) -> int:
                 f"  [green]worktree created[/] at base {worktree['headOid'][:12]} "
                 f"on branch {worktree['branch']}"
             )
-        views.overlaps_view(console, response.get("overlaps", []))
-        if meeting:
-            views.meeting_view(console, meeting)
-        if options:
-            console.print(
-                "[yellow]not active[/]: a blocking overlap must be resolved first. Options:"
-            )
-            for option in options:
-                console.print(f"  {option['label']:<10} {option['command']}", markup=False)
+        views.contest_view(console, response, options)
 
     session.emit({**response, "worktree": worktree, "options": options}, text)
     return EXIT_OVERLAP if claim["status"] == "negotiating" else 0
