@@ -12,9 +12,10 @@ otherwise (the witness is the submodule or a path both cover). Pure: no IO.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Set
+from collections.abc import Iterator, Mapping, Sequence, Set
 
 from detente.domain.overlap import modules, symbols
+from detente.domain.overlap.carveouts import carved_matches, carved_may_overlap
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.paths import has_wildcard
@@ -35,6 +36,7 @@ def named_overlaps(
     modules_held: Mapping[str, Set[str]],
     symbols_held: Mapping[str, Set[str]],
     exclude: str | None,
+    carve_outs: Mapping[str, Sequence[str]] | None = None,
 ) -> Iterator[Finding]:
     """Every symbol or module overlap of one claim's targets with the holders' targets.
 
@@ -46,6 +48,8 @@ def named_overlaps(
         modules_held: module -> ids of the claims holding it.
         symbols_held: symbol -> ids of the claims holding it.
         exclude: a claim id to leave out (the claim being analysed).
+        carve_outs: ``{my pattern: carve-outs}``: a symbol whose file a split carved out
+            of my pattern is not mine, nor a module whose directories were.
 
     Yields:
         Findings in a deterministic order (sorted holders and values).
@@ -66,13 +70,19 @@ def named_overlaps(
             if modules.symbol_in(theirs, mine):
                 for claim_id in holders(modules_held, theirs):
                     yield claim_id, "symbol", mine, theirs, mine
+    cuts = carve_outs or {}
     for mine in paths:
+        mine_cut = cuts.get(mine, ())
         for theirs in sorted(symbols_held):
-            if symbols.path_meets(mine, theirs):
+            if symbols.path_meets(mine, theirs) and not _carved_symbol(mine, mine_cut, theirs):
                 for claim_id in holders(symbols_held, theirs):
                     yield claim_id, "symbol", mine, theirs, theirs
         for theirs in sorted(modules_held):
             witness = modules.path_witness(theirs, mine)
+            if witness is not None and mine_cut and not any(
+                carved_may_overlap(mine, mine_cut, q) for q in modules.module_patterns(theirs)
+            ):
+                witness = None
             if witness is not None:
                 for claim_id in holders(modules_held, theirs):
                     yield claim_id, "module", mine, theirs, witness
@@ -89,6 +99,14 @@ def named_overlaps(
         for pattern in modules.module_patterns(mine):
             for claim_id, theirs, witness in path_index.overlapping(pattern, exclude=exclude):
                 yield claim_id, "module", mine, theirs, witness
+
+
+def _carved_symbol(pattern: str, cuts: Sequence[str], symbol: str) -> bool:
+    """Did a split carve the symbol's (concrete) file out of ``pattern``?"""
+    if not cuts:
+        return False
+    path, _ = symbols.split_symbol(symbol)
+    return path is not None and not has_wildcard(path) and not carved_matches(pattern, cuts, path)
 
 
 def _patterns_matching_symbol(
