@@ -172,7 +172,7 @@ def test_a_split_that_leaves_a_symbol_with_both_claims_is_refused_not_reopened(
     a = _open(service, "a", "lib/executor/**")
     b = _open(service, "b", "NEWS.md", symbols=("lib/executor/task.py::Thing.run",))
     head = service.head()
-    with pytest.raises(ValidationError, match="Thing.run"):
+    with pytest.raises(ValidationError, match=r"Thing\.run"):
         _split(
             service,
             b.meeting_ids[0],

@@ -31,8 +31,8 @@ from detente.domain.authority import carries_authority
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
 from detente.domain.meetings.model import MeetingStatus
-from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.meetings.split_named import carved_for
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.carveouts import is_covered
 from detente.domain.overlap.model import Severity
 from detente.domain.settle import awaiting_handoff, meeting_is_live

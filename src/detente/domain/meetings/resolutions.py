@@ -262,7 +262,6 @@ def _named(target: str) -> bool:
     return "::" in target or target.startswith(split_named.MODULE_PREFIX)
 
 
-
 def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str | None:
     """A target both scopes would still cover after the split, or None."""
     for pa in sa[0]:
@@ -308,7 +307,5 @@ def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
     (never the sender's broader glob: the sender keeps what nobody asked for)."""
     wanted = recipient.paths + recipient.pending_paths
     return [
-        w
-        for w in wanted
-        if any(carved_may_overlap(p, sender.carved(p), w) for p in sender.paths)
+        w for w in wanted if any(carved_may_overlap(p, sender.carved(p), w) for p in sender.paths)
     ]

@@ -79,8 +79,12 @@ def named_overlaps(
                     yield claim_id, "symbol", mine, theirs, theirs
         for theirs in sorted(modules_held):
             witness = modules.path_witness(theirs, mine)
-            if witness is not None and mine_cut and not any(
-                carved_may_overlap(mine, mine_cut, q) for q in modules.module_patterns(theirs)
+            if (
+                witness is not None
+                and mine_cut
+                and not any(
+                    carved_may_overlap(mine, mine_cut, q) for q in modules.module_patterns(theirs)
+                )
             ):
                 witness = None
             if witness is not None:
