@@ -180,3 +180,24 @@ def test_a_split_that_leaves_a_symbol_with_both_claims_is_refused_not_reopened(
             (b, ["lib/executor/task.py::Thing.run"]),
         )
     assert service.head() == head
+
+
+def test_naming_the_holder_with_no_targets_carves_the_newcomers_file_out_of_its_glob(
+    service: Service,
+) -> None:
+    e1 = _open(service, "e1", "hacking/azp/**")
+    e2 = _open(service, "e2", "hacking/azp/README.md")
+    _split(service, e2.meeting_ids[0], (e2, ["hacking/azp/README.md"]), (e1, []))
+
+    assert _claim(service, e2).status is ClaimStatus.ACTIVE
+    assert _claim(service, e1).carve_outs == (("hacking/azp/**", ("hacking/azp/README.md",)),)
+    assert service.claims.check_write(e1.id, ["hacking/azp/run.sh"]) == ["hacking/azp/run.sh"]
+    with pytest.raises(OverlapBlocking, match=e2.id):
+        service.claims.check_write(e1.id, ["hacking/azp/README.md"])
+
+
+def test_a_split_that_assigns_nothing_at_all_is_refused(service: Service) -> None:
+    e1 = _open(service, "e1", "hacking/azp/**")
+    e2 = _open(service, "e2", "hacking/azp/README.md")
+    with pytest.raises(ValidationError, match="at least one target"):
+        _split(service, e2.meeting_ids[0], (e2, []), (e1, []))

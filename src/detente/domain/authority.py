@@ -115,9 +115,10 @@ def path_refusals(
 
     The path is read literally (``app/[id]/page.tsx`` is that file) by the one matcher
     every guard shares (:meth:`~detente.domain.overlap.PatternIndex.matching`). Where the
-    writer's own granted pattern and the holder's meet at ``path`` only as a ``potential``
-    (or ``generated``) overlap, the verdict claim opening gave them (advisory: both are
-    ``active``), the holder does not refuse it (:func:`_advisory_at`). Symbols and modules
+    writer's own granted pattern and the holder's meet at ``path`` only as a ``generated``
+    overlap, the holder does not refuse it (:func:`_advisory_at`). Two globs that met only
+    in paths that did not exist (``potential``: both claims ``active``) do refuse a write of
+    one such path: the write makes it a file two claims cover. Symbols and modules
     held by others refuse it by the overlap engine's containment rule, judged on ``edit``
     (the symbols the change touches; None: the whole file), see
     :mod:`detente.domain.named_authority`.
@@ -138,20 +139,22 @@ def path_refusals(
 
 
 def _advisory_at(judge: Judge, me: Claim, other: Claim, theirs: str, path: str) -> bool:
-    """Do ``me``'s granted patterns covering ``path`` meet ``theirs`` only advisorily?
+    """Do ``me``'s granted patterns covering ``path`` meet ``theirs`` only as generated files?
 
     The same tree verdict as claim opening (:mod:`detente.domain.overlap.trees`), per
-    pattern pair: ``potential`` (a path that exists at neither base commit, not named
-    literally by both) or ``generated``. Any other verdict, or no pattern of mine covering
-    ``path`` (their territory), keeps the refusal.
+    pattern pair: only ``generated`` is advisory for a write. Any other verdict, or no
+    pattern of mine covering ``path`` (their territory), keeps the refusal.
     """
     mine = [
         p for p in me.paths if p not in me.pending_paths and carved_matches(p, me.carved(p), path)
     ]
     if not mine:
         return False
-    advisory = (Verdict.POTENTIAL, Verdict.GENERATED)
-    return all(judge(other.base_commit, (p,), (theirs,), path)[0] in advisory for p in mine)
+    # Writing ``path`` makes it concrete: a ``potential`` meeting of two globs is now two
+    # claims writing one file, so only a generated artifact stays advisory here.
+    return all(
+        judge(other.base_commit, (p,), (theirs,), path)[0] is Verdict.GENERATED for p in mine
+    )
 
 
 def writable(

@@ -3,7 +3,8 @@
 A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
 
 - ``split_ownership {assignments[{claimId, targets[]}]}``: partitions the *contested*
-  targets only. Each listed claim keeps every target of its own; where one of its
+  targets only (``targets: []`` names a claim that gets nothing contested; at least one
+  assignment is non-empty). Each listed claim keeps every target of its own; where one of its
   patterns meets another claim's assigned target, that target is *carved out* of the
   pattern (``docs/**`` minus ``docs/a.md``, :mod:`~detente.domain.overlap.carveouts`),
   and a pattern wholly inside others' assignments is given up. It gains its assigned
@@ -111,17 +112,21 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
             raise ValidationError(f"{fld} must be an object", field=fld)
         claim_id = _participant(meeting, item.get("claimId"), f"{fld}.claimId")
         targets = item.get("targets")
-        if (
-            not isinstance(targets, list)
-            or not targets
-            or not all(isinstance(t, str) for t in targets)
-        ):
-            raise ValidationError(f"{fld}.targets must be a non-empty list", field=f"{fld}.targets")
+        if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            raise ValidationError(
+                f"{fld}.targets must be a list of targets", field=f"{fld}.targets"
+            )
         claim = state.claims[claim_id]
         normalised: list[str] = []
         for j, target in enumerate(targets):
             normalised.append(_own_target(state, claim, target, f"{fld}.targets[{j}]"))
         out.append({"claimId": claim_id, "targets": normalised})
+    if not any(a["targets"] for a in out):
+        raise ValidationError(
+            "a split assigns at least one target (an empty list means: this claim keeps "
+            "only what nobody else is assigned)",
+            field="resolution.assignments",
+        )
     seen = [a["claimId"] for a in out]
     if len(set(seen)) != len(seen):
         raise ValidationError(
