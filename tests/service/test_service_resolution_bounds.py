@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from detente.domain.claims.commands import ChangeScope
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.commands import AcceptHandoff, Resolve
 from detente.errors import OverlapBlocking, ValidationError
@@ -201,3 +202,30 @@ def test_a_split_that_assigns_nothing_at_all_is_refused(service: Service) -> Non
     e2 = _open(service, "e2", "hacking/azp/README.md")
     with pytest.raises(ValidationError, match="at least one target"):
         _split(service, e2.meeting_ids[0], (e2, []), (e1, []))
+
+
+def test_a_granted_claim_widening_its_scope_keeps_writing_what_it_holds(service: Service) -> None:
+    a = _open(service, "a", "docs/**")
+    b = _open(service, "b", "src/**")
+    widened = service.claims.change_scope(
+        ChangeScope(a.id, _claim(service, a).revision, add_paths=("src/x.py", "NEWS.md"))
+    ).claim
+    assert widened.status is ClaimStatus.NEGOTIATING and "src/x.py" in widened.pending_paths
+
+    assert service.claims.check_write(a.id, ["docs/guide.md"]) == ["docs/guide.md"]
+    with pytest.raises(OverlapBlocking):
+        service.claims.check_write(a.id, ["src/x.py"])
+    assert service.gates.check_commit("demo", a.id, ["docs/guide.md"]).ok
+    assert service.claims.check_write(b.id, ["src/x.py"]) == ["src/x.py"]
+
+
+def test_an_escalation_by_the_newcomer_does_not_freeze_the_holders_work(service: Service) -> None:
+    e1 = _open(service, "e1", "hacking/azp/**")
+    e2 = _open(service, "e2", "hacking/azp/README.md")
+    _resolve(service, e2.meeting_ids[0], {"type": "human_arbitration"})
+    assert _claim(service, e2).status is ClaimStatus.BLOCKED
+
+    assert service.claims.check_write(e1.id, ["hacking/azp/run.sh"]) == ["hacking/azp/run.sh"]
+    assert service.gates.check_commit("demo", e1.id, ["hacking/azp/run.sh"]).ok
+    with pytest.raises(OverlapBlocking):
+        service.claims.check_write(e2.id, ["hacking/azp/README.md"])

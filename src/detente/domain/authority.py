@@ -42,6 +42,7 @@ from detente.domain.generated_authority import artifact_at, artifact_writable
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.named_authority import Edit, named_owned, named_refusals
 from detente.domain.overlap.carveouts import carved_matches
+from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import escape, normalize_path
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
@@ -58,6 +59,7 @@ __all__ = [
     "may_share",
     "path_refusals",
     "writable",
+    "writes_granted_scope",
 ]
 
 
@@ -196,8 +198,22 @@ def _generated(state: RepoState, claim: Claim, path: str) -> bool:
     return view is not None and view.is_generated(path)
 
 
+def writes_granted_scope(claim: Claim) -> bool:
+    """May ``claim`` write its granted targets in its current status?
+
+    An ``active`` claim may. So may a claim that was granted and is now ``negotiating``
+    (its own scope change waits in ``pendingPaths``) or ``blocked`` (a meeting it holds
+    targets in was escalated): waiting for more, or for an arbitrator, never freezes
+    what it already holds (rule 2); the pending targets stay unwritable.
+    """
+    if claim.status is ClaimStatus.ACTIVE:
+        return True
+    return claim.granted and claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED)
+
+
 def check_writer_status(claim: Claim, state: RepoState | None = None) -> None:
-    """The writer itself: only an ``active`` claim writes.
+    """The writer itself: an ``active`` claim writes, and a granted one that waits
+    (:func:`writes_granted_scope`) writes its granted targets.
 
     Args:
         claim: the writer.
@@ -209,6 +225,8 @@ def check_writer_status(claim: Claim, state: RepoState | None = None) -> None:
             ``meetingIds`` lists the unresolved ones).
         InvalidTransition: any other status.
     """
+    if writes_granted_scope(claim):
+        return
     if claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
         waiting = [
             m
@@ -270,6 +288,15 @@ def check_write(
     if blockers:
         names = "; ".join(f"{b['path']} is held by {b['claimId']} ({b['agent']})" for b in blockers)
         raise OverlapBlocking(f"refused: {names}", claimId=claim.id, blockers=blockers)
+    pending = [p for p in outside if any(matches(q, p) for q in claim.pending_paths)]
+    if pending:
+        raise OverlapBlocking(
+            f"claim {claim.id}'s scope change adding {', '.join(pending)} is still being "
+            "negotiated: those writes wait for the meeting's resolution",
+            claimId=claim.id,
+            paths=pending,
+            meetingIds=list(claim.meeting_ids),
+        )
     if outside:
         raise OutOfScope(
             f"outside claim {claim.id}'s targets: {', '.join(outside)} "
