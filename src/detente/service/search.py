@@ -14,6 +14,7 @@ tree) ranked by relevance to ``q``; each claim comes with its symbolic overlaps.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections.abc import Sequence
@@ -69,6 +70,17 @@ def similarity() -> Similarity:
 _LEXICAL: list[Similarity] = []
 _WARMING: list[threading.Thread] = []
 _WARM_LOCK = threading.Lock()  # not _LOCK: similarity() holds that while the model loads
+
+
+def _finish_warming() -> None:
+    """At exit, let a model load in progress finish (bounded): a daemon thread frozen
+    inside onnxruntime's session setup aborts the process ("terminate called without an
+    active exception", exit 134) when ``detente mcp`` ends right after its first claim."""
+    for thread in list(_WARMING):
+        thread.join(timeout=60.0)
+
+
+atexit.register(_finish_warming)
 
 
 def similarity_now() -> Similarity:
