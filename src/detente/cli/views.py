@@ -233,27 +233,47 @@ def claims_table(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
     if not claims:
         console.print("no claims")
         return
+    if console.width < _WIDE:
+        _claims_list(console, claims, now)
+        return
     table = Table(show_edge=False, pad_edge=False)
     for column in ("id", "status", "agent", "lease"):
         table.add_column(column, no_wrap=True)
     for column in ("paths", "branch"):
         table.add_column(column, overflow="fold")
     for claim in claims:
-        lease = claim["lease"]
-        timer = (
-            lease_timer(lease["expiresAt"], now).split(" (")[0]
-            if claim["status"] not in ("abandoned", "completed", "integrated", "expired")
-            else "-"
-        )
         table.add_row(
             _e(claim["id"]),
             _status(claim["status"]),
             _e(claim["agent"]["name"]),
-            timer,
+            _timer(claim, now),
             _e(", ".join(claim["paths"] + claim.get("pendingPaths", []))),
             _e(claim.get("branch") or "-"),
         )
     console.print(table)
+
+
+#: Below this many columns a claim list is one block per claim instead of a table (the
+#: id, status, agent and lease columns alone take ~70 columns).
+_WIDE = 120
+
+
+def _timer(claim: Mapping[str, Any], now: datetime) -> str:
+    if claim["status"] in ("abandoned", "completed", "integrated", "expired"):
+        return "-"
+    return lease_timer(claim["lease"]["expiresAt"], now).split(" (")[0]
+
+
+def _claims_list(console: Console, claims: Sequence[Mapping[str, Any]], now: datetime) -> None:
+    """The narrow form: a header line per claim, then its paths and branch indented."""
+    for claim in claims:
+        console.print(
+            f"{_e(claim['id'])}  {_status(claim['status'])}  {_e(claim['agent']['name'])}  "
+            f"lease {_timer(claim, now)}"
+        )
+        paths = ", ".join(claim["paths"] + claim.get("pendingPaths", []))
+        console.print(f"  paths   {_e(paths)}")
+        console.print(f"  branch  {_e(claim.get('branch') or '-')}")
 
 
 def event_line(event: Mapping[str, Any]) -> str:
