@@ -12,7 +12,7 @@ otherwise (the witness is the submodule or a path both cover). Pure: no IO.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 
 from detente.domain.overlap import modules, symbols
 from detente.domain.overlap.carveouts import carved_matches, carved_may_overlap
@@ -55,62 +55,76 @@ def named_overlaps(
         Findings in a deterministic order (sorted holders and values).
     """
 
-    def holders(mapping: Mapping[str, Set[str]], value: str) -> list[str]:
-        return sorted(c for c in mapping[value] if c != exclude)
+    def held(
+        mapping: Mapping[str, Set[str]], kind: str, mine: str, meet: Meet
+    ) -> Iterator[Finding]:
+        """A finding per holder of each held value that ``meet(mine, value)`` covers."""
+        for theirs in sorted(mapping):
+            witness = meet(mine, theirs)
+            if witness is not None:
+                for claim_id in sorted(c for c in mapping[theirs] if c != exclude):
+                    yield claim_id, kind, mine, theirs, witness
 
     for mine in symbol_targets:
-        for theirs in sorted(symbols_held):
-            witness = symbols.meet(mine, theirs)
-            if witness is not None:
-                for claim_id in holders(symbols_held, theirs):
-                    yield claim_id, "symbol", mine, theirs, witness
+        yield from held(symbols_held, "symbol", mine, symbols.meet)
         for claim_id, theirs in _patterns_matching_symbol(path_index, mine, exclude):
             yield claim_id, "symbol", mine, theirs, mine
-        for theirs in sorted(modules_held):
-            if modules.symbol_in(theirs, mine):
-                for claim_id in holders(modules_held, theirs):
-                    yield claim_id, "symbol", mine, theirs, mine
+        yield from held(modules_held, "symbol", mine, _symbol_in_their_module)
     cuts = carve_outs or {}
     for mine in paths:
-        mine_cut = cuts.get(mine, ())
-        for theirs in sorted(symbols_held):
-            if symbols.path_meets(mine, theirs) and not _carved_symbol(mine, mine_cut, theirs):
-                for claim_id in holders(symbols_held, theirs):
-                    yield claim_id, "symbol", mine, theirs, theirs
-        for theirs in sorted(modules_held):
-            witness = modules.path_witness(theirs, mine)
-            if (
-                witness is not None
-                and mine_cut
-                and not any(
-                    carved_may_overlap(mine, mine_cut, q) for q in modules.module_patterns(theirs)
-                )
-            ):
-                witness = None
-            if witness is not None:
-                for claim_id in holders(modules_held, theirs):
-                    yield claim_id, "module", mine, theirs, witness
+        mine_cut = tuple(cuts.get(mine, ()))
+        yield from held(symbols_held, "symbol", mine, _their_symbol_in_path(mine_cut))
+        yield from held(modules_held, "module", mine, _path_in_their_module(mine_cut))
     for mine in module_targets:
-        for theirs in sorted(modules_held):
-            witness = modules.meet(mine, theirs)
-            if witness is not None:
-                for claim_id in holders(modules_held, theirs):
-                    yield claim_id, "module", mine, theirs, witness
-        for theirs in sorted(symbols_held):
-            if modules.symbol_in(mine, theirs):
-                for claim_id in holders(symbols_held, theirs):
-                    yield claim_id, "symbol", mine, theirs, theirs
+        yield from held(modules_held, "module", mine, modules.meet)
+        yield from held(symbols_held, "symbol", mine, _their_symbol_in_module)
         for pattern in modules.module_patterns(mine):
             for claim_id, theirs, witness in path_index.overlapping(pattern, exclude=exclude):
                 yield claim_id, "module", mine, theirs, witness
 
 
-def _carved_symbol(pattern: str, cuts: Sequence[str], symbol: str) -> bool:
-    """Did a split carve the symbol's (concrete) file out of ``pattern``?"""
-    if not cuts:
-        return False
-    path, _ = symbols.split_symbol(symbol)
-    return path is not None and not has_wildcard(path) and not carved_matches(pattern, cuts, path)
+#: ``(mine, theirs) -> witness``: what both cover, None when they do not meet.
+Meet = Callable[[str, str], str | None]
+
+
+def _symbol_in_their_module(mine: str, theirs: str) -> str | None:
+    return mine if modules.symbol_in(theirs, mine) else None
+
+
+def _their_symbol_in_path(cuts: Sequence[str]) -> Meet:
+    """Their symbol in my pattern, unless a split carved the symbol's file out of it."""
+
+    def meet(mine: str, theirs: str) -> str | None:
+        if not symbols.path_meets(mine, theirs):
+            return None
+        path, _ = symbols.split_symbol(theirs)
+        carved = (
+            bool(cuts)
+            and path is not None
+            and not has_wildcard(path)
+            and not carved_matches(mine, cuts, path)
+        )
+        return None if carved else theirs
+
+    return meet
+
+
+def _path_in_their_module(cuts: Sequence[str]) -> Meet:
+    """My pattern in their module, unless a split carved the module's files out of it."""
+
+    def meet(mine: str, theirs: str) -> str | None:
+        witness = modules.path_witness(theirs, mine)
+        if witness is not None and cuts:
+            patterns = modules.module_patterns(theirs)
+            if not any(carved_may_overlap(mine, cuts, q) for q in patterns):
+                return None
+        return witness
+
+    return meet
+
+
+def _their_symbol_in_module(mine: str, theirs: str) -> str | None:
+    return theirs if modules.symbol_in(mine, theirs) else None
 
 
 def _patterns_matching_symbol(
