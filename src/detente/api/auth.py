@@ -6,7 +6,9 @@ and, for signed requests, the body, which it then replays to the app unchanged),
 gate prove the principal, and binds that principal
 (:func:`~detente.security.identity.acting_as`) while the app handles the request, so the
 service records it on every event and checks ownership against it. A refusal is
-``401 unauthenticated`` (problem+json with ``WWW-Authenticate``).
+``401 unauthenticated`` (problem+json with ``WWW-Authenticate``); an OIDC issuer that
+cannot be read is ``503 issuer_unavailable`` (with ``Retry-After``): the token was not
+judged, so the client should retry rather than fetch a new one.
 
 A few paths are public because they reveal nothing and a client needs them to find out
 how to authenticate: :data:`PUBLIC_PATHS` (health, the OpenAPI document and its viewers,
@@ -29,7 +31,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from detente.api.problems import problem
-from detente.errors import Unauthenticated
+from detente.errors import IssuerUnavailable, Unauthenticated
 from detente.security.authn import AuthGate, HttpRequest
 from detente.security.identity import Principal, acting_as
 
@@ -148,6 +150,12 @@ class AuthMiddleware:
         try:
             # The first request fetches the issuer's keys (blocking IO): off the event loop.
             principal = await anyio.to_thread.run_sync(self.gate.authenticate, request)
+        except IssuerUnavailable as exc:
+            fields = exc.to_problem()
+            response = problem(503, fields.pop("code"), fields.pop("detail"), **fields)
+            response.headers["Retry-After"] = str(exc.retry_after)
+            await response(scope, replay, send)
+            return
         except Unauthenticated as exc:
             fields = exc.to_problem()
             response = problem(401, fields.pop("code"), fields.pop("detail"), **fields)
