@@ -30,8 +30,8 @@ import anyio.to_thread
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from detente.api.problems import problem
-from detente.errors import IssuerUnavailable, Unauthenticated
+from detente.api.problems import STATUS_BY_CODE, problem
+from detente.errors import DetenteError, IssuerUnavailable, Unauthenticated
 from detente.security.authn import AuthGate, HttpRequest
 from detente.security.identity import Principal, acting_as
 
@@ -150,12 +150,6 @@ class AuthMiddleware:
         try:
             # The first request fetches the issuer's keys (blocking IO): off the event loop.
             principal = await anyio.to_thread.run_sync(self.gate.authenticate, request)
-        except IssuerUnavailable as exc:
-            fields = exc.to_problem()
-            response = problem(503, fields.pop("code"), fields.pop("detail"), **fields)
-            response.headers["Retry-After"] = str(exc.retry_after)
-            await response(scope, replay, send)
-            return
         except Unauthenticated as exc:
             fields = exc.to_problem()
             response = problem(401, fields.pop("code"), fields.pop("detail"), **fields)
@@ -166,6 +160,14 @@ class AuthMiddleware:
                 bearer, sep, rest = challenge.partition(", Signature")
                 challenge = f'{bearer}, resource_metadata="{metadata}{METADATA_PATH}"{sep}{rest}'
             response.headers["WWW-Authenticate"] = challenge
+            await response(scope, replay, send)
+            return
+        except DetenteError as exc:  # the issuer or the store (replay ledger) is down: 503
+            fields = exc.to_problem()
+            code = fields.pop("code")
+            response = problem(STATUS_BY_CODE.get(code, 500), code, fields.pop("detail"), **fields)
+            if isinstance(exc, IssuerUnavailable):
+                response.headers["Retry-After"] = str(exc.retry_after)
             await response(scope, replay, send)
             return
         scope.setdefault("state", {})["principal"] = principal
