@@ -167,17 +167,19 @@ class IdempotencyMiddleware:
         kept = self._kept.get(key)
         if kept is not None:
             self._kept.move_to_end(key)
-        else:
+            await self._answer(kept, fingerprint, scope, receive, send)
+            return
+        # Hold the key before the first await, so a concurrent retry waits for this one.
+        done = self._running[key] = asyncio.Event()
+        try:
             try:
                 kept = await self._stored(key)
             except StoreError as exc:  # nothing ran: the client may retry
                 await http_problem(503, exc.detail, code=exc.code)(scope, receive, send)
                 return
-        if kept is not None:
-            await self._answer(kept, fingerprint, scope, receive, send)
-            return
-        done = self._running[key] = asyncio.Event()
-        try:
+            if kept is not None:
+                await self._answer(kept, fingerprint, scope, receive, send)
+                return
             await self._run(key, fingerprint, body, scope, receive, send)
         finally:
             del self._running[key]
