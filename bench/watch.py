@@ -116,9 +116,7 @@ def main() -> None:
 
     tmp = tempfile.mkdtemp(prefix="detente-watch-")
     url = f"sqlite:///{tmp}/watch.db"
-    proc, port = spawn_server(
-        lambda port: [sys.executable, "-c", _SERVER, url, str(port)], "detente server"
-    )
+    proc, port = spawn_server([sys.executable, "-c", _SERVER, url], "detente server")
     try:
         base = f"http://127.0.0.1:{port}"
         print(
