@@ -229,3 +229,80 @@ def test_an_escalation_by_the_newcomer_does_not_freeze_the_holders_work(service:
     assert service.gates.check_commit("demo", e1.id, ["hacking/azp/run.sh"]).ok
     with pytest.raises(OverlapBlocking):
         service.claims.check_write(e2.id, ["hacking/azp/README.md"])
+
+
+def test_a_carved_holder_may_be_assigned_its_own_glob_and_keeps_its_carve_outs(
+    service: Service,
+) -> None:
+    a = _open(service, "a", "lib/executor/**")
+    b = _open(service, "b", "lib/executor/task.py")
+    _split(service, b.meeting_ids[0], (b, ["lib/executor/task.py"]), (a, []))
+    g = _open(service, "g", "lib/gen/*.py", "lib/executor/stats.py")
+    room = next(m for m in g.meeting_ids if a.id in service.meetings.get_meeting(m).participants)
+
+    _split(service, room, (a, ["lib/executor/**"]), (g, ["lib/gen/*.py"]))
+
+    holder = _claim(service, a)
+    assert holder.carve_outs == (("lib/executor/**", ("lib/executor/task.py",)),)
+    with pytest.raises(OverlapBlocking, match=b.id):
+        service.claims.check_write(a.id, ["lib/executor/task.py"])
+
+
+def test_two_bystanders_sharing_scope_do_not_sink_a_split_that_gives_them_nothing(
+    service: Service,
+) -> None:
+    x = _open(service, "x", "docs/**")
+    y = _open(service, "y", "docs/**/*.md")
+    z = _open(service, "z", "docs/guide.md")
+    rooms = {m for c in (y, z) for m in _claim(service, c).meeting_ids}
+    room = next(
+        m for m in rooms if {x.id, z.id} <= set(service.meetings.get_meeting(m).participants)
+    )
+    participants = service.meetings.get_meeting(room).participants
+    assignments = [(z, ["docs/guide.md"])]
+    assignments += [(_claim(service, x), [])]
+    if y.id in participants:
+        assignments.append((_claim(service, y), []))
+
+    _split(service, room, *assignments)
+
+    assert service.claims.check_write(z.id, ["docs/guide.md"]) == ["docs/guide.md"]
+
+
+def test_a_module_that_loses_a_symbol_keeps_its_other_files_as_carved_paths(
+    service: Service,
+) -> None:
+    z = _open(service, "z", "NEWS.md", modules=("ansible.config",))
+    x = _open(service, "x", symbols=("lib/ansible/config/manager.py::Manager",))
+    assert x.status is ClaimStatus.NEGOTIATING
+    _split(service, x.meeting_ids[0], (x, ["lib/ansible/config/manager.py::Manager"]), (z, []))
+
+    module_owner = _claim(service, z)
+    assert module_owner.status is ClaimStatus.ACTIVE
+    assert module_owner.modules == ()
+    assert "*/ansible/config/**" in module_owner.paths
+    assert module_owner.carved("*/ansible/config/**") == ("lib/ansible/config/manager.py",)
+    init = ["lib/ansible/config/__init__.py"]
+    assert service.claims.check_write(z.id, init) == init
+    with pytest.raises(OverlapBlocking, match=x.id):
+        service.claims.check_write(z.id, ["lib/ansible/config/manager.py"])
+
+
+def test_a_claim_whose_whole_scope_a_split_gives_away_is_closed(service: Service) -> None:
+    a = _open(service, "a", "docs/a.md")
+    b = _open(service, "b", "docs/a.md")
+    _split(service, b.meeting_ids[0], (b, ["docs/a.md"]), (a, []))
+    assert _claim(service, a).status is ClaimStatus.ABANDONED
+    assert _claim(service, b).status is ClaimStatus.ACTIVE
+
+
+def test_a_claim_of_many_wildcard_heavy_globs_is_refused_before_anything_is_written(
+    service: Service,
+) -> None:
+    head = service.head()
+    heavy = [f"lib/*a*a*a*a*a*a*a*/**/*{i}*.py" for i in range(60)]
+    with pytest.raises(ValidationError, match="wildcards in all") as refused:
+        _open(service, "m", *heavy)
+    assert refused.value.field == "paths"
+    assert service.head() == head
+    assert _open(service, "n", *[f"lib/p{i}/**" for i in range(300)]).status is ClaimStatus.ACTIVE

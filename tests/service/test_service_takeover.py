@@ -19,6 +19,7 @@ from detente.errors import (
     LeaseExpired,
     OverlapBlocking,
     StaleFencingToken,
+    ValidationError,
 )
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
@@ -376,3 +377,40 @@ def test_cleanup_never_removes_a_worktree_a_live_claim_records(
     with pytest.raises(BranchInUse, match=heir.id):
         svc.takeover.cleanup_worktree(victim)
     assert (tmp_path / "wt-alice" / "WIP.txt").read_text() == "unsaved\n"
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        {"branch": "refs/heads/claim/alice"},
+        {"worktree": "{tmp}/other/../wt-alice"},
+        {"worktree": "{tmp}/./wt-alice/"},
+    ],
+)
+def test_another_spelling_of_a_live_claims_branch_or_worktree_is_refused_too(
+    svc: Service, repo: Path, tmp_path: Path, spelling: dict[str, str]
+) -> None:
+    victim = _open_with_worktree(svc, repo, tmp_path, "alice", "src/**")
+    base = git(repo, "rev-parse", "HEAD")
+    given = {k: v.replace("{tmp}", str(tmp_path)) for k, v in spelling.items()}
+    squat = replace(seed("squat/**", agent="mallory", ttl=10), base_commit=base, **given)
+    with pytest.raises(BranchInUse, match=victim):
+        svc.claims.open_claim(squat)
+
+
+@pytest.mark.parametrize(
+    ("given", "field"),
+    [
+        ({"branch": "claim/alice "}, "branch"),
+        ({"branch": "a..b"}, "branch"),
+        ({"branch": "x~1"}, "branch"),
+        ({"worktree": "relative/wt"}, "worktree"),
+    ],
+)
+def test_a_branch_git_would_refuse_or_a_relative_worktree_is_a_validation_error(
+    svc: Service, repo: Path, given: dict[str, str], field: str
+) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    with pytest.raises(ValidationError) as refused:
+        svc.claims.open_claim(replace(seed("x/**", agent="m", ttl=10), base_commit=base, **given))
+    assert refused.value.field == field

@@ -199,14 +199,15 @@ def negotiation_options(
     other = str(overlaps[0]["claimId"]) if overlaps else "OTHER_CLAIM"
     contested = {str(t["mine"]) for o in overlaps for t in o["targets"]}
     wanted = [*claim.get("paths", []), *claim.get("pendingPaths", [])]
-    uncontested = [p for p in wanted if p not in contested]
     theirs_by_claim: dict[str, set[str]] = {}
     for o in overlaps:
         theirs_by_claim.setdefault(str(o["claimId"]), set()).update(
             str(t["theirs"]) for t in o["targets"]
         )
+    uncontested = [p for p in wanted if p not in contested]
     if uncontested:
-        # The others keep what this claim contests; this claim keeps the rest.
+        # The others keep what this claim contests; this claim keeps the rest. Each other
+        # claim is assigned its own contested pattern (carve-outs kept), so this runs.
         split = f"--split {mine}={_q(','.join(uncontested))} " + " ".join(
             f"--split {claim_id}={_q(','.join(sorted(targets)))}"
             for claim_id, targets in sorted(theirs_by_claim.items())

@@ -6,6 +6,7 @@ field, and ``revision_conflict`` carrying the current record.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -101,7 +102,23 @@ def ttl_field(ttl: int, fld: str, policy: Policy) -> int:
     return ttl
 
 
+#: Most wildcards all the patterns of one list may hold together (each pattern holds at
+#: most :data:`~detente.domain.overlap.paths.MAX_WILDCARDS`). Every later claim's overlap
+#: analysis walks these automata, so one claim of a thousand wildcard-heavy globs would
+#: slow every opening after it; literal paths and ``dir/**`` cost one or nothing.
+MAX_LIST_WILDCARDS = 512
+
+_WILDCARD = re.compile(r"\*+|\?|\[")
+
+
 def pattern_list(state: RepoState, raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
+    """Normalised, de-duplicated patterns of one request field.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld`` (more than
+            ``policy.max_targets`` targets, or more than :data:`MAX_LIST_WILDCARDS`
+            wildcards in all) or ``fld[i]`` (an invalid pattern).
+    """
     if len(raw) > policy.max_targets:
         raise ValidationError(f"{fld} lists more than {policy.max_targets} targets", field=fld)
     out: list[str] = []
@@ -111,6 +128,13 @@ def pattern_list(state: RepoState, raw: Sequence[str], fld: str, policy: Policy)
         )
         if pattern not in out:
             out.append(pattern)
+    wildcards = sum(len(_WILDCARD.findall(p)) for p in out)
+    if wildcards > MAX_LIST_WILDCARDS:
+        raise ValidationError(
+            f"{fld} holds {wildcards} wildcards in all, more than {MAX_LIST_WILDCARDS}: "
+            "claim directories ('lib/**') or literal paths instead of many wildcard globs",
+            field=fld,
+        )
     return tuple(out)
 
 

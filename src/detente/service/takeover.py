@@ -10,6 +10,7 @@ nothing, not even a ref.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -158,9 +159,9 @@ class TakeoverService:
             )
         repo = self.core.repos[claim.repo]
         if claim.worktree:
-            mine = claim.worktree.rstrip("/")
+            mine = os.path.realpath(claim.worktree)
             for other in self.core.current_state(claim.repo).claims.values():
-                same = other.worktree and other.worktree.rstrip("/") == mine
+                same = other.worktree and os.path.realpath(other.worktree) == mine
                 if other.id != claim.id and same and (other.holding or other.leased):
                     raise BranchInUse(
                         f"worktree {claim.worktree!r} belongs to claim {other.id} "

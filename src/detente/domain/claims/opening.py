@@ -8,6 +8,7 @@ so two claims racing for one path can never both become ``active``.
 
 from __future__ import annotations
 
+import posixpath
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -137,7 +138,9 @@ def announce(
         )
     if cmd.claim_id is not None and cmd.claim_id in state.claims:
         raise ValidationError(f"claim id {cmd.claim_id!r} is already used", field="id")
-    _refuse_taken_workspace(state, cmd.branch, cmd.worktree)
+    branch = workspace_branch(cmd.branch)
+    worktree = workspace_path(cmd.worktree)
+    _refuse_taken_workspace(state, branch, worktree)
     text_field(cmd.agent.id, "agent.id", policy)
     text_field(cmd.agent.name, "agent.name", policy)
 
@@ -153,8 +156,8 @@ def announce(
             "objective": objective,
             "agent": agent_to_wire(cmd.agent),
             "baseCommit": base,
-            "branch": cmd.branch,
-            "worktree": cmd.worktree,
+            "branch": branch,
+            "worktree": worktree,
             "paths": list(paths),
             "modules": list(modules),
             "symbols": list(symbols),
@@ -220,8 +223,50 @@ def activate_or_negotiate(
     return [*meeting_events, negotiating]
 
 
+_BAD_REF = ("..", "@{", "//", "/.", "\\")
+
+
+def workspace_branch(branch: str | None) -> str | None:
+    """A claim's branch as git names it (``refs/heads/`` dropped), or None.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``branch`` for a name git refuses
+            (``git check-ref-format`` rules: no space, control character, ``~^:?*[``,
+            ``..``, ``@{``, leading or trailing ``/`` or ``.``, ``.lock`` ending).
+    """
+    if branch is None:
+        return None
+    name = branch.removeprefix("refs/heads/")
+    bad = (
+        not name
+        or any(ch.isspace() or ord(ch) < 32 or ch in "~^:?*[" for ch in name)
+        or any(part in name for part in _BAD_REF)
+        or name.startswith(("/", ".", "-"))
+        or name.endswith(("/", ".", ".lock"))
+        or name == "@"
+    )
+    if bad:
+        raise ValidationError(f"branch {branch!r} is not a valid git branch name", field="branch")
+    return name
+
+
+def workspace_path(worktree: str | None) -> str | None:
+    """A claim's worktree directory, absolute and normalised (``a/../b`` is ``b``), or None.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``worktree`` for a relative path.
+    """
+    if worktree is None:
+        return None
+    if not posixpath.isabs(worktree) or "\x00" in worktree:
+        raise ValidationError(
+            f"worktree {worktree!r} must be an absolute directory path", field="worktree"
+        )
+    return posixpath.normpath(worktree)
+
+
 def _refuse_taken_workspace(state: RepoState, branch: str | None, worktree: str | None) -> None:
-    """One live claim per branch and per worktree.
+    """One live claim per branch and per worktree (both already normalised).
 
     A claim naming the branch or worktree of a claim that still holds its work would make
     the hooks attribute that claim's commits to the newcomer, and its cleanup would remove
@@ -230,21 +275,25 @@ def _refuse_taken_workspace(state: RepoState, branch: str | None, worktree: str 
     Raises:
         BranchInUse: ``branch_in_use`` naming the claim that uses it.
     """
-    wanted = worktree.rstrip("/") if worktree else None
     for other in state.claims.values():
         if not (other.holding or other.leased):
             continue
-        if branch and other.branch == branch:
+        if branch and workspace_name(other.branch) == branch:
             raise BranchInUse(
                 f"branch {branch!r} belongs to claim {other.id} ({other.status.value}); "
                 "a claim works on a branch of its own",
                 branch=branch,
                 claimId=other.id,
             )
-        if wanted and other.worktree and other.worktree.rstrip("/") == wanted:
+        if worktree and other.worktree and posixpath.normpath(other.worktree) == worktree:
             raise BranchInUse(
                 f"worktree {worktree!r} belongs to claim {other.id} ({other.status.value}); "
                 "a claim works in a worktree of its own",
                 holder=worktree,
                 claimId=other.id,
             )
+
+
+def workspace_name(branch: str | None) -> str | None:
+    """A recorded branch compared as git names it (older records may carry ``refs/heads/``)."""
+    return branch.removeprefix("refs/heads/") if branch else None

@@ -164,6 +164,16 @@ def apply_events(
             scope["pendingPaths"] = waiting
             scope["carveOuts"] = kept.carve_outs
             out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
+            if not (paths or memory or kept.modules or kept.symbols or claim.contract_areas):
+                # Everything it held went to others: a claim with no target is closed.
+                out += _set_status(
+                    ids,
+                    claim,
+                    ClaimStatus.ABANDONED,
+                    ev.CLAIM_ABANDONED,
+                    f"the split of meeting {meeting.id} left it no target",
+                    meetingId=meeting.id,
+                )
     elif kind == "serialize":
         then = state.claims[resolution["then"]]
         out += _set_status(

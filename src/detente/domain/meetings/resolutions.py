@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 from detente.domain.claims.model import Claim, MemoryImpact
 from detente.domain.meetings import split_named
 from detente.domain.meetings.model import RESOLUTION_TYPES, Meeting
+from detente.domain.overlap import modules
 from detente.domain.overlap.carveouts import carved_may_overlap, intersect_carved, is_covered
 from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.paths import normalize_pattern
@@ -145,8 +146,11 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
                         )
     resolution = {"type": "split_ownership", "assignments": out, "affected": seen}
     scopes = split_scopes(state, resolution)
+    given = {x["claimId"] for x in out if x["targets"]}
     for i, a in enumerate(seen):
         for b in seen[i + 1 :]:
+            if a not in given and b not in given:
+                continue  # two bystanders: whatever they share, this split did not give
             clash = _scope_clash(state, a, scopes[a], b, scopes[b])
             if clash is not None:
                 raise ValidationError(
@@ -179,6 +183,8 @@ def _own_target(state: RepoState, claim: Claim, target: str, fld: str) -> str:
         return f"{split_named.MODULE_PREFIX}{name}" if kind == "module" else name
     path, _, section = target.partition("#")
     norm = normalize_pattern(path, case_insensitive=state.case_insensitive, field=fld)
+    if not section and norm in claim.paths + claim.pending_paths:
+        return norm  # its own pattern, carve-outs and all
     own = claim.paths + claim.pending_paths + tuple(m.path for m in claim.memory_impacts)
     carved = [c for p in claim.paths + claim.pending_paths for c in claim.carved(p)]
     if not is_covered(norm, own) or any(may_overlap(norm, c) for c in carved):
@@ -226,8 +232,20 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
         mine = [t for t in targets if "#" not in t and not _named(t)]
         kept: list[str] = []
         carve_outs: dict[str, list[str]] = {}
-        for p in claim.paths + claim.pending_paths:
+        mods, syms = split_named.kept_named(claim, theirs)
+        # A module that meets another's target becomes its path patterns, carved like
+        # any glob: the module's uncontested files stay this claim's.
+        from_modules = [
+            q
+            for m in claim.modules
+            if m not in mods
+            for q in modules.module_patterns(m)
+            if q not in claim.paths + claim.pending_paths
+        ]
+        for p in claim.paths + claim.pending_paths + tuple(from_modules):
             if p in mine:
+                if claim.carved(p):  # assigned its own pattern: it keeps its carve-outs
+                    carve_outs[p] = list(claim.carved(p))
                 continue
             own = list(claim.carved(p))
             cuts = [q for q in dict.fromkeys(their_paths) if carved_may_overlap(p, own, q)]
@@ -249,8 +267,11 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
                 impact = MemoryImpact(path=path, mode="section", sections=(section,))
                 if impact not in memory:
                     memory.append(impact)
-        own_order = [p for p in claim.paths + claim.pending_paths if p in kept or p in mine]
-        mods, syms = split_named.kept_named(claim, theirs)
+        own_order = [
+            p
+            for p in (*claim.paths, *claim.pending_paths, *from_modules)
+            if p in kept or p in mine
+        ]
         mods += [split_named.bare(t) for t in targets if t.startswith(split_named.MODULE_PREFIX)]
         syms += [t for t in targets if "::" in t]
         out[claim_id] = Scope(
