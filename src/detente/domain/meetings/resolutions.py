@@ -133,6 +133,14 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
         raise ValidationError(
             "each claim may appear in one assignment", field="resolution.assignments"
         )
+    if len(seen) < 2:
+        others = [c for c in meeting.participants if c not in seen]
+        raise ValidationError(
+            "a split names at least two claims: name the other participant too "
+            f"({', '.join(others)}), with no targets (CLAIM=) to give it none of the "
+            "contested ones",
+            field="resolution.assignments",
+        )
     for a in range(len(out)):
         for b in range(a + 1, len(out)):
             for ta in out[a]["targets"]:
