@@ -5,8 +5,12 @@ pattern sits in a trie of literal path segments at the node of its leading liter
 segments (``lib/ansible/modules/*.py`` at ``lib/ansible/modules``, ``**/*.yml`` at the
 root, an exact path at its own node). Every path a pattern matches starts with the
 pattern's leading literal segments, so two patterns can only meet when one's node is an
-ancestor of (or the same as) the other's: a query looks at the entries *on* the nodes
-along its own literal path, plus every entry in the subtree under its node.
+ancestor of (or the same as) the other's. A query walks the trie along its own
+segments: a literal segment follows one child, a ``*``/``?`` segment only the children
+whose names it matches (a character class keeps every child), and ``**`` takes every entry
+of the subtree below; the entries *on* every node reached are candidates. So
+``lib/*.py`` never looks at ``lib/sub/x.py``, and an exact path only at its own node and
+its ancestors.
 
 A second filter is the literal extension: when every path a pattern matches ends with
 ``".py"`` it cannot meet a pattern whose paths all end with ``".yml"``. Entries are
@@ -35,6 +39,8 @@ from detente.domain.overlap.globs import (
     compile_pattern,
     intersect_compiled,
 )
+from detente.domain.overlap.paths import GLOBSTAR
+from detente.domain.overlap.shapes import segment_filter
 
 __all__ = ["PatternIndex"]
 
@@ -174,7 +180,8 @@ class PatternIndex:
         Raises:
             ValidationError: code ``validation_error`` when the pattern is invalid.
         """
-        return {key for key, _ in self._candidate_entries(compile_pattern(pattern))}
+        buckets = self._candidate_buckets(compile_pattern(pattern))
+        return {key for bucket in buckets for key, _ in bucket}
 
     def overlapping(
         self,
@@ -207,28 +214,33 @@ class PatternIndex:
         # Many claims hold the same pattern (``lib/**``): decide each distinct one once.
         witnesses: dict[str, str | Undecided | None] = {}
         found: list[tuple[str, str, str | None]] = []
-        for key, theirs in self._candidate_entries(query):
-            if key == exclude:
-                continue
-            cut = self._carved.get((key, theirs), ())
-            if carve_outs or cut:
-                meets, carved = _carved_witness(pattern, carve_outs, theirs, cut, budget)
-                if meets:
-                    found.append((key, theirs, carved))
-                continue
-            if theirs in witnesses:
-                witness = witnesses[theirs]
-            else:
-                try:
-                    witness = intersect_compiled(query, self._compiled[theirs], budget=budget)
-                except Undecided as undecided:
-                    witness = undecided
-                witnesses[theirs] = witness
-            if isinstance(witness, Undecided):
-                found.append((key, theirs, None))
-            elif witness is not None:
-                found.append((key, theirs, witness))
-        found.sort(key=lambda f: (f[0], f[1]))
+        carved = self._carved
+        for bucket in self._candidate_buckets(query):
+            for entry in bucket:
+                key, theirs = entry
+                if key == exclude:
+                    continue
+                cut = carved.get(entry, ()) if carved else ()
+                if carve_outs or cut:
+                    meets, carved_witness = _carved_witness(
+                        pattern, carve_outs, theirs, cut, budget
+                    )
+                    if meets:
+                        found.append((key, theirs, carved_witness))
+                    continue
+                if theirs in witnesses:
+                    witness = witnesses[theirs]
+                else:
+                    try:
+                        witness = intersect_compiled(query, self._compiled[theirs], budget=budget)
+                    except Undecided as undecided:
+                        witness = undecided
+                    witnesses[theirs] = witness
+                if witness is None:
+                    continue
+                found.append((key, theirs, None if isinstance(witness, Undecided) else witness))
+        # (key, pattern) pairs are unique, so the witness never takes part in the order.
+        found.sort()
         return found
 
     def matching(self, path: str, *, exclude: str | None = None) -> list[tuple[str, str]]:
@@ -265,17 +277,38 @@ class PatternIndex:
         ]
         return sorted(found)
 
-    def _candidate_entries(self, query: CompiledPattern) -> set[_Entry]:
+    def _candidate_buckets(self, query: CompiledPattern) -> list[set[_Entry]]:
+        """The buckets of every entry the query may meet (see the module docstring): a
+        literal segment follows one child, a wildcard segment the children whose names it
+        matches, ``**`` takes the whole subtree. The buckets are disjoint (each entry is
+        on one node; the nodes reached at one depth are distinct and none is below
+        another), so no entry is listed twice."""
         extension = query.extension
-        found: set[_Entry] = set()
-        node = self._root
-        for segment in query.literal_segments:
-            found.update(*_compatible(node.own, extension))
-            child = node.children.get(segment)
-            if child is None:
+        found: list[set[_Entry]] = []
+        lead = query.literal_segments
+        level = [self._root]
+        for depth, segment in enumerate(query.segments):
+            if segment is GLOBSTAR:
+                for node in level:
+                    found.extend(_compatible(node.subtree, extension))
                 return found
-            node = child
-        found.update(*_compatible(node.subtree, extension))
+            for node in level:
+                found.extend(_compatible(node.own, extension))
+            if depth < len(lead):
+                child = level[0].children.get(lead[depth])
+                level = [child] if child is not None else []
+            else:
+                accepts = segment_filter(segment)
+                level = [
+                    child
+                    for node in level
+                    for name, child in node.children.items()
+                    if accepts is None or accepts(name)
+                ]
+            if not level:
+                return found
+        for node in level:
+            found.extend(_compatible(node.own, extension))
         return found
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
