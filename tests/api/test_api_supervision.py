@@ -83,14 +83,20 @@ def test_a_task_waiting_to_restart_makes_the_supervisor_unhealthy() -> None:
 class _FlakyStore(SqliteStore):
     """A real SQLite store whose next ``read`` by the event fan-out fails once.
 
-    The fan-out reads through ``asyncio.to_thread`` (threads named ``asyncio_N``); request
-    handlers run in AnyIO's worker threads and are left alone.
+    The fan-out reads the whole log (``repo=None``) from the event loop's executor; the
+    subscriber below asks for one repository, so its own catch-up reads pass ``repo``, and
+    request handlers run in AnyIO's worker threads: both are left alone. (Thread names alone
+    do not tell: uvloop's executor threads are not named ``asyncio_N``.)
     """
 
     fail_next = False
 
     def read(self, *, since: int = 0, limit: int = 1000, repo: str | None = None) -> list:  # type: ignore[override,type-arg]
-        if self.fail_next and threading.current_thread().name.startswith("asyncio"):
+        if (
+            self.fail_next
+            and repo is None
+            and not threading.current_thread().name.startswith("AnyIO")
+        ):
             self.fail_next = False
             raise RuntimeError("injected read failure")
         return super().read(since=since, limit=limit, repo=repo)
@@ -109,7 +115,7 @@ def test_the_event_fan_out_survives_an_unexpected_error_and_keeps_delivering(
         assert http.post("/v1/claims", json=claim_body("a.py")).status_code == 201
 
         def listen() -> None:
-            with http.stream("GET", "/v1/events/stream", params={"since": 0}) as r:
+            with http.stream("GET", "/v1/events/stream", params={"since": 0, "repo": "demo"}) as r:
                 for line in r.iter_lines():
                     if line.startswith("data: "):
                         seen.append(line)
@@ -124,6 +130,13 @@ def test_the_event_fan_out_survives_an_unexpected_error_and_keeps_delivering(
         store.fail_next = True  # the fan-out's next read of the log blows up
         assert http.post("/v1/claims", json=claim_body("b.py")).status_code == 201
         assert got_b.wait(WAIT), f"no event of claim b after {len(seen)} events"
+
+        # b may reach the subscriber through its own catch-up read before the fan-out's
+        # next read (the failing one) happens: wait for the fan-out's restart, bounded.
+        def restarted() -> bool:
+            return bool(http.get("/healthz").json()["tasks"]["sse-fanout"]["restarts"] >= 1)
+
+        assert wait_until(restarted, timeout=WAIT)
         fanout = http.get("/healthz").json()["tasks"]["sse-fanout"]
     assert store.fail_next is False  # the failure did happen
     assert fanout["restarts"] == 1 and fanout["lastError"] == "RuntimeError: injected read failure"
