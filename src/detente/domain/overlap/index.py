@@ -29,7 +29,7 @@ both sides. The index is pure: no IO, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from detente.domain.overlap.carveouts import intersect_carved
 from detente.domain.overlap.globs import (
@@ -45,7 +45,9 @@ from detente.domain.overlap.shapes import segment_filter
 __all__ = ["PatternIndex"]
 
 _Entry = tuple[str, str]
-_Buckets = dict[str | None, set[_Entry]]
+#: ``pattern -> keys holding it``: the entries of one node (or subtree) and extension.
+_Group = dict[str, set[str]]
+_Buckets = dict[str | None, _Group]
 
 
 class _Node:
@@ -71,6 +73,7 @@ class PatternIndex:
         self._compiled: dict[str, CompiledPattern] = {}
         self._users: dict[str, int] = {}
         self._carved: dict[_Entry, tuple[CompiledPattern, ...]] = {}
+        self._carved_keys: dict[str, set[str]] = {}  # pattern -> keys with carve-outs
         self._size = 0
 
     def __len__(self) -> int:
@@ -104,16 +107,16 @@ class PatternIndex:
         held.add(canonical)
         if carve_outs:
             self._carved[(key, canonical)] = tuple(compile_pattern(c) for c in carve_outs)
+            self._carved_keys.setdefault(canonical, set()).add(key)
         self._users[canonical] = self._users.get(canonical, 0) + 1
         self._compiled[canonical] = compiled
-        entry = (key, canonical)
         bucket = compiled.extension
         node = self._root
-        node.subtree.setdefault(bucket, set()).add(entry)
+        _put(node.subtree, bucket, canonical, key)
         for segment in compiled.literal_segments:
             node = node.children.setdefault(segment, _Node())
-            node.subtree.setdefault(bucket, set()).add(entry)
-        node.own.setdefault(bucket, set()).add(entry)
+            _put(node.subtree, bucket, canonical, key)
+        _put(node.own, bucket, canonical, key)
         self._size += 1
 
     def remove(self, key: str, pattern: str) -> None:
@@ -133,21 +136,21 @@ class PatternIndex:
         if held is None or canonical not in held:
             raise KeyError((key, pattern))
         held.discard(canonical)
-        self._carved.pop((key, canonical), None)
+        if self._carved.pop((key, canonical), None) is not None:
+            _discard_key(self._carved_keys, canonical, key)
         if not held:
             del self._by_key[key]
         self._users[canonical] -= 1
         if not self._users[canonical]:
             del self._users[canonical]
             del self._compiled[canonical]
-        entry = (key, canonical)
         bucket = compiled.extension
         path = [self._root]
         for segment in compiled.literal_segments:
             path.append(path[-1].children[segment])
-        _discard(path[-1].own, bucket, entry)
+        _discard(path[-1].own, bucket, canonical, key)
         for node in path:
-            _discard(node.subtree, bucket, entry)
+            _discard(node.subtree, bucket, canonical, key)
         for depth in range(len(path) - 1, 0, -1):
             if path[depth].subtree:
                 break
@@ -180,8 +183,8 @@ class PatternIndex:
         Raises:
             ValidationError: code ``validation_error`` when the pattern is invalid.
         """
-        buckets = self._candidate_buckets(compile_pattern(pattern))
-        return {key for bucket in buckets for key, _ in bucket}
+        groups = self._candidate_groups(compile_pattern(pattern))
+        return {key for group in groups for keys in group.values() for key in keys}
 
     def overlapping(
         self,
@@ -211,34 +214,37 @@ class PatternIndex:
             ValidationError: code ``validation_error`` when the pattern is invalid.
         """
         query = compile_pattern(pattern)
-        # Many claims hold the same pattern (``lib/**``): decide each distinct one once.
-        witnesses: dict[str, str | Undecided | None] = {}
         found: list[tuple[str, str, str | None]] = []
         carved = self._carved
-        for bucket in self._candidate_buckets(query):
-            for entry in bucket:
-                key, theirs = entry
-                if key == exclude:
+        # Entries are grouped by pattern (many claims hold ``lib/**``): each distinct
+        # pattern is decided once, and its keys join the result in one step.
+        for group in self._candidate_groups(query):
+            for theirs, keys in group.items():
+                if carve_outs or (carved and theirs in self._carved_keys):
+                    plain: list[str | None] = []  # the uncarved pair, decided once
+                    for key in keys:  # carve-outs are per entry
+                        if key == exclude:
+                            continue
+                        cut = carved.get((key, theirs), ())
+                        if carve_outs or cut:
+                            meets, carved_witness = _carved_witness(
+                                pattern, carve_outs, theirs, cut, budget
+                            )
+                            if meets:
+                                found.append((key, theirs, carved_witness))
+                            continue
+                        if not plain:
+                            plain.append(_decide(query, self._compiled[theirs], budget))
+                        if plain[0] != "":
+                            found.append((key, theirs, plain[0]))
                     continue
-                cut = carved.get(entry, ()) if carved else ()
-                if carve_outs or cut:
-                    meets, carved_witness = _carved_witness(
-                        pattern, carve_outs, theirs, cut, budget
-                    )
-                    if meets:
-                        found.append((key, theirs, carved_witness))
+                decided = _decide(query, self._compiled[theirs], budget)
+                if decided == "":
                     continue
-                if theirs in witnesses:
-                    witness = witnesses[theirs]
+                if exclude in keys:
+                    found.extend((key, theirs, decided) for key in keys if key != exclude)
                 else:
-                    try:
-                        witness = intersect_compiled(query, self._compiled[theirs], budget=budget)
-                    except Undecided as undecided:
-                        witness = undecided
-                    witnesses[theirs] = witness
-                if witness is None:
-                    continue
-                found.append((key, theirs, None if isinstance(witness, Undecided) else witness))
+                    found.extend((key, theirs, decided) for key in keys)
         # (key, pattern) pairs are unique, so the witness never takes part in the order.
         found.sort()
         return found
@@ -258,33 +264,35 @@ class PatternIndex:
         """
         segments = path.split("/")
         extension = path.rsplit(".", 1)[1] if "." in path else None
-        entries: set[_Entry] = set()
+        groups: list[_Group] = []
         node = self._root
         for segment in segments:
-            entries.update(*_compatible(node.own, extension))
+            groups.extend(_compatible(node.own, extension))
             child = node.children.get(segment)
             if child is None:
                 break
             node = child
         else:
-            entries.update(*_compatible(node.own, extension))
+            groups.extend(_compatible(node.own, extension))
         found = [
             (key, theirs)
-            for key, theirs in entries
+            for group in groups
+            for theirs, keys in group.items()
+            if self._compiled[theirs].matches(path)
+            for key in keys
             if key != exclude
-            and self._compiled[theirs].matches(path)
             and not any(c.matches(path) for c in self._carved.get((key, theirs), ()))
         ]
         return sorted(found)
 
-    def _candidate_buckets(self, query: CompiledPattern) -> list[set[_Entry]]:
-        """The buckets of every entry the query may meet (see the module docstring): a
+    def _candidate_groups(self, query: CompiledPattern) -> list[_Group]:
+        """The groups of every entry the query may meet (see the module docstring): a
         literal segment follows one child, a wildcard segment the children whose names it
-        matches, ``**`` takes the whole subtree. The buckets are disjoint (each entry is
+        matches, ``**`` takes the whole subtree. The groups are disjoint (each entry is
         on one node; the nodes reached at one depth are distinct and none is below
-        another), so no entry is listed twice."""
+        another), so no entry is listed twice, and a pattern is in one group at most."""
         extension = query.extension
-        found: list[set[_Entry]] = []
+        found: list[_Group] = []
         lead = query.literal_segments
         level = [self._root]
         for depth, segment in enumerate(query.segments):
@@ -333,19 +341,40 @@ def _carved_witness(
     return found is not None, found
 
 
-def _compatible(buckets: _Buckets, extension: str | None) -> Iterable[set[_Entry]]:
-    """The buckets whose patterns may share a path with a query of this extension.
+def _decide(query: CompiledPattern, theirs: CompiledPattern, budget: Budget | None) -> str | None:
+    """The witness of a pair, None when undecided (counts as overlapping), ``""`` when
+    disjoint (no valid path is empty)."""
+    try:
+        witness = intersect_compiled(query, theirs, budget=budget)
+    except Undecided:
+        return None
+    return "" if witness is None else witness
+
+
+def _compatible(buckets: _Buckets, extension: str | None) -> list[_Group]:
+    """The groups whose patterns may share a path with a query of this extension.
 
     Paths ending with ``".a"`` and with ``".b"`` (``a``, ``b`` without ``.``) exist only
     when ``a == b``, so a known extension rules out every other known extension.
     """
     if extension is None:
         return list(buckets.values())
-    return [bucket for name in (extension, None) if (bucket := buckets.get(name)) is not None]
+    return [group for name in (extension, None) if (group := buckets.get(name)) is not None]
 
 
-def _discard(buckets: _Buckets, name: str | None, entry: _Entry) -> None:
-    bucket = buckets[name]
-    bucket.discard(entry)
-    if not bucket:
+def _put(buckets: _Buckets, name: str | None, pattern: str, key: str) -> None:
+    buckets.setdefault(name, {}).setdefault(pattern, set()).add(key)
+
+
+def _discard(buckets: _Buckets, name: str | None, pattern: str, key: str) -> None:
+    group = buckets[name]
+    _discard_key(group, pattern, key)
+    if not group:
         del buckets[name]
+
+
+def _discard_key(group: dict[str, set[str]], pattern: str, key: str) -> None:
+    keys = group[pattern]
+    keys.discard(key)
+    if not keys:
+        del group[pattern]
