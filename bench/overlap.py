@@ -191,7 +191,7 @@ class BruteIndex:
     def __init__(self, entries: list[tuple[str, str]]) -> None:
         self.entries = [(key, pattern, compile_pattern(pattern)) for key, pattern in entries]
 
-    def add(self, key: str, pattern: str) -> None:
+    def add(self, key: str, pattern: str, carve_outs: Sequence[str] = ()) -> None:
         self.entries.append((key, pattern, compile_pattern(pattern)))
 
     def remove_key(self, key: str) -> int:
