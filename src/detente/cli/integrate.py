@@ -135,7 +135,7 @@ def _default_ref(worktree: Path) -> str:
     return f"refs/heads/{open_repo(worktree).default_branch}"
 
 
-def _report(session: Session, response: dict[str, Any], tests: list[dict[str, Any]]) -> None:
+def _report(session: Session, response: Mapping[str, Any], tests: list[dict[str, Any]]) -> None:
     claim = response["claim"]
 
     def text(console: Console) -> None:

@@ -164,7 +164,7 @@ def resolution_options(
     mine = waiting[0] if waiting else (claims[-1] if claims else None)
     if mine is None:
         return []
-    overlaps = [
+    overlaps: list[Mapping[str, Any]] = [
         o
         for o in client.get_claim(str(mine["id"])).get("overlaps", [])
         if o["claimId"] in meeting["participants"]

@@ -11,12 +11,14 @@ read from the claim.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from detente.cli.context import JsonFlag, Session, run
+from detente.client import wire
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -57,10 +59,9 @@ def _read_input(source: Path) -> str:
         ) from None
 
 
-def _document(client: Client, repo: str, path: str) -> dict[str, Any]:
+def _document(client: Client, repo: str, path: str) -> wire.Document:
     """The registered document at ``path`` (``not_found`` when it is not registered)."""
-    found: dict[str, Any] = client.list_documents(repo, path)["documents"][0]
-    return found
+    return client.list_documents(repo, path)["documents"][0]
 
 
 def _writer(session: Session, claim_id: str, worktree: Path | None) -> tuple[int, str | None]:
@@ -76,7 +77,7 @@ def _writer(session: Session, claim_id: str, worktree: Path | None) -> tuple[int
     return int(claim["fencingToken"]), str(place) if place is not None else None
 
 
-def _document_text(console: Console, doc: dict[str, Any]) -> None:
+def _document_text(console: Console, doc: Mapping[str, Any]) -> None:
     from rich.table import Table
 
     disk = doc.get("onDisk") or {}
@@ -143,7 +144,7 @@ def list_(ctx: typer.Context, json_flag: JsonFlag = False) -> None:
 
         def text(console: Console) -> None:
             for doc in response["documents"]:
-                disk = doc.get("onDisk") or {}
+                disk: Mapping[str, Any] = doc.get("onDisk") or {}
                 sync = "" if not disk else ("" if disk.get("inSync") else "  CHANGED ON DISK")
                 console.print(
                     f"{doc['path']}  {doc['class']}  revision {doc['revision']}  "
@@ -211,13 +212,14 @@ def patch(
         file_hash = expect_file_hash or doc.get("fileHash")
         text_in = _read_input(source)
         token, place = _writer(session, claim, worktree)
+        on_disk = doc.get("onDisk")
         response = session.client.patch_section(
             {
                 "repo": repo,
                 "path": path,
                 "sectionKey": key,
                 "expectedSectionRevision": revision,
-                "expectedFileHash": file_hash or (doc.get("onDisk") or {}).get("fileHash") or "",
+                "expectedFileHash": file_hash or (on_disk["fileHash"] if on_disk else None) or "",
                 "claimId": claim,
                 "fencingToken": token,
                 "worktree": place,

@@ -21,6 +21,7 @@ A takeover that touched contracts, migrations or memory waits for approval (succ
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -72,7 +73,7 @@ def parse_pieces(entries: list[str]) -> list[dict[str, str]]:
     return pieces
 
 
-def _approve_commands(claim: dict[str, Any]) -> list[str]:
+def _approve_commands(claim: Mapping[str, Any]) -> list[str]:
     info = claim.get("takeoverOf") or {}
     if not info.get("pending"):
         return []
@@ -182,7 +183,7 @@ def takeover(
     def body(session: Session) -> int:
         from detente.cli import workspace
 
-        pred: dict[str, Any] = session.client.get_claim(claim_id)["claim"]
+        pred = session.client.get_claim(claim_id)["claim"]
         pieces = parse_pieces(piece or [])
         repo = session.settings.repo
         if not no_worktree and session.repo_name != pred["repo"]:
@@ -229,7 +230,7 @@ def takeover(
     run(ctx, json_flag, body)
 
 
-def _report(session: Session, response: dict[str, Any], placement: Placement | None) -> int:
+def _report(session: Session, response: Mapping[str, Any], placement: Placement | None) -> int:
     from detente.cli.views import negotiation_options
     from detente.vcs import create_worktree
 

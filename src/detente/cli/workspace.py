@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from detente.client import Client
+from detente.client import Client, wire
 from detente.errors import DetenteError, ValidationError
 from detente.vcs import (
     Worktree,
@@ -68,10 +68,10 @@ class OpenResult:
         abandon_error: why abandoning failed, if it did.
     """
 
-    response: dict[str, Any]
+    response: wire.ClaimView
     worktree: Worktree | None = None
     failure: DetenteError | None = None
-    abandoned: dict[str, Any] | None = None
+    abandoned: wire.Claim | None = None
     abandon_error: DetenteError | None = None
 
 

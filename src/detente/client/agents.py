@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from detente.client import routes
-from detente.client.base import ClientBase, Wire
+from detente.client import routes, wire
+from detente.client.base import ClientBase
 
 __all__ = ["AgentOperations"]
 
@@ -17,27 +17,29 @@ __all__ = ["AgentOperations"]
 class AgentOperations(ClientBase):
     """``/v1/agents...`` and ``/v1/readiness``."""
 
-    def register_agent(self, body: Mapping[str, Any]) -> Wire:
+    def register_agent(self, body: Mapping[str, Any]) -> wire.AgentOut:
         """``POST /v1/agents`` ``{sessionId, agentName, intent?, branch?, worktree?,
         ttlSeconds?, repo?}`` (re-registering renews): ``{agent}``."""
         return self._call(routes.REGISTER_AGENT, body=body)
 
-    def list_agents(self, *, repo: str | None = None, status: str | None = None) -> Wire:
+    def list_agents(self, *, repo: str | None = None, status: str | None = None) -> wire.AgentList:
         """``GET /v1/agents``: ``{agents[]}`` with ``status`` active|departed (server clock)."""
         return self._call(routes.LIST_AGENTS, params={"repo": repo, "status": status})
 
-    def get_agent(self, session_id: str) -> Wire:
+    def get_agent(self, session_id: str) -> wire.AgentOut:
         """``GET /v1/agents/{sessionId}``: ``{agent}``; ``not_found`` if never registered."""
         return self._call(routes.GET_AGENT, path={"session_id": session_id})
 
-    def session_claims(self, session_id: str, *, repo: str | None = None) -> Wire:
+    def session_claims(self, session_id: str, *, repo: str | None = None) -> wire.ClaimList:
         """``GET /v1/agents/{sessionId}/claims``: ``{claims[]}``, the session's claims that
         still hold their targets, oldest first (an unregistered session holds none)."""
         return self._call(
             routes.SESSION_CLAIMS, path={"session_id": session_id}, params={"repo": repo}
         )
 
-    def readiness(self, session_id: str, paths: list[str], *, repo: str | None = None) -> Wire:
+    def readiness(
+        self, session_id: str, paths: list[str], *, repo: str | None = None
+    ) -> wire.Readiness:
         """``POST /v1/readiness``: ``{readiness: ready|caution, overlappingClaims[]}``."""
         body = {"sessionId": session_id, "paths": list(paths), "repo": repo}
         return self._call(routes.READINESS, body=body)

@@ -13,16 +13,20 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, TypeVar, cast
 
 from detente.client import routes
 from detente.client.routes import Route
 from detente.client.sse import SseMessage
+from detente.errors import StoreError
 
 __all__ = ["Call", "ClientBase", "Follow", "Wire"]
 
-#: A decoded JSON object in the API's camelCase wire shape (API.md).
+#: A decoded JSON object in the API's camelCase wire shape (API.md); each operation's
+#: is typed by its record (:mod:`detente.client.wire`).
 Wire = dict[str, Any]
+
+_R = TypeVar("_R")
 
 
 class ClientBase(ABC):
@@ -67,12 +71,12 @@ class ClientBase(ABC):
 
     def _call(
         self,
-        route: Route,
+        route: Route[_R],
         *,
         path: Mapping[str, str] | None = None,
         body: Mapping[str, Any] | None = None,
         params: Mapping[str, Any] | None = None,
-    ) -> Wire:
+    ) -> _R:
         """Carry one operation.
 
         Args:
@@ -82,14 +86,14 @@ class ClientBase(ABC):
             params: query parameters; None values mean "not given" and are left out.
 
         Returns:
-            The response's JSON object (API.md shape).
+            The response's JSON object: the operation's record (``route``'s type).
 
         Raises:
             DetenteError: the :mod:`detente.errors` exception of the refusal's ``code``;
                 ``server_unavailable`` when a server cannot be reached.
         """
         given = {k: v for k, v in (params or {}).items() if v is not None}
-        return self._send(Call(route, dict(path or {}), body, given))
+        return cast(_R, self._send(Call(route, dict(path or {}), body, given)))
 
     @abstractmethod
     def _send(self, call: Call) -> Wire:
@@ -124,9 +128,15 @@ class ClientBase(ABC):
             ServerUnavailable: the server stayed unreachable for ``give_up_after`` seconds.
             DetenteError: the stream was refused (e.g. unknown repo).
         """
-        position = since if since is not None else int(self._call(routes.HEALTH)["head"])
+        position = since if since is not None else self._head()
         options = Follow(poll_interval, give_up_after, read_timeout, on_reconnect)
         return self._follow(position, repo, options)
+
+    def _head(self) -> int:
+        head = self._call(routes.HEALTH)["head"]
+        if head is None:  # the server's store did not answer its health check in time
+            raise StoreError("the server's store did not answer: no head to follow from")
+        return head
 
     @abstractmethod
     def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
@@ -144,7 +154,7 @@ class Call:
         params: the query parameters that were given (no None values).
     """
 
-    route: Route
+    route: Route[Any]
     path: dict[str, str]
     body: Mapping[str, Any] | None
     params: dict[str, Any]

@@ -257,7 +257,7 @@ class ServiceCalls(IndexCalls):
         view = self.service.memory.append_entry(body.to_command())
         return {
             "document": cast(wire.Document, view.to_wire()),
-            "entry": cast("wire.Entry | None", view.details.get("entry")),
+            "entry": cast(wire.Entry, view.details["entry"]),
         }
 
     def render(self, body: mb.RenderIn) -> wire.RenderOut:

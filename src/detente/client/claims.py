@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from detente.client import routes
-from detente.client.base import ClientBase, Wire
+from detente.client import routes, wire
+from detente.client.base import ClientBase
 
 __all__ = ["ClaimOperations"]
 
@@ -20,11 +20,11 @@ __all__ = ["ClaimOperations"]
 class ClaimOperations(ClientBase):
     """``/v1/claims...``: one method per operation."""
 
-    def open_claim(self, body: Mapping[str, Any]) -> Wire:
+    def open_claim(self, body: Mapping[str, Any]) -> wire.ClaimView:
         """``POST /v1/claims`` (camelCase seed fields): ``{claim, overlaps[], meeting}``."""
         return self._call(routes.OPEN_CLAIM, body=body)
 
-    def get_claim(self, claim_id: str, *, include: Sequence[str] | None = None) -> Wire:
+    def get_claim(self, claim_id: str, *, include: Sequence[str] | None = None) -> wire.ClaimView:
         """``GET /v1/claims/{id}``: ``{claim, overlaps[], meetings[], work,
         semanticOverlaps[]}`` (overlaps recomputed).
 
@@ -48,7 +48,7 @@ class ClaimOperations(ClientBase):
         session: str | None = None,
         limit: int | None = None,
         cursor: str | None = None,
-    ) -> Wire:
+    ) -> wire.ClaimList:
         """``GET /v1/claims``: ``{claims[], nextCursor}`` filtered by repo, status, covered
         path, agent id or name and agent session id, in ``(createdAt, id)`` order.
 
@@ -74,7 +74,7 @@ class ClaimOperations(ClientBase):
         expected_lease_revision: int,
         expected_claim_revision: int,
         ttl_seconds: int,
-    ) -> Wire:
+    ) -> wire.ClaimOut:
         """``POST /v1/claims/{id}/renew``: ``{claim}``."""
         body = {
             "expectedLeaseRevision": expected_lease_revision,
@@ -85,7 +85,7 @@ class ClaimOperations(ClientBase):
 
     def announce(
         self, claim_id: str, *, expected_claim_revision: int, ttl_seconds: int | None = None
-    ) -> Wire:
+    ) -> wire.ClaimView:
         """``POST /v1/claims/{id}/announce``: a draft starts its lease and activates or
         negotiates: ``{claim, overlaps[], meeting, meetings[]}``."""
         body: dict[str, Any] = {"expectedClaimRevision": expected_claim_revision}
@@ -104,7 +104,7 @@ class ClaimOperations(ClientBase):
         add_symbols: Sequence[str] = (),
         add_expected_contract_changes: Sequence[str | Mapping[str, Any]] = (),
         reason: str | None = None,
-    ) -> Wire:
+    ) -> wire.ClaimView:
         """``POST /v1/claims/{id}/scope-change``: ``{claim, overlaps[], meeting}``."""
         body = {
             "expectedClaimRevision": expected_claim_revision,
@@ -119,14 +119,14 @@ class ClaimOperations(ClientBase):
 
     def suspend(
         self, claim_id: str, *, expected_claim_revision: int, reason: str | None = None
-    ) -> Wire:
+    ) -> wire.ClaimOut:
         """``POST /v1/claims/{id}/suspend``: ``{claim}``."""
         body = {"expectedClaimRevision": expected_claim_revision, "reason": reason}
         return self._call(routes.SUSPEND, path={"claim_id": claim_id}, body=body)
 
     def resume(
         self, claim_id: str, *, expected_claim_revision: int, reason: str | None = None
-    ) -> Wire:
+    ) -> wire.ClaimOut:
         """``POST /v1/claims/{id}/resume``: ``{claim}``."""
         body = {"expectedClaimRevision": expected_claim_revision, "reason": reason}
         return self._call(routes.RESUME, path={"claim_id": claim_id}, body=body)
@@ -140,7 +140,7 @@ class ClaimOperations(ClientBase):
         diff_summary: Mapping[str, Any] | None = None,
         memory_state: Mapping[str, Any] | None = None,
         reason: str | None = None,
-    ) -> Wire:
+    ) -> wire.ClaimOut:
         """``POST /v1/claims/{id}/abandon`` (records head commit and diff summary): ``{claim}``."""
         body = {
             "expectedClaimRevision": expected_claim_revision,
@@ -151,7 +151,7 @@ class ClaimOperations(ClientBase):
         }
         return self._call(routes.ABANDON, path={"claim_id": claim_id}, body=body)
 
-    def complete(self, claim_id: str, body: Mapping[str, Any]) -> Wire:
+    def complete(self, claim_id: str, body: Mapping[str, Any]) -> wire.ClaimOut:
         """``POST /v1/claims/{id}/complete``: validate evidence, then advance the base ref.
 
         Args:
@@ -168,7 +168,7 @@ class ClaimOperations(ClientBase):
         """
         return self._call(routes.COMPLETE, path={"claim_id": claim_id}, body=body)
 
-    def cleanup(self, claim_id: str) -> Wire:
+    def cleanup(self, claim_id: str) -> wire.ClaimView:
         """``POST /v1/claims/{id}/cleanup``: remove a finished claim's worktree entry."""
         return self._call(routes.CLEANUP, path={"claim_id": claim_id})
 
@@ -179,7 +179,7 @@ class ClaimOperations(ClientBase):
         claim_id: str,
         expected_claim_revision: int,
         pieces: Sequence[Mapping[str, str]] = (),
-    ) -> Wire:
+    ) -> wire.ClaimView:
         """``POST /v1/claims`` with ``takeoverOf``: ``{claim, overlaps[], meeting}``.
 
         Args:
@@ -199,7 +199,7 @@ class ClaimOperations(ClientBase):
 
     def approve_takeover(
         self, claim_id: str, *, expected_claim_revision: int, approver: str, kind: str = "human"
-    ) -> Wire:
+    ) -> wire.ClaimView:
         """``POST /v1/claims/{id}/takeover/approve`` (``kind`` human|owner): ``{claim, ...}``."""
         body = {
             "expectedClaimRevision": expected_claim_revision,
@@ -210,7 +210,7 @@ class ClaimOperations(ClientBase):
 
     def check_writes(
         self, claim_id: str, paths: Sequence[str], *, fencing_token: int | None = None
-    ) -> Wire:
+    ) -> wire.WriteCheck:
         """``POST /v1/claims/{id}/writes/check``: ``{ok, claimId, paths}`` when allowed.
 
         Raises ``overlap_blocking`` (``blockers``), ``out_of_scope`` (``paths``),

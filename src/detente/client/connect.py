@@ -149,8 +149,9 @@ def _name_on_server(client: Client, info: RepoInfo | None, *, explicit: bool) ->
     if info is None:
         return str(served[0]["name"]) if len(served) == 1 else None
     for repo in served:
-        if repo.get("path") and _same_repository(Path(repo["path"]), info):
-            return str(repo["name"])
+        path = repo["path"]
+        if path and _same_repository(Path(path), info):
+            return repo["name"]
     return info.name if explicit else None
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from detente.client import routes
-from detente.client.base import ClientBase, Wire
+from detente.client import routes, wire
+from detente.client.base import ClientBase
 
 __all__ = ["GateOperations"]
 
@@ -18,50 +18,50 @@ __all__ = ["GateOperations"]
 class GateOperations(ClientBase):
     """``/v1/patches...``, ``/v1/deployments/...`` and ``/v1/hooks/...``."""
 
-    def publish_patch(self, claim_id: str, base_commit: str, mbox: str) -> Wire:
+    def publish_patch(self, claim_id: str, base_commit: str, mbox: str) -> wire.PatchOut:
         """``POST /v1/patches`` (content-addressed): ``{patch, created}``."""
         body = {"claimId": claim_id, "baseCommit": base_commit, "format": "mbox", "mbox": mbox}
         return self._call(routes.PUBLISH_PATCH, body=body)
 
-    def list_patches(self, *, repo: str | None = None, status: str | None = None) -> Wire:
+    def list_patches(self, *, repo: str | None = None, status: str | None = None) -> wire.PatchList:
         """``GET /v1/patches``: ``{patches[]}`` (without their mbox)."""
         return self._call(routes.LIST_PATCHES, params={"repo": repo, "status": status})
 
-    def get_patch(self, patch_id: str) -> Wire:
+    def get_patch(self, patch_id: str) -> wire.PatchOut:
         """``GET /v1/patches/{id}``: ``{patch}`` with its ``mbox``."""
         return self._call(routes.GET_PATCH, path={"patch_id": patch_id})
 
     def discard_patch(
         self, patch_id: str, *, expected_revision: int, reason: str | None = None
-    ) -> Wire:
+    ) -> wire.PatchOut:
         """``POST /v1/patches/{id}/discard``: ``{patch}``."""
         body = {"expectedRevision": expected_revision, "reason": reason}
         return self._call(routes.DISCARD_PATCH, path={"patch_id": patch_id}, body=body)
 
-    def deploy(self, env: str, body: Mapping[str, Any]) -> Wire:
+    def deploy(self, env: str, body: Mapping[str, Any]) -> wire.DeploymentView:
         """``POST /v1/deployments/{env}`` ``{repo?, claimId, commitOid,
         expectedPrevCommitOid, migrations[], unresolvedRisks[]}``: ``{deployment,
         history[], environment, policy}``; ``stale_base`` / ``evidence_rejected``."""
         return self._call(routes.DEPLOY, path={"env": env}, body=body)
 
-    def get_deployment(self, env: str, *, repo: str | None = None) -> Wire:
+    def get_deployment(self, env: str, *, repo: str | None = None) -> wire.DeploymentView:
         """``GET /v1/deployments/{env}``: ``{deployment, history[], environment, policy}``."""
         return self._call(routes.GET_DEPLOYMENT, path={"env": env}, params={"repo": repo})
 
-    def set_deploy_policy(self, env: str, body: Mapping[str, Any]) -> Wire:
+    def set_deploy_policy(self, env: str, body: Mapping[str, Any]) -> wire.DeploymentView:
         """``PUT /v1/deployments/{env}/policy`` ``{repo?, expectedRevision,
         maxUnresolvedRisks, requireMigrationsApplied, requireIntegrated}``."""
         return self._call(routes.SET_DEPLOY_POLICY, path={"env": env}, body=body)
 
-    def pre_receive(self, body: Mapping[str, Any]) -> Wire:
+    def pre_receive(self, body: Mapping[str, Any]) -> wire.PushChecked:
         """``POST /v1/hooks/pre-receive``: ``{ok, ref, commits}`` or ``evidence_rejected``."""
         return self._call(routes.PRE_RECEIVE, body=body)
 
-    def post_receive(self, body: Mapping[str, Any]) -> Wire:
+    def post_receive(self, body: Mapping[str, Any]) -> wire.PushRecorded:
         """``POST /v1/hooks/post-receive``: ``{integrated[]}``."""
         return self._call(routes.POST_RECEIVE, body=body)
 
-    def pre_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> Wire:
+    def pre_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> wire.CommitCheck:
         """``POST /v1/hooks/pre-commit``: ``{ok, claimId, problems[], findings[], reasons[]}``."""
         body = {"repo": repo, "claimId": claim_id, "paths": list(paths)}
         return self._call(routes.PRE_COMMIT, body=body)

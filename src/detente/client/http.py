@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from detente.client import routes
 from detente.client.base import Call, Follow, Wire
@@ -149,7 +149,7 @@ class HttpClient(Client):
 _SEGMENT = re.compile(r"[A-Za-z0-9_.@~:+-]+")  # RFC 3986 pchars that need no escaping
 
 
-def _fill(route: Route, values: Mapping[str, str]) -> str:
+def _fill(route: Route[Any], values: Mapping[str, str]) -> str:
     """The route's path with ``values`` filled in. Ids are opaque but never need escaping:
     one that does (empty, ``..``, ``?``, ``/``...) is a typo, not a request.
 

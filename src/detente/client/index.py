@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from detente.client import routes
-from detente.client.base import ClientBase, Wire
+from detente.client import routes, wire
+from detente.client.base import ClientBase
 
 __all__ = ["IndexOperations"]
 
@@ -14,7 +14,7 @@ __all__ = ["IndexOperations"]
 class IndexOperations(ClientBase):
     """``/v1/claims/{id}/symbols``, ``/v1/reconcile`` and ``/v1/search``."""
 
-    def claim_symbols(self, claim_id: str) -> Wire:
+    def claim_symbols(self, claim_id: str) -> wire.ClaimSymbols:
         """``GET /v1/claims/{id}/symbols``: ``{claimId, files[], symbols[], outsideScope[]}``."""
         return self._call(routes.CLAIM_SYMBOLS, path={"claim_id": claim_id})
 
@@ -26,7 +26,7 @@ class IndexOperations(ClientBase):
         repo: str | None = None,
         depth: int = 2,
         limit: int = 50,
-    ) -> Wire:
+    ) -> wire.IntentsReconciled:
         """``POST /v1/reconcile``: ``{overlap, shared[], a, b, blastRadius, interactions[]}``.
 
         Each side is ``{claimId, actual}`` or ``{paths, symbols, modules,
@@ -35,6 +35,6 @@ class IndexOperations(ClientBase):
         body = {"repo": repo, "a": dict(a), "b": dict(b), "depth": depth, "limit": limit}
         return self._call(routes.RECONCILE_INTENTS, body=body)
 
-    def search(self, q: str, *, repo: str | None = None, limit: int = 20) -> Wire:
+    def search(self, q: str, *, repo: str | None = None, limit: int = 20) -> wire.SearchOut:
         """``GET /v1/search?q=``: claims and memory sections ranked, with their overlaps."""
         return self._call(routes.SEARCH, params={"q": q, "repo": repo, "limit": limit})

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from detente.client import routes
-from detente.client.base import ClientBase, Wire
+from detente.client import routes, wire
+from detente.client.base import ClientBase
 
 __all__ = ["MeetingOperations"]
 
@@ -18,11 +18,13 @@ __all__ = ["MeetingOperations"]
 class MeetingOperations(ClientBase):
     """``/v1/meetings...``: one method per operation."""
 
-    def list_meetings(self, *, repo: str | None = None, status: str | None = None) -> Wire:
+    def list_meetings(
+        self, *, repo: str | None = None, status: str | None = None
+    ) -> wire.MeetingList:
         """``GET /v1/meetings``: ``{meetings[]}``."""
         return self._call(routes.LIST_MEETINGS, params={"repo": repo, "status": status})
 
-    def get_meeting(self, meeting_id: str) -> Wire:
+    def get_meeting(self, meeting_id: str) -> wire.MeetingOut:
         """``GET /v1/meetings/{id}``: ``{meeting}``."""
         return self._call(routes.GET_MEETING, path={"meeting_id": meeting_id})
 
@@ -33,7 +35,7 @@ class MeetingOperations(ClientBase):
         expected_meeting_revision: int,
         claim_id: str,
         resolution: Mapping[str, Any],
-    ) -> Wire:
+    ) -> wire.MeetingView:
         """``POST /v1/meetings/{id}/proposals`` (proposer accepts it): ``{meeting, claims[]}``."""
         body = {
             "expectedMeetingRevision": expected_meeting_revision,
@@ -44,7 +46,7 @@ class MeetingOperations(ClientBase):
 
     def accept_proposal(
         self, meeting_id: str, proposal_id: str, *, expected_meeting_revision: int, claim_id: str
-    ) -> Wire:
+    ) -> wire.MeetingView:
         """``POST /v1/meetings/{id}/proposals/{proposalId}/accept``: ``{meeting, claims[]}``."""
         body = {"expectedMeetingRevision": expected_meeting_revision, "claimId": claim_id}
         where = {"meeting_id": meeting_id, "proposal_id": proposal_id}
@@ -57,7 +59,7 @@ class MeetingOperations(ClientBase):
         expected_meeting_revision: int,
         resolution: Mapping[str, Any],
         resolved_by: str,
-    ) -> Wire:
+    ) -> wire.MeetingView:
         """``POST /v1/meetings/{id}/resolve`` (a human principal): ``{meeting, claims[]}``."""
         body = {
             "expectedMeetingRevision": expected_meeting_revision,
@@ -68,7 +70,7 @@ class MeetingOperations(ClientBase):
 
     def accept_handoff(
         self, meeting_id: str, *, expected_meeting_revision: int, claim_id: str
-    ) -> Wire:
+    ) -> wire.MeetingView:
         """``POST /v1/meetings/{id}/handoff/accept`` (the recipient): ``{meeting, claims[]}``."""
         body = {"expectedMeetingRevision": expected_meeting_revision, "claimId": claim_id}
         return self._call(routes.ACCEPT_HANDOFF, path={"meeting_id": meeting_id}, body=body)

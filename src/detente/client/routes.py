@@ -10,13 +10,19 @@ parameters are named like the routers' path parameters (``{claim_id}``...).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from detente.client import wire
 
 __all__ = ["Route"]
 
+#: The record an operation answers (:mod:`detente.client.wire`).
+R = TypeVar("R")
+
 
 @dataclass(frozen=True)
-class Route:
-    """One operation.
+class Route(Generic[R]):
+    """One operation, typed by the record it answers (``Route[wire.ClaimView]``...).
 
     Attributes:
         name: the operation's name (a method of ``ServiceCalls``).
@@ -33,67 +39,95 @@ class Route:
 
 
 # ---------------------------------------------------------------------------- system
-HEALTH = Route("health", "GET", "/healthz")
-REPOS = Route("repos", "GET", "/v1/repos")
-AUDIT_VERIFY = Route("audit_verify", "GET", "/v1/audit/verify", read_timeout=600.0)
-EVENTS = Route("events", "GET", "/v1/events")
-EVENT_STREAM = Route("event_stream", "GET", "/v1/events/stream")
+HEALTH: Route[wire.Health] = Route("health", "GET", "/healthz")
+REPOS: Route[wire.RepoList] = Route("repos", "GET", "/v1/repos")
+AUDIT_VERIFY: Route[wire.Audit] = Route(
+    "audit_verify", "GET", "/v1/audit/verify", read_timeout=600.0
+)
+EVENTS: Route[wire.EventPage] = Route("events", "GET", "/v1/events")
+EVENT_STREAM: Route[dict[str, Any]] = Route("event_stream", "GET", "/v1/events/stream")
 
 # ---------------------------------------------------------------------------- claims
-OPEN_CLAIM = Route("open_claim", "POST", "/v1/claims")
-LIST_CLAIMS = Route("list_claims", "GET", "/v1/claims")
-GET_CLAIM = Route("get_claim", "GET", "/v1/claims/{claim_id}")
-TAKEOVER = Route("takeover", "POST", "/v1/claims/{claim_id}/takeover")
-APPROVE_TAKEOVER = Route("approve_takeover", "POST", "/v1/claims/{claim_id}/takeover/approve")
-RENEW = Route("renew", "POST", "/v1/claims/{claim_id}/renew")
-ANNOUNCE = Route("announce", "POST", "/v1/claims/{claim_id}/announce")
-SCOPE_CHANGE = Route("scope_change", "POST", "/v1/claims/{claim_id}/scope-change")
-SUSPEND = Route("suspend", "POST", "/v1/claims/{claim_id}/suspend")
-RESUME = Route("resume", "POST", "/v1/claims/{claim_id}/resume")
-ABANDON = Route("abandon", "POST", "/v1/claims/{claim_id}/abandon")
-COMPLETE = Route("complete", "POST", "/v1/claims/{claim_id}/complete")
-CLEANUP = Route("cleanup", "POST", "/v1/claims/{claim_id}/cleanup")
-CHECK_WRITES = Route("check_writes", "POST", "/v1/claims/{claim_id}/writes/check")
+OPEN_CLAIM: Route[wire.ClaimView] = Route("open_claim", "POST", "/v1/claims")
+LIST_CLAIMS: Route[wire.ClaimList] = Route("list_claims", "GET", "/v1/claims")
+GET_CLAIM: Route[wire.ClaimView] = Route("get_claim", "GET", "/v1/claims/{claim_id}")
+TAKEOVER: Route[wire.ClaimView] = Route("takeover", "POST", "/v1/claims/{claim_id}/takeover")
+APPROVE_TAKEOVER: Route[wire.ClaimView] = Route(
+    "approve_takeover", "POST", "/v1/claims/{claim_id}/takeover/approve"
+)
+RENEW: Route[wire.ClaimOut] = Route("renew", "POST", "/v1/claims/{claim_id}/renew")
+ANNOUNCE: Route[wire.ClaimView] = Route("announce", "POST", "/v1/claims/{claim_id}/announce")
+SCOPE_CHANGE: Route[wire.ClaimView] = Route(
+    "scope_change", "POST", "/v1/claims/{claim_id}/scope-change"
+)
+SUSPEND: Route[wire.ClaimOut] = Route("suspend", "POST", "/v1/claims/{claim_id}/suspend")
+RESUME: Route[wire.ClaimOut] = Route("resume", "POST", "/v1/claims/{claim_id}/resume")
+ABANDON: Route[wire.ClaimOut] = Route("abandon", "POST", "/v1/claims/{claim_id}/abandon")
+COMPLETE: Route[wire.ClaimOut] = Route("complete", "POST", "/v1/claims/{claim_id}/complete")
+CLEANUP: Route[wire.ClaimView] = Route("cleanup", "POST", "/v1/claims/{claim_id}/cleanup")
+CHECK_WRITES: Route[wire.WriteCheck] = Route(
+    "check_writes", "POST", "/v1/claims/{claim_id}/writes/check"
+)
 
 # ---------------------------------------------------------------------------- meetings
-LIST_MEETINGS = Route("list_meetings", "GET", "/v1/meetings")
-GET_MEETING = Route("get_meeting", "GET", "/v1/meetings/{meeting_id}")
-PROPOSE = Route("propose", "POST", "/v1/meetings/{meeting_id}/proposals")
-ACCEPT_PROPOSAL = Route(
+LIST_MEETINGS: Route[wire.MeetingList] = Route("list_meetings", "GET", "/v1/meetings")
+GET_MEETING: Route[wire.MeetingOut] = Route("get_meeting", "GET", "/v1/meetings/{meeting_id}")
+PROPOSE: Route[wire.MeetingView] = Route("propose", "POST", "/v1/meetings/{meeting_id}/proposals")
+ACCEPT_PROPOSAL: Route[wire.MeetingView] = Route(
     "accept_proposal", "POST", "/v1/meetings/{meeting_id}/proposals/{proposal_id}/accept"
 )
-RESOLVE_MEETING = Route("resolve_meeting", "POST", "/v1/meetings/{meeting_id}/resolve")
-ACCEPT_HANDOFF = Route("accept_handoff", "POST", "/v1/meetings/{meeting_id}/handoff/accept")
+RESOLVE_MEETING: Route[wire.MeetingView] = Route(
+    "resolve_meeting", "POST", "/v1/meetings/{meeting_id}/resolve"
+)
+ACCEPT_HANDOFF: Route[wire.MeetingView] = Route(
+    "accept_handoff", "POST", "/v1/meetings/{meeting_id}/handoff/accept"
+)
 
 # ---------------------------------------------------------------------------- agents
-REGISTER_AGENT = Route("register_agent", "POST", "/v1/agents")
-LIST_AGENTS = Route("list_agents", "GET", "/v1/agents")
-GET_AGENT = Route("get_agent", "GET", "/v1/agents/{session_id}")
-SESSION_CLAIMS = Route("session_claims", "GET", "/v1/agents/{session_id}/claims")
-READINESS = Route("readiness", "POST", "/v1/readiness")
+REGISTER_AGENT: Route[wire.AgentOut] = Route("register_agent", "POST", "/v1/agents")
+LIST_AGENTS: Route[wire.AgentList] = Route("list_agents", "GET", "/v1/agents")
+GET_AGENT: Route[wire.AgentOut] = Route("get_agent", "GET", "/v1/agents/{session_id}")
+SESSION_CLAIMS: Route[wire.ClaimList] = Route(
+    "session_claims", "GET", "/v1/agents/{session_id}/claims"
+)
+READINESS: Route[wire.Readiness] = Route("readiness", "POST", "/v1/readiness")
 
 # ---------------------------------------------------------------------------- memory
-REGISTER_DOCUMENT = Route("register_document", "POST", "/v1/memory/documents")
-LIST_DOCUMENTS = Route("list_documents", "GET", "/v1/memory/documents")
-PATCH_SECTION = Route("patch_section", "POST", "/v1/memory/sections/patch")
-WRITE_DOCUMENT = Route("write_document", "POST", "/v1/memory/documents/write")
-APPEND_ENTRY = Route("append_entry", "POST", "/v1/memory/append")
-RENDER = Route("render", "POST", "/v1/memory/render")
-RECONCILE = Route("reconcile", "POST", "/v1/memory/reconcile")
+REGISTER_DOCUMENT: Route[wire.DocumentOut] = Route(
+    "register_document", "POST", "/v1/memory/documents"
+)
+LIST_DOCUMENTS: Route[wire.DocumentList] = Route("list_documents", "GET", "/v1/memory/documents")
+PATCH_SECTION: Route[wire.SectionPatchOut] = Route(
+    "patch_section", "POST", "/v1/memory/sections/patch"
+)
+WRITE_DOCUMENT: Route[wire.DocumentOut] = Route(
+    "write_document", "POST", "/v1/memory/documents/write"
+)
+APPEND_ENTRY: Route[wire.AppendOut] = Route("append_entry", "POST", "/v1/memory/append")
+RENDER: Route[wire.RenderOut] = Route("render", "POST", "/v1/memory/render")
+RECONCILE: Route[wire.DocumentOut] = Route("reconcile", "POST", "/v1/memory/reconcile")
 
 # ---------------------------------------------------------------------------- gates
-PUBLISH_PATCH = Route("publish_patch", "POST", "/v1/patches")
-LIST_PATCHES = Route("list_patches", "GET", "/v1/patches")
-GET_PATCH = Route("get_patch", "GET", "/v1/patches/{patch_id}")
-DISCARD_PATCH = Route("discard_patch", "POST", "/v1/patches/{patch_id}/discard")
-DEPLOY = Route("deploy", "POST", "/v1/deployments/{env}")
-GET_DEPLOYMENT = Route("get_deployment", "GET", "/v1/deployments/{env}")
-SET_DEPLOY_POLICY = Route("set_deploy_policy", "PUT", "/v1/deployments/{env}/policy")
-PRE_RECEIVE = Route("pre_receive", "POST", "/v1/hooks/pre-receive")
-POST_RECEIVE = Route("post_receive", "POST", "/v1/hooks/post-receive")
-PRE_COMMIT = Route("pre_commit", "POST", "/v1/hooks/pre-commit")
+PUBLISH_PATCH: Route[wire.PatchOut] = Route("publish_patch", "POST", "/v1/patches")
+LIST_PATCHES: Route[wire.PatchList] = Route("list_patches", "GET", "/v1/patches")
+GET_PATCH: Route[wire.PatchOut] = Route("get_patch", "GET", "/v1/patches/{patch_id}")
+DISCARD_PATCH: Route[wire.PatchOut] = Route(
+    "discard_patch", "POST", "/v1/patches/{patch_id}/discard"
+)
+DEPLOY: Route[wire.DeploymentView] = Route("deploy", "POST", "/v1/deployments/{env}")
+GET_DEPLOYMENT: Route[wire.DeploymentView] = Route("get_deployment", "GET", "/v1/deployments/{env}")
+SET_DEPLOY_POLICY: Route[wire.DeploymentView] = Route(
+    "set_deploy_policy", "PUT", "/v1/deployments/{env}/policy"
+)
+PRE_RECEIVE: Route[wire.PushChecked] = Route("pre_receive", "POST", "/v1/hooks/pre-receive")
+POST_RECEIVE: Route[wire.PushRecorded] = Route("post_receive", "POST", "/v1/hooks/post-receive")
+PRE_COMMIT: Route[wire.CommitCheck] = Route("pre_commit", "POST", "/v1/hooks/pre-commit")
 
 # ---------------------------------------------------------------------------- index
-CLAIM_SYMBOLS = Route("claim_symbols", "GET", "/v1/claims/{claim_id}/symbols")
-RECONCILE_INTENTS = Route("reconcile_intents", "POST", "/v1/reconcile")
-SEARCH = Route("search", "GET", "/v1/search")
+CLAIM_SYMBOLS: Route[wire.ClaimSymbols] = Route(
+    "claim_symbols", "GET", "/v1/claims/{claim_id}/symbols"
+)
+RECONCILE_INTENTS: Route[wire.IntentsReconciled] = Route(
+    "reconcile_intents", "POST", "/v1/reconcile"
+)
+SEARCH: Route[wire.SearchOut] = Route("search", "GET", "/v1/search")

@@ -4,8 +4,8 @@ of events, the audit (following the log live is :meth:`~detente.client.base.Clie
 
 from __future__ import annotations
 
-from detente.client import routes
-from detente.client.base import ClientBase, Wire
+from detente.client import routes, wire
+from detente.client.base import ClientBase
 
 __all__ = ["SystemOperations"]
 
@@ -13,18 +13,20 @@ __all__ = ["SystemOperations"]
 class SystemOperations(ClientBase):
     """``/healthz``, ``/v1/repos``, ``/v1/events`` and ``/v1/audit/verify``."""
 
-    def health(self) -> Wire:
+    def health(self) -> wire.Health:
         """``GET /healthz``: ``{ok, version, head}``."""
         return self._call(routes.HEALTH)
 
-    def repos(self) -> Wire:
+    def repos(self) -> wire.RepoList:
         """``GET /v1/repos``: ``{repos[{name, path, defaultBranch, caseInsensitive, headOid}]}``."""
         return self._call(routes.REPOS)
 
-    def events(self, *, since: int = 0, limit: int = 100, repo: str | None = None) -> Wire:
+    def events(
+        self, *, since: int = 0, limit: int = 100, repo: str | None = None
+    ) -> wire.EventPage:
         """``GET /v1/events``: ``{events[], nextSince}`` (``since`` >= 0, ``limit`` 1 to 1000)."""
         return self._call(routes.EVENTS, params={"since": since, "limit": limit, "repo": repo})
 
-    def audit_verify(self) -> Wire:
+    def audit_verify(self) -> wire.Audit:
         """``GET /v1/audit/verify``: ``{ok, events, headHash}`` or the first broken link."""
         return self._call(routes.AUDIT_VERIFY)

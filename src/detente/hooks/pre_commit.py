@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from detente.errors import DetenteError
 
@@ -76,7 +76,7 @@ def run(*, warn: bool = False, worktree: Path | None = None) -> int:
         with connect(None, here) as client:
             repo = client.repo_name or ""
             claim_id = committing_claim(client, repo, here)
-            result: dict[str, Any] = client.pre_commit(repo, claim_id, paths)
+            result = client.pre_commit(repo, claim_id, paths)
     except DetenteError as exc:
         _say([f"cannot check this commit ({exc.code}: {exc.detail})", _verdict(warn)])
         return refuse

@@ -8,6 +8,10 @@ its data file is used, never its PyTorch code). Both files are checked against p
 SHA-256 digests before use, and nothing is ever downloaded: without both packages (or on
 a digest mismatch) the index falls back to the lexical mode.
 
+The matrix products run as int8 (a graph derived from the shipped file once per machine
+and cached: :mod:`detente.index.int8_graph`); without the ``onnx`` package they run in
+fp32 and :meth:`Similarity.describe` says so.
+
 Embeddings are the attention-masked mean of the last hidden state, L2-normalised (the
 model's own pooling, as in its sentence-transformers configuration); similarity is the
 cosine, in [-1, 1].
@@ -30,6 +34,7 @@ import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -39,6 +44,7 @@ __all__ = [
     "TOKENIZER_SHA256",
     "Similarity",
     "bm25_scores",
+    "cache_size",
     "embed_threads",
     "model_tried",
 ]
@@ -53,8 +59,7 @@ TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa3
 THRESHOLDS: Final[dict[str, float]] = {"semantic": 0.37, "lexical": 0.20}
 
 _MAX_TOKENS = 128
-_BATCH = 32
-_CACHE = 4096
+_CACHE = 100_000
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -74,6 +79,13 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def cache_size() -> int:
+    """How many texts' embeddings a :class:`Similarity` keeps: ``DETENTE_EMBED_CACHE``,
+    else 100,000 (about 100 MB at most; 10,000 claim objectives take about 10 MB)."""
+    raw = os.environ.get("DETENTE_EMBED_CACHE", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else _CACHE
+
+
 def embed_threads() -> int:
     """Intra-op threads for the model: ``DETENTE_EMBED_THREADS``, else up to 2 (the cores a
     small server has; more threads on a busy 2-core machine only contend)."""
@@ -84,52 +96,74 @@ def embed_threads() -> int:
 
 
 class _Model:
-    """The ONNX session and tokenizer (loaded once per process)."""
+    """The ONNX session and tokenizer (loaded once per process).
 
-    def __init__(self, model: Path, tokenizer: Path) -> None:
+    Each text runs alone (a batch of one, no padding): dynamic int8 quantization scales
+    the activations of a whole batch together, so batch mates would change a text's
+    vector; alone, a text embeds the same in every call and every process. Texts run on
+    :func:`embed_threads` threads at once, each run single-threaded (small products
+    scale better across runs than within one).
+    """
+
+    def __init__(self, model: Path, tokenizer: Path, *, int8: bool = True) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
 
+        from detente.index.int8_graph import int8_graph
+
+        graph, self.fp32_reason = (
+            int8_graph(model, MODEL_SHA256) if int8 else (None, "int8 not requested")
+        )
+        self.int8 = graph is not None
+
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = embed_threads()
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Threads that never spin: the server shares its cores with agents and git.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # SkipLayerNormalization (Add + LayerNorm fused) measured 20% of the int8 graph's
+        # time, the two plain ops 4%: 1.27x sentences per CPU-second without that fusion
+        # (onnxruntime 1.32, AVX-512 VNNI; bench/semantic.py).
         self.session = onnxruntime.InferenceSession(
-            str(model), options, providers=["CPUExecutionProvider"]
+            graph if graph is not None else str(model),
+            options,
+            providers=["CPUExecutionProvider"],
+            disabled_optimizers=["SkipLayerNormFusion"],
         )
         self.tokenizer = Tokenizer.from_file(str(tokenizer))
         self.tokenizer.enable_truncation(_MAX_TOKENS)
-        self.tokenizer.no_padding()  # each batch is padded to its own longest text below
+        self.tokenizer.no_padding()
+        self._threads = embed_threads()
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    def _one(self, ids: list[int]) -> Any:
+        import numpy as np
+
+        row = np.asarray([ids], dtype=np.int64)
+        (hidden,) = self.session.run(
+            ["last_hidden_state"],
+            {
+                "input_ids": row,
+                "attention_mask": np.ones_like(row),
+                "token_type_ids": np.zeros_like(row),
+            },
+        )
+        pooled = hidden[0].mean(axis=0)
+        return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
 
     def embed(self, texts: Sequence[str]) -> Any:
         import numpy as np
 
-        # Sorted by length, each batch padded only to its longest text: short objectives
-        # never pay for a long memory section's padding.
-        encoded = self.tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
-        result = np.zeros((len(texts), 384), dtype=np.float32)
-        for start in range(0, len(order), _BATCH):
-            batch = order[start : start + _BATCH]
-            width = max(len(encoded[i].ids) for i in batch)
-            ids = np.zeros((len(batch), width), dtype=np.int64)
-            mask = np.zeros((len(batch), width), dtype=np.int64)
-            for row, i in enumerate(batch):
-                n = len(encoded[i].ids)
-                ids[row, :n] = encoded[i].ids
-                mask[row, :n] = 1
-            (hidden,) = self.session.run(
-                ["last_hidden_state"],
-                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
-            )
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            result[batch] = pooled / np.maximum(norms, 1e-12)
-        return result
+        encoded = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
+        if len(encoded) < 2 or self._threads < 2:
+            rows = [self._one(ids) for ids in encoded]
+        else:
+            with self._pool_lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(self._threads, "detente-embed")
+            rows = list(self._pool.map(self._one, encoded))
+        return np.stack(rows).astype(np.float32) if rows else np.zeros((0, 384), np.float32)
 
 
 _LOADED: dict[str, _Model | None] = {}
@@ -195,35 +229,52 @@ class Similarity:
         """``{mode, model, threshold, fallbackReason}`` for responses."""
         return {
             "mode": self.mode,
-            "model": "all-MiniLM-L6-v2 int8 (onnx)" if self.mode == "semantic" else "bm25",
+            "model": self._model_name(),
             "threshold": self.threshold,
             "fallbackReason": self.fallback_reason,
         }
 
+    def _model_name(self) -> str:
+        if self._model is None:
+            return "bm25"
+        if self._model.int8:
+            return "all-MiniLM-L6-v2 (onnx, int8 matrix products)"
+        return f"all-MiniLM-L6-v2 (onnx, fp32 matrix products: {self._model.fp32_reason})"
+
     def embed(self, texts: Sequence[str]) -> Any:
         """Unit vectors of ``texts`` (semantic mode only), shape ``(len(texts), 384)``.
 
-        Cached by the SHA-256 of each text (the last :data:`_CACHE` texts): an objective
-        or section embedded once is not embedded again by this process.
+        Cached by the SHA-256 of each text, as float16 (768 bytes a text; the
+        :func:`cache_size` most recently used texts, 100,000 unless
+        ``DETENTE_EMBED_CACHE`` says otherwise): each claim objective or section is
+        embedded once per process, so comparing a new objective with 10,000 holders embeds
+        one text, not 10,001.
         """
         assert self._model is not None
         import numpy as np
 
         keys = [_text_key(t) for t in texts]
         with self._lock:
-            found = {k: self._cache[k] for k in dict.fromkeys(keys) if k in self._cache}
+            found = {}
+            for key in dict.fromkeys(keys):
+                if key in self._cache:
+                    self._cache.move_to_end(key)
+                    found[key] = self._cache[key]
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if missing:
-            vectors = self._model.embed(list(missing.values()))
+            vectors = self._model.embed(list(missing.values())).astype(np.float16)
+            bound = cache_size()
             with self._lock:
                 for key, vector in zip(missing, vectors, strict=True):
                     found[key] = vector
                     self._cache[key] = vector
-                    while len(self._cache) > _CACHE:
-                        self._cache.popitem(last=False)
+                while len(self._cache) > bound:
+                    self._cache.popitem(last=False)
         # From ``found``, not the cache: more texts than the cache holds evict each other.
         rows: list[Any] = [found[k] for k in keys]
-        return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+        if not rows:
+            return np.zeros((0, 384), dtype=np.float32)
+        return np.stack(rows).astype(np.float32)
 
     def pairwise(self, left: Sequence[str], right: Sequence[str]) -> list[list[float]]:
         """Similarity of every ``left[i]`` with every ``right[j]``."""

@@ -8,6 +8,7 @@ malformed input is an error (``validation_error``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -68,7 +69,7 @@ class IntentIn(BaseModel):
     modules: list[str] | None = Field(default=None, description="Modules, e.g. 'pkg.sub'.")
 
 
-def _others(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _others(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [prune(e) for e in entries]
 
 
@@ -181,7 +182,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         def call() -> dict[str, Any]:
             repo = ctx.repo_for(session_id)
             registered = ctx.session(session_id)
-            name = agent_name or (registered or {}).get("agentName") or "agent"
+            name = agent_name or (registered["agentName"] if registered else None) or "agent"
             opened = ctx.client.open_claim(
                 {
                     "repo": repo,

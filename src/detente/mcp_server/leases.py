@@ -7,8 +7,10 @@ the claim is re-read once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from detente.client import wire
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import has_wildcard, normalize_pattern
 from detente.errors import DetenteError
@@ -18,13 +20,15 @@ from detente.mcp_server.toolkit import ToolContext
 __all__ = ["release", "replace_older"]
 
 
-def _mine(ctx: ToolContext, repo: str, session_id: str) -> list[dict[str, Any]]:
+def _mine(ctx: ToolContext, repo: str, session_id: str) -> list[wire.Claim]:
     """This session's advisory claims that still hold files."""
     held = ctx.client.session_claims(session_id, repo=repo)["claims"]
     return [c for c in held if c.get("advisory")]
 
 
-def replace_older(ctx: ToolContext, repo: str, session_id: str, new: dict[str, Any]) -> list[str]:
+def replace_older(
+    ctx: ToolContext, repo: str, session_id: str, new: Mapping[str, Any]
+) -> list[str]:
     """Abandon the session's older advisory claims whose paths the new one all covers."""
     covered = set(new["paths"])
     replaced: list[str] = []
@@ -90,7 +94,7 @@ def release(ctx: ToolContext, session_id: str, paths: list[str] | None) -> dict[
     )
 
 
-def _settle(ctx: ToolContext, claim: dict[str, Any], drop: list[str] | None) -> None:
+def _settle(ctx: ToolContext, claim: wire.Claim, drop: list[str] | None) -> None:
     """Abandon ``claim`` (``drop`` None) or remove ``drop`` from it; after a race (its
     revision moved, its lease lapsed) re-read it once and retry if it still holds."""
     for attempt in (1, 2):

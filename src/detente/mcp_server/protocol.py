@@ -7,6 +7,7 @@ expects; a mismatch is a tool error with ``code: revision_conflict`` whose data 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -34,7 +35,7 @@ ClaimRevision = Annotated[
 ]
 
 
-def _next_for(claim: dict[str, Any], meeting: dict[str, Any] | None) -> str:
+def _next_for(claim: Mapping[str, Any], meeting: Mapping[str, Any] | None) -> str:
     status = claim.get("status")
     lease = claim.get("lease") or {}
     if status == "negotiating":
@@ -52,7 +53,7 @@ def _next_for(claim: dict[str, Any], meeting: dict[str, Any] | None) -> str:
     return f"the claim is {status}"
 
 
-def _with_overlaps(result: dict[str, Any]) -> dict[str, Any]:
+def _with_overlaps(result: Mapping[str, Any]) -> dict[str, Any]:
     claim = result["claim"]
     meeting = result.get("meeting")
     return prune(

@@ -8,7 +8,7 @@ from typing import Any
 
 from mcp.types import CallToolResult
 
-from detente.client import Client
+from detente.client import Client, wire
 from detente.clock import Clock
 from detente.errors import DetenteError, ValidationError
 from detente.mcp_server.activity import Activity
@@ -61,12 +61,11 @@ class ToolContext:
 
     # ------------------------------------------------------------------ lookups
 
-    def agents(self, repo: str | None = None) -> list[dict[str, Any]]:
+    def agents(self, repo: str | None = None) -> list[wire.AgentSession]:
         """Registered sessions (API records, with ``status`` and ``claimIds``)."""
-        agents: list[dict[str, Any]] = self.client.list_agents(repo=repo)["agents"]
-        return agents
+        return self.client.list_agents(repo=repo)["agents"]
 
-    def session(self, session_id: str) -> dict[str, Any] | None:
+    def session(self, session_id: str) -> wire.AgentSession | None:
         """The registry record of ``session_id``, or None when it never registered."""
         for agent in self.agents():
             if agent.get("sessionId") == session_id:

@@ -44,7 +44,17 @@ class ClaimsService:
         state = self.core.fresh(repo)
         with self.core.lock(repo):
             candidates = [(c.id, c.objective) for c in state.claims.values() if c.holding]
-        return semantic_record(similarity_now(), objective, candidates)
+        sim = similarity_now(self._holding_objectives)
+        return semantic_record(sim, objective, candidates)
+
+    def _holding_objectives(self) -> list[str]:
+        """Every repository's holding objectives (embedded once the model has loaded)."""
+        texts = []
+        for name in self.core.names(None):
+            state = self.core.fresh(name)
+            with self.core.lock(name):
+                texts += [c.objective for c in state.claims.values() if c.holding]
+        return texts
 
     # ------------------------------------------------------------------ claims
 

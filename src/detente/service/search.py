@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -69,26 +69,48 @@ def similarity() -> Similarity:
 _LEXICAL: list[Similarity] = []
 _WARMING: list[threading.Thread] = []
 _WARM_LOCK = threading.Lock()  # not _LOCK: similarity() holds that while the model loads
+_READY = threading.Event()  # set when the background load (and its prefetch) is done
 
 
-def similarity_now() -> Similarity:
+def similarity_now(prefetch: Callable[[], list[str]] | None = None) -> Similarity:
     """The process-wide similarity when it is ready, without waiting for the model.
 
     While the model has not been loaded yet (the first claim after a server start), it
     loads in a background thread and this answers with the lexical mode, so no claim
     opening waits for a model load; a record states the mode it was computed in.
+
+    Args:
+        prefetch: the texts to embed in that background thread once the model has loaded
+            (the holding claims' objectives), before the semantic mode is answered: the
+            first semantic opening then embeds only its own objective.
     """
-    if _SIMILARITY:
+    if _SIMILARITY and (not _WARMING or _READY.is_set()):
         return _SIMILARITY[0]
-    if model_tried() or os.environ.get("DETENTE_SIMILARITY", "").strip().lower() == "lexical":
+    forced = os.environ.get("DETENTE_SIMILARITY", "").strip().lower() == "lexical"
+    if not _WARMING and (model_tried() or forced):
         return similarity()
     with _WARM_LOCK:
         if not _WARMING:
-            _WARMING.append(threading.Thread(target=similarity, name="detente-model", daemon=True))
+            _WARMING.append(
+                threading.Thread(
+                    target=_warm, args=(prefetch,), name="detente-model", daemon=True
+                )
+            )
             _WARMING[0].start()
         if not _LEXICAL:
             _LEXICAL.append(Similarity("lexical"))
         return _LEXICAL[0]
+
+
+def _warm(prefetch: Callable[[], list[str]] | None) -> None:
+    try:
+        sim = similarity()
+        if sim.mode == "semantic" and prefetch is not None:
+            texts = [t for t in prefetch() if t.strip()]
+            if texts:
+                sim.embed(texts)
+    finally:
+        _READY.set()
 
 
 def semantic_record(

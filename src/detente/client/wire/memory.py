@@ -156,7 +156,7 @@ class AppendOut(TypedDict):
     """``{document, entry}``."""
 
     document: Document
-    entry: Entry | None
+    entry: Entry
 
 
 @record
