@@ -27,6 +27,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from detente.errors import BranchInUse, VcsError
+from detente.vcs.changes import status_entries
 from detente.vcs.git import Git
 
 __all__ = [
@@ -161,8 +162,8 @@ def dirty_paths(
     # An interrupted update left the index at an earlier commit: its staged difference from
     # the branch is that update's, not anyone's work; only the files' changes count. With
     # nothing staged the index is the branch's own tree: no git call needed to know it.
-    entries = status.stdout.split("\0")
-    staged = any(len(e) >= 4 and e[0] not in " ?!" for e in entries)
+    entries = status_entries(status.stdout)
+    staged = any(code[0] not in " ?!" for code, _, _ in entries)
     base = checkout_base(worktree, old) if staged else old
     _remember_base(worktree, old, base)
     touched = set(
@@ -171,17 +172,9 @@ def dirty_paths(
         )
     )
     dirty: set[str] = set()
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        code, path = entry[:2], entry[3:]
-        if code[0] in "RC":
-            if base == old:
-                dirty.add(entries[i])  # the rename's source path follows: it changed too
-            i += 1
+    for code, path, source in entries:
+        if source is not None and base == old:
+            dirty.add(source)  # a rename's source path changed too
         if code == "!!":
             continue
         if base != old and code[1] == " ":
