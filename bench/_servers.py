@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +32,12 @@ def make_repo(root: Path) -> Path:
 
 
 def spawn_server(
-    command: Callable[[int], list[str]], what: str, **popen: Any
+    argv: Sequence[str], what: str, **popen: Any
 ) -> tuple[subprocess.Popen[bytes], int]:
-    """Start ``command(port)`` on a free loopback port and wait until it listens.
+    """Start ``argv`` followed by a free loopback port and wait until it listens there.
 
     Args:
-        command: the server's argv for a port.
+        argv: the server's command line, but its last argument: the port.
         what: the server's name in a start-up error.
         popen: more ``subprocess.Popen`` arguments (``cwd``, ``env``, ``stdout``...).
 
@@ -48,7 +48,7 @@ def spawn_server(
         RuntimeError: it exited or did not listen in time (it is killed first).
     """
     port = free_port()
-    proc: subprocess.Popen[bytes] = subprocess.Popen(command(port), **popen)
+    proc: subprocess.Popen[bytes] = subprocess.Popen([*argv, str(port)], **popen)
     try:
         _wait_for_port(port, proc, what)
     except BaseException:

@@ -62,15 +62,14 @@ def _status_kb(pid: int) -> dict[str, int]:
 def _measure(repo: Path, claims: int) -> dict[str, float]:
     env = {**os.environ, "DETENTE_LOCAL": "0"}
     server, port = spawn_server(
-        lambda port: [
+        [
             sys.executable,
             "-c",
             "from detente.cli.main import main; main()",
             "serve",
-            "--port",
-            str(port),
             "--log-level",
             "warning",
+            "--port",
         ],
         "detente serve",
         cwd=repo,

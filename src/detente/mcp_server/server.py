@@ -11,8 +11,8 @@ Tools (descriptions are written for the agent that reads them):
 - advisory: ``register_agent_work``, ``list_active_agents``, ``claim_files``,
   ``release_files``, ``verify_change_readiness``, ``reconcile_diff_intent``;
 - index: ``symbols_touched``, ``search`` (:mod:`.index_tools`);
-- protocol: ``claim_open``, ``claim_status``, ``claim_renew``, ``claim_scope_add``,
-  ``claim_complete``, ``claim_abandon`` (:mod:`.protocol`); ``meeting_list``,
+- protocol: ``claim_open``, ``claim_status``, ``claim_check``, ``claim_renew``,
+  ``claim_scope_add``, ``claim_complete``, ``claim_abandon`` (:mod:`.protocol`); ``meeting_list``,
   ``meeting_resolve``, ``memory_sections``, ``memory_patch_section``, ``events_since``
   (:mod:`.records`).
 
