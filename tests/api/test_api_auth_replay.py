@@ -1,10 +1,10 @@
 """Replay protection and idempotency that survive a server restart and span servers.
 
 Used nonces of signed requests and kept ``Idempotency-Key`` answers live in the store's
-replay ledger: a request replayed after a restart on the same SQLite file or PostgreSQL
-database is still refused (or, for a keyed retry, answered as the first time), and two
-servers on one PostgreSQL database share both. Every "restart" is a new ``Service`` and
-a new store object over the same database, served by a new uvicorn server.
+replay ledger: a request replayed after a restart on the same SQLite file, PostgreSQL
+database or etcd cluster is still refused (or, for a keyed retry, answered as the first
+time), and two servers on one PostgreSQL database share both. Every "restart" is a new
+``Service`` and a new store object over the same database, served by a new uvicorn server.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from detente.security.signatures import KeyRegistry, SignedRequestVerifier
 from detente.service import RepoConfig, Service
 from detente.storage.factory import open_store
 from detente.storage.ledger import ledger_for
-from storage.servers import PostgresServer
+from storage.servers import EtcdCluster, PostgresServer
 
 from support import claim_body, counting_ids
 
@@ -35,10 +35,13 @@ from support import claim_body, counting_ids
 PUBLIC = "http://detente.test"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", "postgres", "etcd"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'd.db'}"
+    if request.param == "etcd":
+        cluster: EtcdCluster = request.getfixturevalue("etcd_cluster")
+        return cluster.url()
     server: PostgresServer = request.getfixturevalue("postgres_server")
     return server.new_database()
 

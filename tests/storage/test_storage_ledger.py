@@ -6,30 +6,36 @@ processes (each has its own connection); the memory ledger is one process's own.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from detente.storage.ledger import MemoryLedger, ReplayLedger, SqliteLedger, ledger_for
+from detente.storage.ledger_etcd import EtcdLedger
 from detente.storage.ledger_postgres import PostgresLedger
 from detente.storage.sqlite import SqliteStore
-from storage.servers import PostgresServer
+from storage.servers import EtcdCluster, PostgresServer
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", "postgres", "etcd"])
 def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[ReplayLedger, ...]]:
     """Two ledgers over one database, as two servers on one store have."""
     if request.param == "sqlite":
         SqliteStore(tmp_path / "d.db").close()  # the store's file exists first
-        ledgers: tuple[SqliteLedger | PostgresLedger, ...] = (
+        ledgers: tuple[SqliteLedger | PostgresLedger | EtcdLedger, ...] = (
             SqliteLedger(tmp_path / "d.db"),
             SqliteLedger(tmp_path / "d.db"),
         )
-    else:
+    elif request.param == "postgres":
         server: PostgresServer = request.getfixturevalue("postgres_server")
         url = server.new_database()
         ledgers = (PostgresLedger(url), PostgresLedger(url))
+    else:
+        cluster: EtcdCluster = request.getfixturevalue("etcd_cluster")
+        url = cluster.url(f"ledger{uuid.uuid4().hex[:8]}")
+        ledgers = (EtcdLedger(url), EtcdLedger(url))
     yield ledgers
     for ledger in ledgers:
         ledger.close()

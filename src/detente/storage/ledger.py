@@ -9,9 +9,10 @@ restart gets the original answer, not a second run). Neither belongs in the even
 beside it: ``key -> (value, expires_at)``.
 
 :func:`ledger_for` gives the ledger of a store: a table ``replay_ledger`` in the same
-SQLite file or PostgreSQL database (own connection, opened on first use), or a process
-memory dict for the memory store and any backend without one. Times are POSIX seconds
-from the caller's clock (the service clock), so a fake clock drives expiry in tests.
+SQLite file or PostgreSQL database (own connection, opened on first use), keys under
+``/<prefix>/ledger/`` of an etcd cluster, or a process memory dict for the memory
+store. Times are POSIX seconds from the caller's clock (the service clock), so a fake
+clock drives expiry in tests.
 """
 
 from __future__ import annotations
@@ -202,7 +203,8 @@ def ledger_for(store: object) -> ReplayLedger:
     Returns:
         A :class:`SqliteLedger` for a SQLite file, a PostgreSQL ledger
         (:mod:`detente.storage.ledger_postgres`) for a PostgreSQL store, an etcd ledger
-        for an etcd store, else a :class:`MemoryLedger` (this process only).
+        (:mod:`detente.storage.ledger_etcd`) for an etcd store, else a
+        :class:`MemoryLedger` (this process only).
     """
     with _LEDGERS_LOCK:
         ledger = _LEDGERS.get(store)
@@ -219,4 +221,8 @@ def _new_ledger(store: object) -> ReplayLedger:
         from detente.storage.ledger_postgres import PostgresLedger
 
         return PostgresLedger(url)
+    if url.startswith("etcd://"):
+        from detente.storage.ledger_etcd import EtcdLedger
+
+        return EtcdLedger(url)
     return MemoryLedger()
