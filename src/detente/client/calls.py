@@ -159,6 +159,10 @@ class ServiceCalls(IndexCalls):
         view = self.service.claims.change_scope(body.to_command(claim_id))
         return cast(wire.ClaimView, view.to_wire())
 
+    def change_objective(self, claim_id: str, body: b.ObjectiveChangeIn) -> wire.ClaimView:
+        view = self.service.claims.change_objective(body.to_command(claim_id))
+        return cast(wire.ClaimView, view.to_wire())
+
     def suspend(self, claim_id: str, body: b.StatusChangeIn) -> wire.ClaimOut:
         return self._set_status(body.to_command(claim_id, ClaimStatus.SUSPENDED))
 

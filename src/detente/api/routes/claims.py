@@ -12,6 +12,7 @@ from detente.client.bodies import (
     ApproveTakeoverIn,
     ClaimIn,
     CompleteIn,
+    ObjectiveChangeIn,
     RenewIn,
     ScopeChangeIn,
     StatusChangeIn,
@@ -79,6 +80,10 @@ def router(calls: ServiceCalls) -> APIRouter:
     @r.post(op.SCOPE_CHANGE.path, operation_id=op.SCOPE_CHANGE.name)
     def scope_change(claim_id: str, body: ScopeChangeIn) -> wire.ClaimView:
         return calls.scope_change(claim_id, body)
+
+    @r.post(op.CHANGE_OBJECTIVE.path, operation_id=op.CHANGE_OBJECTIVE.name)
+    def change_objective(claim_id: str, body: ObjectiveChangeIn) -> wire.ClaimView:
+        return calls.change_objective(claim_id, body)
 
     @r.post(op.SUSPEND.path, operation_id=op.SUSPEND.name)
     def suspend(claim_id: str, body: StatusChangeIn) -> wire.ClaimOut:

@@ -251,6 +251,8 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
                 else claim.memory_impacts
             ),
         )
+    if event_type == ev.CLAIM_OBJECTIVE_CHANGED:
+        return replace(claim, objective=str(data["objective"]), semantic=data.get("semantic"))
     if event_type == ev.CLAIM_ABANDONED:
         return replace(
             claim,
