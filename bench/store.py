@@ -4,8 +4,9 @@ Each of N concurrent clients (threads) holds one claim and renews its lease in a
 presenting the expected lease and claim revisions (``Service.claims.renew``: catch up, decide,
 append with the stream CAS, project; commands waiting on the repository are group-committed
 into one store transaction). Reported per backend and N: operations, throughput, p50 and
-p99 latency, renewals per store transaction (``cmds/txn``), and two ratios against the
-reference: throughput (detente / raw; targets PostgreSQL >= 1.0x, etcd >= 0.5x) and p50
+p99 latency, renewals per store transaction (``cmds/txn``), CPU time of the benchmark
+process per operation (every thread: the service, or the raw client), and two ratios
+against the reference: throughput (detente / raw; targets PostgreSQL >= 1.0x, etcd >= 0.5x) and p50
 latency (detente / raw). The physical reference, measured in
 the same run: raw etcd ``Txn`` puts with a ``mod_revision`` compare through the same
 client library (aetcd), one key per client, N concurrent tasks; ratios are against it.
@@ -14,8 +15,10 @@ Servers are throwaway (``tests/storage/servers.py``): PostgreSQL 15 with its dur
 defaults (fsync, synchronous commit) and a 3-member etcd cluster on 127.0.0.1, data in a
 temporary directory. SQLite runs with ``synchronous=FULL``.
 
-Usage: ``python bench/store.py [--clients 1,16,64] [--ops 1920] [--backends sqlite,...]``
-(``--ops``: operations per configuration, split across the clients). Prints a Markdown
+Usage: ``python bench/store.py [--clients 1,16,64] [--ops 1920] [--backends sqlite,...]
+[--repeat 3]`` (``--ops``: operations per run, split across the clients; each row is the
+run of median throughput among ``--repeat`` runs, interleaved with the reference's so a
+load spike on a shared machine hits both alike). Prints a Markdown
 table (README "Performance").
 """
 
@@ -43,7 +46,13 @@ from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
 from storage.servers import EtcdCluster, PostgresServer, postgres_bindir
 
-Result = tuple[int, float, list[float], float]  # ops, wall s, latencies (s), cmds per txn
+#: ops, wall s, latencies (s), cmds per txn, CPU seconds of this process while they ran
+Result = tuple[int, float, list[float], float, float]
+
+
+def _median_run(runs: list[Result]) -> Result:
+    """The run with the median throughput (of an odd number, the middle one)."""
+    return sorted(runs, key=lambda r: r[0] / r[1])[len(runs) // 2]
 
 
 def _renewals(url: str, clients: int, per_client: int) -> Result:
@@ -80,16 +89,16 @@ def _renewals(url: str, clients: int, per_client: int) -> Result:
         t.start()
     batches, commands = service.group_commit.batches, service.group_commit.commands
     start.wait()
-    t0 = time.perf_counter()
+    t0, cpu = time.perf_counter(), time.process_time()
     for t in threads:
         t.join()
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu
     per_txn = (service.group_commit.commands - commands) / max(
         1, service.group_commit.batches - batches
     )
     assert service.audit().ok
     store.close()
-    return clients * per_client, wall, [x for per in latencies for x in per], per_txn
+    return clients * per_client, wall, [x for per in latencies for x in per], per_txn, cpu
 
 
 def _raw_etcd(port: int, clients: int, per_client: int) -> Result:
@@ -111,15 +120,16 @@ def _raw_etcd(port: int, clients: int, per_client: int) -> Result:
                     revisions[i] = replies[0].response_put.header.revision
                     latencies.append(time.perf_counter() - t0)
 
-            t0 = time.perf_counter()
+            t0, cpu = time.perf_counter(), time.process_time()
             await asyncio.gather(*(one(i) for i in range(clients)))
-            return clients * per_client, time.perf_counter() - t0, latencies, 1.0
+            wall, cpu = time.perf_counter() - t0, time.process_time() - cpu
+            return clients * per_client, wall, latencies, 1.0, cpu
 
     return asyncio.run(run())
 
 
 def _row(name: str, clients: int, result: Result, base: Result | None) -> str:
-    ops, wall, lat, per_txn = result
+    ops, wall, lat, per_txn, cpu = result
     lat_ms = sorted(x * 1000 for x in lat)
     p50 = statistics.median(lat_ms)
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
@@ -130,8 +140,12 @@ def _row(name: str, clients: int, result: Result, base: Result | None) -> str:
         ratios = f"{rate / (base[0] / base[1]):8.2f}x {p50 / b_ms:8.1f}x"
     return (
         f"| {name:<18} | {clients:>7} | {ops:>5} | {rate:>7.0f} | {p50:>7.2f} | {p99:>7.2f} "
-        f"| {per_txn:>8.1f} | {ratios} |"
+        f"| {per_txn:>8.1f} | {cpu / ops * 1e6:>7.0f} | {ratios} |"
     )
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main() -> None:
@@ -139,6 +153,9 @@ def main() -> None:
     parser.add_argument("--clients", default="1,16,64")
     parser.add_argument("--ops", type=int, default=1920)
     parser.add_argument("--backends", default="sqlite,postgresql,etcd")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="interleaved runs per row (the median is shown)"
+    )
     args = parser.parse_args()
     sizes = [int(x) for x in args.clients.split(",")]
     chosen = args.backends.split(",")
@@ -156,20 +173,30 @@ def main() -> None:
             "postgresql": lambda n: pg.new_database(),
             "etcd": lambda n: cluster.url(f"bench{n}"),
         }
-        print(f"CAS lease renewals, {args.ops} operations per row (2 cores, loopback)\n")
+        print(
+            f"CAS lease renewals, {args.ops} operations per run, median of {args.repeat} "
+            f"interleaved runs (2 cores, loopback; load average {_load()})\n"
+        )
         print(
             "| backend            | clients |   ops |   ops/s |  p50 ms |  p99 ms | cmds/txn "
-            "| ops/s vs raw | p50 vs raw |"
+            "| CPU us/op | ops/s vs raw | p50 vs raw |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        port = cluster.members[0].client_port
         for n in sizes:
             per_client = max(1, args.ops // n)
-            base = _raw_etcd(cluster.members[0].client_port, n, per_client)
+            runs: dict[str, list[Result]] = {"raw": []}
+            for _ in range(args.repeat):  # interleaved: a load spike hits every row alike
+                runs["raw"].append(_raw_etcd(port, n, per_client))
+                for name, url in backends.items():
+                    if name in chosen:
+                        result = _renewals(url(n), n, per_client)
+                        runs.setdefault(name, []).append(result)
+            base = _median_run(runs.pop("raw"))
             print(_row("raw etcd Txn+CAS", n, base, None), flush=True)
-            for name, url in backends.items():
-                if name in chosen:
-                    result = _renewals(url(n), n, per_client)
-                    print(_row(f"detente {name}", n, result, base), flush=True)
+            for name, results in runs.items():
+                print(_row(f"detente {name}", n, _median_run(results), base), flush=True)
+        print(f"\nload average after the run: {_load()}")
     finally:
         cluster.close()
         pg.close()

@@ -19,6 +19,7 @@ import json
 from urllib.parse import quote, unquote
 
 from detente.eventlog.envelope import StoredEvent
+from detente.storage import rowjson
 from detente.storage.base import RecordRow
 
 
@@ -78,12 +79,12 @@ def prefix_end(prefix: bytes) -> bytes:
 
 def event_to_json(event: StoredEvent) -> bytes:
     """The stored form of ``event``: its wire envelope, keys sorted."""
-    return json.dumps(event.to_wire(), sort_keys=True, ensure_ascii=False).encode()
+    return rowjson.dumps_bytes(event.to_wire())
 
 
 def event_from_json(raw: bytes) -> StoredEvent:
     """The event stored as ``raw`` (see :func:`event_to_json`)."""
-    w = json.loads(raw)
+    w = rowjson.loads(raw)
     return StoredEvent(
         seq=w["seq"],
         id=w["id"],
@@ -108,12 +109,12 @@ def record_to_json(row: RecordRow) -> bytes:
     """The stored form of a projection row (its kind and id are in the key)."""
     body = {"repo": row.repo, "revision": row.revision, "status": row.status}
     body["body"] = row.body
-    return json.dumps(body).encode()
+    return rowjson.dumps_bytes(body)
 
 
 def record_from_json(kind: str, quoted_id: bytes, raw: bytes) -> RecordRow:
     """The row stored as ``raw`` under ``/P/records/<kind>/<quoted_id>``."""
-    body = json.loads(raw)
+    body = rowjson.loads(raw)
     return RecordRow(
         kind,
         unquote(quoted_id.decode()),

@@ -31,6 +31,7 @@ Every failure is ``store_unavailable`` naming the endpoint (never the password).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import weakref
@@ -45,8 +46,10 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from detente.errors import StoreError
+from detente.eventlog.envelope import GENESIS_HASH
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.deadline import Watchdog
+from detente.storage.postgres_tx import PgTx, begin_sql, commit_sql
 from detente.storage.sql import SCHEMA_MARK, Dialect, SqlReads, SqlTx
 from detente.storage.sql_snapshots import SqlSnapshots
 from detente.storage.watch_health import WatchHealth
@@ -82,6 +85,14 @@ FOR EACH STATEMENT EXECUTE FUNCTION detente_append_only();
 )
 
 _WATCHDOG = Watchdog()
+
+
+def _rollback(conn: psycopg.Connection[Any]) -> None:
+    """Roll back a failed write transaction if the connection still can (a broken one
+    is discarded by the pool; the server rolls back a transaction whose session ended)."""
+    with contextlib.suppress(psycopg.Error):
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            conn.execute("ROLLBACK")
 
 
 def describe(url: str) -> tuple[str, str | None]:
@@ -234,25 +245,30 @@ class PostgresStore(SqlSnapshots, SqlReads):
             with self._pooled() as conn:
 
                 def fetch(sql: str, params: Sequence[Any]) -> list[Any]:
-                    return conn.execute(sql, params).fetchall()
+                    cur = conn.execute(sql, params)
+                    return cur.fetchall() if cur.description is not None else []
 
-                def execute_many(sql: str, rows: list[tuple[Any, ...]]) -> None:
-                    with conn.cursor() as cur:
-                        cur.executemany(sql, rows)
-
-                tx = SqlTx(POSTGRES, fetch, execute_many)
                 self._local.conn = conn
                 try:
-                    with conn.transaction():
-                        conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK,))
+                    cur = conn.execute(begin_sql(APPEND_LOCK))  # BEGIN; lock; clock + head
+                    cur.nextset()
+                    cur.nextset()
+                    [(now, seq, hash_, last)] = cur.fetchall()
+                    head = (int(seq), str(hash_)) if seq is not None else (0, GENESIS_HASH)
+                    self._local.reading = (now.astimezone(UTC), last)
+                    tx = PgTx(POSTGRES, fetch, head)
+                    try:
                         yield tx
                         tx.flush()
                         appended = [e.id for e in tx.appended[:1]]
-                        if tx.appended:
-                            seq = str(tx.appended[-1].seq)
-                            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, seq))
+                        last_seq = tx.appended[-1].seq if tx.appended else None
+                        conn.execute(commit_sql(CHANNEL, last_seq))
+                    except BaseException:
+                        _rollback(conn)
+                        raise
                 finally:
                     self._local.conn = None
+                    self._local.reading = None
         except StoreError as exc:
             lost_reply = isinstance(exc.__cause__, psycopg.OperationalError)
             if appended and lost_reply and self._committed(appended[0]):
@@ -274,8 +290,8 @@ class PostgresStore(SqlSnapshots, SqlReads):
     def now(self) -> datetime:
         """The database server's clock (``clock_timestamp()``), timezone-aware UTC.
 
-        Inside :meth:`transaction` (same thread) it is read on the transaction's own
-        connection.
+        Inside :meth:`transaction` (same thread) the first reading is the one taken with
+        the lock at ``BEGIN``, later ones are read on the transaction's own connection.
 
         Raises:
             StoreError: ``store_unavailable`` when the database cannot be reached.
@@ -289,9 +305,14 @@ class PostgresStore(SqlSnapshots, SqlReads):
         Raises:
             StoreError: ``store_unavailable`` when the database cannot be reached.
         """
-        [(when, last)] = self._fetch(
-            "SELECT clock_timestamp(), (SELECT at FROM events ORDER BY seq DESC LIMIT 1)"
-        )
+        reading: tuple[datetime, Any] | None = getattr(self._local, "reading", None)
+        if reading is not None:  # read under the lock at BEGIN, on this transaction
+            self._local.reading = None
+            when, last = reading
+        else:
+            [(when, last)] = self._fetch(
+                "SELECT clock_timestamp(), (SELECT at FROM events ORDER BY seq DESC LIMIT 1)"
+            )
         return when.astimezone(UTC), (str(last) if last is not None else None)
 
     # ------------------------------------------------------------------ wake-ups

@@ -14,7 +14,6 @@ the same transaction as the events that produced them), ``meta`` (schema version
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from detente.errors import ConcurrencyError
 from detente.eventlog.envelope import GENESIS_HASH, NewEvent, StoredEvent
 from detente.eventlog.records import RecordRow
+from detente.storage import rowjson
 from detente.storage.append import check_expected, seal_appends
 from detente.storage.base import PagedReads
 
@@ -108,9 +108,7 @@ class Dialect:
 
     def schema(self) -> str:
         """Every statement creating the schema (idempotent)."""
-        return (
-            _TABLES.format(seq_type=self.seq_type, blob_type=self.blob_type) + self.append_only
-        )
+        return _TABLES.format(seq_type=self.seq_type, blob_type=self.blob_type) + self.append_only
 
 
 def row_to_event(row: Sequence[Any]) -> StoredEvent:
@@ -123,21 +121,23 @@ def row_to_event(row: Sequence[Any]) -> StoredEvent:
         repo=str(row[4]),
         subject=str(row[5]),
         subject_revision=int(row[6]),
-        data=json.loads(row[7]),
+        data=rowjson.loads(row[7]),
         at=str(row[8]),
         prev_hash=str(row[9]),
         hash=str(row[10]),
     )
 
 
-def _event_params(e: StoredEvent) -> tuple[Any, ...]:
-    data = json.dumps(e.data, sort_keys=True, ensure_ascii=False)
+def event_params(e: StoredEvent) -> tuple[Any, ...]:
+    """The :data:`_COLUMNS` values of ``e`` (``data`` as JSON text)."""
+    data = rowjson.dumps_text(e.data)
     head = (e.seq, e.id, e.type, e.version, e.repo, e.subject, e.subject_revision)
     return (*head, data, e.at, e.prev_hash, e.hash)
 
 
-def _record_params(r: RecordRow) -> tuple[Any, ...]:
-    return (r.kind, r.id, r.repo, r.revision, r.status, json.dumps(r.body, sort_keys=True))
+def record_params(r: RecordRow) -> tuple[Any, ...]:
+    """``(kind, id, repo, revision, status, body as JSON text)`` of ``r``."""
+    return (r.kind, r.id, r.repo, r.revision, r.status, rowjson.dumps_text(r.body))
 
 
 class SqlTx:
@@ -184,11 +184,7 @@ class SqlTx:
     def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
         """See :meth:`detente.storage.base.StoreTx.append`; a wrong expected revision of a
         stream this transaction has not read yet raises at :meth:`flush`."""
-        if self.appended:  # this transaction holds the lock: its last append is the head
-            head = (self.appended[-1].seq, self.appended[-1].hash)
-        else:
-            rows = self._fetch(_HEAD, ())
-            head = (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
+        head = self._current_head()
         for subject, want in expected.items():
             if subject not in self._base and subject not in self._revisions:
                 self._base[subject] = want
@@ -198,6 +194,13 @@ class SqlTx:
             self._revisions[event.subject] = event.subject_revision
         self.appended.extend(out)
         return out
+
+    def _current_head(self) -> tuple[int, str]:
+        """``(seq, hash)`` the next append follows."""
+        if self.appended:  # this transaction holds the lock: its last append is the head
+            return (self.appended[-1].seq, self.appended[-1].hash)
+        rows = self._fetch(_HEAD, ())
+        return (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
 
     def upsert_records(self, rows: Sequence[RecordRow]) -> None:
         """See :meth:`detente.storage.base.StoreTx.upsert_records` (written by :meth:`flush`)."""
@@ -228,13 +231,13 @@ class SqlTx:
         if events:
             try:
                 self._execute_many(
-                    self._dialect.sql(_INSERT_EVENT), [_event_params(e) for e in events]
+                    self._dialect.sql(_INSERT_EVENT), [event_params(e) for e in events]
                 )
             except self._dialect.races as exc:
                 raise ConcurrencyError(f"append lost a race: {exc}") from exc
             self._flushed = len(self.appended)
         if self._rows:
-            rows = [_record_params(r) for r in self._rows.values()]
+            rows = [record_params(r) for r in self._rows.values()]
             self._execute_many(self._dialect.sql(_UPSERT_RECORD), rows)
             self._rows.clear()
 
@@ -278,4 +281,4 @@ class SqlReads(PagedReads):
             query += " AND repo = ?"
             params.append(repo)
         rows = self._fetch(self.dialect.sql(query + " ORDER BY id"), params)
-        return [RecordRow(r[0], r[1], r[2], int(r[3]), r[4], json.loads(r[5])) for r in rows]
+        return [RecordRow(r[0], r[1], r[2], int(r[3]), r[4], rowjson.loads(r[5])) for r in rows]

@@ -1,0 +1,190 @@
+"""Benchmark: ``POST /v1/claims`` latency over HTTP with 200 and 3,000 live claims.
+
+A detente server runs in a subprocess (uvicorn, SQLite store with ``synchronous=FULL``, a
+real git repository), with N live claims opened beforehand through the service in another
+process (not timed). The client (this process, ``httpx`` on loopback) then opens claims,
+each on its own paths, in two ways:
+
+- ``1 client``: one after another (the latency an agent sees on an idle server);
+- ``8 clients``: eight threads at once (group commit: the opens waiting on the repository
+  share one store transaction).
+
+Same-run baseline: ``GET /v1/repos`` (the HTTP round trip through the same middleware,
+no store write), measured call by call in turn with the opens so a load spike on this
+shared machine hits both alike. Reported: p50, p99 and ratios against the baseline's p50,
+and the load average.
+
+Usage: ``python bench/claim_open.py [--sizes 200,3000] [--calls 200]``. The semantic
+model (an optional extra) is switched off in the server (``DETENTE_SIMILARITY=lexical``)
+unless ``--semantic`` is given: its embedding is a separate, per-opening cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from storage.servers import _wait_for_port, free_port
+
+_SEED = """
+import sys
+from detente.client.inprocess import InProcessClient
+from pathlib import Path
+from detente.runtime import build_service
+service = build_service([Path(sys.argv[1])], store_url=sys.argv[2])
+client = InProcessClient(service)
+for i in range(int(sys.argv[3])):
+    client.open_claim({"repo": "repo", "objective": f"live claim {i}", "baseCommit": "HEAD",
+                       "paths": [f"live/pkg{i}/**"], "leaseTtlSeconds": 3600})
+service.save_snapshots()
+service.store.close()
+"""
+
+_SERVER = """
+import sys
+from pathlib import Path
+from detente.runtime import build_service
+from detente.server import make_server
+service = build_service([Path(sys.argv[1])], store_url=sys.argv[2])
+make_server(service, port=int(sys.argv[3]), log_level="error").run()
+"""
+
+
+def _repo(root: Path) -> Path:
+    repo = root / "repo"
+    repo.mkdir()
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "i"],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    return repo
+
+
+def _body(tag: str, i: int) -> dict[str, Any]:
+    return {
+        "repo": "repo",
+        "objective": f"bench {tag} {i}",
+        "baseCommit": "HEAD",
+        "paths": [f"bench/{tag}/{i}/**"],
+        "leaseTtlSeconds": 3600,
+    }
+
+
+def _percentiles(ms: list[float]) -> tuple[float, float]:
+    ms = sorted(ms)
+    return statistics.median(ms), ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+
+
+def _sequential(base: str, calls: int, tag: str) -> tuple[list[float], list[float]]:
+    """Opens and baseline reads, in turn (after a warm-up of 10 each)."""
+    opens: list[float] = []
+    reads: list[float] = []
+    with httpx.Client(base_url=base, timeout=60) as http:
+        for i in range(calls + 10):
+            t0 = time.perf_counter()
+            r = http.post("/v1/claims", json=_body(tag, i))
+            t1 = time.perf_counter()
+            assert r.status_code == 201, r.text
+            http.get("/v1/repos").raise_for_status()
+            t2 = time.perf_counter()
+            if i >= 10:
+                opens.append((t1 - t0) * 1000)
+                reads.append((t2 - t1) * 1000)
+    return opens, reads
+
+
+def _concurrent(base: str, calls: int, tag: str, threads: int) -> tuple[list[float], float]:
+    """Opens from ``threads`` clients at once: latencies and opens per second."""
+    per = max(1, calls // threads)
+    lat: list[list[float]] = [[] for _ in range(threads)]
+    start = threading.Barrier(threads + 1)
+
+    def client(t: int) -> None:
+        with httpx.Client(base_url=base, timeout=60) as http:
+            http.get("/v1/repos")
+            start.wait()
+            for i in range(per):
+                t0 = time.perf_counter()
+                r = http.post("/v1/claims", json=_body(f"{tag}-{t}", i))
+                lat[t].append((time.perf_counter() - t0) * 1000)
+                assert r.status_code == 201, r.text
+
+    workers = [threading.Thread(target=client, args=(t,)) for t in range(threads)]
+    for w in workers:
+        w.start()
+    start.wait()
+    t0 = time.perf_counter()
+    for w in workers:
+        w.join()
+    return [x for per_client in lat for x in per_client], threads * per / (time.perf_counter() - t0)
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="200,3000")
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--semantic", action="store_true", help="keep the semantic model on")
+    args = parser.parse_args()
+    env = dict(os.environ)
+    if not args.semantic:
+        env["DETENTE_SIMILARITY"] = "lexical"
+    print(f"POST /v1/claims over HTTP (loopback, SQLite, 2 cores; load average {_load()})\n")
+    print(
+        "| live claims | clients | opens | p50 ms | p99 ms | opens/s "
+        "| baseline GET /v1/repos p50 ms | p50 vs baseline |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for size in [int(s) for s in args.sizes.split(",")]:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = _repo(Path(tmp))
+            url = f"sqlite:///{tmp}/detente.db"
+            seed = [sys.executable, "-c", _SEED, str(repo), url, str(size)]
+            subprocess.run(seed, check=True, env=env)
+            port = free_port()
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _SERVER, str(repo), url, str(port)], env=env
+            )
+            try:
+                _wait_for_port(port, proc, "detente server")
+                base = f"http://127.0.0.1:{port}"
+                opens, reads = _sequential(base, args.calls, "seq")
+                p50, p99 = _percentiles(opens)
+                b50, _ = _percentiles(reads)
+                rate = 1000 / statistics.mean(opens)
+                print(
+                    f"| {size:,} | 1 | {len(opens)} | {p50:.2f} | {p99:.2f} | {rate:.0f} "
+                    f"| {b50:.2f} | {p50 / b50:.1f}x |",
+                    flush=True,
+                )
+                lat, rate = _concurrent(base, args.calls, "par", 8)
+                p50, p99 = _percentiles(lat)
+                print(
+                    f"| {size:,} | 8 | {len(lat)} | {p50:.2f} | {p99:.2f} | {rate:.0f} "
+                    f"| {b50:.2f} | {p50 / b50:.1f}x |",
+                    flush=True,
+                )
+            finally:
+                proc.terminate()
+                proc.wait(timeout=15)
+    print(f"\nload average after the run: {_load()}")
+
+
+if __name__ == "__main__":
+    main()
