@@ -39,8 +39,8 @@ def test_a_push_is_judged_by_the_symbols_it_touches(shared: Shared, server: Serv
         Evidence(head_commit=inside, changed_files=("svc.py",)),
         integrate=False,
     )
-    assert server.service.gates.complete(claim.id, review).claim.status in (
-        ClaimStatus.READY_FOR_REVIEW,
+    assert server.service.gates.complete(claim.id, review).claim.status is (
+        ClaimStatus.READY_FOR_REVIEW
     )
 
     both = SOURCE.replace("return 1", "return 10").replace("return 2", "return 20")
