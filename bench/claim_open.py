@@ -33,10 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from storage.servers import _wait_for_port, free_port
+from _servers import make_repo, spawn_server
 
 _SEED = """
 import sys
@@ -60,17 +57,6 @@ from detente.server import make_server
 service = build_service([Path(sys.argv[1])], store_url=sys.argv[2])
 make_server(service, port=int(sys.argv[3]), log_level="error").run()
 """
-
-
-def _repo(root: Path) -> Path:
-    repo = root / "repo"
-    repo.mkdir()
-    for args in (
-        ["init", "-q", "-b", "main"],
-        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "i"],
-    ):
-        subprocess.run(["git", *args], cwd=repo, check=True)
-    return repo
 
 
 def _body(tag: str, i: int) -> dict[str, Any]:
@@ -153,16 +139,16 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size in [int(s) for s in args.sizes.split(",")]:
         with tempfile.TemporaryDirectory() as tmp:
-            repo = _repo(Path(tmp))
+            repo = make_repo(Path(tmp))
             url = f"sqlite:///{tmp}/detente.db"
             seed = [sys.executable, "-c", _SEED, str(repo), url, str(size)]
             subprocess.run(seed, check=True, env=env)
-            port = free_port()
-            proc = subprocess.Popen(
-                [sys.executable, "-c", _SERVER, str(repo), url, str(port)], env=env
+            proc, port = spawn_server(
+                [sys.executable, "-c", _SERVER, str(repo), url],
+                "detente server",
+                env=env,
             )
             try:
-                _wait_for_port(port, proc, "detente server")
                 base = f"http://127.0.0.1:{port}"
                 opens, reads = _sequential(base, args.calls, "seq")
                 p50, p99 = _percentiles(opens)

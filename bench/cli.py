@@ -32,22 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from _servers import make_repo
+
 from detente.client.connect import open_local
 
 _DETENTE = [sys.executable, "-c", "from detente.cli.main import main; main()"]
 _CLAIMS = 100
 _TARGETS = {"--help": 0.10, "claim status": 0.15}
-
-
-def _repo(root: Path) -> Path:
-    repo = root / "repo"
-    repo.mkdir()
-    for args in (
-        ["init", "-q", "-b", "main"],
-        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "i"],
-    ):
-        subprocess.run(["git", *args], cwd=repo, check=True)
-    return repo
 
 
 def _seed(repo: Path, events: int) -> str:
@@ -114,7 +105,7 @@ def main() -> None:
     print("|---:|---|---:|---:|---:|---:|---:|---|")
     for size in [int(s) for s in args.sizes.split(",")]:
         with tempfile.TemporaryDirectory() as tmp:
-            repo = _repo(Path(tmp))
+            repo = make_repo(Path(tmp))
             print(f"seeding {size} events ...", file=sys.stderr)
             claim_id = _seed(repo, size)
             commands = {

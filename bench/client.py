@@ -23,7 +23,6 @@ import argparse
 import functools
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -34,6 +33,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from _servers import make_repo
 from starlette.testclient import TestClient
 
 from detente.client import Client
@@ -42,17 +42,6 @@ from detente.client.http import HttpClient
 from detente.client.inprocess import InProcessClient
 from detente.runtime import build_service
 from detente.server import build_app
-
-
-def _repo(root: Path) -> Path:
-    repo = root / "repo"
-    repo.mkdir()
-    for args in (
-        ["init", "-q", "-b", "main"],
-        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "i"],
-    ):
-        subprocess.run(["git", *args], cwd=repo, check=True)
-    return repo
 
 
 def _seed(i: int) -> dict[str, Any]:
@@ -121,7 +110,7 @@ def main() -> None:
     print("|---:|---|---:|---:|---:|")
     for size in [int(s) for s in args.sizes.split(",")]:
         with tempfile.TemporaryDirectory() as tmp:
-            repo = _repo(Path(tmp))
+            repo = make_repo(Path(tmp))
             service = build_service([repo], store_url=f"sqlite:///{tmp}/detente.db")
             local = InProcessClient(service)
             ids = [local.open_claim(_seed(i))["claim"]["id"] for i in range(size)]

@@ -23,23 +23,9 @@ import time
 from pathlib import Path
 
 import httpx
+from _servers import make_repo, spawn_server
 
 from detente.client.connect import open_local
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from storage.servers import _wait_for_port, free_port
-
-
-def _repo(root: Path) -> Path:
-    repo = root / "repo"
-    repo.mkdir()
-    for args in (
-        ["init", "-q", "-b", "main"],
-        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "i"],
-    ):
-        subprocess.run(["git", *args], cwd=repo, check=True)
-    return repo
 
 
 def _seed(repo: Path, claims: int) -> None:
@@ -74,25 +60,23 @@ def _status_kb(pid: int) -> dict[str, int]:
 
 
 def _measure(repo: Path, claims: int) -> dict[str, float]:
-    port = free_port()
     env = {**os.environ, "DETENTE_LOCAL": "0"}
-    server = subprocess.Popen(
+    server, port = spawn_server(
         [
             sys.executable,
             "-c",
             "from detente.cli.main import main; main()",
             "serve",
-            "--port",
-            str(port),
             "--log-level",
             "warning",
+            "--port",
         ],
+        "detente serve",
         cwd=repo,
         env=env,
         stdout=subprocess.DEVNULL,
     )
     try:
-        _wait_for_port(port, server, "detente serve")
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as http:
             listed = http.get("/v1/claims").raise_for_status().json()["claims"]
             assert len(listed) == claims, (len(listed), claims)
@@ -128,7 +112,7 @@ def main() -> None:
     base = None
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
-            repo = _repo(Path(tmp))
+            repo = make_repo(Path(tmp))
             print(f"seeding {size} claims ...", file=sys.stderr)
             _seed(repo, size)
             found = _measure(repo, size)

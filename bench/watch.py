@@ -20,7 +20,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -29,10 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from storage.servers import _wait_for_port, free_port
+from _servers import spawn_server
 
 _SERVER = """
 import sys
@@ -119,11 +115,9 @@ def main() -> None:
         sizes.insert(0, 1)
 
     tmp = tempfile.mkdtemp(prefix="detente-watch-")
-    port = free_port()
     url = f"sqlite:///{tmp}/watch.db"
-    proc = subprocess.Popen([sys.executable, "-c", _SERVER, url, str(port)])
+    proc, port = spawn_server([sys.executable, "-c", _SERVER, url], "detente server")
     try:
-        _wait_for_port(port, proc, "detente server")
         base = f"http://127.0.0.1:{port}"
         print(
             f"SSE commit-to-delivery delay, {args.claims} claims ({2 * args.claims} events) "

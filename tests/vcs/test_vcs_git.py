@@ -127,3 +127,14 @@ def test_missing_git_executable_gives_a_clear_vcs_error(
 def test_missing_working_directory_gives_a_vcs_error(tmp_path: Path) -> None:
     with pytest.raises(VcsError, match="does not exist"):
         Git(tmp_path / "nowhere").run("status")
+
+
+def test_status_entries_pair_a_rename_with_its_source_and_keep_untracked_files() -> None:
+    from detente.vcs.changes import status_entries
+
+    out = "R  new.py\0old.py\0?? notes.md\0 M src/a.py\0"
+    assert status_entries(out) == [
+        ("R ", "new.py", "old.py"),
+        ("??", "notes.md", None),
+        (" M", "src/a.py", None),
+    ]

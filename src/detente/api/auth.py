@@ -28,6 +28,7 @@ import anyio.to_thread
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from detente.api.body_replay import read_body, replaying
 from detente.api.problems import problem
 from detente.errors import Unauthenticated
 from detente.security.authn import AuthGate, HttpRequest
@@ -94,18 +95,6 @@ def target_uri(scope: Scope) -> str:
     return f"{scheme}://{host}{path}" + (f"?{query}" if query else "")
 
 
-async def _read_body(receive: Receive) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] == "http.request":
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                return b"".join(chunks)
-        elif message["type"] == "http.disconnect":
-            return b"".join(chunks)
-
-
 class AuthMiddleware:
     """Authenticate every non-public HTTP request with ``gate`` (see the module docstring).
 
@@ -128,17 +117,8 @@ class AuthMiddleware:
         body = b""
         replay = receive
         if self.gate.needs_body and ("signature" in headers or "signature-input" in headers):
-            body = await _read_body(receive)
-            sent = False
-
-            async def replayed() -> Message:
-                nonlocal sent
-                if not sent:
-                    sent = True
-                    return {"type": "http.request", "body": body, "more_body": False}
-                return await receive()
-
-            replay = replayed
+            body = await read_body(receive)
+            replay = replaying(body, receive)
         request = HttpRequest(
             method=scope.get("method", "GET").upper(),
             target_uri=target_uri(scope),

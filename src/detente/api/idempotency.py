@@ -30,6 +30,7 @@ from typing import Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from detente.api.body_replay import read_body, replaying
 from detente.api.edges import http_problem
 
 __all__ = ["MAX_BYTES", "MAX_KEYS", "IdempotencyMiddleware"]
@@ -92,7 +93,7 @@ class IdempotencyMiddleware:
         principal = scope.get("state", {}).get("principal")
         if principal is not None:
             key = f"{principal.name}\0{key}"
-        body = await _read_body(receive)
+        body = await read_body(receive)
         digest = hashlib.sha256()
         for part in (scope["method"], scope["path"], scope.get("query_string", b"").decode()):
             digest.update(part.encode() + b"\0")
@@ -132,15 +133,6 @@ class IdempotencyMiddleware:
     async def _run(
         self, key: str, fingerprint: str, body: bytes, scope: Scope, receive: Receive, send: Send
     ) -> None:
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
         start: Message | None = None
         chunks: list[bytes] = []
 
@@ -152,7 +144,7 @@ class IdempotencyMiddleware:
                 chunks.append(message.get("body", b""))
             await send(message)
 
-        await self.app(scope, replay, capture)
+        await self.app(scope, replaying(body, receive), capture)
         if start is None or int(start["status"]) >= 500:
             return
         kept = _Kept(fingerprint, int(start["status"]), list(start["headers"]), b"".join(chunks))
@@ -166,16 +158,3 @@ class IdempotencyMiddleware:
         while len(self._kept) > MAX_KEYS or self._bytes > MAX_BYTES:
             _, dropped = self._kept.popitem(last=False)
             self._bytes -= len(dropped.body)
-
-
-async def _read_body(receive: Receive) -> bytes:
-    """The whole request body (the body limit outside this middleware bounds it)."""
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)

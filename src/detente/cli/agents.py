@@ -210,6 +210,7 @@ def _checkout(session: Session) -> dict[str, str]:
 
 def print_agents(console: Console, agents: Sequence[Mapping[str, Any]], now: datetime) -> None:
     """One block per session, 80 columns wide: id, name, status, timing, intent, place."""
+    from detente.cli.render import duration
     from detente.clock import parse_time
 
     if not agents:
@@ -217,7 +218,8 @@ def print_agents(console: Console, agents: Sequence[Mapping[str, Any]], now: dat
         return
     for agent in agents:
         left = int((parse_time(str(agent["expiresAt"])) - now).total_seconds())
-        timing = f"expires in {_ago(left)}" if left >= 0 else f"departed {_ago(-left)} ago"
+        span = duration(abs(left), with_seconds=False)
+        timing = f"expires in {span}" if left >= 0 else f"departed {span} ago"
         console.print(
             f"{agent['sessionId']}  {agent['agentName']}  {agent.get('status', '?')}  {timing}",
             markup=False,
@@ -229,13 +231,3 @@ def print_agents(console: Console, agents: Sequence[Mapping[str, Any]], now: dat
             console.print(f"  where   {place}", markup=False)
         if agent.get("claimIds"):
             console.print(f"  claims  {', '.join(agent['claimIds'])}", markup=False)
-
-
-def _ago(seconds: int) -> str:
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m"
-    if minutes:
-        return f"{minutes}m{secs:02d}s"
-    return f"{secs}s"

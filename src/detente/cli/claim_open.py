@@ -19,7 +19,20 @@ if TYPE_CHECKING:
 
     from detente.cli.workspace import OpenResult
 
-__all__ = ["claim_app"]
+__all__ = ["NoWorktreeOpt", "WorktreeDirOpt", "claim_app"]
+
+#: ``--no-worktree`` of the commands that open a claim (open, takeover).
+NoWorktreeOpt = Annotated[
+    bool, typer.Option("--no-worktree", help="Do not create a worktree and branch.")
+]
+#: ``--worktree-dir`` of the commands that open a claim (open, takeover).
+WorktreeDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--worktree-dir",
+        help="Worktree directory [default: REPO/../REPO.worktrees/SLUG-RAND].",
+    ),
+]
 
 #: The ``detente claim`` group; ``claims.py`` adds the other commands to it.
 claim_app = typer.Typer(
@@ -68,16 +81,8 @@ def open_(
             help="Agent session id (see `detente agents register`).",
         ),
     ] = None,
-    no_worktree: Annotated[
-        bool, typer.Option("--no-worktree", help="Do not create a worktree and branch.")
-    ] = False,
-    worktree_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--worktree-dir",
-            help="Worktree directory [default: REPO/../REPO.worktrees/SLUG-RAND].",
-        ),
-    ] = None,
+    no_worktree: NoWorktreeOpt = False,
+    worktree_dir: WorktreeDirOpt = None,
     draft: Annotated[
         bool,
         typer.Option(
@@ -131,16 +136,11 @@ def open_(
 
 
 def _report_open(session: Session, result: OpenResult) -> int:
-    from detente.cli.views import negotiation_options
+    from detente.cli.views import opened_options
 
     response = result.response
     claim = response["claim"]
-    meeting = response.get("meeting")
-    options = (
-        negotiation_options(claim, response.get("overlaps", []), meeting)
-        if claim["status"] == "negotiating" and meeting
-        else []
-    )
+    options = opened_options(response)
     worktree = (
         {
             "path": str(result.worktree.path),
@@ -170,15 +170,7 @@ def _report_open(session: Session, result: OpenResult) -> int:
                 f"  [green]worktree created[/] at base {worktree['headOid'][:12]} "
                 f"on branch {worktree['branch']}"
             )
-        views.overlaps_view(console, response.get("overlaps", []))
-        if meeting:
-            views.meeting_view(console, meeting)
-        if options:
-            console.print(
-                "[yellow]not active[/]: a blocking overlap must be resolved first. Options:"
-            )
-            for option in options:
-                console.print(f"  {option['label']:<10} {option['command']}", markup=False)
+        views.contest_view(console, response, options)
 
     session.emit({**response, "worktree": worktree, "options": options}, text)
     return EXIT_OVERLAP if claim["status"] == "negotiating" else 0

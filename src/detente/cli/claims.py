@@ -341,28 +341,24 @@ def _status_move(
     run(ctx, json_flag, body)
 
 
-@claim_app.command("suspend")
-def suspend(
-    ctx: typer.Context,
-    claim_id: ClaimId,
-    reason: Reason = None,
-    expect_revision: ExpectRevision = None,
-    json_flag: JsonFlag = False,
-) -> None:
-    """Pause a claim (its lease keeps running: keep renewing)."""
-    _status_move(ctx, json_flag, claim_id, "suspend", expect_revision, reason)
+def _status_command(action: str, summary: str) -> None:
+    """Register ``claim <action>`` (suspend or resume): one status move, same flags."""
+
+    def command(
+        ctx: typer.Context,
+        claim_id: ClaimId,
+        reason: Reason = None,
+        expect_revision: ExpectRevision = None,
+        json_flag: JsonFlag = False,
+    ) -> None:
+        _status_move(ctx, json_flag, claim_id, action, expect_revision, reason)
+
+    command.__doc__ = summary
+    claim_app.command(action)(command)
 
 
-@claim_app.command("resume")
-def resume(
-    ctx: typer.Context,
-    claim_id: ClaimId,
-    reason: Reason = None,
-    expect_revision: ExpectRevision = None,
-    json_flag: JsonFlag = False,
-) -> None:
-    """Resume a suspended claim."""
-    _status_move(ctx, json_flag, claim_id, "resume", expect_revision, reason)
+_status_command("suspend", "Pause a claim (its lease keeps running: keep renewing).")
+_status_command("resume", "Resume a suspended claim.")
 
 
 @claim_app.command("abandon")

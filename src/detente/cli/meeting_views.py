@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from detente.cli.render import duration
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -58,16 +60,6 @@ def describe_resolution(resolution: Mapping[str, Any]) -> str:
     return text
 
 
-def _duration(seconds: int) -> str:
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m{secs:02d}s"
-    if minutes:
-        return f"{minutes}m{secs:02d}s"
-    return f"{secs}s"
-
-
 def countdown(deadline: str, now: datetime) -> dict[str, Any]:
     """``{at, secondsLeft, passed, text}`` for a meeting deadline (RFC 3339)."""
     from detente.clock import parse_time
@@ -76,9 +68,9 @@ def countdown(deadline: str, now: datetime) -> dict[str, Any]:
     seconds = int((at - now).total_seconds())
     when = at.strftime("%Y-%m-%dT%H:%M:%SZ")
     text = (
-        f"in {_duration(seconds)} (at {when})"
+        f"in {duration(seconds)} (at {when})"
         if seconds >= 0
-        else f"passed {_duration(-seconds)} ago (at {when})"
+        else f"passed {duration(-seconds)} ago (at {when})"
     )
     return {"at": deadline, "secondsLeft": seconds, "passed": seconds < 0, "text": text}
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import getpass
 import os
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -44,6 +45,7 @@ from detente.cli.resolution_flags import (
     FromOpt,
     HandoffOpt,
     JoinOpt,
+    ResolutionFlags,
     SerializeOpt,
     SplitOpt,
     ThenOpt,
@@ -53,6 +55,9 @@ from detente.cli.resolution_flags import (
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+#: A write's reply (the meeting view).
+Wire = Mapping[str, Any]
 
 __all__ = [
     "build_resolution",
@@ -99,6 +104,27 @@ def _revision(session: Session, meeting_id: str, expect: int | None) -> int:
     if expect is not None:
         return expect
     return int(session.client.get_meeting(meeting_id)["meeting"]["revision"])
+
+
+def _decide(
+    ctx: typer.Context,
+    json_flag: bool,
+    meeting_id: str,
+    expect: int | None,
+    flags: ResolutionFlags,
+    send: Callable[[Session, int, dict[str, Any]], Wire],
+    verb: str,
+) -> None:
+    """Propose or resolve: the resolution the flags describe, sent at the meeting's
+    revision (``expect``, else read now), reported as ``verb``."""
+
+    def body(session: Session) -> None:
+        resolution = build_resolution(*flags)
+        write_report(
+            session, send(session, _revision(session, meeting_id, expect), resolution), verb
+        )
+
+    run(ctx, json_flag, body)
 
 
 # ---------------------------------------------------------------------------- reading
@@ -203,28 +229,14 @@ def propose(
     affected; --escalate always applies at once). The others' accept commands are printed.
     """
 
-    def body(session: Session) -> None:
-        resolution = build_resolution(
-            split=split or (),
-            serialize=serialize,
-            first=first,
-            then=then,
-            handoff=handoff,
-            from_claim=from_claim,
-            to_claim=to_claim,
-            join=join or (),
-            escalate=escalate,
-        )
-        revision = _revision(session, meeting_id, expect_revision)
-        response = session.client.propose(
-            meeting_id,
-            expected_meeting_revision=revision,
-            claim_id=as_claim,
-            resolution=resolution,
-        )
-        write_report(session, response, "proposed")
+    flags = (split or (), serialize, first, then, handoff, from_claim, to_claim, join or ())
 
-    run(ctx, json_flag, body)
+    def send(session: Session, revision: int, resolution: dict[str, Any]) -> Wire:
+        return session.client.propose(
+            meeting_id, expected_meeting_revision=revision, claim_id=as_claim, resolution=resolution
+        )
+
+    _decide(ctx, json_flag, meeting_id, expect_revision, (*flags, escalate), send, "proposed")
 
 
 @meeting_app.command("accept")
@@ -270,28 +282,18 @@ def resolve(
 ) -> None:
     """Resolve as a human principal (after an escalation: one of its arbitrators)."""
 
-    def body(session: Session) -> None:
-        resolution = build_resolution(
-            split=split or (),
-            serialize=serialize,
-            first=first,
-            then=then,
-            handoff=handoff,
-            from_claim=from_claim,
-            to_claim=to_claim,
-            join=join or (),
-            escalate=escalate,
-        )
-        revision = _revision(session, meeting_id, expect_revision)
-        response = session.client.resolve_meeting(
+    flags = (split or (), serialize, first, then, handoff, from_claim, to_claim, join or ())
+    verb = "escalated" if escalate else "resolved"
+
+    def send(session: Session, revision: int, resolution: dict[str, Any]) -> Wire:
+        return session.client.resolve_meeting(
             meeting_id,
             expected_meeting_revision=revision,
             resolution=resolution,
             resolved_by=by or default_principal(),
         )
-        write_report(session, response, "escalated" if escalate else "resolved")
 
-    run(ctx, json_flag, body)
+    _decide(ctx, json_flag, meeting_id, expect_revision, (*flags, escalate), send, verb)
 
 
 @meeting_app.command("accept-handoff")

@@ -39,6 +39,7 @@ __all__ = [
     "EXIT_OVERLAP",
     "EXIT_UNEXPECTED",
     "Output",
+    "duration",
     "exit_code_for",
     "lease_timer",
 ]
@@ -97,15 +98,17 @@ def lease_timer(expires_at: str, now: datetime) -> str:
     seconds = int((deadline - now).total_seconds())
     at = deadline.strftime("%Y-%m-%dT%H:%M:%SZ")
     if seconds >= 0:
-        return f"expires in {_duration(seconds)} (at {at})"
-    return f"expired {_duration(-seconds)} ago (at {at})"
+        return f"expires in {duration(seconds)} (at {at})"
+    return f"expired {duration(-seconds)} ago (at {at})"
 
 
-def _duration(seconds: int) -> str:
+def duration(seconds: int, *, with_seconds: bool = True) -> str:
+    """``seconds`` (>= 0) as ``1h02m03s``, ``2m03s`` or ``3s``; ``with_seconds=False``
+    drops the seconds of a duration of an hour or more (``1h02m``)."""
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     if hours:
-        return f"{hours}h{minutes:02d}m{secs:02d}s"
+        return f"{hours}h{minutes:02d}m{secs:02d}s" if with_seconds else f"{hours}h{minutes:02d}m"
     if minutes:
         return f"{minutes}m{secs:02d}s"
     return f"{secs}s"

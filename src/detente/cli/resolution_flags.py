@@ -23,6 +23,7 @@ __all__ = [
     "FromOpt",
     "HandoffOpt",
     "JoinOpt",
+    "ResolutionFlags",
     "SerializeOpt",
     "SplitOpt",
     "ThenOpt",
@@ -74,8 +75,14 @@ def _ids(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+#: The flags in :func:`build_resolution`'s order: split, serialize, first, then, handoff,
+#: from, to, join, escalate.
+ResolutionFlags = tuple[
+    Sequence[str], bool, str | None, str | None, bool, str | None, str | None, Sequence[str], bool
+]
+
+
 def build_resolution(
-    *,
     split: Sequence[str] = (),
     serialize: bool = False,
     first: str | None = None,

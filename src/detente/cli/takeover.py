@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from detente.cli.claim_check import check
+from detente.cli.claim_open import NoWorktreeOpt, WorktreeDirOpt
 from detente.cli.context import JsonFlag, Session, run
 from detente.cli.render import EXIT_OVERLAP
 from detente.errors import DetenteError, ValidationError
@@ -159,16 +160,8 @@ def takeover(
     ] = None,
     session_id: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
     expect_revision: ExpectRevision = None,
-    no_worktree: Annotated[
-        bool, typer.Option("--no-worktree", help="Do not create a worktree and branch.")
-    ] = False,
-    worktree_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--worktree-dir",
-            help="Worktree directory [default: REPO/../REPO.worktrees/SLUG-RAND].",
-        ),
-    ] = None,
+    no_worktree: NoWorktreeOpt = False,
+    worktree_dir: WorktreeDirOpt = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Take over an expired (past its grace period) or abandoned claim.
@@ -231,7 +224,7 @@ def takeover(
 
 
 def _report(session: Session, response: Mapping[str, Any], placement: Placement | None) -> int:
-    from detente.cli.views import negotiation_options
+    from detente.cli.views import opened_options
     from detente.vcs import create_worktree
 
     claim = response["claim"]
@@ -250,12 +243,7 @@ def _report(session: Session, response: Mapping[str, Any], placement: Placement 
             "branch": created.branch,
             "headOid": created.head_oid,
         }
-    meeting = response.get("meeting")
-    options = (
-        negotiation_options(claim, response.get("overlaps", []), meeting)
-        if claim["status"] == "negotiating" and meeting
-        else []
-    )
+    options = opened_options(response)
     rescue = info.get("rescue")
     restore = f"git checkout {rescue['oid']} -- ." if rescue else None
     approve = _approve_commands(claim)
@@ -273,15 +261,7 @@ def _report(session: Session, response: Mapping[str, Any], placement: Placement 
                 f"{escape(worktree['branch'])}"
             )
         _takeover_lines(console, claim, Path(worktree["path"]) if worktree else None)
-        views.overlaps_view(console, response.get("overlaps", []))
-        if meeting:
-            views.meeting_view(console, meeting)
-        if options:
-            console.print(
-                "[yellow]not active[/]: a blocking overlap must be resolved first. Options:"
-            )
-            for option in options:
-                console.print(f"  {option['label']:<10} {option['command']}", markup=False)
+        views.contest_view(console, response, options)
 
     session.emit(
         {

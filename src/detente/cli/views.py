@@ -150,6 +150,30 @@ def meeting_view(console: Console, meeting: Mapping[str, Any]) -> None:
         console.print(f"    contested {_e(target['target'])}: {_e(target['reason'])}")
 
 
+def opened_options(response: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The options of a claim just opened or taken over: :func:`negotiation_options`
+    while it negotiates in a meeting, else none."""
+    claim, meeting = response["claim"], response.get("meeting")
+    if claim["status"] != "negotiating" or not meeting:
+        return []
+    return negotiation_options(claim, response.get("overlaps", []), meeting)
+
+
+def contest_view(
+    console: Console, response: Mapping[str, Any], options: Sequence[Mapping[str, str]]
+) -> None:
+    """A claim just opened or taken over: its overlaps, its meeting, and the ``options``
+    that settle the meeting (see :func:`opened_options`)."""
+    overlaps_view(console, response.get("overlaps", []))
+    meeting = response.get("meeting")
+    if meeting:
+        meeting_view(console, meeting)
+    if options:
+        console.print("[yellow]not active[/]: a blocking overlap must be resolved first. Options:")
+        for option in options:
+            console.print(f"  {option['label']:<10} {option['command']}", markup=False)
+
+
 _OPTION_LABELS = {
     "split_ownership": "split",
     "serialize": "serialize",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from detente.client import Client, wire
+from detente.client.seeds import memory_impacts
 from detente.errors import DetenteError, ValidationError
 from detente.vcs import (
     Worktree,
@@ -149,12 +150,6 @@ def claim_body(
     ``memory`` entries are ``PATH`` (the whole file) or ``PATH#section``; entries naming
     the same path are merged into one impact.
     """
-    impacts: dict[str, list[str]] = {}
-    for entry in memory:
-        path, _, section = entry.partition("#")
-        sections = impacts.setdefault(path, [])
-        if section and section not in sections:
-            sections.append(section)
     return {
         "repo": repo,
         "objective": objective,
@@ -165,7 +160,7 @@ def claim_body(
         "expectedContractChanges": [contract_seed(c) for c in contracts],
         "testResponsibility": list(tests),
         "deploymentResponsibility": deploy,
-        "memoryImpacts": [{"path": p, "sections": s} for p, s in impacts.items()],
+        "memoryImpacts": memory_impacts(memory),
         "leaseTtlSeconds": ttl,
         "agent": {"id": agent, "name": agent, "sessionId": session},
     }

@@ -3,12 +3,13 @@ unknown fields refused); each turns itself into its domain command."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from detente.client import body_examples as examples
 from detente.client.body import Body
+from detente.client.claim_pages import ClaimQuery
 from detente.client.evidence_bodies import BaseRefIn, EvidenceIn
 from detente.domain.claims.commands import (
     ChangeObjective,
@@ -329,3 +330,20 @@ class WriteCheckIn(Body):
 
     paths: list[str] = Field(min_length=1)
     fencing_token: int | None = Field(default=None, strict=True)
+
+
+class ClaimsQueryIn(BaseModel):
+    """The query string of ``GET /v1/claims`` (unknown parameters are ignored, as on every
+    read); :meth:`to_query` is the :class:`~detente.client.claim_pages.ClaimQuery`."""
+
+    repo: str | None = None
+    status: str | None = None
+    path: str | None = None
+    agent: str | None = None
+    session: str | None = None
+    limit: int | None = None
+    cursor: str | None = None
+
+    def to_query(self) -> ClaimQuery:
+        """The given parameters (None ones left out)."""
+        return cast(ClaimQuery, self.model_dump(exclude_none=True))

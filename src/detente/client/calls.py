@@ -12,13 +12,20 @@ camelCase body with the same model.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from detente import __version__
 from detente.client import wire
-from detente.client.claim_pages import check_limit, decode_cursor, page_of, parse_include
+from detente.client.claim_pages import (
+    ClaimQuery,
+    check_limit,
+    decode_cursor,
+    page_of,
+    parse_include,
+)
 from detente.client.index_calls import IndexCalls
 from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.query import ClaimFilters
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.gates.model import patch_to_wire
 from detente.domain.meetings.model import meeting_to_wire
@@ -101,6 +108,7 @@ class ServiceCalls(IndexCalls):
     # ------------------------------------------------------------------ claims
 
     def open_claim(self, body: b.ClaimIn) -> wire.ClaimView:
+        """Announce a claim; with ``takeoverOf``, take an expired/abandoned claim over."""
         if body.takeover_of is not None:
             view = self.service.takeover.take_over(body.to_command(), body.takeover_of.to_request())
         else:
@@ -108,6 +116,7 @@ class ServiceCalls(IndexCalls):
         return cast(wire.ClaimView, view.to_wire())
 
     def takeover(self, claim_id: str, body: b.TakeoverIn) -> wire.ClaimView:
+        """Alias of ``POST /v1/claims`` with ``takeoverOf`` (its claimId must be this id)."""
         if body.takeover_of.claim_id != claim_id:
             raise ValidationError(
                 f"takeoverOf.claimId must be {claim_id}", field="takeoverOf.claimId"
@@ -115,31 +124,24 @@ class ServiceCalls(IndexCalls):
         return self.open_claim(body)
 
     def approve_takeover(self, claim_id: str, body: b.ApproveTakeoverIn) -> wire.ClaimView:
+        """Approve the pending takeover made by successor ``claim_id``."""
         view = self.service.takeover.approve_takeover(
             claim_id, body.expected_claim_revision, body.approver, body.kind
         )
         return cast(wire.ClaimView, view.to_wire())
 
-    def list_claims(
-        self,
-        repo: str | None = None,
-        status: str | None = None,
-        path: str | None = None,
-        agent: str | None = None,
-        session: str | None = None,
-        limit: int | None = None,
-        cursor: str | None = None,
-    ) -> wire.ClaimList:
+    def list_claims(self, **query: Unpack[ClaimQuery]) -> wire.ClaimList:
+        limit, cursor = query.pop("limit", None), query.pop("cursor", None)
         check_limit(limit)
         if cursor is not None:
             decode_cursor(cursor)  # a bad cursor is refused before any work
-        claims = self.service.claims.list_claims(
-            repo=repo, status=status, path=path, agent=agent, session=session
-        )
+        claims = self.service.claims.list_claims(**cast(ClaimFilters, query))
         page, next_cursor = page_of(claims, limit=limit, cursor=cursor)
         return {"claims": _claims(page), "nextCursor": next_cursor}
 
     def get_claim(self, claim_id: str, include: str | None = None) -> wire.ClaimView:
+        """The claim now; ``include`` (comma-separated ``work``, ``semantic``; default
+        ``semantic``, empty for neither) adds the claim's git work or semantic advisories."""
         parts = parse_include(include)
         view = self.service.claims.get_claim(
             claim_id, with_work="work" in parts, with_semantic="semantic" in parts
@@ -150,6 +152,7 @@ class ServiceCalls(IndexCalls):
         return {"claim": _claim(self.service.claims.renew(body.to_command(claim_id)).claim)}
 
     def announce(self, claim_id: str, body: b.AnnounceIn) -> wire.ClaimView:
+        """A draft starts its lease and activates (or negotiates) like a fresh claim."""
         view = self.service.claims.announce_draft(
             claim_id, body.expected_claim_revision, body.lease_ttl_seconds
         )
@@ -160,6 +163,11 @@ class ServiceCalls(IndexCalls):
         return cast(wire.ClaimView, view.to_wire())
 
     def change_objective(self, claim_id: str, body: b.ObjectiveChangeIn) -> wire.ClaimView:
+        """Change the claim's objective; its semantic advisories are computed again.
+
+        ``200 {claim, overlaps[], meetings[], semanticOverlaps[]}``; never blocks.
+        ``422 validation_error`` for a blank or unchanged objective.
+        """
         view = self.service.claims.change_objective(body.to_command(claim_id))
         return cast(wire.ClaimView, view.to_wire())
 
@@ -176,14 +184,23 @@ class ServiceCalls(IndexCalls):
         return {"claim": _claim(self.service.claims.set_status(cmd).claim)}
 
     def complete(self, claim_id: str, body: b.CompleteIn) -> wire.ClaimOut:
+        """Validate evidence, then advance ``expectedBaseRef.ref`` by CAS (fast-forward).
+
+        ``200 {claim}`` (``integrated``/``completed``); ``409 evidence_rejected`` (every
+        failure in ``failures``), ``stale_base`` (claim ``active`` again, ``actual`` = the
+        ref's OID), ``stale_fencing_token``; ``422`` when ``expectedBaseRef``,
+        ``evidence`` or ``fencingToken`` is missing.
+        """
         view = self.service.gates.complete(claim_id, body.to_command(claim_id))
         return {"claim": _claim(view.claim)}
 
     def cleanup(self, claim_id: str) -> wire.ClaimView:
+        """Remove a finished claim's worktree entry (only that one; rescue first)."""
         view = self.service.takeover.cleanup_worktree(claim_id)
         return cast(wire.ClaimView, view.to_wire())
 
     def check_writes(self, claim_id: str, body: b.WriteCheckIn) -> wire.WriteCheck:
+        """May this claim write these paths now? 409 overlap_blocking / out_of_scope if not."""
         paths = self.service.claims.check_write(claim_id, body.paths, body.fencing_token)
         return {"ok": True, "claimId": claim_id, "paths": list(paths)}
 
@@ -197,55 +214,69 @@ class ServiceCalls(IndexCalls):
         return {"meeting": _meeting(self.service.meetings.get_meeting(meeting_id))}
 
     def propose(self, meeting_id: str, body: b.ProposalIn) -> wire.MeetingView:
+        """A participant proposes a typed resolution; it accepts its own proposal."""
         view = self.service.meetings.propose(body.to_command(meeting_id))
         return cast(wire.MeetingView, view.to_wire())
 
     def accept_proposal(
         self, meeting_id: str, proposal_id: str, body: b.AcceptIn
     ) -> wire.MeetingView:
+        """An affected participant accepts; the last acceptance applies the resolution."""
         view = self.service.meetings.accept(body.to_accept(meeting_id, proposal_id))
         return cast(wire.MeetingView, view.to_wire())
 
     def resolve_meeting(self, meeting_id: str, body: b.ResolveIn) -> wire.MeetingView:
+        """A human principal resolves (an arbitrator, once the meeting escalated)."""
         view = self.service.meetings.resolve(body.to_command(meeting_id))
         return cast(wire.MeetingView, view.to_wire())
 
     def accept_handoff(self, meeting_id: str, body: b.AcceptIn) -> wire.MeetingView:
+        """The recipient of a human-resolved handoff accepts the transfer."""
         view = self.service.meetings.accept_handoff(body.to_handoff(meeting_id))
         return cast(wire.MeetingView, view.to_wire())
 
     # ------------------------------------------------------------------ agents
 
     def register_agent(self, body: AgentIn) -> wire.AgentOut:
+        """Register a session or renew it (``expiresAt = now + ttlSeconds``): ``{agent}``."""
         view = self.service.agents.register_agent(body.to_command())
         return {"agent": cast(wire.AgentSession, view.to_wire())}
 
     def list_agents(self, repo: str | None = None, status: str | None = None) -> wire.AgentList:
+        """Sessions with ``status`` active|departed computed from the server clock."""
         views = self.service.agents.list_agents(repo=repo, status=status)
         return {"agents": [cast(wire.AgentSession, a.to_wire()) for a in views]}
 
     def get_agent(self, session_id: str) -> wire.AgentOut:
+        """One session: ``{agent}``; ``404 not_found`` when never registered."""
         view = self.service.agents.get_agent(session_id)
         return {"agent": cast(wire.AgentSession, view.to_wire())}
 
     def session_claims(self, session_id: str, repo: str | None = None) -> wire.ClaimList:
+        """``{claims[]}``: the session's claims that still hold their targets, oldest first."""
         return {"claims": _claims(self.service.agents.session_claims(session_id, repo=repo))}
 
     def readiness(self, body: ReadinessIn) -> wire.Readiness:
+        """``{readiness: ready|caution, overlappingClaims[]}``; never refuses on overlap."""
         answer = self.service.agents.readiness(body.session_id, body.paths, repo=body.repo)
         return cast(wire.Readiness, answer.to_wire())
 
     # ------------------------------------------------------------------ memory
 
     def register_document(self, body: mb.RegisterIn) -> wire.DocumentOut:
+        """Register a memory document: path and class (generated, append_only,
+        section_owned, private). ``409 revision_conflict`` if already registered."""
         view = self.service.memory.register_document(body.to_command())
         return {"document": cast(wire.Document, view.to_wire())}
 
     def list_documents(self, repo: str, path: str | None = None) -> wire.DocumentList:
+        """Registered documents with sections (key, title, revision, hash, ownerClaimId)
+        and ``onDisk {fileHash, inSync}``."""
         views = self.service.memory.list_documents(repo, path)
         return {"documents": [cast(wire.Document, v.to_wire()) for v in views]}
 
     def patch_section(self, body: mb.SectionPatchIn) -> wire.SectionPatchOut:
+        """Patch one section; only that section's bytes change."""
         view = self.service.memory.patch_section(body.to_command())
         return {
             "document": cast(wire.Document, view.to_wire()),
@@ -254,10 +285,12 @@ class ServiceCalls(IndexCalls):
         }
 
     def write_document(self, body: mb.WriteIn) -> wire.DocumentOut:
+        """Replace a whole file; a stale write names the sections it would destroy."""
         view = self.service.memory.write_document(body.to_command())
         return {"document": cast(wire.Document, view.to_wire())}
 
     def append_entry(self, body: mb.AppendIn) -> wire.AppendOut:
+        """Append an entry to an append-only document (serialized, never interleaved)."""
         view = self.service.memory.append_entry(body.to_command())
         return {
             "document": cast(wire.Document, view.to_wire()),
@@ -265,10 +298,12 @@ class ServiceCalls(IndexCalls):
         }
 
     def render(self, body: mb.RenderIn) -> wire.RenderOut:
+        """Re-render generated regions; user edits stay and open reconciliations."""
         results = self.service.memory.render(body.to_command())
         return {"results": cast(list[wire.RenderResult], results)}
 
     def reconcile(self, body: mb.ReconcileIn) -> wire.DocumentOut:
+        """Resolve a reconciliation: ``upstream`` or ``overlay``; region re-rendered."""
         view = self.service.memory.reconcile(body.to_command())
         return {"document": cast(wire.Document, view.to_wire())}
 

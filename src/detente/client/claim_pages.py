@@ -17,12 +17,14 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from detente.domain.claims.model import Claim
+from detente.domain.claims.query import ClaimFilters
 from detente.errors import ValidationError
 
 __all__ = [
     "INCLUDE_DEFAULT",
     "INCLUDE_OPTIONS",
     "MAX_CLAIMS_PAGE",
+    "ClaimQuery",
     "check_limit",
     "decode_cursor",
     "encode_cursor",
@@ -32,6 +34,20 @@ __all__ = [
 
 #: The largest ``limit`` of one page of claims.
 MAX_CLAIMS_PAGE = 1000
+
+
+class ClaimQuery(ClaimFilters, total=False):
+    """The query of ``GET /v1/claims``: the filters and one page of the answer.
+
+    Keys (besides :class:`~detente.domain.claims.query.ClaimFilters`'):
+        limit: page size (1..:data:`MAX_CLAIMS_PAGE`); None: every claim.
+        cursor: the previous page's ``nextCursor``; None: from the first claim.
+    """
+
+    limit: int | None
+    cursor: str | None
+
+
 #: What ``GET /v1/claims/{id}?include=`` may add to the claim view.
 INCLUDE_OPTIONS = ("work", "semantic")
 #: What is included when ``include`` is not given (the response of API v1 before it).

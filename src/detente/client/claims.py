@@ -9,10 +9,11 @@ every method raises the :mod:`detente.errors` exception of a refusal's ``code`` 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from detente.client import routes, wire
 from detente.client.base import ClientBase
+from detente.client.claim_pages import ClaimQuery
 
 __all__ = ["ClaimOperations"]
 
@@ -38,34 +39,16 @@ class ClaimOperations(ClientBase):
         params = {"include": None if include is None else ",".join(include)}
         return self._call(routes.GET_CLAIM, path={"claim_id": claim_id}, params=params)
 
-    def list_claims(
-        self,
-        *,
-        repo: str | None = None,
-        status: str | None = None,
-        path: str | None = None,
-        agent: str | None = None,
-        session: str | None = None,
-        limit: int | None = None,
-        cursor: str | None = None,
-    ) -> wire.ClaimList:
+    def list_claims(self, **query: Unpack[ClaimQuery]) -> wire.ClaimList:
         """``GET /v1/claims``: ``{claims[], nextCursor}`` filtered by repo, status, covered
         path, agent id or name and agent session id, in ``(createdAt, id)`` order.
 
         Args:
-            limit: page size (1..1000); None: every claim.
-            cursor: the previous page's ``nextCursor`` (None: from the first claim).
+            query: the filters and page (:class:`~detente.client.claim_pages.ClaimQuery`):
+                ``limit`` is the page size (1..1000; None: every claim), ``cursor`` the
+                previous page's ``nextCursor`` (None: from the first claim).
         """
-        params = {
-            "repo": repo,
-            "status": status,
-            "path": path,
-            "agent": agent,
-            "session": session,
-            "limit": limit,
-            "cursor": cursor,
-        }
-        return self._call(routes.LIST_CLAIMS, params=params)
+        return self._call(routes.LIST_CLAIMS, params=query)
 
     def renew(
         self,

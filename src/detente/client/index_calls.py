@@ -22,9 +22,13 @@ class IndexCalls:
     service: Service
 
     def claim_symbols(self, claim_id: str) -> wire.ClaimSymbols:
+        """``{claimId, base, head, worktree, files[], symbols[], outsideScope[]}``: what the
+        claim's worktree (or branch) touches now, mapped onto tree-sitter symbols."""
         return cast(wire.ClaimSymbols, self.service.reconcile.claim_touches(claim_id))
 
     def reconcile_intents(self, body: ReconcileIntentsIn) -> wire.IntentsReconciled:
+        """``{overlap, shared[], a, b, blastRadius, interactions[], next}``: the symbols
+        two intents both touch and the bounded references between them."""
         repo = body.repo or self._repo_of(body.a, body.b)
         answer = self.service.reconcile.reconcile_intents(
             repo, _spec(body.a, "a"), _spec(body.b, "b"), depth=body.depth, limit=body.limit
@@ -32,6 +36,8 @@ class IndexCalls:
         return cast(wire.IntentsReconciled, answer)
 
     def search(self, q: str, repo: str | None = None, limit: int = 20) -> wire.SearchOut:
+        """``{mode, results[]}``: claims and memory sections ranked by relevance to ``q``,
+        each claim with its symbolic overlaps; ``mode`` is ``semantic`` or ``lexical``."""
         return cast(wire.SearchOut, self.service.search.search(q, repo=repo, limit=limit))
 
     def _repo_of(self, *sides: IntentIn) -> str:

@@ -30,12 +30,14 @@ class Route(Generic[R]):
         path: the path template, e.g. ``/v1/claims/{claim_id}/renew``.
         read_timeout: seconds to wait for the answer of an operation that may run long
             (the audit replays the whole log); None: the client's default.
+        status_code: the HTTP status of success (201 where the operation creates).
     """
 
     name: str
     method: str
     path: str
     read_timeout: float | None = None
+    status_code: int = 200
 
 
 # ---------------------------------------------------------------------------- system
@@ -48,10 +50,12 @@ EVENTS: Route[wire.EventPage] = Route("events", "GET", "/v1/events")
 EVENT_STREAM: Route[dict[str, Any]] = Route("event_stream", "GET", "/v1/events/stream")
 
 # ---------------------------------------------------------------------------- claims
-OPEN_CLAIM: Route[wire.ClaimView] = Route("open_claim", "POST", "/v1/claims")
+OPEN_CLAIM: Route[wire.ClaimView] = Route("open_claim", "POST", "/v1/claims", status_code=201)
 LIST_CLAIMS: Route[wire.ClaimList] = Route("list_claims", "GET", "/v1/claims")
 GET_CLAIM: Route[wire.ClaimView] = Route("get_claim", "GET", "/v1/claims/{claim_id}")
-TAKEOVER: Route[wire.ClaimView] = Route("takeover", "POST", "/v1/claims/{claim_id}/takeover")
+TAKEOVER: Route[wire.ClaimView] = Route(
+    "takeover", "POST", "/v1/claims/{claim_id}/takeover", status_code=201
+)
 APPROVE_TAKEOVER: Route[wire.ClaimView] = Route(
     "approve_takeover", "POST", "/v1/claims/{claim_id}/takeover/approve"
 )
@@ -87,7 +91,9 @@ ACCEPT_HANDOFF: Route[wire.MeetingView] = Route(
 )
 
 # ---------------------------------------------------------------------------- agents
-REGISTER_AGENT: Route[wire.AgentOut] = Route("register_agent", "POST", "/v1/agents")
+REGISTER_AGENT: Route[wire.AgentOut] = Route(
+    "register_agent", "POST", "/v1/agents", status_code=201
+)
 LIST_AGENTS: Route[wire.AgentList] = Route("list_agents", "GET", "/v1/agents")
 GET_AGENT: Route[wire.AgentOut] = Route("get_agent", "GET", "/v1/agents/{session_id}")
 SESSION_CLAIMS: Route[wire.ClaimList] = Route(
@@ -97,7 +103,7 @@ READINESS: Route[wire.Readiness] = Route("readiness", "POST", "/v1/readiness")
 
 # ---------------------------------------------------------------------------- memory
 REGISTER_DOCUMENT: Route[wire.DocumentOut] = Route(
-    "register_document", "POST", "/v1/memory/documents"
+    "register_document", "POST", "/v1/memory/documents", status_code=201
 )
 LIST_DOCUMENTS: Route[wire.DocumentList] = Route("list_documents", "GET", "/v1/memory/documents")
 PATCH_SECTION: Route[wire.SectionPatchOut] = Route(
@@ -111,7 +117,7 @@ RENDER: Route[wire.RenderOut] = Route("render", "POST", "/v1/memory/render")
 RECONCILE: Route[wire.DocumentOut] = Route("reconcile", "POST", "/v1/memory/reconcile")
 
 # ---------------------------------------------------------------------------- gates
-PUBLISH_PATCH: Route[wire.PatchOut] = Route("publish_patch", "POST", "/v1/patches")
+PUBLISH_PATCH: Route[wire.PatchOut] = Route("publish_patch", "POST", "/v1/patches", status_code=201)
 LIST_PATCHES: Route[wire.PatchList] = Route("list_patches", "GET", "/v1/patches")
 GET_PATCH: Route[wire.PatchOut] = Route("get_patch", "GET", "/v1/patches/{patch_id}")
 DISCARD_PATCH: Route[wire.PatchOut] = Route(

@@ -245,21 +245,22 @@ def _valid_entry(entry: str) -> bool:
 
 def _type(value: Any) -> str:
     """The TOML type of a parsed value, as a user reads it."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a float"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, datetime | date | time):
-        return "a date/time"
+    for types, name in _TOML_TYPES:
+        if isinstance(value, types):
+            return name
     return type(value).__name__
+
+
+#: Python type(s) of a parsed TOML value -> its TOML name; ``bool`` before ``int``.
+_TOML_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bool, "a boolean"),
+    (int, "an integer"),
+    (float, "a float"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "a table"),
+    ((datetime, date, time), "a date/time"),
+)
 
 
 def _shown(value: Any) -> str:

@@ -14,6 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from detente.client.seeds import memory_impacts
 from detente.mcp_server.shapes import (
     claim_brief,
     claim_detail,
@@ -64,17 +65,6 @@ def _with_overlaps(result: Mapping[str, Any]) -> dict[str, Any]:
             "overlaps": [overlap_brief(o) for o in result.get("overlaps", [])],
         }
     )
-
-
-def _memory_impacts(memory: list[str]) -> list[dict[str, Any]]:
-    """``['AGENTS.md#build', 'AGENTS.md#test', 'NOTES.md']`` as API memory impacts."""
-    by_path: dict[str, list[str]] = {}
-    for item in memory:
-        path, _, section = item.partition("#")
-        sections = by_path.setdefault(path, [])
-        if section and section not in sections:
-            sections.append(section)
-    return [{"path": path, "sections": sections} for path, sections in by_path.items()]
 
 
 def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
@@ -133,7 +123,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                         "modules": modules,
                         "symbols": symbols,
                         "expectedContractChanges": expected_contract_changes,
-                        "memoryImpacts": _memory_impacts(memory or []),
+                        "memoryImpacts": memory_impacts(memory or []),
                         "leaseTtlSeconds": ttl_secs,
                         "branch": branch,
                         "worktree": worktree,

@@ -17,6 +17,7 @@ __all__ = [
     "claim_detail",
     "event_brief",
     "holding",
+    "kept",
     "meeting_brief",
     "overlap_brief",
     "prune",
@@ -28,6 +29,11 @@ _HOLDING = frozenset(s.value for s in HOLDING_STATUSES)
 def prune(data: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` without ``None`` values, empty lists and empty dicts (order kept)."""
     return {k: v for k, v in data.items() if v is not None and v != [] and v != {}}
+
+
+def kept(record: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    """``{key: record[key]}`` for each of ``keys`` in order (None where missing)."""
+    return {key: record.get(key) for key in keys}
 
 
 def holding(claim: Mapping[str, Any]) -> bool:
@@ -45,18 +51,13 @@ def claim_brief(claim: Mapping[str, Any]) -> dict[str, Any]:
     return prune(
         {
             "claimId": claim.get("id"),
-            "status": claim.get("status"),
-            "revision": claim.get("revision"),
+            **kept(claim, "status", "revision"),
             "leaseRevision": lease.get("revision"),
             "expiresAt": lease.get("expiresAt"),
             "fencingToken": claim.get("fencingToken"),
             "sessionId": agent.get("sessionId"),
             "advisory": claim.get("advisory") or None,
-            "paths": claim.get("paths"),
-            "pendingPaths": claim.get("pendingPaths"),
-            "modules": claim.get("modules"),
-            "symbols": claim.get("symbols"),
-            "meetingIds": claim.get("meetingIds"),
+            **kept(claim, "paths", "pendingPaths", "modules", "symbols", "meetingIds"),
         }
     )
 
@@ -69,11 +70,7 @@ def claim_detail(claim: Mapping[str, Any]) -> dict[str, Any]:
             **claim_brief(claim),
             "objective": claim.get("objective"),
             "agentName": agent.get("name"),
-            "statusReason": claim.get("statusReason"),
-            "baseCommit": claim.get("baseCommit"),
-            "branch": claim.get("branch"),
-            "worktree": claim.get("worktree"),
-            "abandonment": claim.get("abandonment"),
+            **kept(claim, "statusReason", "baseCommit", "branch", "worktree", "abandonment"),
         }
     )
 
@@ -87,8 +84,7 @@ def overlap_brief(overlap: Mapping[str, Any]) -> dict[str, Any]:
             "claimId": overlap.get("claimId"),
             "sessionId": agent.get("sessionId"),
             "agentName": agent.get("name"),
-            "severity": overlap.get("severity"),
-            "kind": overlap.get("kind"),
+            **kept(overlap, "severity", "kind"),
             "witness": targets[0].get("witness"),
             "reason": overlap.get("reason"),
         }
@@ -100,13 +96,9 @@ def agent_brief(agent: Mapping[str, Any]) -> dict[str, Any]:
     claimIds}`` (``lastSeen``: the last registration, i.e. heartbeat)."""
     return prune(
         {
-            "sessionId": agent.get("sessionId"),
-            "agentName": agent.get("agentName"),
-            "status": agent.get("status"),
+            **kept(agent, "sessionId", "agentName", "status"),
             "intent": agent.get("intent") or None,
-            "branch": agent.get("branch"),
-            "worktree": agent.get("worktree"),
-            "expiresAt": agent.get("expiresAt"),
+            **kept(agent, "branch", "worktree", "expiresAt"),
             "lastSeen": agent.get("updatedAt"),
             "claimIds": agent.get("claimIds"),
         }
@@ -118,9 +110,7 @@ def meeting_brief(meeting: Mapping[str, Any]) -> dict[str, Any]:
     return prune(
         {
             "meetingId": meeting.get("id"),
-            "status": meeting.get("status"),
-            "revision": meeting.get("revision"),
-            "participants": meeting.get("participants"),
+            **kept(meeting, "status", "revision", "participants"),
             "contested": [
                 {"target": t.get("target"), "claimIds": t.get("claimIds")}
                 for t in meeting.get("contestedTargets") or []
@@ -137,8 +127,7 @@ def meeting_brief(meeting: Mapping[str, Any]) -> dict[str, Any]:
                 )
                 for p in meeting.get("proposals") or []
             ],
-            "resolution": meeting.get("resolution"),
-            "deadline": meeting.get("deadline"),
+            **kept(meeting, "resolution", "deadline"),
             "options": meeting.get("options") if meeting.get("status") == "open" else None,
         }
     )
@@ -146,10 +135,4 @@ def meeting_brief(meeting: Mapping[str, Any]) -> dict[str, Any]:
 
 def event_brief(event: Mapping[str, Any]) -> dict[str, Any]:
     """``{seq, type, subject, at, data}`` (hashes left out: verify with the audit API)."""
-    return {
-        "seq": event.get("seq"),
-        "type": event.get("type"),
-        "subject": event.get("subject"),
-        "at": event.get("at"),
-        "data": event.get("data"),
-    }
+    return kept(event, "seq", "type", "subject", "at", "data")

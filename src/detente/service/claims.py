@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
 from detente.clock import format_time
 from detente.domain.authority import check_write
@@ -19,6 +19,7 @@ from detente.domain.claims.decide import decide_renew, decide_scope_change, deci
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.objective import decide_objective_change
 from detente.domain.claims.opening import decide_announce_draft, decide_open
+from detente.domain.claims.query import ClaimFilters, selects
 from detente.domain.events import CLAIM_OBJECTIVE_CHANGED
 from detente.domain.overlap.carveouts import carved_may_overlap
 from detente.domain.overlap.paths import normalize_pattern
@@ -152,24 +153,21 @@ class ClaimsService:
             view = replace(view, work=work)
         return view
 
-    def list_claims(
-        self,
-        *,
-        repo: str | None = None,
-        status: str | None = None,
-        path: str | None = None,
-        agent: str | None = None,
-        session: str | None = None,
-    ) -> list[Claim]:
+    def list_claims(self, **filters: Unpack[ClaimFilters]) -> list[Claim]:
         """Claims filtered by repo, status, a path they cover, agent id or name, and agent
-        session id; ordered by ``(created_at, id)`` (newest last)."""
+        session id (:class:`ClaimFilters`); ordered by ``(created_at, id)`` (newest last).
+
+        Raises:
+            ValidationError: an unknown ``status`` or a bad ``path`` pattern.
+        """
+        status, path = filters.get("status"), filters.get("path")
         if status is not None:
             try:
                 ClaimStatus(status)
             except ValueError:
                 raise ValidationError(f"unknown status {status!r}", field="status") from None
         out: list[Claim] = []
-        for name in self.core.names(repo):
+        for name in self.core.names(filters.get("repo")):
             state = self.core.fresh(name)
             probe = (
                 normalize_pattern(path, case_insensitive=state.case_insensitive, field="path")
@@ -178,11 +176,7 @@ class ClaimsService:
             )
             with self.core.lock(name):
                 for claim in state.claims.values():
-                    if status is not None and claim.status.value != status:
-                        continue
-                    if agent is not None and agent not in (claim.agent.id, claim.agent.name):
-                        continue
-                    if session is not None and claim.agent.session_id != session:
+                    if not selects(claim, filters):
                         continue
                     if probe is not None and not any(
                         carved_may_overlap(p, claim.carved(p), probe)

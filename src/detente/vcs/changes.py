@@ -127,3 +127,30 @@ def _line_count(file: Path) -> int:
     if b"\0" in data[:_BINARY_SNIFF]:
         return 0
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def status_entries(porcelain: str) -> list[tuple[str, str, str | None]]:
+    """The entries of ``git status --porcelain=v1 -z`` output.
+
+    Args:
+        porcelain: the command's stdout (NUL-separated records ``XY PATH``; a rename or
+            copy record is followed by a record holding its source path).
+
+    Returns:
+        ``(code, path, source)`` per entry in git's order: ``code`` is the two status
+        letters (``"??"`` untracked, ``"!!"`` ignored, ``"R "`` renamed...), ``source`` the
+        source path of a rename or copy, else None.
+    """
+    out: list[tuple[str, str, str | None]] = []
+    records = porcelain.split("\0")
+    i = 0
+    while i < len(records):
+        record = records[i]
+        i += 1
+        if len(record) < 4:
+            continue
+        code, source = record[:2], None
+        if code[0] in "RC" and i < len(records):
+            source, i = records[i], i + 1
+        out.append((code, record[3:], source))
+    return out

@@ -27,6 +27,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from detente.errors import BranchInUse, VcsError
+from detente.vcs.changes import status_entries
 from detente.vcs.git import Git
 
 __all__ = [
@@ -155,18 +156,9 @@ def dirty_paths(
         )
     )
     dirty: set[str] = set()
-    entries = status.stdout.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        code, path = entry[:2], entry[3:]
-        if code[0] in "RC":
-            if base == old:
-                dirty.add(entries[i])  # the rename's source path follows: it changed too
-            i += 1
+    for code, path, source in status_entries(status.stdout):
+        if source is not None and base == old:
+            dirty.add(source)  # a rename's source path changed too
         if code == "!!":
             continue
         if base != old and code[1] == " ":

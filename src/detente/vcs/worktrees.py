@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from detente.errors import BranchInUse, NotFoundError, StaleBase, ValidationError, VcsError
-from detente.vcs.changes import DiffSummary, changed_files, diff_summary
+from detente.vcs.changes import DiffSummary, changed_files, diff_summary, status_entries
 from detente.vcs.git import Git
 from detente.vcs.repo import resolve_commit
 
@@ -290,18 +290,7 @@ def remove_worktree(repo: Path, path: Path, *, force: bool = False) -> None:
 
 def _dirty_paths(git: Git) -> list[str]:
     out = git.run("status", "--porcelain", "-z", "--untracked-files=normal").stdout
-    paths: list[str] = []
-    records = out.split("\0")
-    i = 0
-    while i < len(records):
-        record = records[i]
-        i += 1
-        if len(record) < 4:
-            continue
-        paths.append(record[3:])
-        if record[0] in "RC":  # a rename/copy is followed by its source path
-            i += 1
-    return paths
+    return [path for _, path, _ in status_entries(out)]
 
 
 def _branch_tip(git: Git, branch: str) -> str | None:

@@ -15,25 +15,18 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from detente.api.routes.operations import declare
 from detente.client import routes as op
-from detente.client import wire
 from detente.client.calls import ServiceCalls
-from detente.client.gate_bodies import DeployIn, PolicyIn
 
 
 def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
-
-    @r.post(op.DEPLOY.path, operation_id=op.DEPLOY.name)
-    def deploy(env: str, body: DeployIn) -> wire.DeploymentView:
-        return calls.deploy(env, body)
-
-    @r.get(op.GET_DEPLOYMENT.path, operation_id=op.GET_DEPLOYMENT.name)
-    def get_deployment(env: str, repo: str | None = None) -> wire.DeploymentView:
-        return calls.get_deployment(env, repo)
-
-    @r.put(op.SET_DEPLOY_POLICY.path, operation_id=op.SET_DEPLOY_POLICY.name)
-    def set_policy(env: str, body: PolicyIn) -> wire.DeploymentView:
-        return calls.set_deploy_policy(env, body)
-
+    declare(
+        r,
+        calls,
+        op.DEPLOY,
+        op.GET_DEPLOYMENT,
+        op.SET_DEPLOY_POLICY,
+    )
     return r

@@ -18,25 +18,18 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from detente.api.routes.operations import declare
 from detente.client import routes as op
-from detente.client import wire
 from detente.client.calls import ServiceCalls
-from detente.client.gate_bodies import PostReceiveIn, PreCommitIn, PreReceiveIn
 
 
 def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
-
-    @r.post(op.PRE_RECEIVE.path, operation_id=op.PRE_RECEIVE.name)
-    def pre_receive(body: PreReceiveIn) -> wire.PushChecked:
-        return calls.pre_receive(body)
-
-    @r.post(op.POST_RECEIVE.path, operation_id=op.POST_RECEIVE.name)
-    def post_receive(body: PostReceiveIn) -> wire.PushRecorded:
-        return calls.post_receive(body)
-
-    @r.post(op.PRE_COMMIT.path, operation_id=op.PRE_COMMIT.name)
-    def pre_commit(body: PreCommitIn) -> wire.CommitCheck:
-        return calls.pre_commit(body)
-
+    declare(
+        r,
+        calls,
+        op.PRE_RECEIVE,
+        op.POST_RECEIVE,
+        op.PRE_COMMIT,
+    )
     return r

@@ -25,57 +25,22 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from detente.api.routes.operations import declare
 from detente.client import routes as op
-from detente.client import wire
 from detente.client.calls import ServiceCalls
-from detente.client.memory_bodies import (
-    AppendIn,
-    ReconcileIn,
-    RegisterIn,
-    RenderIn,
-    SectionPatchIn,
-    WriteIn,
-)
 
 
 def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter(tags=["memory"])
-
-    @r.post(op.REGISTER_DOCUMENT.path, operation_id=op.REGISTER_DOCUMENT.name, status_code=201)
-    def register(body: RegisterIn) -> wire.DocumentOut:
-        """Register a memory document: path and class (generated, append_only,
-        section_owned, private). ``409 revision_conflict`` if already registered."""
-        return calls.register_document(body)
-
-    @r.get(op.LIST_DOCUMENTS.path, operation_id=op.LIST_DOCUMENTS.name)
-    def list_documents(repo: str, path: str | None = None) -> wire.DocumentList:
-        """Registered documents with sections (key, title, revision, hash, ownerClaimId)
-        and ``onDisk {fileHash, inSync}``."""
-        return calls.list_documents(repo, path)
-
-    @r.post(op.PATCH_SECTION.path, operation_id=op.PATCH_SECTION.name)
-    def patch_section(body: SectionPatchIn) -> wire.SectionPatchOut:
-        """Patch one section; only that section's bytes change."""
-        return calls.patch_section(body)
-
-    @r.post(op.WRITE_DOCUMENT.path, operation_id=op.WRITE_DOCUMENT.name)
-    def write_document(body: WriteIn) -> wire.DocumentOut:
-        """Replace a whole file; a stale write names the sections it would destroy."""
-        return calls.write_document(body)
-
-    @r.post(op.APPEND_ENTRY.path, operation_id=op.APPEND_ENTRY.name)
-    def append(body: AppendIn) -> wire.AppendOut:
-        """Append an entry to an append-only document (serialized, never interleaved)."""
-        return calls.append_entry(body)
-
-    @r.post(op.RENDER.path, operation_id=op.RENDER.name)
-    def render(body: RenderIn) -> wire.RenderOut:
-        """Re-render generated regions; user edits stay and open reconciliations."""
-        return calls.render(body)
-
-    @r.post(op.RECONCILE.path, operation_id=op.RECONCILE.name)
-    def reconcile(body: ReconcileIn) -> wire.DocumentOut:
-        """Resolve a reconciliation: ``upstream`` or ``overlay``; region re-rendered."""
-        return calls.reconcile(body)
-
+    declare(
+        r,
+        calls,
+        op.REGISTER_DOCUMENT,
+        op.LIST_DOCUMENTS,
+        op.PATCH_SECTION,
+        op.WRITE_DOCUMENT,
+        op.APPEND_ENTRY,
+        op.RENDER,
+        op.RECONCILE,
+    )
     return r

@@ -12,29 +12,19 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from detente.api.routes.operations import declare
 from detente.client import routes as op
-from detente.client import wire
 from detente.client.calls import ServiceCalls
-from detente.client.gate_bodies import DiscardIn, PatchIn
 
 
 def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
-
-    @r.post(op.PUBLISH_PATCH.path, operation_id=op.PUBLISH_PATCH.name, status_code=201)
-    def publish(body: PatchIn) -> wire.PatchOut:
-        return calls.publish_patch(body)
-
-    @r.get(op.LIST_PATCHES.path, operation_id=op.LIST_PATCHES.name)
-    def list_patches(repo: str | None = None, status: str | None = None) -> wire.PatchList:
-        return calls.list_patches(repo=repo, status=status)
-
-    @r.get(op.GET_PATCH.path, operation_id=op.GET_PATCH.name)
-    def get_patch(patch_id: str) -> wire.PatchOut:
-        return calls.get_patch(patch_id)
-
-    @r.post(op.DISCARD_PATCH.path, operation_id=op.DISCARD_PATCH.name)
-    def discard(patch_id: str, body: DiscardIn) -> wire.PatchOut:
-        return calls.discard_patch(patch_id, body)
-
+    declare(
+        r,
+        calls,
+        op.PUBLISH_PATCH,
+        op.LIST_PATCHES,
+        op.GET_PATCH,
+        op.DISCARD_PATCH,
+    )
     return r

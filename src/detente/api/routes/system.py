@@ -8,6 +8,7 @@ from typing import Literal
 from fastapi import APIRouter
 
 from detente import __version__
+from detente.api.routes.operations import declare
 from detente.api.supervision import supervisor_for
 from detente.client import routes as op
 from detente.client import wire
@@ -20,14 +21,7 @@ HEALTH_STORE_TIMEOUT = 2.0
 
 def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
-
-    @r.get(op.REPOS.path, operation_id=op.REPOS.name)
-    def list_repos() -> wire.RepoList:
-        return calls.repos()
-
-    @r.get(op.AUDIT_VERIFY.path, operation_id=op.AUDIT_VERIFY.name)
-    def audit_verify() -> wire.Audit:
-        return calls.audit_verify()
+    declare(r, calls, op.REPOS, op.AUDIT_VERIFY)
 
     @r.get(op.HEALTH.path, operation_id=op.HEALTH.name)
     async def healthz() -> wire.Health:

@@ -28,7 +28,7 @@ from detente.domain.overlap.globs import (
     compile_pattern,
     intersect_compiled,
 )
-from detente.domain.overlap.search import V_NAME, V_START, valid_step
+from detente.domain.overlap.search import V_NAME, V_START, pair_step, pick, spell
 
 __all__ = ["carved_matches", "carved_may_overlap", "intersect_carved", "is_covered"]
 
@@ -121,7 +121,7 @@ def _search(
             and cb.accepts(mask_b)
             and not any(c.accepts(m) for c, m in zip(cuts, cut_masks, strict=True))
         ):
-            word = _spell(parents, state)
+            word = spell(parents, state)
             if not _cut(cuts, word):  # a carve-out's own spelling is cut too
                 budget.spent += used
                 return word
@@ -135,19 +135,11 @@ def _search(
             budget.spent += used
             raise Undecided(ca.pattern, cb.pattern, allowance)
         for ch in reps:
-            next_valid = valid_step(valid, ch)
-            if next_valid < 0:
-                continue
-            next_a = ca.step(mask_a, ch)
-            if not next_a:
-                continue
-            next_b = cb.step(mask_b, ch)
-            if not next_b:
+            pair = pair_step(ca, cb, mask_a, mask_b, valid, ch)
+            if pair is None:
                 continue
             nxt = (
-                next_a,
-                next_b,
-                next_valid,
+                *pair,
                 tuple(c.step(m, ch) if m else 0 for c, m in zip(cuts, cut_masks, strict=True)),
             )
             if nxt not in parents:
@@ -157,33 +149,13 @@ def _search(
     return None
 
 
-def _spell(parents: dict[_State, tuple[_State | None, str]], state: _State) -> str:
-    chars: list[str] = []
-    cursor: _State | None = state
-    while cursor is not None:
-        parent, ch = parents[cursor]
-        chars.append(ch)
-        cursor = parent
-    return "".join(reversed(chars))
-
-
 def _representatives(bounds: set[int]) -> list[str]:
     """One character per elementary interval between the label bounds (all characters
     of an interval lead every automaton to the same successors)."""
     ordered = sorted({0, _MAX_CODE_POINT, *bounds})
-    reps = [_readable(lo, hi - 1) for lo, hi in itertools.pairwise(ordered)]
+    reps = [pick(lo, hi - 1, _PREFERRED) for lo, hi in itertools.pairwise(ordered)]
     return sorted(reps, key=lambda ch: _RANK.get(ch, len(_RANK) + ord(ch)))
 
 
 _PREFERRED = "xyzabcdefghijklmnopqrstuvw0123456789_-./"
 _RANK = {ch: i for i, ch in enumerate(_PREFERRED)}
-
-
-def _readable(lo: int, hi: int) -> str:
-    for ch in _PREFERRED:
-        if lo <= ord(ch) <= hi:
-            return ch
-    for cp in range(lo, min(hi, lo + 255) + 1):
-        if chr(cp).isprintable() and not chr(cp).isspace():
-            return chr(cp)
-    return chr(lo)

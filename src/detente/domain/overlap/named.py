@@ -12,7 +12,7 @@ otherwise (the witness is the submodule or a path both cover). Pure: no IO.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Set
+from collections.abc import Callable, Iterator, Mapping, Set
 
 from detente.domain.overlap import modules, symbols
 from detente.domain.overlap.globs import matches
@@ -51,44 +51,50 @@ def named_overlaps(
         Findings in a deterministic order (sorted holders and values).
     """
 
-    def holders(mapping: Mapping[str, Set[str]], value: str) -> list[str]:
-        return sorted(c for c in mapping[value] if c != exclude)
+    def held(
+        mapping: Mapping[str, Set[str]], kind: str, mine: str, meet: Meet
+    ) -> Iterator[Finding]:
+        """A finding per holder of each held value that ``meet(mine, value)`` covers."""
+        for theirs in sorted(mapping):
+            witness = meet(mine, theirs)
+            if witness is not None:
+                for claim_id in sorted(c for c in mapping[theirs] if c != exclude):
+                    yield claim_id, kind, mine, theirs, witness
 
     for mine in symbol_targets:
-        for theirs in sorted(symbols_held):
-            witness = symbols.meet(mine, theirs)
-            if witness is not None:
-                for claim_id in holders(symbols_held, theirs):
-                    yield claim_id, "symbol", mine, theirs, witness
+        yield from held(symbols_held, "symbol", mine, symbols.meet)
         for claim_id, theirs in _patterns_matching_symbol(path_index, mine, exclude):
             yield claim_id, "symbol", mine, theirs, mine
-        for theirs in sorted(modules_held):
-            if modules.symbol_in(theirs, mine):
-                for claim_id in holders(modules_held, theirs):
-                    yield claim_id, "symbol", mine, theirs, mine
+        yield from held(modules_held, "symbol", mine, _symbol_in_their_module)
     for mine in paths:
-        for theirs in sorted(symbols_held):
-            if symbols.path_meets(mine, theirs):
-                for claim_id in holders(symbols_held, theirs):
-                    yield claim_id, "symbol", mine, theirs, theirs
-        for theirs in sorted(modules_held):
-            witness = modules.path_witness(theirs, mine)
-            if witness is not None:
-                for claim_id in holders(modules_held, theirs):
-                    yield claim_id, "module", mine, theirs, witness
+        yield from held(symbols_held, "symbol", mine, _their_symbol_in_path)
+        yield from held(modules_held, "module", mine, _path_in_their_module)
     for mine in module_targets:
-        for theirs in sorted(modules_held):
-            witness = modules.meet(mine, theirs)
-            if witness is not None:
-                for claim_id in holders(modules_held, theirs):
-                    yield claim_id, "module", mine, theirs, witness
-        for theirs in sorted(symbols_held):
-            if modules.symbol_in(mine, theirs):
-                for claim_id in holders(symbols_held, theirs):
-                    yield claim_id, "symbol", mine, theirs, theirs
+        yield from held(modules_held, "module", mine, modules.meet)
+        yield from held(symbols_held, "symbol", mine, _their_symbol_in_module)
         for pattern in modules.module_patterns(mine):
             for claim_id, theirs, witness in path_index.overlapping(pattern, exclude=exclude):
                 yield claim_id, "module", mine, theirs, witness
+
+
+#: ``(mine, theirs) -> witness``: what both cover, None when they do not meet.
+Meet = Callable[[str, str], str | None]
+
+
+def _symbol_in_their_module(mine: str, theirs: str) -> str | None:
+    return mine if modules.symbol_in(theirs, mine) else None
+
+
+def _their_symbol_in_path(mine: str, theirs: str) -> str | None:
+    return theirs if symbols.path_meets(mine, theirs) else None
+
+
+def _path_in_their_module(mine: str, theirs: str) -> str | None:
+    return modules.path_witness(theirs, mine)
+
+
+def _their_symbol_in_module(mine: str, theirs: str) -> str | None:
+    return theirs if modules.symbol_in(mine, theirs) else None
 
 
 def _patterns_matching_symbol(

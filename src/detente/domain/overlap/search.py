@@ -21,7 +21,8 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
-from typing import Final, Protocol
+from collections.abc import Mapping
+from typing import Final, Protocol, TypeVar
 
 from detente.domain.overlap.nfa import UNREACHABLE
 
@@ -34,6 +35,9 @@ __all__ = [
     "Budget",
     "Undecided",
     "cheapest_common_word",
+    "pair_step",
+    "pick",
+    "spell",
     "valid_step",
 ]
 
@@ -125,6 +129,8 @@ class Automaton(Protocol):
 
 
 _State = tuple[int, int, int]
+#: A search state (any hashable tuple of automaton states).
+S = TypeVar("S", bound=tuple[object, ...])
 
 
 def cheapest_common_word(a: Automaton, b: Automaton, budget: Budget) -> str | None:
@@ -175,25 +181,16 @@ def _search(a: Automaton, b: Automaton, allowance: int) -> tuple[str | None, int
         settled[state] = (parent, ch)
         mask_a, mask_b, valid = state
         if valid == V_NAME and a.accepts(mask_a) and b.accepts(mask_b):
-            return _spell(settled, state), used
+            return spell(settled, state), used
         reps = _representatives(a.bounds(mask_a), b.bounds(mask_b))
         used += len(reps)
         if used > allowance:
             return None, used
         for rep in reps:
-            next_valid = valid_step(valid, rep)
-            if next_valid < 0:
+            nxt = pair_step(a, b, mask_a, mask_b, valid, rep)
+            if nxt is None or nxt in settled:
                 continue
-            next_a = a.step(mask_a, rep)
-            if not next_a:
-                continue
-            next_b = b.step(mask_b, rep)
-            if not next_b:
-                continue
-            nxt = (next_a, next_b, next_valid)
-            if nxt in settled:
-                continue
-            estimate = max(a.remaining(next_a), b.remaining(next_b))
+            estimate = max(a.remaining(nxt[0]), b.remaining(nxt[1]))
             if estimate >= UNREACHABLE:
                 continue
             counter += 1
@@ -204,14 +201,33 @@ def _search(a: Automaton, b: Automaton, allowance: int) -> tuple[str | None, int
     return None, used
 
 
-def _spell(settled: dict[_State, tuple[_State | None, str]], state: _State) -> str:
+def spell(parents: Mapping[S, tuple[S | None, str]], state: S) -> str:
+    """The word that reaches ``state``: the characters of its chain of ``parents``
+    (``state -> (parent, character read to reach it)``; the start's parent is None)."""
     chars: list[str] = []
-    cursor: _State | None = state
+    cursor: S | None = state
     while cursor is not None:
-        parent, ch = settled[cursor]
+        parent, ch = parents[cursor]
         chars.append(ch)
         cursor = parent
     return "".join(reversed(chars))
+
+
+def pair_step(
+    a: Automaton, b: Automaton, mask_a: int, mask_b: int, valid: int, ch: str
+) -> tuple[int, int, int] | None:
+    """Read ``ch`` in both automata and the path-validity automaton: the three next
+    states, or None when any of them dies (no word through ``ch`` is in both and a path)."""
+    next_valid = valid_step(valid, ch)
+    if next_valid < 0:
+        return None
+    next_a = a.step(mask_a, ch)
+    if not next_a:
+        return None
+    next_b = b.step(mask_b, ch)
+    if not next_b:
+        return None
+    return next_a, next_b, next_valid
 
 
 @functools.lru_cache(maxsize=16384)
@@ -222,12 +238,13 @@ def _representatives(bounds_a: tuple[int, ...], bounds_b: tuple[int, ...]) -> tu
     to the same successor: one representative per interval explores every successor.
     """
     ordered = sorted({*_FIXED_BOUNDS, *bounds_a, *bounds_b})
-    return tuple(sorted((_pick(lo, hi - 1) for lo, hi in itertools.pairwise(ordered)), key=_rank))
+    return tuple(sorted((pick(lo, hi - 1) for lo, hi in itertools.pairwise(ordered)), key=_rank))
 
 
-def _pick(lo: int, hi: int) -> str:
-    """A readable character of the interval ``[lo, hi]`` if it has one."""
-    for ch in _PREFERRED:
+def pick(lo: int, hi: int, preferred: str = _PREFERRED) -> str:
+    """A readable character of the interval ``[lo, hi]`` if it has one: the first of
+    ``preferred`` in it, else its first printable non-space character, else ``lo``."""
+    for ch in preferred:
         if lo <= ord(ch) <= hi:
             return ch
     for cp in range(lo, min(hi, lo + 255) + 1):
