@@ -1,13 +1,14 @@
 """Benchmark: delay from commit to delivery on the SSE stream with up to 1,000 subscribers.
 
 A detente server runs in a subprocess (SQLite store, uvicorn). N subscribers connect to
-``/v1/events/stream`` from this process (one asyncio loop, httpx); a writer then opens
-claims at a steady pace over HTTP. For every delivered event the delay is the arrival
-time minus the event's ``at`` (recorded inside the committing transaction, same machine
-clock). Reported per N: events delivered, p50 and p99 delay, and the ratio against the
-1-subscriber run measured first in the same process (the baseline), and the server's CPU
-time per delivery beyond that baseline (``/proc`` of the server process: what each further
-subscriber costs per event).
+``/v1/events/stream`` from this process (one asyncio loop, raw sockets that parse only the
+``id:`` lines, so the client is not what is measured); a writer then opens claims at a
+steady pace over HTTP. For every delivered event the delay is the arrival time minus the
+event's ``at`` (recorded inside the committing transaction, same machine clock; read back
+once from ``GET /v1/events``). Reported per N: events delivered, p50 and p99 delay, and
+the ratio against the 1-subscriber run measured first in the same process (the
+baseline), and the server's CPU time per delivery beyond that baseline (``/proc`` of the
+server process: what each further subscriber costs per event).
 
 Usage: ``python bench/watch.py [--subscribers 1,100,1000] [--claims 50] [--rate 10]``
 (``--rate``: claims per second; each claim is two events).
@@ -17,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import statistics
 import sys
 import tempfile
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -54,28 +54,44 @@ def _claim(n: int) -> dict[str, object]:
     }
 
 
-async def _run(base: str, subscribers: int, claims: int, rate: float, first: int) -> list[float]:
+async def _subscribe(
+    port: int, first: int, last: int, arrivals: list[tuple[int, float]], ready: list[int]
+) -> None:
+    """One subscriber on a raw socket: records ``(seq, arrival time)`` of every event up to
+    ``last`` (only the ``id:`` lines are parsed: the client must not be the bottleneck)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        f"GET /v1/events/stream?since={first - 1} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
+    )
+    await writer.drain()
+    buffer = await reader.readuntil(b"\r\n\r\n")  # the response's head: streaming
+    assert buffer.startswith(b"HTTP/1.1 200"), buffer
+    ready[0] += 1
+    buffer = b""
+    try:
+        while True:
+            chunk = await reader.read(65536)
+            if not chunk:
+                raise RuntimeError("the stream ended early")
+            now = time.time()
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                if line.startswith(b"id:"):
+                    seq = int(line[3:])
+                    arrivals.append((seq, now))
+                    if seq >= last:
+                        return
+    finally:
+        writer.close()
+
+
+async def _run(
+    base: str, port: int, subscribers: int, claims: int, rate: float, first: int
+) -> list[float]:
     """Delays (seconds) of every delivery of events ``first .. first + 2*claims - 1``."""
     last = first + 2 * claims - 1
-    delays: list[float] = []
-    ready = 0
-    all_ready = asyncio.Event()
-
-    async def subscribe(client: httpx.AsyncClient) -> None:
-        nonlocal ready
-        params = {"since": first - 1}
-        async with client.stream("GET", "/v1/events/stream", params=params) as r:
-            ready += 1
-            if ready == subscribers:
-                all_ready.set()
-            async for line in r.aiter_lines():
-                if line.startswith("data:"):
-                    now = time.time()
-                    event = json.loads(line[5:])
-                    at = datetime.fromisoformat(event["at"].replace("Z", "+00:00"))
-                    delays.append(now - at.astimezone(UTC).timestamp())
-                    if event["seq"] >= last:
-                        return
+    arrivals: list[tuple[int, float]] = []
 
     def write() -> None:
         with httpx.Client(base_url=base, timeout=30) as http:
@@ -86,22 +102,35 @@ async def _run(base: str, subscribers: int, claims: int, rate: float, first: int
                 if pause > 0:
                     time.sleep(pause)  # pacing the load, not waiting for a result
 
-    limits = httpx.Limits(max_connections=subscribers + 10, max_keepalive_connections=0)
-    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
-        tasks = [asyncio.create_task(subscribe(client)) for _ in range(subscribers)]
-        await asyncio.wait_for(all_ready.wait(), timeout=120)
-        writer = threading.Thread(target=write)
-        writer.start()
-        await asyncio.wait_for(asyncio.gather(*tasks), timeout=300)
-        writer.join()
-    assert len(delays) == subscribers * 2 * claims, "every subscriber gets every event"
-    return delays
+    ready = [0]
+    tasks = [
+        asyncio.create_task(_subscribe(port, first, last, arrivals, ready))
+        for _ in range(subscribers)
+    ]
+    while ready[0] < subscribers:  # every stream answered (an event before that is
+        await asyncio.sleep(0.05)  # replayed from the log, never lost)
+    writer = threading.Thread(target=write)
+    writer.start()
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=300)
+    writer.join()
+    with httpx.Client(base_url=base, timeout=30) as http:
+        page = http.get("/v1/events", params={"since": first - 1, "limit": 2 * claims}).json()
+    at = {
+        e["seq"]: datetime.fromisoformat(e["at"].replace("Z", "+00:00")).timestamp()
+        for e in page["events"]
+    }
+    assert len(arrivals) == subscribers * 2 * claims, "every subscriber gets every event"
+    return [arrived - at[seq] for seq, arrived in arrivals]
 
 
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main() -> None:
@@ -121,7 +150,8 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         print(
             f"SSE commit-to-delivery delay, {args.claims} claims ({2 * args.claims} events) "
-            f"at {args.rate:g} claims/s, server in a subprocess (SQLite), 2 cores\n"
+            f"at {args.rate:g} claims/s, server in a subprocess (SQLite), 2 cores; "
+            f"load average {_load()}\n"
         )
         print(
             f"{'subscribers':>11}{'deliveries':>12}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
@@ -130,7 +160,7 @@ def main() -> None:
         first, baseline, base_cpu = 1, None, None
         for n in sizes:
             server_cpu, client_cpu = _cpu_seconds(proc.pid), time.process_time()
-            delays = asyncio.run(_run(base, n, args.claims, args.rate, first))
+            delays = asyncio.run(_run(base, port, n, args.claims, args.rate, first))
             server_cpu = _cpu_seconds(proc.pid) - server_cpu
             client_cpu = time.process_time() - client_cpu
             first += 2 * args.claims
@@ -147,6 +177,7 @@ def main() -> None:
                 f"{n:>11}{len(ms):>12}{p50:>9.2f}{p99:>9.2f}{ms[-1]:>9.2f}  {ratio}"
                 f"{server_cpu:>11.2f}{client_cpu:>11.1f}          {per}"
             )
+        print(f"\nload average after the run: {_load()}")
     finally:
         proc.terminate()
         proc.wait(timeout=15)

@@ -3,7 +3,9 @@
 Keys are generated per run with ``cryptography`` (RSA 2048 for RS256, P-256 for ES256,
 Ed25519 for EdDSA); tokens are minted with PyJWT. :meth:`Issuer.rotate` publishes a new
 key, as a provider rotating its keys does. ``fetches`` counts JWKS downloads, so a test
-can tell a cached key from a refreshed one.
+can tell a cached key from a refreshed one. ``broken`` makes a document fail as an
+outage or a misconfigured provider would: ``{"/jwks": "500"}`` answers 500,
+``"not-json"`` a body that is not JSON, ``"no-keys"`` an empty key set.
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ class Issuer:
     keys: dict[str, tuple[str, PrivateKey]] = field(default_factory=dict)
     published: set[str] = field(default_factory=set)
     fetches: int = 0
+    discoveries: int = 0
+    #: path -> "500" | "not-json" | "no-keys": how that document is broken.
+    broken: dict[str, str] = field(default_factory=dict)
 
     def rotate(self, alg: str = "RS256", *, publish: bool = True) -> str:
         """Make a new signing key (published in the JWKS unless ``publish`` is False)."""
@@ -107,6 +112,17 @@ def running_issuer(*algs: str) -> Iterator[Issuer]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            if self.path == "/jwks":
+                issuer.fetches += 1
+            elif self.path == "/.well-known/openid-configuration":
+                issuer.discoveries += 1
+            fault = issuer.broken.get(self.path)
+            if fault == "500":
+                self.send_error(500)
+                return
+            if fault == "not-json":
+                self._answer(b"<html>maintenance</html>")
+                return
             if self.path == "/.well-known/openid-configuration":
                 body: dict[str, Any] = {
                     "issuer": issuer.url,
@@ -114,12 +130,13 @@ def running_issuer(*algs: str) -> Iterator[Issuer]:
                     "id_token_signing_alg_values_supported": ["RS256", "ES256", "EdDSA"],
                 }
             elif self.path == "/jwks":
-                issuer.fetches += 1
-                body = issuer.jwks()
+                body = {"keys": []} if fault == "no-keys" else issuer.jwks()
             else:
                 self.send_error(404)
                 return
-            data = json.dumps(body).encode()
+            self._answer(json.dumps(body).encode())
+
+        def _answer(self, data: bytes) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))

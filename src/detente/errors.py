@@ -8,6 +8,7 @@ Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit c
     +-- ValidationError          validation_error      malformed input; ``field`` names it
     +-- NotFoundError            not_found             unknown id
     +-- Unauthenticated          unauthenticated       auth enabled and no/invalid credentials
+    +-- IssuerUnavailable        issuer_unavailable    the OIDC issuer cannot be read (503)
     +-- ForbiddenError           forbidden             principal may not act on the record
     +-- RateLimited              rate_limited          too many actions in the window (429)
     +-- ConflictError            (409 family)
@@ -81,6 +82,20 @@ class Unauthenticated(DetenteError):
     def __init__(self, detail: str, *, challenge: str = "Bearer", **extra: Any) -> None:
         super().__init__(detail, **extra)
         self.challenge = challenge
+
+
+class IssuerUnavailable(DetenteError):
+    """The OIDC issuer's discovery document or key set cannot be fetched or read.
+
+    Not the caller's fault: its token may well be valid (HTTP ``503``, retry later).
+    ``retry_after`` is the number of seconds before a retry is worth it.
+    """
+
+    code = "issuer_unavailable"
+
+    def __init__(self, detail: str, *, retry_after: int = 5, **extra: Any) -> None:
+        super().__init__(detail, retryAfterSeconds=retry_after, **extra)
+        self.retry_after = retry_after
 
 
 class ForbiddenError(DetenteError):

@@ -100,8 +100,8 @@ def make_server(
         max_body_bytes: the request body limit in bytes (default 1 MiB).
         auth / allowed_origins: see :func:`build_app`.
         tls: ``(certificate, key)`` PEM files: serve HTTPS.
-        behind_proxy: trust ``X-Forwarded-Proto``/``-For`` from any peer (the proxy in
-            front terminates TLS); otherwise forwarded headers are ignored.
+        behind_proxy: trust ``X-Forwarded-Proto``/``-For``/``-Host`` from any peer (the
+            proxy in front terminates TLS); otherwise forwarded headers are ignored.
 
     Returns:
         The ``uvicorn.Server``; run it with ``server.run()`` (blocking, in any thread) and
@@ -110,6 +110,7 @@ def make_server(
     import uvicorn
 
     from detente import logs
+    from detente.api.forwarded import ForwardedHostMiddleware
 
     logs.configure(log_level)
     app = build_app(
@@ -120,7 +121,7 @@ def make_server(
         allowed_origins=allowed_origins,
     )
     config = uvicorn.Config(
-        app,
+        ForwardedHostMiddleware(app) if behind_proxy else app,
         host=host,
         port=port,
         log_level=log_level.lower(),

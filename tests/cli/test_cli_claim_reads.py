@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from cli_harness import Cli
 
 
@@ -37,3 +38,16 @@ def test_a_bad_cursor_is_a_validation_error_naming_it(cli: Cli) -> None:
 
     assert code == 2
     assert problem["code"] == "validation_error" and problem["field"] == "cursor"
+
+
+def test_claim_list_at_80_columns_prints_each_claims_paths_and_branch_on_their_own_lines(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    claim = cli.open("lib/ansible/plugins/**/*.py", "docs/docsite/rst/**", agent="a")["claim"]
+
+    lines = cli("claim", "list").stdout.splitlines()
+
+    assert "  paths   lib/ansible/plugins/**/*.py, docs/docsite/rst/**" in lines
+    assert f"  branch  {claim['branch']}" in lines
+    assert all(len(line) <= 80 for line in lines if not line.startswith("  "))

@@ -207,7 +207,9 @@ def test_an_escalation_names_arbitrators_and_only_they_may_resolve(
     assert {c["status"] for c in body["claims"]} == {"active"}
 
 
-def test_a_handoff_waits_for_the_recipient_to_accept_it(cli: Cli) -> None:
+def test_a_handoff_waits_for_the_recipient_to_accept_it_and_moves_only_what_it_asked_for(
+    cli: Cli,
+) -> None:
     alice, bob, meeting = _pair(cli)
 
     code, body = cli.json(
@@ -225,9 +227,12 @@ def test_a_handoff_waits_for_the_recipient_to_accept_it(cli: Cli) -> None:
 
     assert code == 0, body
     assert body["meeting"]["resolution"]["accepted"] is True
-    assert "src/**" in _claim(cli, bob)["paths"]
+    assert _claim(cli, bob)["paths"] == ["src/pkg/a.py"]
     assert _claim(cli, bob)["status"] == "active"
-    assert _claim(cli, alice)["paths"] == []
+    sender = _claim(cli, alice)
+    assert sender["status"] == "active"
+    assert sender["paths"] == ["src/**"]
+    assert sender["carveOuts"] == {"src/**": ["src/pkg/a.py"]}
 
 
 def test_list_filters_by_status(cli: Cli) -> None:

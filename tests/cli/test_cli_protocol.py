@@ -32,6 +32,24 @@ def test_the_printed_split_option_runs_as_printed_and_keeps_the_holders_other_sc
     assert code == 0, checked
 
 
+def test_when_everything_is_contested_the_printed_split_carves_the_file_out_of_the_holder(
+    cli: Cli,
+) -> None:
+    holder = cli.open("src/**", agent="e1")["claim"]["id"]
+    opened = cli.open("src/pkg/a.py", agent="e2")
+    newcomer = opened["claim"]["id"]
+    split = next(o for o in opened["options"] if o["type"] == "split_ownership")
+    assert "EDIT" not in split["command"] and "PATHS" not in split["command"]
+    assert split["command"].endswith(f"--split {holder}=")
+
+    code, resolved = cli.json(*_argv(split["command"]))
+
+    assert code == 0, resolved
+    assert cli.json("claim", "check", newcomer, "src/pkg/a.py")[0] == 0
+    assert cli.json("claim", "check", holder, "src/pkg/b.py")[0] == 0
+    assert cli.json("claim", "check", holder, "src/pkg/a.py")[0] == 6
+
+
 def test_contract_changes_keep_their_structure_and_overlap_on_the_area(cli: Cli) -> None:
     first = cli.open(
         "src/pkg/a.py", agent="a", contract="http:POST /v1/settlements:adds Idempotency-Key"

@@ -12,6 +12,7 @@ import typer
 from cli_harness import Cli
 from typer.testing import CliRunner
 
+from detente import __version__
 from detente.cli.lazy_group import hoist_global_options
 from detente.cli.main import COMMANDS, app
 from detente.cli.render import EXIT_CODES_HELP
@@ -129,3 +130,11 @@ def test_an_unknown_command_is_a_usage_error_with_a_suggestion(tmp_path: Path) -
 
     assert result.exit_code == 2
     assert "claim" in result.output
+
+
+def test_version_is_printed_fast_and_with_other_global_options(tmp_path: Path) -> None:
+    report, out = _probe(tmp_path, "--version")
+    assert report == {"code": 0, "heavy": []}
+    assert out.strip() == f"detente {__version__}"
+    result = CliRunner().invoke(app, ["--local", "--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"detente {__version__}"

@@ -65,6 +65,7 @@ async def test_every_tool_of_the_issue_is_listed_with_a_description(client: Clie
         "reconcile_diff_intent",
         "claim_open",
         "claim_status",
+        "claim_check",
         "claim_renew",
         "claim_scope_add",
         "claim_complete",
@@ -252,6 +253,19 @@ async def test_a_completion_without_base_ref_is_refused_and_the_claim_stays_acti
         assert refused["code"] == "validation_error" and "next" in refused
         status = await call(client, "claim_status", claim_id=opened["claimId"])
         assert status["status"] == "active" and status["revision"] == opened["revision"]
+
+
+async def test_claim_check_gives_the_answer_claim_check_gives(client: Client) -> None:
+    async with client:
+        a = await call(client, "claim_open", objective="a", paths=["src/**"])
+        b = await call(client, "claim_open", objective="b", paths=["src/app.py"])
+        assert b["status"] == "negotiating"
+        allowed = await call(client, "claim_check", claim_id=a["claimId"], paths=["src/x.py"])
+        assert allowed["ok"] is True and allowed["paths"] == ["src/x.py"]
+        waiting = await fail(client, "claim_check", claim_id=b["claimId"], paths=["src/app.py"])
+        assert waiting["code"] == "overlap_blocking"
+        outside = await fail(client, "claim_check", claim_id=a["claimId"], paths=["README.md"])
+        assert outside["code"] == "out_of_scope"
 
 
 async def test_claim_complete_with_evidence_fast_forwards_the_base_ref(

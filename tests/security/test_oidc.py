@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import jwt
 import pytest
 
-from detente.errors import Unauthenticated, ValidationError
+from detente.errors import IssuerUnavailable, Unauthenticated, ValidationError
 from detente.security.oidc import OidcSettings, OidcVerifier
 from oidc_issuer import Issuer, running_issuer
 
@@ -118,16 +118,69 @@ def test_garbage_is_not_a_token(issuer: Issuer) -> None:
     assert "not a JWT" in _refusal(_verifier(issuer), "not-a-token").detail
 
 
-def test_an_unreachable_issuer_is_a_refusal_that_names_the_discovery_url() -> None:
+def _unavailable(verifier: OidcVerifier, token: str) -> IssuerUnavailable:
+    with pytest.raises(IssuerUnavailable) as info:
+        verifier.verify(token)
+    return info.value
+
+
+def test_an_unreachable_issuer_is_unavailable_naming_the_discovery_url_not_a_refusal(
+    issuer: Issuer,
+) -> None:
     verifier = OidcVerifier(OidcSettings(issuer="http://127.0.0.1:9", audience=AUD))
-    refusal = _refusal(verifier, jwt.encode({"sub": "x"}, "k" * 32, algorithm="HS256"))
-    assert refusal.code == "unauthenticated"
-    with running_issuer() as live:
-        refusal = _refusal(
-            OidcVerifier(OidcSettings(issuer="http://127.0.0.1:9", audience=AUD)),
-            live.token(),
-        )
-    assert ".well-known/openid-configuration" in refusal.detail
+    down = _unavailable(verifier, issuer.token())
+    assert down.code == "issuer_unavailable"
+    assert "127.0.0.1:9/.well-known/openid-configuration" in down.detail
+
+
+@pytest.mark.parametrize(
+    ("path", "fault", "named"),
+    [
+        ("/.well-known/openid-configuration", "500", "discovery document"),
+        ("/.well-known/openid-configuration", "not-json", "discovery document"),
+        ("/jwks", "500", "key set"),
+        ("/jwks", "not-json", "key set"),
+        ("/jwks", "no-keys", "key set"),
+    ],
+)
+def test_a_broken_discovery_document_or_key_set_is_unavailable_not_a_refusal(
+    issuer: Issuer, path: str, fault: str, named: str
+) -> None:
+    issuer.broken[path] = fault
+    down = _unavailable(_verifier(issuer, discovery_retry_seconds=0), issuer.token())
+    assert down.code == "issuer_unavailable"
+    assert named in down.detail
+    assert down.retry_after > 0
+
+
+def test_after_a_failed_discovery_the_issuer_is_not_asked_again_within_the_retry_time(
+    issuer: Issuer,
+) -> None:
+    issuer.broken["/.well-known/openid-configuration"] = "500"
+    verifier = _verifier(issuer)  # the default: 5 s before discovery is tried again
+    for _ in range(3):
+        _unavailable(verifier, issuer.token())
+    assert issuer.discoveries == 1
+
+
+def test_the_issuer_coming_back_ends_the_outage(issuer: Issuer) -> None:
+    issuer.broken["/jwks"] = "500"
+    verifier = _verifier(issuer, discovery_retry_seconds=0)
+    _unavailable(verifier, issuer.token())
+    issuer.broken.clear()
+    assert verifier.verify(issuer.token("dave")).name == "dave"
+
+
+def test_an_unknown_kid_while_the_key_set_is_down_is_unavailable_not_a_refusal(
+    issuer: Issuer,
+) -> None:
+    verifier = _verifier(issuer, refresh_cooldown_seconds=0)
+    verifier.verify(issuer.token())
+    rotated = issuer.rotate("EdDSA")
+    issuer.broken["/jwks"] = "500"
+    _unavailable(verifier, issuer.token(kid=rotated))
+    issuer.broken.clear()
+    assert verifier.verify(issuer.token("erin", kid=rotated)).name == "erin"
 
 
 def test_settings_refuse_a_non_url_issuer_and_a_leeway_over_60_seconds() -> None:

@@ -70,6 +70,22 @@ def test_readiness_is_caution_naming_another_sessions_claim_and_ignores_ones_own
     assert service.agents.readiness("s1", ["docs/foo.md"]).readiness == "ready"
 
 
+def test_readiness_agrees_with_claim_check_when_the_sessions_own_claim_is_negotiating(
+    service: Service,
+) -> None:
+    service.claims.open_claim(held("docs/**", agent="alice", session_id="s1"))
+    waiting = service.claims.open_claim(held("docs/foo.md", agent="bob", session_id="s2"))
+    assert waiting.claim.status is ClaimStatus.NEGOTIATING
+
+    answer = service.agents.readiness("s2", ["docs/foo.md"])
+
+    assert answer.readiness == "caution"
+    assert waiting.claim.id in [e.claim_id for e in answer.overlapping]
+    mine = next(e for e in answer.overlapping if e.claim_id == waiting.claim.id)
+    assert mine.status is ClaimStatus.NEGOTIATING
+    assert service.agents.readiness("s2", ["src/x.py"]).readiness == "ready"
+
+
 def test_expiry_releases_an_advisory_claim_but_a_protocol_claim_stays_frozen(
     service: Service, clock: FakeClock
 ) -> None:

@@ -1,4 +1,6 @@
-"""1,000 rounds of two integrations racing from the same expected OID, on SQLite.
+"""Rounds of two integrations racing from the same expected OID, on SQLite.
+
+250 rounds by default (the CI budget); ``DETENTE_RACE_ROUNDS=1000`` for a longer soak.
 
 Each round two fresh claims with distinct files both try to advance ``refs/heads/main``
 from the same old OID, from two threads released together through the service: exactly
@@ -10,6 +12,7 @@ in the code under test.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +29,7 @@ from gates_support import at, completion, git, hermetic, make_service
 
 from support import seed
 
-ROUNDS = 1000
+ROUNDS = int(os.environ.get("DETENTE_RACE_ROUNDS", "250"))
 
 
 @pytest.fixture(autouse=True)
@@ -78,7 +81,7 @@ def _attempt(
     return view.claim.status.value, None
 
 
-def test_each_of_1000_racing_rounds_has_one_winner_and_the_loser_gets_stale_base_with_its_oid(
+def test_each_racing_round_has_one_winner_and_the_loser_gets_stale_base_with_its_oid(
     tmp_path: Path,
 ) -> None:
     repo = tmp_path / "repo"

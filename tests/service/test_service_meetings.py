@@ -142,9 +142,12 @@ def test_a_handoff_not_yet_accepted_leaves_ownership_with_the_sender(service: Se
     service.meetings.accept_handoff(AcceptHandoff(mtg, view.meeting.revision, b))
     assert service.claims.get_claim(b).claim.status is ClaimStatus.ACTIVE
     assert service.claims.check_write(b, ["pkg/mod.py"]) == ["pkg/mod.py"]
-    assert service.claims.get_claim(a).claim.paths == ()
-    with pytest.raises((OverlapBlocking, OutOfScope)):
+    sender = service.claims.get_claim(a).claim
+    assert sender.paths == ("pkg/**",)
+    assert sender.carve_outs == (("pkg/**", ("pkg/mod.py",)),)
+    with pytest.raises(OverlapBlocking):
         service.claims.check_write(a, ["pkg/mod.py"])
+    assert service.claims.check_write(a, ["pkg/other.py"]) == ["pkg/other.py"]
 
 
 def test_a_joint_resolution_lets_both_claims_write_the_shared_targets(service: Service) -> None:

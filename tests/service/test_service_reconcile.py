@@ -162,3 +162,20 @@ def test_an_intent_naming_nothing_or_bad_bounds_is_a_validation_error(repo: Repo
         repo.service.reconcile.reconcile_intents(
             "demo", IntentSpec(paths=("x.py",)), IntentSpec(paths=("x.py",)), depth=9
         )
+
+
+def test_too_many_glob_file_pairs_are_refused_before_any_matching(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from detente.service import reconcile
+
+    files = len(git(repo.root, "ls-files").splitlines())
+    monkeypatch.setattr(reconcile, "MAX_PATTERN_FILE_PAIRS", files * 2)  # two such globs
+    many = IntentSpec(paths=tuple(f"*/**/*x{i}*" for i in range(3)))
+    with pytest.raises(ValidationError, match="narrower patterns") as refused:
+        repo.service.reconcile.reconcile_intents("demo", many, IntentSpec(paths=("x.py",)))
+    assert refused.value.extra["field"] == "a.paths"
+    # Literal paths cost nothing: a thousand of them pass.
+    literal = IntentSpec(paths=tuple(f"new/file{i}.py" for i in range(1000)))
+    answer = repo.service.reconcile.reconcile_intents("demo", literal, literal)
+    assert answer["overlap"] is True

@@ -13,6 +13,7 @@ from detente.domain.claims.commands import RenewLease, SetStatus, TakeoverReques
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.policy import Policy
 from detente.errors import (
+    BranchInUse,
     ForbiddenError,
     InvalidTransition,
     LeaseExpired,
@@ -340,3 +341,38 @@ def test_a_category_left_out_of_the_approval_gates_lets_the_takeover_through(
     ).claim
     assert b.status is ClaimStatus.ACTIVE  # contract changes are not gated here
     assert svc.claims.get_claim(a.id).claim.status is ClaimStatus.TAKEN_OVER
+
+
+def test_a_claim_naming_another_live_claims_branch_or_worktree_is_refused(
+    svc: Service, repo: Path, tmp_path: Path
+) -> None:
+    victim = _open_with_worktree(svc, repo, tmp_path, "alice", "src/**")
+    base = git(repo, "rev-parse", "HEAD")
+    head = svc.head()
+    squat = replace(seed("squat/**", agent="mallory", ttl=10), base_commit=base)
+    with pytest.raises(BranchInUse, match=victim):
+        svc.claims.open_claim(replace(squat, branch="claim/alice"))
+    with pytest.raises(BranchInUse, match=victim):
+        svc.claims.open_claim(replace(squat, worktree=str(tmp_path / "wt-alice") + "/"))
+    assert svc.head() == head
+
+
+def test_cleanup_never_removes_a_worktree_a_live_claim_records(
+    svc: Service, repo: Path, tmp_path: Path
+) -> None:
+    victim = _open_with_worktree(svc, repo, tmp_path, "alice", "src/**")
+    (tmp_path / "wt-alice" / "WIP.txt").write_text("unsaved\n")
+    victim_claim = svc.claims.get_claim(victim).claim
+    svc.claims.set_status(SetStatus(victim, victim_claim.revision, ClaimStatus.ABANDONED))
+    # A second claim takes the freed worktree path, then the first one is cleaned up.
+    base = git(repo, "rev-parse", "HEAD")
+    heir = svc.claims.open_claim(
+        replace(
+            seed("lib/**", agent="bob", ttl=10),
+            base_commit=base,
+            worktree=str(tmp_path / "wt-alice"),
+        )
+    ).claim
+    with pytest.raises(BranchInUse, match=heir.id):
+        svc.takeover.cleanup_worktree(victim)
+    assert (tmp_path / "wt-alice" / "WIP.txt").read_text() == "unsaved\n"

@@ -140,14 +140,30 @@ def test_a_repository_without_a_checkout_keeps_glob_verdicts() -> None:
     assert bob.overlaps[0].severity is Severity.BLOCKING
 
 
-def test_a_potential_overlap_lets_both_active_claims_write_the_new_file(repo: Repo) -> None:
+def test_a_potential_overlap_leaves_both_active_but_neither_may_write_the_shared_new_file(
+    repo: Repo,
+) -> None:
     alice = repo.open("src/**", agent="alice")
     bob = repo.open("src/settlement/new_fees.py", agent="bob")
     assert bob.claim.status is ClaimStatus.ACTIVE
     assert bob.overlaps[0].severity is Severity.POTENTIAL
     new = ["src/settlement/new_fees.py"]
-    assert repo.service.claims.check_write(alice.claim.id, new) == new
-    assert repo.service.claims.check_write(bob.claim.id, new) == new
+    with pytest.raises(OverlapBlocking, match=bob.claim.id):
+        repo.service.claims.check_write(alice.claim.id, new)
+    with pytest.raises(OverlapBlocking, match=alice.claim.id):
+        repo.service.claims.check_write(bob.claim.id, new)
+    other = ["src/settlement/other_new.py"]
+    assert repo.service.claims.check_write(alice.claim.id, other) == other
+
+
+def test_two_globs_meeting_only_in_new_paths_may_not_both_create_one_file(repo: Repo) -> None:
+    one = repo.open("newpkg/*.py", agent="one")
+    two = repo.open("newpkg/**/core.py", agent="two")
+    assert two.claim.status is ClaimStatus.ACTIVE
+    for claim in (one, two):
+        with pytest.raises(OverlapBlocking):
+            repo.service.claims.check_write(claim.claim.id, ["newpkg/core.py"])
+    assert repo.service.claims.check_write(one.claim.id, ["newpkg/util.py"]) == ["newpkg/util.py"]
 
 
 def test_a_potential_overlap_still_refuses_the_holders_existing_files(repo: Repo) -> None:

@@ -1,9 +1,10 @@
 """Faults that stay in the suite: kill -9 of ``detente serve`` under a mixed write load, and
 a stalled or killed store under load.
 
-The server is the real ``detente serve`` command. Twenty rounds each start it, drive a mix
-of claims, renewals, memory section patches and completions over HTTP, and kill -9 it; to
-keep forty starts cheap each server is forked from a "zygote" process that imported
+The server is the real ``detente serve`` command. Each round (8 by default, the CI budget;
+``DETENTE_KILL_ROUNDS=20`` for a longer soak) starts it, drives a mix of claims, renewals,
+memory section patches and completions over HTTP, and kill -9s it; to keep the starts
+cheap each server is forked from a "zygote" process that imported
 detente once (the fork runs the CLI's ``main`` exactly as the console script does).
 """
 
@@ -30,7 +31,7 @@ from gates_support import commit, git
 from storage.live import wait_until
 from storage.servers import PostgresServer, free_port
 
-ROUNDS = 20
+ROUNDS = int(os.environ.get("DETENTE_KILL_ROUNDS", "8"))
 #: Operations acknowledged in a round before its server is killed.
 ACKS_PER_ROUND = 6
 
@@ -312,14 +313,14 @@ def _kill_9_rounds(url: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(120)
-def test_kill_9_of_detente_serve_in_20_rounds_of_mixed_writes_on_sqlite_loses_nothing(
+def test_kill_9_of_detente_serve_in_rounds_of_mixed_writes_on_sqlite_loses_nothing(
     tmp_path: Path,
 ) -> None:
     _kill_9_rounds(f"sqlite:///{tmp_path / 'detente.db'}", tmp_path)
 
 
 @pytest.mark.timeout(120)
-def test_kill_9_of_detente_serve_in_20_rounds_of_mixed_writes_on_postgres_loses_nothing(
+def test_kill_9_of_detente_serve_in_rounds_of_mixed_writes_on_postgres_loses_nothing(
     tmp_path: Path, postgres_server: PostgresServer
 ) -> None:
     _kill_9_rounds(postgres_server.new_database(), tmp_path)

@@ -52,6 +52,7 @@ from detente.client.authorized import AuthorizedCalls
 from detente.errors import DetenteError
 from detente.security.authn import AuthGate
 from detente.service import Service
+from detente.storage.ledger import ledger_for
 
 
 def create_app(
@@ -110,7 +111,12 @@ def create_app(
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(Exception, unexpected_error_handler)
-    app.add_middleware(IdempotencyMiddleware)
+    # Kept answers live in the store's replay ledger: a retry after a restart replays too.
+    app.add_middleware(
+        IdempotencyMiddleware,
+        ledger=ledger_for(service.store),
+        now=lambda: service.clock.now().timestamp(),
+    )
     if auth is not None:  # inside the body limit: a signed body is read whole
         app.add_middleware(AuthMiddleware, gate=auth)
     app.add_middleware(OriginMiddleware, allowed=tuple(allowed_origins))

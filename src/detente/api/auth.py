@@ -6,7 +6,9 @@ and, for signed requests, the body, which it then replays to the app unchanged),
 gate prove the principal, and binds that principal
 (:func:`~detente.security.identity.acting_as`) while the app handles the request, so the
 service records it on every event and checks ownership against it. A refusal is
-``401 unauthenticated`` (problem+json with ``WWW-Authenticate``).
+``401 unauthenticated`` (problem+json with ``WWW-Authenticate``); an OIDC issuer that
+cannot be read is ``503 issuer_unavailable`` (with ``Retry-After``): the token was not
+judged, so the client should retry rather than fetch a new one.
 
 A few paths are public because they reveal nothing and a client needs them to find out
 how to authenticate: :data:`PUBLIC_PATHS` (health, the OpenAPI document and its viewers,
@@ -29,8 +31,8 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from detente.api.body_replay import read_body, replaying
-from detente.api.problems import problem
-from detente.errors import Unauthenticated
+from detente.api.problems import STATUS_BY_CODE, problem
+from detente.errors import DetenteError, IssuerUnavailable, Unauthenticated
 from detente.security.authn import AuthGate, HttpRequest
 from detente.security.identity import Principal, acting_as
 
@@ -138,6 +140,14 @@ class AuthMiddleware:
                 bearer, sep, rest = challenge.partition(", Signature")
                 challenge = f'{bearer}, resource_metadata="{metadata}{METADATA_PATH}"{sep}{rest}'
             response.headers["WWW-Authenticate"] = challenge
+            await response(scope, replay, send)
+            return
+        except DetenteError as exc:  # the issuer or the store (replay ledger) is down: 503
+            fields = exc.to_problem()
+            code = fields.pop("code")
+            response = problem(STATUS_BY_CODE.get(code, 500), code, fields.pop("detail"), **fields)
+            if isinstance(exc, IssuerUnavailable):
+                response.headers["Retry-After"] = str(exc.retry_after)
             await response(scope, replay, send)
             return
         scope.setdefault("state", {})["principal"] = principal

@@ -27,7 +27,10 @@ COMMON: Final[dict[int, tuple[tuple[str, ...], str]]] = {
         "``field`` names it (dotted path), ``errors`` lists every problem",
     ),
     500: (("internal_error", "vcs_error"), "a bug (``incidentId`` in the body) or git failed"),
-    503: (("store_unavailable", "store_concurrency"), "the store cannot be reached or is busy"),
+    503: (
+        ("store_unavailable", "store_concurrency", "issuer_unavailable"),
+        "the store, or the OIDC issuer's keys, cannot be reached or is busy",
+    ),
 }
 
 _CLAIM_WRITE = ("revision_conflict", "lease_expired", "invalid_transition")

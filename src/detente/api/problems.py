@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from detente.client.body import invalid
-from detente.errors import DetenteError, RateLimited, Unauthenticated
+from detente.errors import DetenteError, IssuerUnavailable, RateLimited, Unauthenticated
 
 #: The HTTP edge's mapping from stable error code to status (API.md "Errors").
 STATUS_BY_CODE: dict[str, int] = {
@@ -31,6 +31,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "vcs_error": 500,
     "store_unavailable": 503,
     "store_concurrency": 503,
+    "issuer_unavailable": 503,
 }
 
 _TITLES = {
@@ -64,7 +65,7 @@ async def detente_error_handler(request: Request, exc: Exception) -> JSONRespons
     response = problem(STATUS_BY_CODE.get(code, 500), code, detail, **fields)
     if isinstance(exc, Unauthenticated):
         response.headers["WWW-Authenticate"] = exc.challenge
-    if isinstance(exc, RateLimited):
+    if isinstance(exc, RateLimited | IssuerUnavailable):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 

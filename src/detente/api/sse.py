@@ -46,9 +46,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from fastapi import Request
-from sse_starlette.sse import EventSourceResponse
 
 from detente.api.sse_filter import EventKeys, StreamFilter, parse_filter, resync
+from detente.api.sse_response import EventStreamResponse
 from detente.api.supervision import supervisor_for
 from detente.errors import DetenteError
 from detente.eventlog.envelope import StoredEvent
@@ -285,7 +285,7 @@ async def event_stream(
     repo: str | None,
     since: int | None,
     last_event_id: str | None,
-) -> EventSourceResponse:
+) -> EventStreamResponse:
     """Build the SSE response (see the module docstring).
 
     Raises:
@@ -304,8 +304,8 @@ async def event_stream(
     hint = None
     if resync_reason is not None:
         hint = resync(position, "position_unavailable", resync_reason)
-    return EventSourceResponse(
+    return EventStreamResponse(
         hub.stream(sub, hint),  # no generator in between: each delivery is one hop less
-        ping=hub.settings.heartbeat_seconds,
+        heartbeat=hub.settings.heartbeat_seconds,
         send_timeout=hub.settings.send_timeout_seconds,
     )

@@ -264,10 +264,13 @@ def build_gate(
 def key_verifier(exp: Exposure, service: Service, repo: Path) -> SignatureVerifier | None:
     """The signed-request verifier of ``--auth keys`` (None otherwise): the keys registered
     for ``repo`` (``detente principal add``), ``created`` checked against the service's
-    clock."""
+    clock, used nonces remembered in the store (shared by every server on it)."""
     if "keys" not in exp.modes:
         return None
     from detente.cli.principals import registry_for
     from detente.security.signatures import SignedRequestVerifier
+    from detente.storage.ledger import ledger_for
 
-    return SignedRequestVerifier(registry_for(repo), service.clock.now)
+    return SignedRequestVerifier(
+        registry_for(repo), service.clock.now, ledger=ledger_for(service.store)
+    )

@@ -165,6 +165,16 @@ def hoist_global_options(root: Any, ctx: Any, args: Sequence[str]) -> list[str]:
     return args[:start] + moved + args[start:end] + rest
 
 
+def _print_version(ctx: typer.Context, value: bool) -> None:
+    """``--version`` anywhere among the global options (the bare form never reaches typer)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from detente import __version__
+
+    typer.echo(f"detente {__version__}")
+    raise typer.Exit()
+
+
 def _global(
     ctx: typer.Context,
     server: Annotated[
@@ -191,6 +201,16 @@ def _global(
     json_flag: JsonFlag = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Say which server or store is used.")
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            is_eager=True,
+            callback=_print_version,
+            help="Print detente's version and exit.",
+        ),
     ] = False,
 ) -> None:
     ctx.obj = Settings(

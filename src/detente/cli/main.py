@@ -152,6 +152,14 @@ def main() -> None:
     if len(args) == 1 and args[0] in _HELP:
         _print_root_help()
         return
+    if args and args[0] in ("--version", "-V"):
+        from detente import __version__
+
+        if "--json" in args:
+            sys.stdout.write(f'{{"version":"{__version__}"}}\n')
+        else:
+            sys.stdout.write(f"detente {__version__}\n")
+        return
     app = _app()
     if "--json" not in args:
         app(prog_name="detente")

@@ -35,6 +35,15 @@ __all__ = [
 # ---------------------------------------------------------------------------- what to show
 
 
+def status_label(meeting: Mapping[str, Any]) -> str:
+    """The status a human reads: a room closed with no contest left is ``dissolved``
+    (on the wire it is ``resolved`` with resolution type ``dissolved``)."""
+    resolution = meeting.get("resolution") or {}
+    if meeting["status"] == "resolved" and resolution.get("type") == "dissolved":
+        return "dissolved"
+    return str(meeting["status"])
+
+
 def describe_resolution(resolution: Mapping[str, Any]) -> str:
     """One line: ``serialize: clm_a first, then clm_b`` and so on."""
     kind = resolution.get("type")
@@ -267,7 +276,7 @@ def print_meetings(console: Console, meetings: Sequence[Mapping[str, Any]], now:
             left = str(countdown(meeting["deadline"], now)["text"]).split(" (")[0]
             deadline = f"deadline {left}"
         console.print(
-            f"{meeting['id']}  {meeting['status']}  rev {meeting['revision']}  {deadline}",
+            f"{meeting['id']}  {status_label(meeting)}  rev {meeting['revision']}  {deadline}",
             markup=False,
         )
         console.print(f"  participants  {', '.join(meeting['participants'])}", markup=False)
@@ -291,7 +300,7 @@ def print_meeting(
     """``meeting show``: the meeting, its participants, history, options and next commands."""
     status = meeting["status"]
     console.print(
-        f"meeting [bold]{_e(meeting['id'])}[/]  {_e(status)}  "
+        f"meeting [bold]{_e(meeting['id'])}[/]  {_e(status_label(meeting))}  "
         f"revision {meeting['revision']}  repo {_e(meeting['repo'])}"
     )
     when = str(deadline["text"]) if status != "resolved" else f"{meeting['deadline']} (closed)"

@@ -12,7 +12,8 @@ Exit codes (the CLI edge of the error table in ``errors.py``)::
     7  invalid_transition
     8  other conflict: branch_in_use, stale_base, stale_fencing_token, evidence_rejected,
        out_of_scope, forbidden, unauthenticated, rate_limited
-    9  server or store unavailable (server_unavailable, store_unavailable)
+    9  server or store unavailable (server_unavailable, store_unavailable,
+       issuer_unavailable)
 
 With ``--json`` every command prints one JSON document on stdout (an error as its
 problem object, with the same exit code); otherwise readable text, errors on stderr.
@@ -68,6 +69,7 @@ EXIT_CODES: dict[str, int] = {
     "rate_limited": 8,
     "store_unavailable": 9,
     "store_concurrency": 9,
+    "issuer_unavailable": 9,
     "server_unavailable": 9,
 }
 

@@ -3,7 +3,7 @@
 They are exactly what :func:`detente.cli.views.negotiation_options` prints, and
 :func:`build_resolution` turns them into the API's resolution object::
 
-    --split CLAIM=TARGET[,TARGET...]   (repeatable)   split_ownership
+    --split CLAIM=[TARGET,...]         (repeatable)   split_ownership
     --serialize --first CLAIM --then CLAIM             serialize
     --handoff --from CLAIM --to CLAIM                  handoff
     --join CLAIM,CLAIM[,...]   (alias --joint)         joint
@@ -36,7 +36,11 @@ SplitOpt = Annotated[
     typer.Option(
         "--split",
         metavar="CLAIM=TARGET[,TARGET...]",
-        help="split_ownership: the claim keeps exactly these targets (repeat per claim).",
+        help=(
+            "split_ownership: CLAIM gets these contested targets and keeps its uncontested "
+            "scope, with the others' targets carved out of its globs; CLAIM= (empty) gets "
+            "none of the contested ones (repeat per claim)."
+        ),
     ),
 ]
 SerializeOpt = Annotated[
@@ -128,7 +132,7 @@ def build_resolution(
         for entry in split:
             claim_id, sep, targets = entry.partition("=")
             claim_id = claim_id.strip()
-            if not sep or not claim_id or not _ids(targets):
+            if not sep or not claim_id:
                 raise ValidationError(
                     f"--split takes CLAIM=TARGET[,TARGET...], got {entry!r}", field="split"
                 )

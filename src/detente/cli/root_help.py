@@ -51,6 +51,7 @@ GLOBAL_OPTIONS = (
     ),
     GlobalOption(("--json",), "Print one machine-readable JSON document on stdout."),
     GlobalOption(("--verbose", "-v"), "Say which server or store is used."),
+    GlobalOption(("--version", "-V"), "Print detente's version and exit."),
     GlobalOption(("--help", "-h"), "Show this message and exit."),
 )
 

@@ -193,31 +193,36 @@ def negotiation_options(
         ``withdraw`` (abandon this claim).
     """
     mine, mtg = str(claim["id"]), str(meeting["id"])
+    # Only this meeting's participants: a command naming a claim outside the room fails.
+    room = set(meeting.get("participants") or ())
+    overlaps = [o for o in overlaps if not room or str(o["claimId"]) in room]
     other = str(overlaps[0]["claimId"]) if overlaps else "OTHER_CLAIM"
-    contested = {t["mine"] for o in overlaps for t in o["targets"]}
-    # A split that can run as printed gives this claim what nobody else holds; when every
-    # target is contested there is no such split, and the placeholder says so.
+    contested = {str(t["mine"]) for o in overlaps for t in o["targets"]}
     wanted = [*claim.get("paths", []), *claim.get("pendingPaths", [])]
-    my_targets = [p for p in wanted if p not in contested] or ["EDIT_DISJOINT_TARGETS"]
-    # Complete: every other claim keeps every target of its that this claim contests (a
-    # split partitions only contested targets; all uncontested scope is kept by each).
+    uncontested = [p for p in wanted if p not in contested]
     theirs_by_claim: dict[str, set[str]] = {}
     for o in overlaps:
         theirs_by_claim.setdefault(str(o["claimId"]), set()).update(
             str(t["theirs"]) for t in o["targets"]
         )
-    theirs = (
-        " ".join(
+    if uncontested:
+        # The others keep what this claim contests; this claim keeps the rest.
+        split = f"--split {mine}={_q(','.join(uncontested))} " + " ".join(
             f"--split {claim_id}={_q(','.join(sorted(targets)))}"
             for claim_id, targets in sorted(theirs_by_claim.items())
         )
-        or f"--split {other}=PATHS"
-    )
+    else:
+        # Everything this claim wants is contested: it gets its targets, carved out of
+        # the others' globs (each other claim is named with no contested target).
+        split = f"--split {mine}={_q(','.join(sorted(contested) or wanted))} " + " ".join(
+            f"--split {claim_id}=" for claim_id in sorted(theirs_by_claim)
+        )
+    split = split.strip()
     # Three or more parties: joining names every claim involved, not only the first.
     everyone = sorted(theirs_by_claim) or [other]
     commands = {
         "split_ownership": (
-            f"detente meeting resolve {mtg} --split {mine}={_q(','.join(my_targets))} {theirs}"
+            f"detente meeting resolve {mtg} {split}"
         ),
         "serialize": f"detente meeting resolve {mtg} --serialize --first {other} --then {mine}",
         "handoff": f"detente meeting resolve {mtg} --handoff --from {other} --to {mine}",
@@ -252,27 +257,47 @@ def claims_table(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
     if not claims:
         console.print("no claims")
         return
+    if console.width < _WIDE:
+        _claims_list(console, claims, now)
+        return
     table = Table(show_edge=False, pad_edge=False)
     for column in ("id", "status", "agent", "lease"):
         table.add_column(column, no_wrap=True)
     for column in ("paths", "branch"):
         table.add_column(column, overflow="fold")
     for claim in claims:
-        lease = claim["lease"]
-        timer = (
-            lease_timer(lease["expiresAt"], now).split(" (")[0]
-            if claim["status"] not in ("abandoned", "completed", "integrated", "expired")
-            else "-"
-        )
         table.add_row(
             _e(claim["id"]),
             _status(claim["status"]),
             _e(claim["agent"]["name"]),
-            timer,
+            _timer(claim, now),
             _e(", ".join(claim["paths"] + claim.get("pendingPaths", []))),
             _e(claim.get("branch") or "-"),
         )
     console.print(table)
+
+
+#: Below this many columns a claim list is one block per claim instead of a table (the
+#: id, status, agent and lease columns alone take ~70 columns).
+_WIDE = 120
+
+
+def _timer(claim: Mapping[str, Any], now: datetime) -> str:
+    if claim["status"] in ("abandoned", "completed", "integrated", "expired"):
+        return "-"
+    return lease_timer(claim["lease"]["expiresAt"], now).split(" (")[0]
+
+
+def _claims_list(console: Console, claims: Sequence[Mapping[str, Any]], now: datetime) -> None:
+    """The narrow form: a header line per claim, then its paths and branch indented."""
+    for claim in claims:
+        console.print(
+            f"{_e(claim['id'])}  {_status(claim['status'])}  {_e(claim['agent']['name'])}  "
+            f"lease {_timer(claim, now)}"
+        )
+        paths = ", ".join(claim["paths"] + claim.get("pendingPaths", []))
+        console.print(f"  paths   {_e(paths)}")
+        console.print(f"  branch  {_e(claim.get('branch') or '-')}")
 
 
 def event_line(event: Mapping[str, Any]) -> str:

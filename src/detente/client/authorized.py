@@ -15,11 +15,16 @@ The rules (issue #15):
   completion that integrates (an ``expectedBaseRef``) also needs ``integrate``;
 - meeting proposals and acceptances: the principal of the participant claim named;
   a handoff's accept: the receiving claim's principal;
-- a human resolution: ``arbitrate``, or an owner the meeting was routed to by CODEOWNERS
-  (``@user`` = the principal, ``@org/team`` = one of its groups);
-- a takeover approval: ``arbitrate``; a ``human`` approval by the principal of the claim
-  taken over; an ``owner`` approval whose ``approver`` is the caller's own handle (the
-  decision then checks it against the CODEOWNERS owners of the gated targets);
+- a human resolution: ``arbitrate``; when the meeting is routed by CODEOWNERS (its
+  escalation named arbitrators, or its contested paths have owners), ``arbitrate`` held
+  by one of those owners (``@user`` = the principal, ``@org/team`` = its group
+  ``org/team``, i.e. ``group:org/team`` in ``[roles]``); the resolution is recorded
+  under that owner's handle (:func:`bound_handle`);
+- a takeover (``claim``) is released by its approval gate: a ``human`` approval by the
+  principal of the claim taken over, or by an ``arbitrate`` holder who (when the gated
+  targets have CODEOWNERS owners) is one of them; an ``owner`` approval (``claim``)
+  whose ``approver`` is the caller's own handle (the decision then checks it against the
+  CODEOWNERS owners of the gated targets and counts it toward the quorum);
 - deployments: ``deploy``; a deployment policy: ``admin``; recording a push
   (post-receive): ``integrate``.
 
@@ -32,13 +37,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from detente.client import wire
+from detente.client.bodies import ApproveTakeoverIn, ResolveIn
 from detente.client.inprocess import ServiceCalls
 from detente.errors import ForbiddenError, NotFoundError
 from detente.security.identity import Principal, current_principal
 from detente.security.ratelimit import RateLimiter
 from detente.service import Service
 
-__all__ = ["LIMITED", "RULES", "AuthorizedCalls", "claim_principal"]
+__all__ = [
+    "LIMITED",
+    "RULES",
+    "AuthorizedCalls",
+    "bound_handle",
+    "claim_principal",
+    "routed_owners",
+]
 
 #: A rule: ``(calls, principal, *operation arguments) -> None``, raising ``forbidden``.
 Rule = Callable[..., None]
@@ -100,44 +114,81 @@ def _complete(calls: AuthorizedCalls, who: Principal, claim_id: str, body: Any) 
 
 
 def _arbitrate(calls: AuthorizedCalls, who: Principal, meeting_id: str, body: Any) -> None:
-    if who.has("arbitrate"):
-        return
-    meeting = calls.service.meetings.get_meeting(meeting_id)
-    if _handles(who) & set(meeting.arbitrators):
-        return
-    raise ForbiddenError(
-        f"{who.name!r} may not resolve meeting {meeting_id}: a human resolution needs the "
-        "'arbitrate' role or one of the CODEOWNERS owners the meeting was routed to"
-        + (f" ({', '.join(meeting.arbitrators)})" if meeting.arbitrators else ""),
-        principal=who.name,
-        meetingId=meeting_id,
-        role="arbitrate",
-    )
+    _role("arbitrate")(calls, who)
+    owners = routed_owners(calls.service, meeting_id)
+    if owners and not _handles(who) & set(owners):
+        raise ForbiddenError(
+            f"{who.name!r} may not resolve meeting {meeting_id}: it is routed by CODEOWNERS "
+            f"to {', '.join(owners)}, and a human resolution needs the 'arbitrate' role "
+            "held by one of those owners (@name, or a group as @org/team)",
+            principal=who.name,
+            meetingId=meeting_id,
+            role="arbitrate",
+            owners=owners,
+        )
+
+
+def routed_owners(service: Service, meeting_id: str) -> list[str]:
+    """The CODEOWNERS owners a meeting is routed to: the arbitrators its escalation named,
+    else the owners of its contested paths now (empty: no CODEOWNERS routing).
+
+    Raises:
+        NotFoundError: ``not_found`` for an unknown meeting.
+    """
+    meeting = service.meetings.get_meeting(meeting_id)
+    if meeting.arbitrators:
+        return list(meeting.arbitrators)
+    paths = [t.target.partition("#")[0] for t in meeting.contested_targets]
+    owners, _ = service.owners_of(meeting.repo)(paths)
+    return owners
 
 
 def _handles(who: Principal) -> set[str]:
-    """How CODEOWNERS may name ``who``: ``@name`` or one of its groups as ``@org/team``."""
-    return {who.name, f"@{who.name}"} | {f"@{g.lstrip('@')}" for g in who.groups}
+    """How CODEOWNERS may name ``who``: its name (an e-mail owner), ``@name``, or one of
+    its groups as ``@org/team`` (the ``[roles]`` entry ``group:org/team``)."""
+    groups = {g.removeprefix("group:").lstrip("@") for g in who.groups}
+    return {who.name, f"@{who.name}"} | {f"@{g}" for g in groups}
+
+
+def bound_handle(who: Principal, owners: list[str]) -> str:
+    """The name a human decision by ``who`` is recorded under: its handle among
+    ``owners`` when it is one of them, else its principal name."""
+    matches = sorted(_handles(who) & set(owners))
+    return matches[0] if matches else who.name
 
 
 def _approve_takeover(calls: AuthorizedCalls, who: Principal, claim_id: str, body: Any) -> None:
-    if who.has("arbitrate"):
-        return
     _role("claim")(calls, who)
     kind = getattr(body, "kind", "human")
-    if kind == "owner" and getattr(body, "approver", None) in _handles(who):
-        return  # the decision checks that this handle is an owner of the gated targets
-    if kind == "human":
-        repo = calls.service.repo_of_claim(claim_id)
-        with calls.service.lock(repo):
-            successor = calls.service.fresh(repo).claims.get(claim_id)
-        taken = (successor.takeover or {}).get("claimId") if successor is not None else None
-        if taken and claim_principal(calls.service, str(taken)) == who.name:
-            return  # the holder of the claim taken over consents
+    if kind == "owner":
+        if getattr(body, "approver", None) in _handles(who):
+            return  # the decision checks that this handle is an owner of the gated targets
+        raise ForbiddenError(
+            f"{who.name!r} may not approve the takeover {claim_id} as owner "
+            f"{getattr(body, 'approver', None)!r}: an owner approval must name the caller "
+            "(@name, or a group as @org/team)",
+            principal=who.name,
+            claimId=claim_id,
+        )
+    repo = calls.service.repo_of_claim(claim_id)
+    with calls.service.lock(repo):
+        successor = calls.service.fresh(repo).claims.get(claim_id)
+    info = (successor.takeover or {}) if successor is not None else {}
+    taken = info.get("claimId")
+    if taken and claim_principal(calls.service, str(taken)) == who.name:
+        return  # the holder of the claim taken over consents
+    listed = info.get("owners")
+    owners = [str(o) for o in listed] if isinstance(listed, list | tuple) else []
+    if who.has("arbitrate") and (not owners or _handles(who) & set(owners)):
+        return
     raise ForbiddenError(
         f"{who.name!r} may not approve the takeover {claim_id}: a human approval needs the "
-        "'arbitrate' role or the principal of the claim taken over; an owner approval "
-        "must name the caller (@name or @org/team)",
+        "principal of the claim taken over, or the 'arbitrate' role"
+        + (
+            f" held by one of the CODEOWNERS owners of its targets ({', '.join(owners)})"
+            if owners
+            else ""
+        ),
         principal=who.name,
         claimId=claim_id,
         role="arbitrate",
@@ -233,3 +284,20 @@ class AuthorizedCalls(ServiceCalls):
             return attr(*args, **kwargs)
 
         return guarded
+
+    def resolve_meeting(self, meeting_id: str, body: ResolveIn) -> wire.MeetingView:
+        """Resolve as the authenticated human: ``resolvedBy`` is its owner handle (or
+        name), never what the body claims (an admin's body is taken as written)."""
+        who = current_principal()
+        if not who.has("admin"):
+            handle = bound_handle(who, routed_owners(self.service, meeting_id))
+            body = body.model_copy(update={"resolved_by": handle})
+        return super().resolve_meeting(meeting_id, body)
+
+    def approve_takeover(self, claim_id: str, body: ApproveTakeoverIn) -> wire.ClaimView:
+        """Approve as the authenticated human: a ``human`` approval is recorded under the
+        caller's name (an ``owner`` approval already had to name the caller)."""
+        who = current_principal()
+        if not who.has("admin") and body.kind == "human":
+            body = body.model_copy(update={"approver": who.name})
+        return super().approve_takeover(claim_id, body)

@@ -42,6 +42,7 @@ from detente.domain.generated_authority import artifact_at, artifact_writable
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.named_authority import Edit, named_owned, named_refusals
 from detente.domain.overlap.carveouts import carved_matches
+from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import escape, normalize_path
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
@@ -58,6 +59,7 @@ __all__ = [
     "may_share",
     "path_refusals",
     "writable",
+    "writes_granted_scope",
 ]
 
 
@@ -115,9 +117,10 @@ def path_refusals(
 
     The path is read literally (``app/[id]/page.tsx`` is that file) by the one matcher
     every guard shares (:meth:`~detente.domain.overlap.PatternIndex.matching`). Where the
-    writer's own granted pattern and the holder's meet at ``path`` only as a ``potential``
-    (or ``generated``) overlap, the verdict claim opening gave them (advisory: both are
-    ``active``), the holder does not refuse it (:func:`_advisory_at`). Symbols and modules
+    writer's own granted pattern and the holder's meet at ``path`` only as a ``generated``
+    overlap, the holder does not refuse it (:func:`_advisory_at`). Two globs that met only
+    in paths that did not exist (``potential``: both claims ``active``) do refuse a write of
+    one such path: the write makes it a file two claims cover. Symbols and modules
     held by others refuse it by the overlap engine's containment rule, judged on ``edit``
     (the symbols the change touches; None: the whole file), see
     :mod:`detente.domain.named_authority`.
@@ -138,20 +141,22 @@ def path_refusals(
 
 
 def _advisory_at(judge: Judge, me: Claim, other: Claim, theirs: str, path: str) -> bool:
-    """Do ``me``'s granted patterns covering ``path`` meet ``theirs`` only advisorily?
+    """Do ``me``'s granted patterns covering ``path`` meet ``theirs`` only as generated files?
 
     The same tree verdict as claim opening (:mod:`detente.domain.overlap.trees`), per
-    pattern pair: ``potential`` (a path that exists at neither base commit, not named
-    literally by both) or ``generated``. Any other verdict, or no pattern of mine covering
-    ``path`` (their territory), keeps the refusal.
+    pattern pair: only ``generated`` is advisory for a write. Any other verdict, or no
+    pattern of mine covering ``path`` (their territory), keeps the refusal.
     """
     mine = [
         p for p in me.paths if p not in me.pending_paths and carved_matches(p, me.carved(p), path)
     ]
     if not mine:
         return False
-    advisory = (Verdict.POTENTIAL, Verdict.GENERATED)
-    return all(judge(other.base_commit, (p,), (theirs,), path)[0] in advisory for p in mine)
+    # Writing ``path`` makes it concrete: a ``potential`` meeting of two globs is now two
+    # claims writing one file, so only a generated artifact stays advisory here.
+    return all(
+        judge(other.base_commit, (p,), (theirs,), path)[0] is Verdict.GENERATED for p in mine
+    )
 
 
 def writable(
@@ -193,8 +198,22 @@ def _generated(state: RepoState, claim: Claim, path: str) -> bool:
     return view is not None and view.is_generated(path)
 
 
+def writes_granted_scope(claim: Claim) -> bool:
+    """May ``claim`` write its granted targets in its current status?
+
+    An ``active`` claim may. So may a claim that was granted and is now ``negotiating``
+    (its own scope change waits in ``pendingPaths``) or ``blocked`` (a meeting it holds
+    targets in was escalated): waiting for more, or for an arbitrator, never freezes
+    what it already holds (rule 2); the pending targets stay unwritable.
+    """
+    if claim.status is ClaimStatus.ACTIVE:
+        return True
+    return claim.granted and claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED)
+
+
 def check_writer_status(claim: Claim, state: RepoState | None = None) -> None:
-    """The writer itself: only an ``active`` claim writes.
+    """The writer itself: an ``active`` claim writes, and a granted one that waits
+    (:func:`writes_granted_scope`) writes its granted targets.
 
     Args:
         claim: the writer.
@@ -206,6 +225,8 @@ def check_writer_status(claim: Claim, state: RepoState | None = None) -> None:
             ``meetingIds`` lists the unresolved ones).
         InvalidTransition: any other status.
     """
+    if writes_granted_scope(claim):
+        return
     if claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
         waiting = [
             m
@@ -267,6 +288,15 @@ def check_write(
     if blockers:
         names = "; ".join(f"{b['path']} is held by {b['claimId']} ({b['agent']})" for b in blockers)
         raise OverlapBlocking(f"refused: {names}", claimId=claim.id, blockers=blockers)
+    pending = [p for p in outside if any(matches(q, p) for q in claim.pending_paths)]
+    if pending:
+        raise OverlapBlocking(
+            f"claim {claim.id}'s scope change adding {', '.join(pending)} is still being "
+            "negotiated: those writes wait for the meeting's resolution",
+            claimId=claim.id,
+            paths=pending,
+            meetingIds=list(claim.meeting_ids),
+        )
     if outside:
         raise OutOfScope(
             f"outside claim {claim.id}'s targets: {', '.join(outside)} "

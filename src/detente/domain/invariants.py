@@ -31,6 +31,7 @@ from detente.domain.authority import carries_authority
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
 from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.split_named import carved_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.carveouts import is_covered
 from detente.domain.overlap.model import Severity
@@ -159,10 +160,11 @@ class Replay:
             if claim is None:
                 continue
             theirs = [
-                str(t).partition("#")[0]
+                cut
                 for b in assignments
                 if b is not a
                 for t in b.get("targets", ())
+                for cut in carved_for(str(t))
             ]
             kept = [
                 p

@@ -157,6 +157,30 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
 
         return ctx.run("claim_status", None, [], call)
 
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def claim_check(
+        claim_id: ClaimId,
+        paths: Annotated[
+            list[str],
+            Field(min_length=1, description="Concrete repo-relative file paths to write."),
+        ],
+    ) -> CallToolResult:
+        """May this claim write these files now? The same answer as `detente claim check`,
+        the pre-commit hook and the server (one authority rule): ok, or a tool error with
+        code overlap_blocking (blockers name the holders), out_of_scope (add the paths with
+        a scope change), lease_expired or invalid_transition."""
+
+        def call() -> dict[str, Any]:
+            checked = ctx.client.check_writes(claim_id, paths)
+            return {
+                "ok": True,
+                "claimId": checked.get("claimId", claim_id),
+                "paths": checked.get("paths", paths),
+                "next": "edit these paths",
+            }
+
+        return ctx.run("claim_check", None, paths, call)
+
     @mcp.tool()
     def claim_renew(
         claim_id: ClaimId,

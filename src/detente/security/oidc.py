@@ -13,16 +13,23 @@ and ``nbf`` with at most 60 seconds of clock leeway. Verification is PyJWT's
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import jwt
 
-from detente.errors import Unauthenticated, ValidationError
+from detente.errors import IssuerUnavailable, Unauthenticated, ValidationError
 from detente.security.identity import Principal
 
-__all__ = ["ALGORITHMS", "MAX_LEEWAY_SECONDS", "OidcSettings", "OidcVerifier"]
+__all__ = [
+    "ALGORITHMS",
+    "DISCOVERY_RETRY_SECONDS",
+    "MAX_LEEWAY_SECONDS",
+    "OidcSettings",
+    "OidcVerifier",
+]
 
 #: The signature algorithms accepted (asymmetric only).
 ALGORITHMS = ("RS256", "ES256", "EdDSA")
@@ -30,6 +37,9 @@ ALGORITHMS = ("RS256", "ES256", "EdDSA")
 MAX_LEEWAY_SECONDS = 60
 #: Seconds to wait for the issuer's discovery document or key set.
 FETCH_TIMEOUT_SECONDS = 10.0
+#: Default seconds after a failed discovery during which requests are answered 503
+#: without asking the issuer again (also the ``Retry-After`` of that answer).
+DISCOVERY_RETRY_SECONDS = 5
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,8 @@ class OidcSettings:
         refresh_cooldown_seconds: the least time between two key-set downloads forced by
             unknown ``kid`` values (a flood of made-up key ids must not hammer the
             issuer; PyJWT's ``cooldown_duration``).
+        discovery_retry_seconds: after a failed discovery, the time during which
+            requests are answered ``issuer_unavailable`` without asking the issuer again.
     """
 
     issuer: str
@@ -53,6 +65,7 @@ class OidcSettings:
     groups_claim: str = "groups"
     leeway_seconds: int = MAX_LEEWAY_SECONDS
     refresh_cooldown_seconds: float = 30.0
+    discovery_retry_seconds: float = DISCOVERY_RETRY_SECONDS
 
     def __post_init__(self) -> None:
         if not self.issuer.startswith(("https://", "http://")):
@@ -77,6 +90,26 @@ def _refused(detail: str) -> Unauthenticated:
     return Unauthenticated(detail, challenge=_challenge(detail))
 
 
+class _KeySetClient(jwt.PyJWKClient):
+    """PyJWT's key-set client with every failure to *read* the key set raised as
+    :class:`IssuerUnavailable`, so the only :class:`jwt.PyJWKClientError` left is "no
+    key with that ``kid``" (the caller's fault)."""
+
+    def fetch_data(self) -> Any:
+        try:
+            return super().fetch_data()
+        except (jwt.PyJWKClientError, ValueError) as exc:  # down, HTTP error, not JSON
+            raise IssuerUnavailable(f"cannot read the issuer's key set {self.uri}: {exc}") from None
+
+    def get_signing_keys(self, refresh: bool = False) -> list[jwt.PyJWK]:
+        try:
+            return super().get_signing_keys(refresh)
+        except (jwt.PyJWKClientError, jwt.PyJWKSetError) as exc:  # no usable keys
+            raise IssuerUnavailable(
+                f"the issuer's key set {self.uri} holds no usable signing key: {exc}"
+            ) from None
+
+
 class OidcVerifier:
     """Verifies bearer tokens of one issuer (thread-safe; network only on a cache miss).
 
@@ -88,30 +121,46 @@ class OidcVerifier:
         self.settings = settings
         self._lock = threading.Lock()
         self._keys: jwt.PyJWKClient | None = None
+        #: ``(monotonic time, error)`` of the last failed discovery.
+        self._failed: tuple[float, IssuerUnavailable] | None = None
 
     def _discover(self) -> jwt.PyJWKClient:
         with self._lock:
             if self._keys is not None:
                 return self._keys
-            url = self.settings.issuer.rstrip("/") + "/.well-known/openid-configuration"
+            if self._failed is not None:
+                at, error = self._failed
+                if time.monotonic() - at < self.settings.discovery_retry_seconds:
+                    raise error
             try:
-                response = httpx.get(url, timeout=FETCH_TIMEOUT_SECONDS)
-                response.raise_for_status()
-                document = response.json()
-            except (httpx.HTTPError, ValueError) as exc:
-                raise _refused(f"cannot read the discovery document {url}: {exc}") from None
-            if not isinstance(document, dict) or not isinstance(document.get("jwks_uri"), str):
-                raise _refused(f"the discovery document at {url} names no jwks_uri")
-            if document.get("issuer") != self.settings.issuer:
-                raise _refused(
-                    f"the discovery document at {url} is for issuer {document.get('issuer')!r}"
-                )
-            self._keys = jwt.PyJWKClient(
-                document["jwks_uri"],
-                timeout=FETCH_TIMEOUT_SECONDS,
-                cooldown_duration=self.settings.refresh_cooldown_seconds,
-            )
+                self._keys = self._fetch_discovery()
+            except IssuerUnavailable as exc:
+                self._failed = (time.monotonic(), exc)
+                raise
+            self._failed = None
             return self._keys
+
+    def _fetch_discovery(self) -> jwt.PyJWKClient:
+        url = self.settings.issuer.rstrip("/") + "/.well-known/openid-configuration"
+
+        def down(detail: str) -> IssuerUnavailable:
+            return IssuerUnavailable(detail, retry_after=DISCOVERY_RETRY_SECONDS)
+
+        try:
+            response = httpx.get(url, timeout=FETCH_TIMEOUT_SECONDS)
+            response.raise_for_status()
+            document = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise down(f"cannot read the discovery document {url}: {exc}") from None
+        if not isinstance(document, dict) or not isinstance(document.get("jwks_uri"), str):
+            raise down(f"the discovery document at {url} names no jwks_uri")
+        if document.get("issuer") != self.settings.issuer:
+            raise down(f"the discovery document at {url} is for issuer {document.get('issuer')!r}")
+        return _KeySetClient(
+            document["jwks_uri"],
+            timeout=FETCH_TIMEOUT_SECONDS,
+            cooldown_duration=self.settings.refresh_cooldown_seconds,
+        )
 
     def verify(self, token: str) -> Principal:
         """The principal a valid token names.
@@ -125,8 +174,11 @@ class OidcVerifier:
 
         Raises:
             Unauthenticated: ``unauthenticated`` for a malformed, expired, not yet valid,
-                wrong-issuer, wrong-audience or badly signed token, a key the issuer does
-                not publish, or an unreachable issuer.
+                wrong-issuer, wrong-audience or badly signed token, or a key the issuer
+                does not publish.
+            IssuerUnavailable: ``issuer_unavailable`` when the issuer's discovery
+                document or key set cannot be fetched or is not what the standard says
+                (the token was not judged; HTTP 503 with ``Retry-After``).
         """
         s = self.settings
         try:

@@ -5,9 +5,11 @@ key (``detente serve --auth keys``). The signature must cover ``@method``,
 ``@target-uri`` and ``content-digest`` (RFC 9530, SHA-256 or SHA-512 of the body) and
 carry the parameters ``created``, ``nonce`` and ``keyid``; it is accepted when
 ``created`` lies within :data:`WINDOW_SECONDS` of the server's clock and its nonce has
-not been seen from that key within the window (nonces are remembered exactly that long,
-so a captured request cannot be replayed). The signature base and digest checks are the
-``http-message-signatures`` package's; the time window and replay policy are ours.
+not been seen from that key within the window (nonces are remembered that long, in the
+store's replay ledger (:mod:`detente.storage.ledger`), so a captured request cannot be
+replayed: not after a server restart, nor against another server on the same store).
+The signature base and digest checks are the ``http-message-signatures`` package's; the
+time window and replay policy are ours.
 
 Keys are registered with ``detente principal add`` in a :class:`KeyRegistry` file
 (``principals.json`` beside the repository's default database); the server reads it
@@ -41,6 +43,7 @@ from http_message_signatures import (
 from detente.errors import Unauthenticated, ValidationError
 from detente.security.authn import HttpRequest
 from detente.security.identity import ROLES, Principal
+from detente.storage.ledger import MemoryLedger, ReplayLedger
 
 __all__ = [
     "COVERED",
@@ -240,6 +243,8 @@ class SignedRequestVerifier:
         registry: the registered keys.
         now: the server's clock (``() -> aware datetime``).
         window_seconds: see :data:`WINDOW_SECONDS`.
+        ledger: where used nonces are remembered (the store's
+            :func:`~detente.storage.ledger.ledger_for`); default: this process's memory.
     """
 
     def __init__(
@@ -248,15 +253,15 @@ class SignedRequestVerifier:
         now: Callable[[], datetime],
         *,
         window_seconds: int = WINDOW_SECONDS,
+        ledger: ReplayLedger | None = None,
     ) -> None:
         self.registry = registry
+        self.ledger: ReplayLedger = ledger if ledger is not None else MemoryLedger()
         self.now = now
         self.window = window_seconds
         self._verifier = HTTPMessageVerifier(
             signature_algorithm=algorithms.ED25519, key_resolver=_Resolver(registry)
         )
-        self._nonces: dict[tuple[str, str], float] = {}
-        self._lock = threading.Lock()
 
     def verify(self, request: HttpRequest) -> Principal:
         """The registered principal that signed ``request``.
@@ -301,10 +306,8 @@ class SignedRequestVerifier:
         return frozenset(entry.roles) if entry is not None else frozenset()
 
     def _remember(self, key_id: str, nonce: str, now: float) -> None:
-        with self._lock:
-            for seen, at in list(self._nonces.items()):
-                if now - at > 2 * self.window:
-                    del self._nonces[seen]
-            if (key_id, nonce) in self._nonces:
-                raise _refused("the signature's nonce was already used (a replayed request)")
-            self._nonces[(key_id, nonce)] = now
+        # Remembered for twice the window: a signature is accepted while its ``created``
+        # lies within the window on either side of the server's time.
+        key = "nonce:" + hashlib.sha256(f"{key_id}\0{nonce}".encode()).hexdigest()
+        if not self.ledger.first_use(key, now=now, expires_at=now + 2 * self.window):
+            raise _refused("the signature's nonce was already used (a replayed request)")

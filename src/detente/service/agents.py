@@ -106,14 +106,13 @@ class AgentsService:
                 field="sessionId",
             )
         seeded = replace(cmd, repo=repo)
-        with self.core.lock(repo):
-            state, _ = self.core.execute(
-                repo,
-                lambda s: decide_register(
-                    s, seeded, self.core.clock.now(), self.core.ids, self.core.policy
-                ),
-            )
-            return self._agent_view(state, state.agents[cmd.session_id])
+        return self.core.run(  # group-committed; the view is built inside the batch
+            repo,
+            lambda s: decide_register(
+                s, seeded, self.core.clock.now(), self.core.ids, self.core.policy
+            ),
+            lambda state, _: self._agent_view(state, state.agents[cmd.session_id]),
+        )
 
     def get_agent(self, session_id: str) -> AgentView:
         """One session with its status now. Raises ``not_found``."""

@@ -99,17 +99,18 @@ class ClaimsService:
         symbols = resolve_symbols(repo.path, cmd.symbols, base, field="symbols")
         seeded = replace(cmd, base_commit=base, claim_id=claim_id, symbols=symbols)
         record = self._semantic_record(repo.name, cmd.objective)
-        with self.core.lock(repo.name):
-            state, _ = self.core.execute(
-                repo.name,
-                lambda s: announce_semantic(
-                    s,
-                    decide_open(s, seeded, self.core.clock.now(), self.core.ids, self.core.policy),
-                    claim_id,
-                    record,
-                ),
-            )
-            return self._with_semantic(state, claim_view(state, state.claims[claim_id]))
+        # Group-committed with the other commands waiting on the repository; the view is
+        # built inside the batch, right after this opening.
+        return self.core.run(
+            repo.name,
+            lambda s: announce_semantic(
+                s,
+                decide_open(s, seeded, self.core.clock.now(), self.core.ids, self.core.policy),
+                claim_id,
+                record,
+            ),
+            lambda state, _: self._with_semantic(state, claim_view(state, state.claims[claim_id])),
+        )
 
     def get_claim(
         self,

@@ -53,10 +53,12 @@ class MeetingsService:
         self, meeting_id: str, decide_fn: Callable[[RepoState], list[Event]]
     ) -> MeetingView:
         repo = self._repo_of_meeting(meeting_id)
-        with self.core.lock(repo):
-            state, _ = self.core.execute(repo, decide_fn)
+
+        def view(state: RepoState, _: object) -> MeetingView:  # inside the batch
             meeting = state.meetings[meeting_id]
             return MeetingView(meeting, [state.claims[c] for c in meeting.participants])
+
+        return self.core.run(repo, decide_fn, view)
 
     def _negotiate(
         self,

@@ -25,7 +25,7 @@ from typing import Any
 from detente.domain.claims.model import Claim
 from detente.domain.overlap import modules as mod
 from detente.domain.overlap import symbols as sym
-from detente.domain.overlap.globs import matches
+from detente.domain.overlap.globs import compile_pattern, matches
 from detente.domain.overlap.paths import normalize_pattern
 from detente.errors import ValidationError
 from detente.index.diff import TouchedFile, touched
@@ -37,6 +37,11 @@ from detente.service.repo_index import symbol_index
 __all__ = ["IntentSpec", "ReconcileService"]
 
 _MAX_LISTED = 200
+#: The most (glob, file) pairs one side of a reconciliation may read through the glob
+#: automaton: the files left after each glob's literal prefix and suffix test (``dir/**``
+#: costs nothing). A wildcard-heavy glob costs up to ~0.1 ms per file in the pure-Python
+#: matcher, so this keeps one request to a few seconds, not minutes.
+MAX_PATTERN_FILE_PAIRS = 50_000
 
 
 @dataclass(frozen=True)
@@ -245,16 +250,35 @@ def _declare(
     module_names: tuple[str, ...],
     symbols: tuple[str, ...],
 ) -> None:
-    """Whole files matched by patterns and modules; symbols as named."""
+    """Whole files matched by patterns and modules; symbols as named.
+
+    Raises:
+        ValidationError: ``validation_error`` when the patterns times the commit's files
+            exceed :data:`MAX_PATTERN_FILE_PAIRS` (nothing is matched).
+    """
     module_patterns = [p for m in module_names for p in mod.module_patterns(m)]
+    globs = [p for p in (*patterns, *module_patterns) if any(ch in p for ch in "*?[")]
+    compiled = [compile_pattern(p) for p in globs]
+    pairs = 0
+    for c in compiled:
+        if c.pattern != f"{c.prefix}**":
+            pairs += sum(1 for f in table.files if f.startswith(c.prefix) and f.endswith(c.suffix))
+    if pairs > MAX_PATTERN_FILE_PAIRS:
+        raise ValidationError(
+            f"{side.label}: {len(globs)} glob patterns would each be read against the files "
+            f"of commit {table.commit[:12]} ({pairs:,} glob matches, more than "
+            f"{MAX_PATTERN_FILE_PAIRS:,}): name fewer or narrower patterns (a literal "
+            "directory prefix such as 'lib/**' or a literal path costs nothing)",
+            field=f"{side.label}.paths",
+        )
     for path in table.files:
-        if any(matches(p, path) for p in patterns) or any(
-            matches(p, path) for p in module_patterns
-        ):
+        if any(c.matches(path) for c in compiled):
             side.files.add(path)
-    for pattern in patterns:
-        if not any(ch in pattern for ch in "*?["):
-            side.files.add(pattern)  # a file it will create
+    # A literal path is that file, whether the commit has it or it is a file to create;
+    # a module's literal candidates (``pkg/mod.py``) count only where the file exists.
+    side.files.update(p for p in patterns if p not in globs)
+    existing = set(table.files)
+    side.files.update(p for p in module_patterns if p not in globs and p in existing)
     side.symbols |= set(symbols)
 
 

@@ -14,6 +14,7 @@ tree) ranked by relevance to ``q``; each claim comes with its symbolic overlaps.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -74,6 +75,23 @@ _WARM_LOCK = threading.Lock()  # not _LOCK: similarity() holds that while the mo
 _READY = threading.Event()  # set when the background load (and its prefetch) is done
 
 
+_STOP = threading.Event()  # set at exit: the background prefetch stops between chunks
+_PREFETCH_CHUNK = 64
+
+
+def _finish_warming() -> None:
+    """At exit, stop the background prefetch and let a model load in progress finish
+    (bounded, 30 s): a daemon thread left inside onnxruntime while the interpreter
+    finalises aborts the process ("terminate called without an active exception", exit
+    134), e.g. when ``detente mcp`` ends right after its first claim."""
+    _STOP.set()
+    for thread in list(_WARMING):
+        thread.join(timeout=30.0)
+
+
+atexit.register(_finish_warming)
+
+
 def similarity_now(prefetch: Callable[[], list[str]] | None = None) -> Similarity:
     """The process-wide similarity when it is ready, without waiting for the model.
 
@@ -107,8 +125,10 @@ def _warm(prefetch: Callable[[], list[str]] | None) -> None:
         sim = similarity()
         if sim.mode == "semantic" and prefetch is not None:
             texts = [t for t in prefetch() if t.strip()]
-            if texts:
-                sim.embed(texts)
+            for start in range(0, len(texts), _PREFETCH_CHUNK):
+                if _STOP.is_set():
+                    break
+                sim.embed(texts[start : start + _PREFETCH_CHUNK])
     finally:
         _READY.set()
 

@@ -20,7 +20,7 @@ from detente.domain.claims.commands import OpenClaim, TakeoverRequest
 from detente.domain.claims.model import Claim
 from detente.domain.events import Event
 from detente.domain.overlap.globs import compile_pattern
-from detente.errors import DetenteError, InvalidTransition
+from detente.errors import BranchInUse, DetenteError, InvalidTransition
 from detente.security import codeowners
 from detente.service.claims import ClaimsService
 from detente.service.core import RepoConfig, ServiceCore
@@ -153,7 +153,8 @@ class TakeoverService:
         its worktree is never pruned, even when its directory is temporarily missing.
 
         Raises:
-            ``not_found``; ``invalid_transition`` for a claim that still holds its work.
+            ``not_found``; ``invalid_transition`` for a claim that still holds its work;
+            ``branch_in_use`` when another live claim records the same worktree.
         """
         view = self.claims.get_claim(claim_id)
         claim = view.claim
@@ -165,6 +166,17 @@ class TakeoverService:
                 "and is never cleaned (abandon it, or take it over, first)",
             )
         repo = self.core.repos[claim.repo]
+        if claim.worktree:
+            mine = claim.worktree.rstrip("/")
+            for other in self.core.current_state(claim.repo).claims.values():
+                same = other.worktree and other.worktree.rstrip("/") == mine
+                if other.id != claim.id and same and (other.holding or other.leased):
+                    raise BranchInUse(
+                        f"worktree {claim.worktree!r} belongs to claim {other.id} "
+                        f"({other.status.value}), which still holds its work: not removed",
+                        holder=claim.worktree,
+                        claimId=other.id,
+                    )
         rescue: dict[str, Any] | None = None
         removed = False
         if (

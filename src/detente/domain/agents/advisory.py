@@ -91,8 +91,10 @@ def assess_readiness(
 
     Every advisory file lease counts, and every protocol claim whose authority covers
     the paths (:mod:`detente.domain.authority`: granted targets, an expired claim's too:
-    its work is frozen, not released; a claim still negotiating holds nothing yet); the
-    session's own claims do not.
+    its work is frozen, not released; a claim still negotiating holds nothing yet). The
+    session's own claims count only when they cover the paths without authority yet
+    (negotiating, blocked, suspended): the same answer ``claim check`` gives, so a session
+    is never told to edit what its own claim may not write.
 
     Args:
         state: the repository's projection, expiry applied.
@@ -113,10 +115,11 @@ def assess_readiness(
     entries: list[OverlappingClaim] = []
     for overlap in find_overlaps(state, Targets(paths=asked, advisory=True)):
         other = state.claims[overlap.claim_id]
-        if other.agent.session_id == session_id:
-            continue
         theirs = tuple(dict.fromkeys(t.theirs for t in overlap.targets))
-        if not other.advisory and not any(carries_authority(other, t) for t in theirs):
+        if other.agent.session_id == session_id:
+            if other.advisory or all(carries_authority(other, t) for t in theirs):
+                continue  # what the session itself holds
+        elif not other.advisory and not any(carries_authority(other, t) for t in theirs):
             continue  # the one rule: a claim still negotiating holds nothing yet
         entries.append(
             OverlappingClaim(

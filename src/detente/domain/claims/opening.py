@@ -31,7 +31,7 @@ from detente.domain.validation import (
     text_field,
     ttl_field,
 )
-from detente.errors import ValidationError
+from detente.errors import BranchInUse, ValidationError
 
 
 def decide_open(
@@ -137,6 +137,7 @@ def announce(
         )
     if cmd.claim_id is not None and cmd.claim_id in state.claims:
         raise ValidationError(f"claim id {cmd.claim_id!r} is already used", field="id")
+    _refuse_taken_workspace(state, cmd.branch, cmd.worktree)
     text_field(cmd.agent.id, "agent.id", policy)
     text_field(cmd.agent.name, "agent.name", policy)
 
@@ -217,3 +218,33 @@ def activate_or_negotiate(
         meetingIds=meeting_ids,
     )
     return [*meeting_events, negotiating]
+
+
+def _refuse_taken_workspace(state: RepoState, branch: str | None, worktree: str | None) -> None:
+    """One live claim per branch and per worktree.
+
+    A claim naming the branch or worktree of a claim that still holds its work would make
+    the hooks attribute that claim's commits to the newcomer, and its cleanup would remove
+    the other claim's worktree.
+
+    Raises:
+        BranchInUse: ``branch_in_use`` naming the claim that uses it.
+    """
+    wanted = worktree.rstrip("/") if worktree else None
+    for other in state.claims.values():
+        if not (other.holding or other.leased):
+            continue
+        if branch and other.branch == branch:
+            raise BranchInUse(
+                f"branch {branch!r} belongs to claim {other.id} ({other.status.value}); "
+                "a claim works on a branch of its own",
+                branch=branch,
+                claimId=other.id,
+            )
+        if wanted and other.worktree and other.worktree.rstrip("/") == wanted:
+            raise BranchInUse(
+                f"worktree {worktree!r} belongs to claim {other.id} ({other.status.value}); "
+                "a claim works in a worktree of its own",
+                holder=worktree,
+                claimId=other.id,
+            )

@@ -22,7 +22,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from detente.domain.authority import literal_pattern, may_share, path_refusals, writable
+from detente.domain.authority import (
+    literal_pattern,
+    may_share,
+    path_refusals,
+    writable,
+    writes_granted_scope,
+)
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.generated_authority import artifact_at
 from detente.domain.named_authority import Edit
@@ -164,9 +170,10 @@ def commit_findings(
         live, not ``active``); ``findings`` the refused paths.
     """
     problems: list[str] = []
-    if claim is not None and claim.status is not ClaimStatus.ACTIVE:
+    if claim is not None and not writes_granted_scope(claim):
         problems.append(
-            f"claim {claim.id} is {claim.status.value}: only an active claim commits work"
+            f"claim {claim.id} is {claim.status.value}: only an active claim (or a granted "
+            "one waiting for more) commits work"
         )
     return problems, path_findings(state, claim, paths, edits)
 

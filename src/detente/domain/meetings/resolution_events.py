@@ -108,15 +108,22 @@ def _held_by_others(state: RepoState, pattern: str, exclude: set[str]) -> bool:
 
 
 def _scope(
-    claim: Claim, paths: Sequence[str], memory: Sequence[MemoryImpact], reason: str
+    claim: Claim,
+    paths: Sequence[str],
+    memory: Sequence[MemoryImpact],
+    reason: str,
+    named: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> dict[str, Any]:
+    """The body of a ``claim.scope_changed``; ``named`` is ``(modules, symbols)`` when
+    they change (a split), else the claim's own."""
+    mods, syms = named if named is not None else (claim.modules, claim.symbols)
     return {
         "paths": list(paths),
         "pendingPaths": [],
         "addPaths": [p for p in paths if p not in claim.paths],
         "removePaths": [p for p in claim.paths + claim.pending_paths if p not in paths],
-        "modules": list(claim.modules),
-        "symbols": list(claim.symbols),
+        "modules": list(mods),
+        "symbols": list(syms),
         "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
         "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
         "reason": reason,
@@ -137,8 +144,9 @@ def apply_events(
     why = f"meeting {meeting.id} resolved: {kind}"
     if kind == "split_ownership":
         scopes = split_scopes(state, resolution)
-        for claim_id, (paths, memory, carve_outs) in scopes.items():
+        for claim_id, kept in scopes.items():
             claim = state.claims[claim_id]
+            paths, memory = kept.paths, kept.memory
             # A pending target a claim outside the split holds stays pending: the split
             # settles this meeting's contest, not that one.
             waiting = [
@@ -146,9 +154,15 @@ def apply_events(
                 for p in paths
                 if p in claim.pending_paths and _held_by_others(state, p, set(scopes))
             ]
-            scope = _scope(claim, [p for p in paths if p not in waiting], memory, why)
+            scope = _scope(
+                claim,
+                [p for p in paths if p not in waiting],
+                memory,
+                why,
+                (kept.modules, kept.symbols),
+            )
             scope["pendingPaths"] = waiting
-            scope["carveOuts"] = carve_outs
+            scope["carveOuts"] = kept.carve_outs
             out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     elif kind == "serialize":
         then = state.claims[resolution["then"]]
@@ -164,16 +178,31 @@ def apply_events(
         sender = state.claims[resolution["fromClaimId"]]
         recipient = state.claims[resolution["toClaimId"]]
         moved = list(resolution["targets"])
-        kept = [p for p in sender.paths if p not in moved]
-        # The sender may be left with no path at all: its whole scope moved on.
-        out.append(
-            ev.claim_event(
+        # Only what the recipient asked for moves: the sender keeps the rest of its
+        # patterns with the recipient's targets carved out, as in a split.
+        left = split_scopes(
+            state,
+            {
+                "assignments": [
+                    {"claimId": recipient.id, "targets": moved},
+                    {"claimId": sender.id, "targets": []},
+                ]
+            },
+        )[sender.id]
+        handed = f"handed off to {recipient.id}"
+        scope = _scope(sender, left.paths, left.memory, handed, (left.modules, left.symbols))
+        scope["carveOuts"] = left.carve_outs
+        out.append(ev.claim_event(ids, sender.id, ev.CLAIM_SCOPE_CHANGED, **scope))
+        if not (left.paths or left.memory or left.modules or left.symbols):
+            # Its whole scope moved on: a claim with no target holds nothing; close it.
+            out += _set_status(
                 ids,
-                sender.id,
-                ev.CLAIM_SCOPE_CHANGED,
-                **_scope(sender, kept, sender.memory_impacts, f"handed off to {recipient.id}"),
+                sender,
+                ClaimStatus.ABANDONED,
+                ev.CLAIM_ABANDONED,
+                f"handed its whole scope off to {recipient.id} (meeting {meeting.id})",
+                meetingId=meeting.id,
             )
-        )
         wanted = [
             *recipient.pending_paths,
             *(p for p in moved if p not in recipient.paths),

@@ -3,7 +3,8 @@
 A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
 
 - ``split_ownership {assignments[{claimId, targets[]}]}``: partitions the *contested*
-  targets only. Each listed claim keeps every target of its own; where one of its
+  targets only (``targets: []`` names a claim that gets nothing contested; at least one
+  assignment is non-empty). Each listed claim keeps every target of its own; where one of its
   patterns meets another claim's assigned target, that target is *carved out* of the
   pattern (``docs/**`` minus ``docs/a.md``, :mod:`~detente.domain.overlap.carveouts`),
   and a pattern wholly inside others' assignments is given up. It gains its assigned
@@ -13,9 +14,11 @@ A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
   the claims go ``active`` unless another, unrelated claim still blocks them.
 - ``serialize {first, then}``: ``then`` is ``suspended`` until ``first`` is integrated,
   completed or abandoned (see :mod:`detente.domain.meetings.reactions`); ``first`` goes ``active``.
-- ``handoff {fromClaimId, toClaimId}``: the sender's patterns that overlap the recipient's
-  move to the recipient once the recipient accepts; until then the sender keeps them and
-  the recipient waits (``negotiating``).
+- ``handoff {fromClaimId, toClaimId}``: the recipient's patterns that meet the sender's
+  (``targets``) become the recipient's once it accepts; the sender keeps the rest of its
+  patterns with those targets carved out, and is closed (``abandoned``) when nothing is
+  left. Until the accept the sender keeps everything and the recipient waits
+  (``negotiating``).
 - ``joint {claimIds[]}``: one coupled group sharing the contested targets; all ``active``.
 - ``human_arbitration {}``: the meeting escalates; participants are ``blocked`` until an
   arbitrator (from CODEOWNERS) resolves with one of the types above.
@@ -26,9 +29,10 @@ The claim events each type implies live in :mod:`detente.domain.meetings.resolut
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from detente.domain.claims.model import Claim, MemoryImpact
+from detente.domain.meetings import split_named
 from detente.domain.meetings.model import RESOLUTION_TYPES, Meeting
 from detente.domain.overlap.carveouts import carved_may_overlap, intersect_carved, is_covered
 from detente.domain.overlap.globs import Undecided, intersect, may_overlap
@@ -108,28 +112,21 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
             raise ValidationError(f"{fld} must be an object", field=fld)
         claim_id = _participant(meeting, item.get("claimId"), f"{fld}.claimId")
         targets = item.get("targets")
-        if (
-            not isinstance(targets, list)
-            or not targets
-            or not all(isinstance(t, str) for t in targets)
-        ):
-            raise ValidationError(f"{fld}.targets must be a non-empty list", field=f"{fld}.targets")
+        if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            raise ValidationError(
+                f"{fld}.targets must be a list of targets", field=f"{fld}.targets"
+            )
         claim = state.claims[claim_id]
         normalised: list[str] = []
         for j, target in enumerate(targets):
-            path, _, section = target.partition("#")
-            norm = normalize_pattern(
-                path, case_insensitive=state.case_insensitive, field=f"{fld}.targets[{j}]"
-            )
-            asked = claim.paths + claim.pending_paths + tuple(m.path for m in claim.memory_impacts)
-            if not any(may_overlap(norm, mine) for mine in asked):
-                raise ValidationError(
-                    f"{fld}.targets[{j}] {target!r} is not part of what claim {claim_id} asked for "
-                    "(a split narrows scopes, it never grants new territory)",
-                    field=f"{fld}.targets[{j}]",
-                )
-            normalised.append(f"{norm}#{section}" if section else norm)
+            normalised.append(_own_target(state, claim, target, f"{fld}.targets[{j}]"))
         out.append({"claimId": claim_id, "targets": normalised})
+    if not any(a["targets"] for a in out):
+        raise ValidationError(
+            "a split assigns at least one target (an empty list means: this claim keeps "
+            "only what nobody else is assigned)",
+            field="resolution.assignments",
+        )
     seen = [a["claimId"] for a in out]
     if len(set(seen)) != len(seen):
         raise ValidationError(
@@ -160,8 +157,44 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
     return resolution
 
 
-Scope = tuple[list[str], list[MemoryImpact], dict[str, list[str]]]
-"""``(path patterns, memory impacts, {pattern: carve-outs})`` of a claim after a split."""
+def _own_target(state: RepoState, claim: Claim, target: str, fld: str) -> str:
+    """``target`` normalised, if it lies *inside* what ``claim`` asked for.
+
+    A path target must be covered by the claim's own patterns (minus its carve-outs): a
+    target that merely meets them (``**`` against ``bin/**``) would grant territory other
+    claims hold. Symbol and module targets are checked by :func:`split_named.asked_for`.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld``.
+    """
+    refusal = (
+        f"{fld} {target!r} is not part of what claim {claim.id} asked for "
+        "(a split narrows scopes, it never grants new territory)"
+    )
+    kind = split_named.named_kind(claim, target)
+    if kind is not None:
+        name = split_named.bare(target)
+        if not split_named.asked_for(claim, kind, name):
+            raise ValidationError(refusal, field=fld)
+        return f"{split_named.MODULE_PREFIX}{name}" if kind == "module" else name
+    path, _, section = target.partition("#")
+    norm = normalize_pattern(path, case_insensitive=state.case_insensitive, field=fld)
+    own = claim.paths + claim.pending_paths + tuple(m.path for m in claim.memory_impacts)
+    carved = [c for p in claim.paths + claim.pending_paths for c in claim.carved(p)]
+    if not is_covered(norm, own) or any(may_overlap(norm, c) for c in carved):
+        raise ValidationError(refusal, field=fld)
+    return f"{norm}#{section}" if section else norm
+
+
+class Scope(NamedTuple):
+    """A claim's scope after a split."""
+
+    paths: list[str]
+    memory: list[MemoryImpact]
+    carve_outs: dict[str, list[str]]
+    """``{pattern: carve-outs}``"""
+    modules: list[str]
+    symbols: list[str]
 
 
 def _trim_impact(impact: MemoryImpact, theirs: Sequence[str]) -> MemoryImpact | None:
@@ -189,8 +222,8 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
     for claim_id, targets in assigned.items():
         claim = state.claims[claim_id]
         theirs = [t for other, ts in assigned.items() if other != claim_id for t in ts]
-        their_paths = [t.partition("#")[0] for t in theirs]
-        mine = [t for t in targets if "#" not in t]
+        their_paths = [t.partition("#")[0] for t in theirs if not _named(t)]
+        mine = [t for t in targets if "#" not in t and not _named(t)]
         kept: list[str] = []
         carve_outs: dict[str, list[str]] = {}
         for p in claim.paths + claim.pending_paths:
@@ -198,6 +231,8 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
                 continue
             own = list(claim.carved(p))
             cuts = [q for q in dict.fromkeys(their_paths) if carved_may_overlap(p, own, q)]
+            cuts += split_named.named_cuts(p, own, theirs)
+            cuts = list(dict.fromkeys(cuts))
             if cuts and is_covered(p, own + cuts):
                 continue  # wholly inside what the others were assigned
             kept.append(p)
@@ -215,9 +250,21 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
                 if impact not in memory:
                     memory.append(impact)
         own_order = [p for p in claim.paths + claim.pending_paths if p in kept or p in mine]
-        out[claim_id] = (list(dict.fromkeys(own_order + mine)), memory, carve_outs)
+        mods, syms = split_named.kept_named(claim, theirs)
+        mods += [split_named.bare(t) for t in targets if t.startswith(split_named.MODULE_PREFIX)]
+        syms += [t for t in targets if "::" in t]
+        out[claim_id] = Scope(
+            paths=list(dict.fromkeys(own_order + mine)),
+            memory=memory,
+            carve_outs=carve_outs,
+            modules=list(dict.fromkeys(mods)),
+            symbols=list(dict.fromkeys(syms)),
+        )
     return out
 
+
+def _named(target: str) -> bool:
+    return "::" in target or target.startswith(split_named.MODULE_PREFIX)
 
 
 def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str | None:
@@ -238,16 +285,14 @@ def _scope_clash(state: RepoState, a: str, sa: Scope, b: str, sb: Scope) -> str 
         clash = _targets_meet(ta.rstrip("#"), tb.rstrip("#"))
         if clash is not None:
             return clash
-    ca, cb = state.claims[a], state.claims[b]
-    for field_a, field_b in (
-        (ca.modules, cb.modules),
-        (ca.symbols, cb.symbols),
-        (ca.contract_areas, cb.contract_areas),
-    ):
-        shared = sorted(set(field_a) & set(field_b))
-        if shared:
-            return shared[0]
-    return None
+    named = split_named.named_clash(
+        (sa.paths, sa.modules, sa.symbols, sa.carve_outs),
+        (sb.paths, sb.modules, sb.symbols, sb.carve_outs),
+    )
+    if named is not None:
+        return named
+    shared = sorted(set(state.claims[a].contract_areas) & set(state.claims[b].contract_areas))
+    return shared[0] if shared else None
 
 
 def _targets_meet(a: str, b: str) -> str | None:
@@ -263,5 +308,9 @@ def _targets_meet(a: str, b: str) -> str | None:
 
 
 def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
+    """What a handoff moves: the recipient's own patterns that meet the sender's scope
+    (never the sender's broader glob: the sender keeps what nobody asked for)."""
     wanted = recipient.paths + recipient.pending_paths
-    return [p for p in sender.paths if any(may_overlap(p, w) for w in wanted)]
+    return [
+        w for w in wanted if any(carved_may_overlap(p, sender.carved(p), w) for p in sender.paths)
+    ]

@@ -149,6 +149,7 @@ def find_overlaps(
         modules_held=state.claims.modules,
         symbols_held=state.claims.symbols,
         exclude=exclude,
+        carve_outs=dict(targets.carve_outs),
     ):
         verdict = Verdict.UNKNOWN
         if kind_name == "module":

@@ -12,9 +12,10 @@ otherwise (the witness is the submodule or a path both cover). Pure: no IO.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Set
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 
 from detente.domain.overlap import modules, symbols
+from detente.domain.overlap.carveouts import carved_matches, carved_may_overlap
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.paths import has_wildcard
@@ -35,6 +36,7 @@ def named_overlaps(
     modules_held: Mapping[str, Set[str]],
     symbols_held: Mapping[str, Set[str]],
     exclude: str | None,
+    carve_outs: Mapping[str, Sequence[str]] | None = None,
 ) -> Iterator[Finding]:
     """Every symbol or module overlap of one claim's targets with the holders' targets.
 
@@ -46,6 +48,8 @@ def named_overlaps(
         modules_held: module -> ids of the claims holding it.
         symbols_held: symbol -> ids of the claims holding it.
         exclude: a claim id to leave out (the claim being analysed).
+        carve_outs: ``{my pattern: carve-outs}``: a symbol whose file a split carved out
+            of my pattern is not mine, nor a module whose directories were.
 
     Yields:
         Findings in a deterministic order (sorted holders and values).
@@ -66,9 +70,11 @@ def named_overlaps(
         for claim_id, theirs in _patterns_matching_symbol(path_index, mine, exclude):
             yield claim_id, "symbol", mine, theirs, mine
         yield from held(modules_held, "symbol", mine, _symbol_in_their_module)
+    cuts = carve_outs or {}
     for mine in paths:
-        yield from held(symbols_held, "symbol", mine, _their_symbol_in_path)
-        yield from held(modules_held, "module", mine, _path_in_their_module)
+        mine_cut = tuple(cuts.get(mine, ()))
+        yield from held(symbols_held, "symbol", mine, _their_symbol_in_path(mine_cut))
+        yield from held(modules_held, "module", mine, _path_in_their_module(mine_cut))
     for mine in module_targets:
         yield from held(modules_held, "module", mine, modules.meet)
         yield from held(symbols_held, "symbol", mine, _their_symbol_in_module)
@@ -85,12 +91,36 @@ def _symbol_in_their_module(mine: str, theirs: str) -> str | None:
     return mine if modules.symbol_in(theirs, mine) else None
 
 
-def _their_symbol_in_path(mine: str, theirs: str) -> str | None:
-    return theirs if symbols.path_meets(mine, theirs) else None
+def _their_symbol_in_path(cuts: Sequence[str]) -> Meet:
+    """Their symbol in my pattern, unless a split carved the symbol's file out of it."""
+
+    def meet(mine: str, theirs: str) -> str | None:
+        if not symbols.path_meets(mine, theirs):
+            return None
+        path, _ = symbols.split_symbol(theirs)
+        carved = (
+            bool(cuts)
+            and path is not None
+            and not has_wildcard(path)
+            and not carved_matches(mine, cuts, path)
+        )
+        return None if carved else theirs
+
+    return meet
 
 
-def _path_in_their_module(mine: str, theirs: str) -> str | None:
-    return modules.path_witness(theirs, mine)
+def _path_in_their_module(cuts: Sequence[str]) -> Meet:
+    """My pattern in their module, unless a split carved the module's files out of it."""
+
+    def meet(mine: str, theirs: str) -> str | None:
+        witness = modules.path_witness(theirs, mine)
+        if witness is not None and cuts:
+            patterns = modules.module_patterns(theirs)
+            if not any(carved_may_overlap(mine, cuts, q) for q in patterns):
+                return None
+        return witness
+
+    return meet
 
 
 def _their_symbol_in_module(mine: str, theirs: str) -> str | None:

@@ -144,9 +144,7 @@ def normalize_pattern(
             empty, absolute, starts with ``!``, has a ``..`` segment, a control character,
             an unbalanced or empty class, a reversed range, or ``**`` inside a segment.
     """
-    segments, directory = _clean(
-        raw, case_insensitive=case_insensitive, field=field, policy=policy
-    )
+    segments, directory = _clean(raw, case_insensitive=case_insensitive, field=field, policy=policy)
     canonical: list[str] = []
     wildcards = 0
     for text in segments:
