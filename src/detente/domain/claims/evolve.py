@@ -10,7 +10,8 @@ Indexes over the *holding* claims:
     - :attr:`~ClaimBook.path_index`: a :class:`PatternIndex` of their path patterns;
     - :attr:`~ClaimBook.modules` / :attr:`~ClaimBook.symbols` / :attr:`~ClaimBook.contracts`:
       exact value -> claim ids;
-    - :attr:`~ClaimBook.memory_holders`: the ids of those that declare memory impacts;
+    - :attr:`~ClaimBook.memory_holders`: the ids of those that declare memory impacts,
+      and :attr:`~ClaimBook.memory_index`, a :class:`PatternIndex` of those impacts' paths;
     - a heap of lease deadlines for the expiry sweep (lazy deletion).
 """
 
@@ -35,6 +36,7 @@ class ClaimBook(dict[str, Claim]):
         path_index: path patterns of the holding claims.
         modules / symbols / contracts: ``value -> ids`` of the holding claims naming it.
         memory_holders: ids of the holding claims with memory impacts.
+        memory_index: the memory impact paths of those claims (key: the claim id).
         last_fencing_token: the highest fencing token granted so far (0 before any).
     """
 
@@ -46,6 +48,7 @@ class ClaimBook(dict[str, Claim]):
         self.symbols: dict[str, set[str]] = {}
         self.contracts: dict[str, set[str]] = {}
         self.memory_holders: set[str] = set()
+        self.memory_index = PatternIndex()
         self.last_fencing_token = 0
         self._deadlines: list[tuple[datetime, str, int]] = []
 
@@ -117,12 +120,13 @@ class ClaimBook(dict[str, Claim]):
             old_holding = False
         if new.holding and not old_holding:
             self._index(new)
-        if new.holding:
+        if new.id in self.memory_holders:
             self.memory_holders.discard(new.id)
-            if new.memory_impacts:
-                self.memory_holders.add(new.id)
-        else:
-            self.memory_holders.discard(new.id)
+            self.memory_index.remove_key(new.id)
+        if new.holding and new.memory_impacts:
+            self.memory_holders.add(new.id)
+            for impact in new.memory_impacts:
+                self.memory_index.add(new.id, impact.path)
         if new.leased and (old is None or old.lease != new.lease or not old.leased):
             heapq.heappush(self._deadlines, (new.lease.expires_at, new.id, new.lease.revision))
 
