@@ -212,6 +212,7 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         principal=_principal(data.get("actor")),
         takeover=data.get("takeoverOf"),
         semantic=data.get("semantic"),
+        carve_outs=_announced_carve_outs(data),
     )
 
 
@@ -255,6 +256,8 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
                 else claim.memory_impacts
             ),
         )
+    if event_type == ev.CLAIM_OBJECTIVE_CHANGED:
+        return replace(claim, objective=str(data["objective"]), semantic=data.get("semantic"))
     if event_type == ev.CLAIM_ABANDONED:
         return replace(
             claim,
@@ -268,6 +271,19 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
             ),
         )
     return replace(claim, status=status, status_reason=reason)
+
+
+def _announced_carve_outs(data: dict[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A takeover successor's inherited carve-outs (``carveOuts`` of its announcement)."""
+    raw = data.get("carveOuts")
+    if not isinstance(raw, dict):
+        return ()
+    held = set(data["paths"])
+    return tuple(
+        (str(p), tuple(str(c) for c in cuts))
+        for p, cuts in sorted(raw.items())
+        if p in held and cuts
+    )
 
 
 def _carve_outs(claim: Claim, data: dict[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
