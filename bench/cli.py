@@ -9,6 +9,9 @@ alike. Reported per command: the median and the best wall time, the median CPU t
 (user + system, of the child; robust to other load on the machine) and the ratios of the
 median wall and CPU times to those of the ``python -c pass`` baseline of the same run.
 
+Every command runs with its bytecode cached (``PYTHONPYCACHEPREFIX`` in a temporary
+directory, written by the warm-up round), as an installed package has it.
+
 Commands (local mode, ``DETENTE_LOCAL=1``, in the repository):
 
 - ``python -c pass``: the interpreter alone (baseline);
@@ -96,6 +99,12 @@ def main() -> None:
     args = parser.parse_args()
     env = {**os.environ, "DETENTE_LOCAL": "1"}
     env.pop("DETENTE_URL", None)
+    # An installed package has its bytecode compiled (pip does it); a machine that sets
+    # PYTHONDONTWRITEBYTECODE would make every run compile every module from source.
+    # The warm-up round writes the bytecode into a private cache instead.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    pycache = tempfile.TemporaryDirectory(prefix="detente-bench-pycache-")
+    env["PYTHONPYCACHEPREFIX"] = pycache.name
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     print()
     print(

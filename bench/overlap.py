@@ -35,7 +35,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from detente.domain.overlap import (
@@ -191,7 +191,7 @@ class BruteIndex:
     def __init__(self, entries: list[tuple[str, str]]) -> None:
         self.entries = [(key, pattern, compile_pattern(pattern)) for key, pattern in entries]
 
-    def add(self, key: str, pattern: str) -> None:
+    def add(self, key: str, pattern: str, carve_outs: Sequence[str] = ()) -> None:
         self.entries.append((key, pattern, compile_pattern(pattern)))
 
     def remove_key(self, key: str) -> int:
@@ -200,7 +200,12 @@ class BruteIndex:
         return before - len(self.entries)
 
     def overlapping(
-        self, pattern: str, *, exclude: str | None = None, budget: Budget | None = None
+        self,
+        pattern: str,
+        *,
+        exclude: str | None = None,
+        budget: Budget | None = None,
+        carve_outs: Sequence[str] = (),  # none in this bench (PatternIndex's signature)
     ) -> list[tuple[str, str, str]]:
         query = compile_pattern(pattern)
         out = []

@@ -68,7 +68,35 @@ def test_claim_status_in_local_mode_imports_no_web_stack_no_pydantic_and_no_mode
 
     assert report["code"] == 0
     assert json.loads(out)["claim"]["id"] == claim["id"]
-    assert report["heavy"] == ["typer"]
+    assert report["heavy"] == []  # not even the command-line parser (fast_reads)
+
+
+def test_the_reads_answered_without_the_parser_print_what_the_parsed_commands_print(
+    cli: Cli, repo: Path
+) -> None:
+    claim = cli.open("docs/**")["claim"]
+
+    for args in (["claim", "status", claim["id"], "--json"], ["--json", "claim", "list"]):
+        report, out = _probe(repo, *args)
+        # The same read with a global option the fast path does not take: parsed.
+        parsed, parsed_out = _probe(repo, "--local", *args)
+        fast, slow = json.loads(out), json.loads(parsed_out)
+        for document in (fast, slow):
+            document.get("lease", {}).pop("timer", None)  # "59m59s left": read at its time
+        assert report == {"code": 0, "heavy": []}, args
+        assert parsed == {"code": 0, "heavy": ["typer"]}, args
+        assert fast == slow, args
+
+
+def test_any_other_option_goes_through_the_parser(cli: Cli, repo: Path) -> None:
+    claim = cli.open("docs/**")["claim"]
+
+    report, out = _probe(repo, "claim", "status", claim["id"], "--work", "--json")
+    missing, _ = _probe(repo, "claim", "status", "--json")
+
+    assert report["heavy"] == ["typer"] and report["code"] == 0
+    assert json.loads(out)["work"] is not None
+    assert missing["code"] == 2 and missing["heavy"] == ["typer"]
 
 
 def test_the_table_help_of_every_command_is_the_commands_own_first_line() -> None:

@@ -10,9 +10,11 @@ from detente.eventlog.snapshots import Snapshot
 from detente.storage.base import SnapshotStore, Store
 
 
-def _snapshot(seq: int, body: bytes = b"state", repo: str = "demo") -> Snapshot:
+def _snapshot(
+    seq: int, body: bytes = b"state", repo: str = "demo", version: str = "1-test"
+) -> Snapshot:
     digest = hashlib.sha256(body).hexdigest()
-    return Snapshot(repo, seq, f"{seq:064x}", "1-test", digest, body)
+    return Snapshot(repo, seq, f"{seq:064x}", version, digest, body)
 
 
 def test_every_store_keeps_snapshots(store: Store) -> None:
@@ -35,6 +37,17 @@ def test_a_newer_snapshot_replaces_an_older_one_and_never_the_reverse(store: Sto
     assert store.load_snapshot("demo") == _snapshot(7, b"seven")
     store.save_snapshot(_snapshot(9, b"nine"))
     assert store.load_snapshot("demo") == _snapshot(9, b"nine")
+
+
+def test_a_snapshot_of_another_version_is_replaced_even_at_the_same_event(store: Store) -> None:
+    # After an upgrade nobody can use the old release's snapshot: if it stayed until the
+    # next event, every local-mode process would replay the whole log in the meantime.
+    assert isinstance(store, SnapshotStore)
+    store.save_snapshot(_snapshot(7, b"old release", version="1-old"))
+    store.save_snapshot(_snapshot(7, b"new release", version="1-new"))
+    assert store.load_snapshot("demo") == _snapshot(7, b"new release", version="1-new")
+    store.save_snapshot(_snapshot(7, b"same version again", version="1-new"))
+    assert store.load_snapshot("demo") == _snapshot(7, b"new release", version="1-new")
 
 
 def test_a_snapshot_larger_than_one_etcd_request_round_trips(store: Store) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from detente.clock import FakeClock
+from detente.domain.claims.commands import SetStatus
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.meetings.commands import Resolve
 from detente.domain.memory import commands as mc
@@ -501,6 +502,22 @@ def test_memory_impacts_on_one_section_overlap_and_on_different_sections_do_not(
     assert c.claim.status is ClaimStatus.NEGOTIATING
     assert [o.claim_id for o in c.overlaps] == [a.id]
     assert c.overlaps[0].targets[0].witness == "CLAUDE.md#build"
+
+
+def test_the_memory_index_holds_the_impacts_of_holding_claims_only(svc: Service) -> None:
+    a = claim(svc, "alice", "build")
+    b = claim(svc, "bob", path="docs/AGENTS.md")
+    book = svc.fresh("demo").claims
+    assert book.memory_index.candidates("CLAUDE.md") == {a.id}
+    assert book.memory_index.candidates("docs/**") == {b.id}
+
+    svc.claims.set_status(SetStatus(a.id, a.revision, ClaimStatus.ABANDONED))
+    book = svc.fresh("demo").claims
+    assert book.memory_index.candidates("CLAUDE.md") == set()
+    assert book.memory_holders == {b.id}
+    # An abandoned claim's impact meets nobody: a new claim on the file is not negotiating.
+    c = svc.claims.open_claim(seed(agent="carol", memory_impacts=(MemoryImpact("CLAUDE.md"),)))
+    assert c.claim.status is ClaimStatus.ACTIVE and c.overlaps == []
 
 
 def test_a_split_ownership_resolution_assigns_sections_that_each_claim_may_then_patch(

@@ -78,3 +78,27 @@ def test_a_checkout_in_step_with_its_branch_has_the_branch_as_its_base(
 ) -> None:
     head = git(repo, "rev-parse", "HEAD")
     assert checkout_base(repo, head) == head
+
+
+def test_moving_the_branch_of_a_clean_checkout_costs_no_extra_git_call(
+    repo: Path, git: GitRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = git(repo, "rev-parse", "HEAD")
+    new = _commit_beside(repo, git, old, "done/1.txt", "one\n")
+    trace = tmp_path / "trace.log"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    worktrees = refuse_dirty_checkouts(repo, MAIN, old, new)
+    monkeypatch.delenv("GIT_TRACE")
+    git(repo, "update-ref", MAIN, new, old)
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    update_checkouts(worktrees, old, new)
+    commands = [
+        line.split("trace: built-in: git ", 1)[1].split()[0]
+        for line in trace.read_text().splitlines()
+        if "trace: built-in: git " in line
+    ]
+    # Nothing staged: the index is the branch's tree, no write-tree or log to find it.
+    assert "write-tree" not in commands and "log" not in commands
+    assert commands.count("read-tree") == 1
+    assert (repo / "done" / "1.txt").read_text() == "one\n"
+    assert git(repo, "status", "--porcelain") == ""

@@ -52,6 +52,7 @@ CONFLICTS: Final[dict[str, tuple[str, ...]]] = {
     "announce": (*_CLAIM_WRITE, "branch_in_use", "stale_base"),
     "renew": _CLAIM_WRITE,
     "scope_change": (*_CLAIM_WRITE, "overlap_blocking"),
+    "change_objective": _CLAIM_WRITE,
     "suspend": _CLAIM_WRITE,
     "resume": (*_CLAIM_WRITE, "overlap_blocking"),
     "abandon": _CLAIM_WRITE,

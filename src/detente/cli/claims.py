@@ -228,45 +228,9 @@ def status(
     json_flag: JsonFlag = False,
 ) -> None:
     """A claim now: live overlaps, lease timer, meeting, and the evidence completion needs."""
+    from detente.cli.claim_reads import status_body
 
-    def body(session: Session) -> None:
-        from detente.cli.render import lease_timer
-        from detente.cli.workspace import evidence
-
-        include = [part for part, asked in (("work", work), ("semantic", semantic)) if asked]
-        response = session.client.get_claim(claim_id, include=include)
-        claim = response["claim"]
-        proof = evidence(claim)
-        now = session.now()
-        lease = {**claim["lease"], "timer": lease_timer(claim["lease"]["expiresAt"], now)}
-
-        def text(console: Console) -> None:
-            from detente.cli import views
-
-            views.claim_view(console, claim, now)
-            views.overlaps_view(console, response.get("overlaps", []))
-            if semantic:
-                views.overlaps_view(console, response.get("semanticOverlaps", []))
-            if response.get("work"):
-                import json
-
-                console.print(f"work: {json.dumps(response['work'])}", markup=False)
-            for meeting in response.get("meetings", []):
-                views.meeting_view(console, meeting)
-            console.print("evidence completion will require:")
-            console.print(f"  head commit    {proof['headCommit'] or '-'}")
-            files = proof["changedFiles"]
-            console.print(f"  changed files  {len(files)}: {', '.join(files[:10])}", markup=False)
-            tests = ", ".join(t["name"] for t in proof["tests"]) or "-"
-            console.print(f"  tests          {tests}", markup=False)
-            if proof["apiChanges"]:
-                console.print(f"  api changes    {', '.join(proof['apiChanges'])}", markup=False)
-            for item in proof["missing"]:
-                console.print(f"  [yellow]missing[/]: {item}")
-
-        session.emit({**response, "lease": lease, "evidence": proof}, text)
-
-    run(ctx, json_flag, body)
+    run(ctx, json_flag, status_body(claim_id, work=work, semantic=semantic))
 
 
 @claim_app.command("list")
@@ -291,27 +255,17 @@ def list_(
     json_flag: JsonFlag = False,
 ) -> None:
     """List claims (newest last); with --limit, one page at a time."""
+    from detente.cli.claim_reads import list_body
 
-    def body(session: Session) -> None:
-        response = session.client.list_claims(
-            repo=repo,
-            status=status_filter,
-            path=path,
-            agent=agent,
-            session=agent_session,
-            limit=limit,
-            cursor=cursor,
-        )
-
-        def text(console: Console) -> None:
-            from detente.cli.views import claims_table
-
-            claims_table(console, response["claims"], session.now())
-            if response.get("nextCursor"):
-                console.print(f"more: --cursor {response['nextCursor']}", markup=False)
-
-        session.emit(response, text)
-
+    body = list_body(
+        status=status_filter,
+        path=path,
+        agent=agent,
+        agent_session=agent_session,
+        repo=repo,
+        limit=limit,
+        cursor=cursor,
+    )
     run(ctx, json_flag, body)
 
 

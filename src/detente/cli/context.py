@@ -1,45 +1,24 @@
-"""Global options and the one way a command runs: connect, act, render, exit.
+"""Global options and the one way a typer command runs: connect, act, render, exit.
 
-Every command body receives a :class:`Session` and returns an exit status (None for 0).
-A :class:`~detente.errors.DetenteError` anywhere becomes its problem output and the exit
-status of ``render.EXIT_CODES``; anything else is reported as an unexpected error (exit 1,
-traceback with ``--verbose``).
+Every command body receives a :class:`Session` and returns an exit status (None for 0);
+:func:`run` runs it with :func:`~detente.cli.session.execute` (which renders errors, see
+:mod:`detente.cli.session`) and exits with its status.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from collections.abc import Callable
+from typing import Annotated, NoReturn
 
 import typer
 
-from detente.cli.render import Output
-from detente.errors import DetenteError
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from detente.client import Client
+from detente.cli.session import Session, Settings, execute
 
 __all__ = ["JsonFlag", "Session", "Settings", "run", "settings"]
 
 JsonFlag = Annotated[
     bool, typer.Option("--json", help="Print one machine-readable JSON document on stdout.")
 ]
-
-
-@dataclass
-class Settings:
-    """The global options (``detente [OPTIONS] COMMAND``)."""
-
-    server: str | None = None
-    repo: Path = field(default_factory=Path.cwd)
-    json: bool = False
-    local: bool = False
-    verbose: bool = False
 
 
 def settings(ctx: typer.Context, json_flag: bool = False) -> Settings:
@@ -51,84 +30,6 @@ def settings(ctx: typer.Context, json_flag: bool = False) -> Settings:
     return found
 
 
-@dataclass
-class Session:
-    """What a command body works with."""
-
-    settings: Settings
-    out: Output
-    client_factory: Callable[[], Client]
-    _client: Client | None = None
-
-    @property
-    def client(self) -> Client:
-        """The API client, connected on first use."""
-        if self._client is None:
-            self._client = self.client_factory()
-            if self.settings.verbose and not self.out.json_mode:
-                client = self._client
-                where = (
-                    f"local mode, in-process on the store of {client.repo_path}"
-                    if client.mode == "local"
-                    else f"server {client.url}"
-                )
-                self.out.err.print(f"detente: {where}", style="dim", markup=False)
-        return self._client
-
-    @property
-    def repo_name(self) -> str:
-        """The current repository's name as the server knows it."""
-        from detente.errors import ValidationError
-
-        name = self.client.repo_name
-        if name is None:
-            raise ValidationError(
-                "cannot tell which repository this is about: run inside a git working "
-                "tree or pass --repo PATH",
-                field="repo",
-            )
-        return name
-
-    def now(self) -> datetime:
-        """The local wall clock (for lease timers only; the server decides expiry)."""
-        from detente.clock import SystemClock
-
-        return SystemClock().now()
-
-    def emit(self, data: Mapping[str, Any], text: Callable[[Console], None]) -> None:
-        """Print ``data`` (plus the connection ``mode``) as JSON, or the text view."""
-        if self.out.json_mode and self._client is not None:
-            data = {**data, "mode": self._client.mode}
-        self.out.emit(data, text)
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-
-
 def run(ctx: typer.Context, json_flag: bool, body: Callable[[Session], int | None]) -> NoReturn:
     """Run a command body and exit with its status (see the module docstring)."""
-    from detente.client import connect
-
-    found = settings(ctx, json_flag)
-    out = Output(json_mode=found.json, verbose=found.verbose)
-    session = Session(
-        found,
-        out,
-        lambda: connect(found.server, found.repo, local=True if found.local else None),
-    )
-    try:
-        code = body(session) or 0
-    except DetenteError as exc:
-        code = out.error(exc)
-    except KeyboardInterrupt:
-        code = 130
-    except Exception as exc:  # a bug: say so plainly, keep the exit code contract
-        if found.verbose and not found.json:
-            out.err.print_exception()
-        unexpected = DetenteError(f"unexpected error: {type(exc).__name__}: {exc}")
-        unexpected.code = "internal_error"  # the HTTP and MCP edges' code for a bug
-        code = out.error(unexpected)
-    finally:
-        session.close()
-    raise typer.Exit(code)
+    raise typer.Exit(execute(settings(ctx, json_flag), body))

@@ -18,6 +18,8 @@ Start-up stays fast (agents run a command on every tool use):
 
 - ``detente --help`` is printed from :data:`COMMANDS` without importing typer or any
   command module (:mod:`detente.cli.root_help`);
+- ``detente claim status ID --json`` and ``detente claim list --json``, the reads agents
+  run on every tool use, skip the parser too (:mod:`detente.cli.fast_reads`);
 - every other command imports typer, the root group and only its own command module
   (:mod:`detente.cli.lazy_group`, registrars in :mod:`detente.cli.registry`); httpx, rich,
   pydantic, FastAPI and uvicorn are imported inside the commands that need them.
@@ -160,6 +162,12 @@ def main() -> None:
         else:
             sys.stdout.write(f"detente {__version__}\n")
         return
+    if "--json" in args:  # claim status ID / claim list: no parser needed
+        from detente.cli.fast_reads import answer
+
+        fast = answer(args)
+        if fast is not None:
+            sys.exit(fast)
     app = _app()
     if "--json" not in args:
         app(prog_name="detente")

@@ -32,11 +32,13 @@ __all__ = [
 
 
 def claim(app: typer.Typer) -> None:
+    from detente.cli.claim_objective import objective
     from detente.cli.claims import claim_app
     from detente.cli.integrate import register as register_integration
     from detente.cli.takeover import register as register_takeover
 
     register_takeover(claim_app)
+    claim_app.command("objective")(objective)
     register_integration(typer.Typer(), claim_app)  # ``claim complete``; ``integrate`` is its own
     app.add_typer(claim_app, name="claim")
 

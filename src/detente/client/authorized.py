@@ -208,6 +208,7 @@ RULES: dict[str, Rule] = {
     "announce": _own_claim,
     "renew": _own_claim,
     "scope_change": _own_claim,
+    "change_objective": _own_claim,
     "suspend": _own_claim,
     "resume": _own_claim,
     "abandon": _own_claim,

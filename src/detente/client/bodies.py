@@ -12,6 +12,7 @@ from detente.client.body import Body
 from detente.client.claim_pages import ClaimQuery
 from detente.client.evidence_bodies import BaseRefIn, EvidenceIn
 from detente.domain.claims.commands import (
+    ChangeObjective,
     ChangeScope,
     OpenClaim,
     RenewLease,
@@ -201,6 +202,24 @@ class ScopeChangeIn(Body):
             add_modules=tuple(self.add_modules),
             add_symbols=tuple(self.add_symbols),
             add_expected_contract_changes=_contracts(self.add_expected_contract_changes),
+            reason=self.reason,
+        )
+
+
+class ObjectiveChangeIn(Body):
+    """``POST /v1/claims/{id}/objective``: semantic advisories are computed again."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.OBJECTIVE_CHANGE]})
+
+    expected_claim_revision: int = Field(strict=True)
+    objective: str
+    reason: str | None = None
+
+    def to_command(self, claim_id: str) -> ChangeObjective:
+        return ChangeObjective(
+            claim_id=claim_id,
+            expected_claim_revision=self.expected_claim_revision,
+            objective=self.objective,
             reason=self.reason,
         )
 

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["CLAIM", "COMPLETE", "RENEW", "SCOPE_CHANGE", "STATUS_CHANGE", "TAKEOVER"]
+__all__ = [
+    "CLAIM",
+    "COMPLETE",
+    "OBJECTIVE_CHANGE",
+    "RENEW",
+    "SCOPE_CHANGE",
+    "STATUS_CHANGE",
+    "TAKEOVER",
+]
 
 #: ``POST /v1/claims``: the design document's claim.
 CLAIM: Final[dict[str, Any]] = {
@@ -56,6 +64,13 @@ RENEW: Final[dict[str, Any]] = {
     "expectedLeaseRevision": 3,
     "expectedClaimRevision": 7,
     "ttlSeconds": 900,
+}
+
+#: ``POST /v1/claims/{id}/objective``.
+OBJECTIVE_CHANGE: Final[dict[str, Any]] = {
+    "expectedClaimRevision": 7,
+    "objective": "Add idempotent retries and a dead-letter queue to settlement webhooks",
+    "reason": "the dead-letter queue turned out to be part of the same change",
 }
 
 #: ``POST /v1/claims/{id}/scope-change``.

@@ -162,6 +162,15 @@ class ServiceCalls(IndexCalls):
         view = self.service.claims.change_scope(body.to_command(claim_id))
         return cast(wire.ClaimView, view.to_wire())
 
+    def change_objective(self, claim_id: str, body: b.ObjectiveChangeIn) -> wire.ClaimView:
+        """Change the claim's objective; its semantic advisories are computed again.
+
+        ``200 {claim, overlaps[], meetings[], semanticOverlaps[]}``; never blocks.
+        ``422 validation_error`` for a blank or unchanged objective.
+        """
+        view = self.service.claims.change_objective(body.to_command(claim_id))
+        return cast(wire.ClaimView, view.to_wire())
+
     def suspend(self, claim_id: str, body: b.StatusChangeIn) -> wire.ClaimOut:
         return self._set_status(body.to_command(claim_id, ClaimStatus.SUSPENDED))
 

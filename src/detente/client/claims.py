@@ -100,6 +100,23 @@ class ClaimOperations(ClientBase):
         }
         return self._call(routes.SCOPE_CHANGE, path={"claim_id": claim_id}, body=body)
 
+    def change_objective(
+        self,
+        claim_id: str,
+        *,
+        expected_claim_revision: int,
+        objective: str,
+        reason: str | None = None,
+    ) -> wire.ClaimView:
+        """``POST /v1/claims/{id}/objective``: ``{claim, overlaps[], semanticOverlaps[]}``,
+        the semantic advisories judged on the new objective."""
+        body = {
+            "expectedClaimRevision": expected_claim_revision,
+            "objective": objective,
+            "reason": reason,
+        }
+        return self._call(routes.CHANGE_OBJECTIVE, path={"claim_id": claim_id}, body=body)
+
     def suspend(
         self, claim_id: str, *, expected_claim_revision: int, reason: str | None = None
     ) -> wire.ClaimOut:

@@ -82,10 +82,19 @@ class DiscardIn(Body):
         return DiscardPatch(patch_id, self.expected_revision, self.reason)
 
 
+class PushedEditIn(Body):
+    """What a pushed commit does to one file's symbols (the hook read both sides)."""
+
+    path: str = Field(min_length=1)
+    symbols: list[str] = []
+    outside: bool = True
+
+
 class PushedCommitIn(Body):
     oid: str = Field(min_length=4, max_length=64)
     claim_ids: list[str] = []
     files: list[str] = []
+    edits: list[PushedEditIn] = []
 
 
 class PreReceiveIn(Body):
@@ -98,7 +107,15 @@ class PreReceiveIn(Body):
 
     def pushed(self) -> list[PushedCommit]:
         """The pushed commits as the domain sees them."""
-        return [PushedCommit(c.oid, tuple(c.claim_ids), tuple(c.files)) for c in self.commits]
+        return [
+            PushedCommit(
+                c.oid,
+                tuple(c.claim_ids),
+                tuple(c.files),
+                tuple((e.path, tuple(e.symbols), e.outside) for e in c.edits),
+            )
+            for c in self.commits
+        ]
 
 
 class PostReceiveIn(Body):

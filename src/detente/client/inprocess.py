@@ -47,6 +47,7 @@ def body_models() -> dict[str, type[BaseModel]]:
         "renew": b.RenewIn,
         "announce": b.AnnounceIn,
         "scope_change": b.ScopeChangeIn,
+        "change_objective": b.ObjectiveChangeIn,
         "suspend": b.StatusChangeIn,
         "resume": b.StatusChangeIn,
         "abandon": b.AbandonIn,

@@ -64,6 +64,9 @@ ANNOUNCE: Route[wire.ClaimView] = Route("announce", "POST", "/v1/claims/{claim_i
 SCOPE_CHANGE: Route[wire.ClaimView] = Route(
     "scope_change", "POST", "/v1/claims/{claim_id}/scope-change"
 )
+CHANGE_OBJECTIVE: Route[wire.ClaimView] = Route(
+    "change_objective", "POST", "/v1/claims/{claim_id}/objective"
+)
 SUSPEND: Route[wire.ClaimOut] = Route("suspend", "POST", "/v1/claims/{claim_id}/suspend")
 RESUME: Route[wire.ClaimOut] = Route("resume", "POST", "/v1/claims/{claim_id}/resume")
 ABANDON: Route[wire.ClaimOut] = Route("abandon", "POST", "/v1/claims/{claim_id}/abandon")

@@ -6,6 +6,8 @@ Event types (all version 1; subject in brackets)::
     claim.activated      [claim/<id>]    no blocking overlap: authority granted
     claim.negotiating    [claim/<id>]    blocking overlap: waits in meeting ``meetingId``
     claim.scope_changed  [claim/<id>]    targets added/removed; ``paths``/``pendingPaths`` after
+    claim.objective_changed [claim/<id>] the new ``objective`` (and ``previousObjective``), and
+                         its advisory ``semantic`` record computed again
     claim.suspended      [claim/<id>]    paused by its holder (or a resolution)
     claim.resumed        [claim/<id>]    back to ``status`` (active, or negotiating on overlap)
     claim.abandoned      [claim/<id>]    explicit release with head commit, diff summary, memory
@@ -60,6 +62,7 @@ CLAIM_ANNOUNCED = "claim.announced"
 CLAIM_ACTIVATED = "claim.activated"
 CLAIM_NEGOTIATING = "claim.negotiating"
 CLAIM_SCOPE_CHANGED = "claim.scope_changed"
+CLAIM_OBJECTIVE_CHANGED = "claim.objective_changed"
 CLAIM_SUSPENDED = "claim.suspended"
 CLAIM_RESUMED = "claim.resumed"
 CLAIM_ABANDONED = "claim.abandoned"

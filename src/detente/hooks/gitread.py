@@ -71,10 +71,24 @@ class HookCommit:
     oid: str
     claim_ids: tuple[str, ...]
     files: tuple[str, ...]
+    #: ``(path, innermost symbols the change touches, lines outside every symbol
+    #: changed)`` per changed file of a supported language (see
+    #: :mod:`detente.hooks.symbol_edits`); empty: judged by whole files.
+    edits: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
 
     def to_wire(self) -> dict[str, object]:
-        """``{oid, claimIds[], files[]}`` (the ``pre-receive`` endpoint's commit shape)."""
-        return {"oid": self.oid, "claimIds": list(self.claim_ids), "files": list(self.files)}
+        """``{oid, claimIds[], files[], edits[{path, symbols[], outside}]}`` (the
+        ``pre-receive`` endpoint's commit shape; ``edits`` only when known)."""
+        wire: dict[str, object] = {
+            "oid": self.oid,
+            "claimIds": list(self.claim_ids),
+            "files": list(self.files),
+        }
+        if self.edits:
+            wire["edits"] = [
+                {"path": p, "symbols": list(s), "outside": o} for p, s, o in self.edits
+            ]
+        return wire
 
 
 class HookRepo:

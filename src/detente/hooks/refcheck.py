@@ -31,6 +31,7 @@ from typing import Any
 
 from detente.errors import DetenteError, EvidenceRejected
 from detente.hooks.gitread import HookRepo
+from detente.hooks.symbol_edits import with_symbol_edits
 from detente.vcs.refs import ZERO_OID
 
 __all__ = ["DEFAULT_TIMEOUT", "RefUpdate", "ServerSide", "check_updates", "parse_updates"]
@@ -210,7 +211,7 @@ def _body(repo: HookRepo, cfg: ServerSide, update: RefUpdate) -> dict[str, Any]:
         # A new protected ref adds every commit no other protected ref has: a commit on
         # some topic branch is not integrated by being there.
         known = [r for r in cfg.protected if r != update.ref and repo.resolve(r)]
-    commits = repo.added_commits(update.old, update.new, known=known)
+    commits = with_symbol_edits(repo, repo.added_commits(update.old, update.new, known=known))
     forward = update.old == ZERO_OID or repo.is_ancestor(update.old, update.new)
     return {
         "repo": cfg.name,

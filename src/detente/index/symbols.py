@@ -73,10 +73,12 @@ class SymbolIndex:
 
     Args:
         repo: a directory inside the repository (any worktree).
+        git: the git wrapper to read it with (default ``Git(repo)``); a hook passes its
+            own, which sees a push's quarantined objects.
     """
 
-    def __init__(self, repo: Path) -> None:
-        self._git = Git(repo)
+    def __init__(self, repo: Path, *, git: Git | None = None) -> None:
+        self._git = git or Git(repo)
         self._lock = threading.Lock()
         self._blobs: dict[tuple[str, str], _Cached] = {}
         self._tables: OrderedDict[str, SymbolTable] = OrderedDict()

@@ -10,7 +10,8 @@ Tools (descriptions are written for the agent that reads them):
 
 - advisory: ``register_agent_work``, ``list_active_agents``, ``claim_files``,
   ``release_files``, ``verify_change_readiness``, ``reconcile_diff_intent``;
-- index: ``symbols_touched``, ``search`` (:mod:`.index_tools`);
+- index: ``symbols_touched``, ``search`` (:mod:`.index_tools`); ``claim_objective``
+  (:mod:`.objective_tool`);
 - protocol: ``claim_open``, ``claim_status``, ``claim_check``, ``claim_renew``,
   ``claim_scope_add``, ``claim_complete``, ``claim_abandon`` (:mod:`.protocol`); ``meeting_list``,
   ``meeting_resolve``, ``memory_sections``, ``memory_patch_section``, ``events_since``
@@ -33,7 +34,7 @@ from mcp.server.mcpserver import MCPServer
 from detente import __version__
 from detente.client import Client
 from detente.clock import Clock, SystemClock
-from detente.mcp_server import advisory, index_tools, protocol, records, resources
+from detente.mcp_server import advisory, index_tools, objective_tool, protocol, records, resources
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.errors import DetenteMCPServer
 from detente.mcp_server.toolkit import ToolContext
@@ -81,6 +82,7 @@ def build_server(
     )
     advisory.register(mcp, ctx)
     index_tools.register(mcp, ctx)
+    objective_tool.register(mcp, ctx)
     protocol.register(mcp, ctx)
     records.register(mcp, ctx)
     resources.register(mcp, ctx)

@@ -27,18 +27,23 @@ Each takes the core and uses only its public interface (:meth:`ServiceCore.repo`
 
 from __future__ import annotations
 
-from detente.service.agents import AgentsService
-from detente.service.claims import ClaimsService
+import functools
+from typing import TYPE_CHECKING
+
 from detente.service.core import RepoConfig, ServiceCore
-from detente.service.deployments import DeploymentsService
-from detente.service.gates import GatesService
-from detente.service.meetings import MeetingsService
-from detente.service.memory import MemoryService
-from detente.service.patches import PatchesService
-from detente.service.reconcile import ReconcileService
-from detente.service.search import SearchService
-from detente.service.takeover import TakeoverService
 from detente.service.views import ClaimView
+
+if TYPE_CHECKING:
+    from detente.service.agents import AgentsService
+    from detente.service.claims import ClaimsService
+    from detente.service.deployments import DeploymentsService
+    from detente.service.gates import GatesService
+    from detente.service.meetings import MeetingsService
+    from detente.service.memory import MemoryService
+    from detente.service.patches import PatchesService
+    from detente.service.reconcile import ReconcileService
+    from detente.service.search import SearchService
+    from detente.service.takeover import TakeoverService
 
 __all__ = ["ClaimView", "RepoConfig", "Service", "ServiceCore"]
 
@@ -46,28 +51,70 @@ __all__ = ["ClaimView", "RepoConfig", "Service", "ServiceCore"]
 class Service(ServiceCore):
     """The coordination plane's use cases over one store (see the module docstring).
 
+    Each per-aggregate service is built (and its module imported) on first use, so a
+    process that only reads claims (a CLI call) never imports the memory, deployment or
+    symbol code. They hold nothing but the core, so two threads racing to build one get
+    equivalent objects.
+
     Args: as :class:`ServiceCore`.
     """
 
-    claims: ClaimsService
-    takeover: TakeoverService
-    meetings: MeetingsService
-    agents: AgentsService
-    memory: MemoryService
-    gates: GatesService
-    patches: PatchesService
-    deployments: DeploymentsService
-    reconcile: ReconcileService
-    search: SearchService
+    @functools.cached_property
+    def claims(self) -> ClaimsService:
+        from detente.service.claims import ClaimsService
 
-    def _compose(self) -> None:
-        self.claims = ClaimsService(self)
-        self.takeover = TakeoverService(self, self.claims)
-        self.meetings = MeetingsService(self)
-        self.agents = AgentsService(self)
-        self.memory = MemoryService(self)
-        self.gates = GatesService(self)
-        self.patches = PatchesService(self)
-        self.deployments = DeploymentsService(self)
-        self.reconcile = ReconcileService(self)
-        self.search = SearchService(self)
+        return ClaimsService(self)
+
+    @functools.cached_property
+    def takeover(self) -> TakeoverService:
+        from detente.service.takeover import TakeoverService
+
+        return TakeoverService(self, self.claims)
+
+    @functools.cached_property
+    def meetings(self) -> MeetingsService:
+        from detente.service.meetings import MeetingsService
+
+        return MeetingsService(self)
+
+    @functools.cached_property
+    def agents(self) -> AgentsService:
+        from detente.service.agents import AgentsService
+
+        return AgentsService(self)
+
+    @functools.cached_property
+    def memory(self) -> MemoryService:
+        from detente.service.memory import MemoryService
+
+        return MemoryService(self)
+
+    @functools.cached_property
+    def gates(self) -> GatesService:
+        from detente.service.gates import GatesService
+
+        return GatesService(self)
+
+    @functools.cached_property
+    def patches(self) -> PatchesService:
+        from detente.service.patches import PatchesService
+
+        return PatchesService(self)
+
+    @functools.cached_property
+    def deployments(self) -> DeploymentsService:
+        from detente.service.deployments import DeploymentsService
+
+        return DeploymentsService(self)
+
+    @functools.cached_property
+    def reconcile(self) -> ReconcileService:
+        from detente.service.reconcile import ReconcileService
+
+        return ReconcileService(self)
+
+    @functools.cached_property
+    def search(self) -> SearchService:
+        from detente.service.search import SearchService
+
+        return SearchService(self)

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Any, Unpack
 
+from detente.clock import format_time
 from detente.domain.authority import check_write
-from detente.domain.claims.commands import ChangeScope, OpenClaim, RenewLease, SetStatus
+from detente.domain.claims.commands import (
+    ChangeObjective,
+    ChangeScope,
+    OpenClaim,
+    RenewLease,
+    SetStatus,
+)
 from detente.domain.claims.decide import decide_renew, decide_scope_change, decide_status
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.objective import decide_objective_change
 from detente.domain.claims.opening import decide_announce_draft, decide_open
 from detente.domain.claims.query import ClaimFilters, selects
+from detente.domain.events import CLAIM_OBJECTIVE_CHANGED
 from detente.domain.overlap.carveouts import carved_may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
@@ -39,14 +49,25 @@ class ClaimsService:
             return view
         return replace(view, semantic=semantic_overlaps(state, view.claim, view.overlaps))
 
-    def _semantic_record(self, repo: str, objective: str) -> dict[str, Any] | None:
-        """The opening claim's similar holders, computed outside the repository's
-        transaction (the model costs milliseconds that serialized writes need not pay)."""
+    def _semantic_record(
+        self,
+        repo: str,
+        objective: str,
+        *,
+        at: datetime | None = None,
+        exclude: str | None = None,
+    ) -> dict[str, Any] | None:
+        """A claim objective's similar holders (but ``exclude``), computed outside the
+        repository's transaction (the model costs milliseconds that serialized writes need
+        not pay); ``at``: when, for a changed objective."""
         state = self.core.fresh(repo)
         with self.core.lock(repo):
-            candidates = [(c.id, c.objective) for c in state.claims.values() if c.holding]
+            candidates = [
+                (c.id, c.objective) for c in state.claims.values() if c.holding and c.id != exclude
+            ]
         sim = similarity_now(self._holding_objectives)
-        return semantic_record(sim, objective, candidates)
+        when = format_time(at) if at is not None else None
+        return semantic_record(sim, objective, candidates, at=when)
 
     def _holding_objectives(self) -> list[str]:
         """Every repository's holding objectives (embedded once the model has loaded)."""
@@ -217,6 +238,37 @@ class ClaimsService:
             lambda s: decide_scope_change(
                 s, cmd, self.core.clock.now(), self.core.ids, self.core.policy
             ),
+        )
+
+    def change_objective(self, cmd: ChangeObjective) -> ClaimView:
+        """A claim's new objective, with its semantic advisories computed again (API
+        ``POST /v1/claims/{id}/objective``). Never blocks: no target changes.
+
+        The similarity to the other holders is computed before the repository's
+        transaction (the model never runs under its lock) and stored on the event with
+        the time it was computed; the records other claims made against the old objective
+        no longer count (:func:`detente.service.search.semantic_overlaps`).
+
+        Returns:
+            The claim view, its ``semantic`` advisories judged on the new objective.
+
+        Raises:
+            ``not_found``, ``lease_expired``, ``revision_conflict``, ``invalid_transition``
+            (a claim that no longer holds), ``validation_error`` (blank or unchanged).
+        """
+        repo = self.core.repo_of_claim(cmd.claim_id)
+        now = self.core.clock.now()
+        record = self._semantic_record(repo, cmd.objective, at=now, exclude=cmd.claim_id)
+        return self.core.run(
+            repo,
+            lambda s: announce_semantic(
+                s,
+                decide_objective_change(s, cmd, now, self.core.ids, self.core.policy),
+                cmd.claim_id,
+                record,
+                CLAIM_OBJECTIVE_CHANGED,
+            ),
+            lambda s, _: self._with_semantic(s, claim_view(s, s.claims[cmd.claim_id])),
         )
 
     def set_status(self, cmd: SetStatus) -> ClaimView:

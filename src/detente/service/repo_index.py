@@ -1,17 +1,18 @@
 """The repository indexes the service consults: symbols and commit trees.
 
 One :class:`~detente.index.symbols.SymbolIndex` and one
-:class:`~detente.index.trees.GitTrees` per repository directory for the whole process:
-their caches are keyed by commit and blob OIDs, which never change meaning, so sharing
-them between services and threads is safe.
+:class:`~detente.index.trees.GitTrees` per repository directory (and configuration) for
+the whole process, kept in one registry under one lock: their caches are keyed by commit
+and blob OIDs, which never change meaning, so sharing them between services and threads
+is safe.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from detente.domain.claims.model import Claim
 from detente.domain.named_authority import Edit
@@ -27,9 +28,22 @@ if TYPE_CHECKING:  # imported on first use: a claim read never parses code
 
 __all__ = ["resolve_symbols", "symbol_index", "symbols_matter", "tree_source", "worktree_edits"]
 
-_INDEXES: dict[Path, SymbolIndex] = {}
-_TREES: dict[tuple[Path, tuple[str, ...], tuple[Artifact, ...]], GitTrees] = {}
+#: Every shared reader, by ``(kind, repository, settings...)``: one cache, one lock.
+_SHARED: dict[tuple[object, ...], object] = {}
 _LOCK = threading.Lock()
+
+_T = TypeVar("_T")
+
+
+def _shared(key: tuple[object, ...], kind: type[_T], build: Callable[[], _T]) -> _T:
+    """The process's one ``kind`` object under ``key``, built on first use."""
+    with _LOCK:
+        found = _SHARED.get(key)
+        if found is None:
+            found = _SHARED[key] = build()
+    if not isinstance(found, kind):  # keys start with the kind's name: cannot happen
+        raise TypeError(f"{key!r} holds a {type(found).__name__}")
+    return found
 
 
 def tree_source(
@@ -37,26 +51,20 @@ def tree_source(
 ) -> GitTrees:
     """The shared commit-tree reader of the repository at ``repo``, with the served
     configuration's generated patterns and artifacts added to every commit's own."""
-    key = (repo.resolve(), generated, artifacts)
-    with _LOCK:
-        trees = _TREES.get(key)
-        if trees is None:
-            from detente.index.trees import GitTrees
+    from detente.index.trees import GitTrees
 
-            trees = _TREES[key] = GitTrees(key[0], generated, artifacts)
-        return trees
+    top = repo.resolve()
+    return _shared(
+        ("trees", top, generated, artifacts), GitTrees, lambda: GitTrees(top, generated, artifacts)
+    )
 
 
 def symbol_index(repo: Path) -> SymbolIndex:
     """The shared symbol index of the repository at ``repo``."""
-    key = repo.resolve()
-    with _LOCK:
-        index = _INDEXES.get(key)
-        if index is None:
-            from detente.index.symbols import SymbolIndex
+    from detente.index.symbols import SymbolIndex
 
-            index = _INDEXES[key] = SymbolIndex(key)
-        return index
+    top = repo.resolve()
+    return _shared(("symbols", top), SymbolIndex, lambda: SymbolIndex(top))
 
 
 def resolve_symbols(

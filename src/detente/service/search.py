@@ -19,9 +19,11 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from detente.clock import parse_time
 from detente.domain.claims.model import Claim
 from detente.domain.events import CLAIM_ANNOUNCED, Event
 from detente.domain.memory.markdown import parse
@@ -110,9 +112,7 @@ def similarity_now(prefetch: Callable[[], list[str]] | None = None) -> Similarit
     with _WARM_LOCK:
         if not _WARMING:
             _WARMING.append(
-                threading.Thread(
-                    target=_warm, args=(prefetch,), name="detente-model", daemon=True
-                )
+                threading.Thread(target=_warm, args=(prefetch,), name="detente-model", daemon=True)
             )
             _WARMING[0].start()
         if not _LEXICAL:
@@ -134,7 +134,11 @@ def _warm(prefetch: Callable[[], list[str]] | None) -> None:
 
 
 def semantic_record(
-    sim: Similarity, objective: str, candidates: Sequence[tuple[str, str]]
+    sim: Similarity,
+    objective: str,
+    candidates: Sequence[tuple[str, str]],
+    *,
+    at: str | None = None,
 ) -> dict[str, Any] | None:
     """What a new claim's objective resembles, computed once when it opens.
 
@@ -142,11 +146,14 @@ def semantic_record(
         sim: the similarity to use.
         objective: the new claim's objective.
         candidates: ``(claim id, objective)`` of the holding claims.
+        at: when it is computed for a changed objective (stored as ``at``; a record
+            without it dates from its claim's opening).
 
     Returns:
-        ``{mode, threshold, similar: [{claimId, score}]}``: the :data:`MAX_SIMILAR` most
-        similar holders at or above the mode's threshold (scores rounded to 4 places,
-        listed by claim id), stored on ``claim.announced``; None for a blank objective.
+        ``{mode, threshold, similar: [{claimId, score}]}`` (and ``at``): the
+        :data:`MAX_SIMILAR` most similar holders at or above the mode's threshold
+        (scores rounded to 4 places, listed by claim id), stored on ``claim.announced``
+        (or ``claim.objective_changed``); None for a blank objective.
     """
     if not objective.strip():
         return None
@@ -158,15 +165,22 @@ def semantic_record(
         {"claimId": cid, "score": round(score, 4)}
         for score, cid in sorted(best[:MAX_SIMILAR], key=lambda p: p[1])
     ]
-    return {"mode": sim.mode, "threshold": sim.threshold, "similar": similar}
+    record: dict[str, Any] = {"mode": sim.mode, "threshold": sim.threshold, "similar": similar}
+    if at is not None:
+        record["at"] = at
+    return record
 
 
 def announce_semantic(
-    state: RepoState, events: list[Event], claim_id: str, record: dict[str, Any] | None
+    state: RepoState,
+    events: list[Event],
+    claim_id: str,
+    record: dict[str, Any] | None,
+    event_type: str = CLAIM_ANNOUNCED,
 ) -> list[Event]:
-    """``events`` with ``record`` stored on ``claim_id``'s ``claim.announced``, keeping only
-    the similar claims that still hold in ``state`` (the record was computed outside the
-    repository's transaction)."""
+    """``events`` with ``record`` stored on ``claim_id``'s ``claim.announced`` (or another
+    ``event_type``: ``claim.objective_changed``), keeping only the similar claims that still
+    hold in ``state`` (the record was computed outside the repository's transaction)."""
     if record is None:
         return events
     kept = [
@@ -176,7 +190,7 @@ def announce_semantic(
     ]
     out = []
     for event in events:
-        if event.type == CLAIM_ANNOUNCED and event.data.get("claimId") == claim_id:
+        if event.type == event_type and event.data.get("claimId") == claim_id:
             event = replace(event, data={**event.data, "semantic": {**record, "similar": kept}})
         out.append(event)
     return out
@@ -196,7 +210,11 @@ def semantic_overlaps(state: RepoState, claim: Claim, symbolic: list[Overlap]) -
     already = {o.claim_id for o in symbolic}
     found: dict[str, tuple[float, str, float]] = {}
     record = claim.semantic or {}
+    mine = _record_time(claim)
     for entry in record.get("similar", ()):
+        held = state.claims.get(str(entry["claimId"]))
+        if held is not None and _record_time(held) > mine:
+            continue  # its objective changed since: its own newer record judges the pair
         found[str(entry["claimId"])] = (
             float(entry["score"]),
             str(record["mode"]),
@@ -204,6 +222,8 @@ def semantic_overlaps(state: RepoState, claim: Claim, symbolic: list[Overlap]) -
         )
     for other in state.claims.values():
         theirs = other.semantic or {}
+        if theirs.get("similar") and _record_time(other) < mine:
+            continue  # computed against this claim's earlier objective
         for entry in theirs.get("similar", ()):
             if entry["claimId"] == claim.id:
                 found.setdefault(
@@ -240,6 +260,13 @@ def semantic_overlaps(state: RepoState, claim: Claim, symbolic: list[Overlap]) -
             )
         )
     return out
+
+
+def _record_time(claim: Claim) -> datetime:
+    """When ``claim``'s semantic record was computed: at its opening, or ``at`` when its
+    objective changed (a record older than the other claim's objective is stale)."""
+    raw = (claim.semantic or {}).get("at")
+    return parse_time(str(raw)) if raw else claim.created_at
 
 
 class SearchService:

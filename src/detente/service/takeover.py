@@ -25,6 +25,7 @@ from detente.errors import BranchInUse, DetenteError, InvalidTransition
 from detente.security import codeowners
 from detente.service.claims import ClaimsService
 from detente.service.core import RepoConfig, ServiceCore
+from detente.service.search import announce_semantic
 from detente.service.views import ClaimView, claim_command, claim_view
 from detente.vcs.repo import current_oid
 from detente.vcs.rescue import (
@@ -67,20 +68,28 @@ class TakeoverService:
             base = self.core.base_commit(repo, seed.base_commit)
         claim_id = seed.claim_id or self.core.ids("clm")
         seeded = replace(seed, base_commit=base, claim_id=claim_id)
+        # The successor's semantic record, computed like an opening's (outside the lock):
+        # the holders its objective resembles now, the predecessor's no longer holding.
+        record = self.claims._semantic_record(repo.name, seed.objective, exclude=pred.id)
         with self.core.lock(repo.name):
             state, _ = self.core.execute(
                 repo.name,
-                lambda s: t.decide_takeover(
+                lambda s: announce_semantic(
                     s,
-                    seeded,
-                    request,
-                    facts,
-                    self.core.clock.now(),
-                    self.core.ids,
-                    self.core.policy,
+                    t.decide_takeover(
+                        s,
+                        seeded,
+                        request,
+                        facts,
+                        self.core.clock.now(),
+                        self.core.ids,
+                        self.core.policy,
+                    ),
+                    claim_id,
+                    record,
                 ),
             )
-            return claim_view(state, state.claims[claim_id])
+            return self.claims._with_semantic(state, claim_view(state, state.claims[claim_id]))
 
     def approve_takeover(
         self, successor_id: str, expected_claim_revision: int, approver: str, kind: str

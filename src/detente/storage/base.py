@@ -169,8 +169,11 @@ class SnapshotStore(Protocol):
         ...
 
     def save_snapshot(self, snapshot: Snapshot) -> None:
-        """Keep ``snapshot`` unless the store already holds a newer one of its repository
-        (a separate small write: never inside a command's transaction).
+        """Keep ``snapshot`` unless the store already holds one of its repository at the
+        same or a later event *of the same version* (a separate small write: never inside
+        a command's transaction). A snapshot of another version (another release's fold)
+        is always replaced: no process of this release can use it, and keeping it would
+        make every process replay the whole log until the next event.
 
         Raises:
             StoreError: ``store_unavailable`` when the store cannot be reached.

@@ -76,8 +76,13 @@ class EtcdSnapshots:
         """See :meth:`detente.storage.base.SnapshotStore.save_snapshot`."""
         repo, key = snapshot.repo, self._manifest_key(snapshot.repo)
         kvs = self._get(key)
-        if kvs and int(json.loads(kvs[0].value)["seq"]) >= snapshot.seq:
-            return
+        if kvs:
+            held_manifest = json.loads(kvs[0].value)
+            if (
+                int(held_manifest["seq"]) >= snapshot.seq
+                and held_manifest["version"] == snapshot.version
+            ):
+                return
         held = kvs[0].mod_revision if kvs else 0
         prefix = self._chunk_prefix(repo, snapshot.seq)
         body = snapshot.body

@@ -78,7 +78,7 @@ class MemoryStore:
     def save_snapshot(self, snapshot: Snapshot) -> None:
         with self._lock:
             held = self._snapshots.get(snapshot.repo)
-            if held is None or held.seq < snapshot.seq:
+            if held is None or held.seq < snapshot.seq or held.version != snapshot.version:
                 self._snapshots[snapshot.repo] = snapshot
 
     def close(self) -> None:

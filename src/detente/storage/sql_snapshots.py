@@ -1,8 +1,10 @@
 """Projection snapshots in the SQL stores: one row per repository in ``snapshots``.
 
-The row is replaced only by a snapshot of a later event (``ON CONFLICT ... WHERE``), so two
-servers saving at once keep the newer one. The write is its own short statement, outside
-any command's transaction (it never holds the append lock).
+The row is replaced only by a snapshot of a later event or of another version
+(``ON CONFLICT ... WHERE``), so two servers saving at once keep the newer one, and a new
+release replaces the old release's snapshot without waiting for a new event. The write is
+its own short statement, outside any command's transaction (it never holds the append
+lock).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ _UPSERT = (
     "INSERT INTO snapshots (repo, seq, hash, version, digest, body) VALUES (?,?,?,?,?,?) "
     "ON CONFLICT (repo) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
     "version = excluded.version, digest = excluded.digest, body = excluded.body "
-    "WHERE snapshots.seq < excluded.seq"
+    "WHERE snapshots.seq < excluded.seq OR snapshots.version <> excluded.version"
 )
 
 

@@ -98,6 +98,18 @@ def _has_index(worktree: Path) -> bool:
 _STALE_DEPTH = 16
 
 
+#: ``(worktree, old) -> base`` as :func:`dirty_paths` found it, for the
+#: :func:`update_checkouts` that follows it in the same command (taken once).
+_CHECKED: dict[tuple[str, str], str] = {}
+_CHECKED_LIMIT = 256
+
+
+def _remember_base(worktree: Path, old: str, base: str) -> None:
+    if len(_CHECKED) >= _CHECKED_LIMIT:
+        _CHECKED.clear()
+    _CHECKED[(str(worktree), old)] = base
+
+
 def checkout_base(worktree: Path, old: str) -> str:
     """The commit whose tree ``worktree``'s index holds: ``old`` normally.
 
@@ -148,15 +160,19 @@ def dirty_paths(
     if not status.ok:
         raise VcsError(f"cannot read the status of worktree {worktree}: {status.stderr.strip()}")
     # An interrupted update left the index at an earlier commit: its staged difference from
-    # the branch is that update's, not anyone's work; only the files' changes count.
-    base = checkout_base(worktree, old)
+    # the branch is that update's, not anyone's work; only the files' changes count. With
+    # nothing staged the index is the branch's own tree: no git call needed to know it.
+    entries = status_entries(status.stdout)
+    staged = any(code[0] not in " ?!" for code, _, _ in entries)
+    base = checkout_base(worktree, old) if staged else old
+    _remember_base(worktree, old, base)
     touched = set(
         git.run("diff", "--name-only", "-z", "--no-renames", base, new, check=False).stdout.split(
             "\0"
         )
     )
     dirty: set[str] = set()
-    for code, path, source in status_entries(status.stdout):
+    for code, path, source in entries:
         if source is not None and base == old:
             dirty.add(source)  # a rename's source path changed too
         if code == "!!":
@@ -213,7 +229,9 @@ def update_checkouts(worktrees: list[Path], old: str, new: str) -> None:
         VcsError: git refused (a file appeared since the check); the ref has moved.
     """
     for worktree in worktrees:
-        base = checkout_base(worktree, old)  # old, or the commit an interrupted update left
+        # old, or the commit an interrupted update left (known already when this process
+        # has just checked the worktree with dirty_paths)
+        base = _CHECKED.pop((str(worktree), old), None) or checkout_base(worktree, old)
         result = Git(worktree).run("read-tree", "-u", "-m", base, new, check=False)
         if not result.ok:
             raise VcsError(

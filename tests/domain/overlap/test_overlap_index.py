@@ -12,8 +12,16 @@ from hypothesis import strategies as st
 from detente.domain.overlap import PatternIndex, intersect, normalize_pattern
 from detente.errors import ValidationError
 
-_DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
-_ANSIBLE = _DATA / "ansible-paths.txt"
+
+def _data_file(name: str) -> Path:
+    """``shared/data/<name>`` beside the checkout (the main one or any worktree of it)."""
+    for parent in Path(__file__).resolve().parents:
+        if (candidate := parent / "shared" / "data" / name).is_file():
+            return candidate
+    return Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / name
+
+
+_ANSIBLE = _data_file("ansible-paths.txt")
 
 
 def _brute(
@@ -118,6 +126,41 @@ def test_candidates_skip_unrelated_subtrees_and_extensions() -> None:
     assert index.candidates("lib/a/b.py") == {"py-root", "lib", "lib-file"}
     assert index.candidates("docs/**/*.yml") == {"yml-root", "docs"}
     assert index.candidates("test/units/x.py") == {"py-root", "test"}
+
+
+def test_a_query_walks_only_the_children_its_segments_match() -> None:
+    index = _index(
+        [
+            ("top-yml", "t/a.yml"),
+            ("deep-yml", "t/sub/b.yml"),
+            ("deep-tree", "t/sub/**"),
+            ("other-dir", "t/other/*.yml"),
+            ("t-tree", "t/**"),
+        ]
+    )
+    assert index.candidates("t/*.yml") == {"top-yml", "t-tree"}
+    assert index.candidates("t/s*/b.yml") == {"deep-yml", "deep-tree", "t-tree"}
+    # ``t/a.yml`` sits on a node the walk passes (a superset, then decided exactly).
+    assert index.candidates("t/*/*.yml") == {
+        "deep-yml",
+        "deep-tree",
+        "other-dir",
+        "t-tree",
+        "top-yml",
+    }
+    assert [key for key, _, _ in index.overlapping("t/*/*.yml")] == [
+        "deep-tree",
+        "deep-yml",
+        "other-dir",
+        "t-tree",
+    ]
+    # An exact path looks at its own node and its ancestors, never below.
+    assert index.candidates("t/sub") == {"t-tree", "deep-tree"}
+    assert index.overlapping("t/sub") == [("t-tree", "t/**", "t/sub")]
+    assert index.overlapping("t/*.yml") == [
+        ("t-tree", "t/**", "t/x.yml"),
+        ("top-yml", "t/a.yml", "t/a.yml"),
+    ]
 
 
 def test_candidates_are_a_superset_of_the_true_overlaps() -> None:

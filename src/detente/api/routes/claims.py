@@ -34,6 +34,7 @@ def router(calls: ServiceCalls) -> APIRouter:
         op.ANNOUNCE,
         op.RENEW,
         op.SCOPE_CHANGE,
+        op.CHANGE_OBJECTIVE,
         op.SUSPEND,
         op.RESUME,
         op.ABANDON,

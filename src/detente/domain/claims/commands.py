@@ -61,6 +61,14 @@ class ChangeScope:
 
 
 @dataclass(frozen=True)
+class ChangeObjective:
+    claim_id: str
+    expected_claim_revision: int
+    objective: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class SetStatus:
     """Suspend, resume or abandon. ``details`` carries the abandonment record."""
 

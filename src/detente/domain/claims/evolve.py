@@ -10,7 +10,8 @@ Indexes over the *holding* claims:
     - :attr:`~ClaimBook.path_index`: a :class:`PatternIndex` of their path patterns;
     - :attr:`~ClaimBook.modules` / :attr:`~ClaimBook.symbols` / :attr:`~ClaimBook.contracts`:
       exact value -> claim ids;
-    - :attr:`~ClaimBook.memory_holders`: the ids of those that declare memory impacts;
+    - :attr:`~ClaimBook.memory_holders`: the ids of those that declare memory impacts,
+      and :attr:`~ClaimBook.memory_index`, a :class:`PatternIndex` of those impacts' paths;
     - a heap of lease deadlines for the expiry sweep (lazy deletion).
 """
 
@@ -35,6 +36,7 @@ class ClaimBook(dict[str, Claim]):
         path_index: path patterns of the holding claims.
         modules / symbols / contracts: ``value -> ids`` of the holding claims naming it.
         memory_holders: ids of the holding claims with memory impacts.
+        memory_index: the memory impact paths of those claims (key: the claim id).
         last_fencing_token: the highest fencing token granted so far (0 before any).
     """
 
@@ -46,6 +48,7 @@ class ClaimBook(dict[str, Claim]):
         self.symbols: dict[str, set[str]] = {}
         self.contracts: dict[str, set[str]] = {}
         self.memory_holders: set[str] = set()
+        self.memory_index = PatternIndex()
         self.last_fencing_token = 0
         self._deadlines: list[tuple[datetime, str, int]] = []
 
@@ -117,12 +120,13 @@ class ClaimBook(dict[str, Claim]):
             old_holding = False
         if new.holding and not old_holding:
             self._index(new)
-        if new.holding:
+        if new.id in self.memory_holders:
             self.memory_holders.discard(new.id)
-            if new.memory_impacts:
-                self.memory_holders.add(new.id)
-        else:
-            self.memory_holders.discard(new.id)
+            self.memory_index.remove_key(new.id)
+        if new.holding and new.memory_impacts:
+            self.memory_holders.add(new.id)
+            for impact in new.memory_impacts:
+                self.memory_index.add(new.id, impact.path)
         if new.leased and (old is None or old.lease != new.lease or not old.leased):
             heapq.heappush(self._deadlines, (new.lease.expires_at, new.id, new.lease.revision))
 
@@ -208,6 +212,7 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         principal=_principal(data.get("actor")),
         takeover=data.get("takeoverOf"),
         semantic=data.get("semantic"),
+        carve_outs=_announced_carve_outs(data),
     )
 
 
@@ -251,6 +256,8 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
                 else claim.memory_impacts
             ),
         )
+    if event_type == ev.CLAIM_OBJECTIVE_CHANGED:
+        return replace(claim, objective=str(data["objective"]), semantic=data.get("semantic"))
     if event_type == ev.CLAIM_ABANDONED:
         return replace(
             claim,
@@ -264,6 +271,19 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
             ),
         )
     return replace(claim, status=status, status_reason=reason)
+
+
+def _announced_carve_outs(data: dict[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A takeover successor's inherited carve-outs (``carveOuts`` of its announcement)."""
+    raw = data.get("carveOuts")
+    if not isinstance(raw, dict):
+        return ()
+    held = set(data["paths"])
+    return tuple(
+        (str(p), tuple(str(c) for c in cuts))
+        for p, cuts in sorted(raw.items())
+        if p in held and cuts
+    )
 
 
 def _carve_outs(claim: Claim, data: dict[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:

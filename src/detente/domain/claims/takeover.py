@@ -174,9 +174,15 @@ def decide_takeover(
         "quorum": policy.takeover_quorum,
         "approvals": [],
     }
+    # The successor keeps what a split cut out of the patterns it continues (issue #12).
+    carved = {p: list(cuts) for p, cuts in pred.carve_outs if p in taken and cuts}
+    extra: dict[str, Any] = {"takeoverOf": info}
+    if carved:
+        extra["carveOuts"] = carved
     claim_id, announced, targets = announce(
-        state, replace(seed, paths=paths), now, ids, policy, extra={"takeoverOf": info}
+        state, replace(seed, paths=paths), now, ids, policy, extra=extra
     )
+    targets = replace(targets, carve_outs=tuple((p, tuple(c)) for p, c in sorted(carved.items())))
     if gate:
         blocked = ev.status_event(
             ids,

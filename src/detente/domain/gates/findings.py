@@ -32,6 +32,7 @@ from detente.domain.authority import (
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.generated_authority import artifact_at
 from detente.domain.named_authority import Edit
+from detente.domain.overlap.symbols import stray_edits
 from detente.domain.state import RepoState
 
 __all__ = [
@@ -106,6 +107,10 @@ class PushedCommit:
     oid: str
     claim_ids: tuple[str, ...]
     files: tuple[str, ...]
+    #: ``(path, innermost symbols touched, lines outside every symbol changed)`` per
+    #: file whose symbols the hook read on both sides of the diff; the other files are
+    #: whole-file changes.
+    edits: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
 
 
 def holders_of(state: RepoState, path: str, exclude: str | None = None) -> list[Claim]:
@@ -214,12 +219,21 @@ def push_failures(
         known = [c for c in claims if c is not None]
         if not known:
             continue
+        edits: dict[str, Edit] = {path: (symbols, out) for path, symbols, out in commit.edits}
         for path in commit.files:
-            # A path is fine when any named claim may change it.
-            per_claim = [path_findings(state, c, [path]) for c in known]
+            # A path is fine when any named claim may change it; a symbol-scoped claim
+            # (its own, or another's hold) is judged by the symbols the commit touches.
+            per_claim = [path_findings(state, c, [path], edits) for c in known]
             if any(not found for found in per_claim):
                 continue
             for finding in dict.fromkeys(f for found in per_claim for f in found):
                 owner = known[0].id if finding.kind == "outside" else None
-                failures.append(f"commit {short}: {finding.sentence(owner)}")
+                sentence = finding.sentence(owner)
+                if finding.kind == "outside" and path in edits:
+                    stray = stray_edits(known[0].symbols, path, *edits[path])
+                    if stray:
+                        sentence = (
+                            f"{path} changes {', '.join(stray)} outside claim {owner}'s symbols"
+                        )
+                failures.append(f"commit {short}: {sentence}")
     return failures

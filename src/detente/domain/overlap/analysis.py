@@ -13,11 +13,13 @@ targets listed inside, ordered by claim id for stable output.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.memory.model import DocClass
 from detente.domain.overlap.globs import Budget, Undecided, compile_pattern, intersect
+from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
 from detente.domain.overlap.modules import module_patterns
 from detente.domain.overlap.named import named_overlaps
@@ -270,9 +272,13 @@ def _memory_overlaps(
     found: dict[str, _Found],
     budget: Budget,
 ) -> None:
-    """Memory impacts meet when their paths intersect and their sections do (empty = all)."""
+    """Memory impacts meet when their paths intersect and their sections do (empty = all).
+
+    Only the claims whose impact paths the memory index cannot rule out are examined.
+    """
     private = state.memory.private_paths()
-    for claim_id in sorted(state.claims.memory_holders):
+    index = state.claims.memory_index
+    for claim_id in sorted(_memory_candidates(index, [m.path for m in targets.memory])):
         if claim_id == exclude:
             continue
         other = state.claims[claim_id]
@@ -304,7 +310,7 @@ def _memory_overlaps(
                 OverlapKind.MEMORY,
                 OverlapTarget(mine=_memory_label(mine), theirs=theirs_path, witness=witness),
             )
-    for claim_id in sorted(state.claims.memory_holders):
+    for claim_id in sorted(_memory_candidates(index, targets.paths)):
         if claim_id == exclude:
             continue
         for theirs in state.claims[claim_id].memory_impacts:
@@ -317,6 +323,14 @@ def _memory_overlaps(
                             mine=mine_path, theirs=_memory_label(theirs), witness=witness
                         ),
                     )
+
+
+def _memory_candidates(index: PatternIndex, patterns: Sequence[str]) -> set[str]:
+    """Claims holding a memory impact whose path may meet one of ``patterns``."""
+    found: set[str] = set()
+    for pattern in patterns:
+        found |= index.candidates(pattern)
+    return found
 
 
 def _meet(a: str, b: str, budget: Budget) -> tuple[bool, str | None]:

@@ -64,6 +64,7 @@ from detente.domain.overlap.search import (
     cheapest_common_word,
     valid_step,
 )
+from detente.domain.overlap.shapes import deep_tail, segments_clash, shape_witness, tail_witness
 
 __all__ = [
     "SEARCH_BUDGET",
@@ -104,6 +105,7 @@ class CompiledPattern:
         "_remaining",
         "_steps",
         "_subtree",
+        "_tail",
         "_trans",
         "_witness",
         "extension",
@@ -125,6 +127,8 @@ class CompiledPattern:
         self.extension = self.suffix.rsplit(".", 1)[1] if "." in self.suffix else None
         # "dir/**": the commonest wildcard claim, decided by a prefix test.
         self._subtree = len(lead) == len(self.segments) - 1 and self.segments[-1] is GLOBSTAR
+        # "dir/**/*.py", "**/*.go": every path below the prefix ending with the tail.
+        self._tail = deep_tail(self.segments)
         self._trans: tuple[Transitions, ...] = ()
         self._accepting = -1  # the NFA is built on first use: literal patterns rarely need it
         self._steps: dict[tuple[int, str], int] = {}
@@ -155,6 +159,8 @@ class CompiledPattern:
         if not (path.startswith(self.prefix) and path.endswith(self.suffix)):
             return False
         if self._subtree:
+            return len(path) > len(self.prefix)
+        if self._tail is not None:  # "dir/**/*.py": below "dir/" and ending with ".py"
             return len(path) > len(self.prefix)
         return self.accepts(self.read(path))
 
@@ -195,10 +201,12 @@ class CompiledPattern:
         when the glob reading matches nothing or the search runs out of budget.
         """
         if self._witness is None:
-            try:
-                found = cheapest_common_word(self, self, Budget())
-            except Undecided:
-                found = None
+            found = shape_witness(self.segments)
+            if found is None:
+                try:
+                    found = cheapest_common_word(self, self, Budget())
+                except Undecided:
+                    found = None
             self._witness = (found or self.pattern,)
         return self._witness[0] or self.pattern
 
@@ -362,7 +370,30 @@ def _glob_intersection(ca: CompiledPattern, cb: CompiledPattern, budget: Budget)
         return cb.witness()
     if cb._subtree and ca.prefix.startswith(cb.prefix):
         return ca.witness()
+    # "dir/**/*.py" holds every path under "dir/" ending with ".py": a pattern whose
+    # literal prefix and suffix say so is inside it, and its cheapest path is theirs.
+    if _holds(ca, cb):
+        return cb.witness()
+    if _holds(cb, ca):
+        return ca.witness()
+    # "dir/**" and "**/*.py" (dir below the other's prefix): the paths under "dir/"
+    # ending with ".py", the cheapest being one segment right below "dir/".
+    if ca._subtree and cb._tail is not None and ca.prefix.startswith(cb.prefix):
+        return tail_witness(ca.prefix, cb._tail)
+    if cb._subtree and ca._tail is not None and cb.prefix.startswith(ca.prefix):
+        return tail_witness(cb.prefix, ca._tail)
+    if segments_clash(ca.segments, cb.segments):
+        return None
     return cheapest_common_word(ca, cb, budget)
+
+
+def _holds(outer: CompiledPattern, inner: CompiledPattern) -> bool:
+    """Whether ``outer`` reads ``L/**/*<tail>`` and every path of ``inner`` is below
+    ``L/`` and ends with ``tail`` (glob readings)."""
+    tail = outer._tail
+    return (
+        tail is not None and inner.prefix.startswith(outer.prefix) and inner.suffix.endswith(tail)
+    )
 
 
 def _compatible_prefixes(p: str, q: str) -> bool:

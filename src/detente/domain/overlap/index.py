@@ -5,8 +5,12 @@ pattern sits in a trie of literal path segments at the node of its leading liter
 segments (``lib/ansible/modules/*.py`` at ``lib/ansible/modules``, ``**/*.yml`` at the
 root, an exact path at its own node). Every path a pattern matches starts with the
 pattern's leading literal segments, so two patterns can only meet when one's node is an
-ancestor of (or the same as) the other's: a query looks at the entries *on* the nodes
-along its own literal path, plus every entry in the subtree under its node.
+ancestor of (or the same as) the other's. A query walks the trie along its own
+segments: a literal segment follows one child, a ``*``/``?`` segment only the children
+whose names it matches (a character class keeps every child), and ``**`` takes every entry
+of the subtree below; the entries *on* every node reached are candidates. So
+``lib/*.py`` never looks at ``lib/sub/x.py``, and an exact path only at its own node and
+its ancestors.
 
 A second filter is the literal extension: when every path a pattern matches ends with
 ``".py"`` it cannot meet a pattern whose paths all end with ``".yml"``. Entries are
@@ -25,7 +29,7 @@ both sides. The index is pure: no IO, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from detente.domain.overlap.carveouts import intersect_carved
 from detente.domain.overlap.globs import (
@@ -35,11 +39,15 @@ from detente.domain.overlap.globs import (
     compile_pattern,
     intersect_compiled,
 )
+from detente.domain.overlap.paths import GLOBSTAR
+from detente.domain.overlap.shapes import segment_filter
 
 __all__ = ["PatternIndex"]
 
 _Entry = tuple[str, str]
-_Buckets = dict[str | None, set[_Entry]]
+#: ``pattern -> keys holding it``: the entries of one node (or subtree) and extension.
+_Group = dict[str, set[str]]
+_Buckets = dict[str | None, _Group]
 
 
 class _Node:
@@ -65,6 +73,7 @@ class PatternIndex:
         self._compiled: dict[str, CompiledPattern] = {}
         self._users: dict[str, int] = {}
         self._carved: dict[_Entry, tuple[CompiledPattern, ...]] = {}
+        self._carved_keys: dict[str, set[str]] = {}  # pattern -> keys with carve-outs
         self._size = 0
 
     def __len__(self) -> int:
@@ -98,16 +107,16 @@ class PatternIndex:
         held.add(canonical)
         if carve_outs:
             self._carved[(key, canonical)] = tuple(compile_pattern(c) for c in carve_outs)
+            self._carved_keys.setdefault(canonical, set()).add(key)
         self._users[canonical] = self._users.get(canonical, 0) + 1
         self._compiled[canonical] = compiled
-        entry = (key, canonical)
         bucket = compiled.extension
         node = self._root
-        node.subtree.setdefault(bucket, set()).add(entry)
+        _put(node.subtree, bucket, canonical, key)
         for segment in compiled.literal_segments:
             node = node.children.setdefault(segment, _Node())
-            node.subtree.setdefault(bucket, set()).add(entry)
-        node.own.setdefault(bucket, set()).add(entry)
+            _put(node.subtree, bucket, canonical, key)
+        _put(node.own, bucket, canonical, key)
         self._size += 1
 
     def remove(self, key: str, pattern: str) -> None:
@@ -127,21 +136,21 @@ class PatternIndex:
         if held is None or canonical not in held:
             raise KeyError((key, pattern))
         held.discard(canonical)
-        self._carved.pop((key, canonical), None)
+        if self._carved.pop((key, canonical), None) is not None:
+            _discard_key(self._carved_keys, canonical, key)
         if not held:
             del self._by_key[key]
         self._users[canonical] -= 1
         if not self._users[canonical]:
             del self._users[canonical]
             del self._compiled[canonical]
-        entry = (key, canonical)
         bucket = compiled.extension
         path = [self._root]
         for segment in compiled.literal_segments:
             path.append(path[-1].children[segment])
-        _discard(path[-1].own, bucket, entry)
+        _discard(path[-1].own, bucket, canonical, key)
         for node in path:
-            _discard(node.subtree, bucket, entry)
+            _discard(node.subtree, bucket, canonical, key)
         for depth in range(len(path) - 1, 0, -1):
             if path[depth].subtree:
                 break
@@ -174,7 +183,8 @@ class PatternIndex:
         Raises:
             ValidationError: code ``validation_error`` when the pattern is invalid.
         """
-        return {key for key, _ in self._candidate_entries(compile_pattern(pattern))}
+        groups = self._candidate_groups(compile_pattern(pattern))
+        return {key for group in groups for keys in group.values() for key in keys}
 
     def overlapping(
         self,
@@ -204,31 +214,39 @@ class PatternIndex:
             ValidationError: code ``validation_error`` when the pattern is invalid.
         """
         query = compile_pattern(pattern)
-        # Many claims hold the same pattern (``lib/**``): decide each distinct one once.
-        witnesses: dict[str, str | Undecided | None] = {}
         found: list[tuple[str, str, str | None]] = []
-        for key, theirs in self._candidate_entries(query):
-            if key == exclude:
-                continue
-            cut = self._carved.get((key, theirs), ())
-            if carve_outs or cut:
-                meets, carved = _carved_witness(pattern, carve_outs, theirs, cut, budget)
-                if meets:
-                    found.append((key, theirs, carved))
-                continue
-            if theirs in witnesses:
-                witness = witnesses[theirs]
-            else:
-                try:
-                    witness = intersect_compiled(query, self._compiled[theirs], budget=budget)
-                except Undecided as undecided:
-                    witness = undecided
-                witnesses[theirs] = witness
-            if isinstance(witness, Undecided):
-                found.append((key, theirs, None))
-            elif witness is not None:
-                found.append((key, theirs, witness))
-        found.sort(key=lambda f: (f[0], f[1]))
+        carved = self._carved
+        # Entries are grouped by pattern (many claims hold ``lib/**``): each distinct
+        # pattern is decided once, and its keys join the result in one step.
+        for group in self._candidate_groups(query):
+            for theirs, keys in group.items():
+                if carve_outs or (carved and theirs in self._carved_keys):
+                    plain: list[str | None] = []  # the uncarved pair, decided once
+                    for key in keys:  # carve-outs are per entry
+                        if key == exclude:
+                            continue
+                        cut = carved.get((key, theirs), ())
+                        if carve_outs or cut:
+                            meets, carved_witness = _carved_witness(
+                                pattern, carve_outs, theirs, cut, budget
+                            )
+                            if meets:
+                                found.append((key, theirs, carved_witness))
+                            continue
+                        if not plain:
+                            plain.append(_decide(query, self._compiled[theirs], budget))
+                        if plain[0] != "":
+                            found.append((key, theirs, plain[0]))
+                    continue
+                decided = _decide(query, self._compiled[theirs], budget)
+                if decided == "":
+                    continue
+                if exclude in keys:
+                    found.extend((key, theirs, decided) for key in keys if key != exclude)
+                else:
+                    found.extend((key, theirs, decided) for key in keys)
+        # (key, pattern) pairs are unique, so the witness never takes part in the order.
+        found.sort()
         return found
 
     def matching(self, path: str, *, exclude: str | None = None) -> list[tuple[str, str]]:
@@ -246,36 +264,59 @@ class PatternIndex:
         """
         segments = path.split("/")
         extension = path.rsplit(".", 1)[1] if "." in path else None
-        entries: set[_Entry] = set()
+        groups: list[_Group] = []
         node = self._root
         for segment in segments:
-            entries.update(*_compatible(node.own, extension))
+            groups.extend(_compatible(node.own, extension))
             child = node.children.get(segment)
             if child is None:
                 break
             node = child
         else:
-            entries.update(*_compatible(node.own, extension))
+            groups.extend(_compatible(node.own, extension))
         found = [
             (key, theirs)
-            for key, theirs in entries
+            for group in groups
+            for theirs, keys in group.items()
+            if self._compiled[theirs].matches(path)
+            for key in keys
             if key != exclude
-            and self._compiled[theirs].matches(path)
             and not any(c.matches(path) for c in self._carved.get((key, theirs), ()))
         ]
         return sorted(found)
 
-    def _candidate_entries(self, query: CompiledPattern) -> set[_Entry]:
+    def _candidate_groups(self, query: CompiledPattern) -> list[_Group]:
+        """The groups of every entry the query may meet (see the module docstring): a
+        literal segment follows one child, a wildcard segment the children whose names it
+        matches, ``**`` takes the whole subtree. The groups are disjoint (each entry is
+        on one node; the nodes reached at one depth are distinct and none is below
+        another), so no entry is listed twice, and a pattern is in one group at most."""
         extension = query.extension
-        found: set[_Entry] = set()
-        node = self._root
-        for segment in query.literal_segments:
-            found.update(*_compatible(node.own, extension))
-            child = node.children.get(segment)
-            if child is None:
+        found: list[_Group] = []
+        lead = query.literal_segments
+        level = [self._root]
+        for depth, segment in enumerate(query.segments):
+            if segment is GLOBSTAR:
+                for node in level:
+                    found.extend(_compatible(node.subtree, extension))
                 return found
-            node = child
-        found.update(*_compatible(node.subtree, extension))
+            for node in level:
+                found.extend(_compatible(node.own, extension))
+            if depth < len(lead):
+                child = level[0].children.get(lead[depth])
+                level = [child] if child is not None else []
+            else:
+                accepts = segment_filter(segment)
+                level = [
+                    child
+                    for node in level
+                    for name, child in node.children.items()
+                    if accepts is None or accepts(name)
+                ]
+            if not level:
+                return found
+        for node in level:
+            found.extend(_compatible(node.own, extension))
         return found
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
@@ -300,19 +341,40 @@ def _carved_witness(
     return found is not None, found
 
 
-def _compatible(buckets: _Buckets, extension: str | None) -> Iterable[set[_Entry]]:
-    """The buckets whose patterns may share a path with a query of this extension.
+def _decide(query: CompiledPattern, theirs: CompiledPattern, budget: Budget | None) -> str | None:
+    """The witness of a pair, None when undecided (counts as overlapping), ``""`` when
+    disjoint (no valid path is empty)."""
+    try:
+        witness = intersect_compiled(query, theirs, budget=budget)
+    except Undecided:
+        return None
+    return "" if witness is None else witness
+
+
+def _compatible(buckets: _Buckets, extension: str | None) -> list[_Group]:
+    """The groups whose patterns may share a path with a query of this extension.
 
     Paths ending with ``".a"`` and with ``".b"`` (``a``, ``b`` without ``.``) exist only
     when ``a == b``, so a known extension rules out every other known extension.
     """
     if extension is None:
         return list(buckets.values())
-    return [bucket for name in (extension, None) if (bucket := buckets.get(name)) is not None]
+    return [group for name in (extension, None) if (group := buckets.get(name)) is not None]
 
 
-def _discard(buckets: _Buckets, name: str | None, entry: _Entry) -> None:
-    bucket = buckets[name]
-    bucket.discard(entry)
-    if not bucket:
+def _put(buckets: _Buckets, name: str | None, pattern: str, key: str) -> None:
+    buckets.setdefault(name, {}).setdefault(pattern, set()).add(key)
+
+
+def _discard(buckets: _Buckets, name: str | None, pattern: str, key: str) -> None:
+    group = buckets[name]
+    _discard_key(group, pattern, key)
+    if not group:
         del buckets[name]
+
+
+def _discard_key(group: dict[str, set[str]], pattern: str, key: str) -> None:
+    keys = group[pattern]
+    keys.discard(key)
+    if not keys:
+        del group[pattern]

@@ -1,0 +1,96 @@
+"""The bodies of ``detente claim status`` and ``detente claim list``.
+
+Typer-free: the parsed commands (:mod:`detente.cli.claims`) and the reads answered
+without the parser (:mod:`detente.cli.fast_reads`) run these same bodies, so both print
+the same documents.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from detente.cli.session import Body, Session
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["list_body", "status_body"]
+
+
+def status_body(claim_id: str, *, work: bool = False, semantic: bool = False) -> Body:
+    """``claim status``: a claim now, its live overlaps, lease timer, meetings, and the
+    evidence completion needs (``work``/``semantic``: also read those, slower)."""
+
+    def body(session: Session) -> None:
+        from detente.cli.render import lease_timer
+        from detente.cli.workspace import evidence
+
+        include = [part for part, asked in (("work", work), ("semantic", semantic)) if asked]
+        response = session.client.get_claim(claim_id, include=include)
+        claim = response["claim"]
+        proof = evidence(claim)
+        now = session.now()
+        lease = {**claim["lease"], "timer": lease_timer(claim["lease"]["expiresAt"], now)}
+
+        def text(console: Console) -> None:
+            from detente.cli import views
+
+            views.claim_view(console, claim, now)
+            views.overlaps_view(console, response.get("overlaps", []))
+            if semantic:
+                views.overlaps_view(console, response.get("semanticOverlaps", []))
+            if response.get("work"):
+                import json
+
+                console.print(f"work: {json.dumps(response['work'])}", markup=False)
+            for meeting in response.get("meetings", []):
+                views.meeting_view(console, meeting)
+            console.print("evidence completion will require:")
+            console.print(f"  head commit    {proof['headCommit'] or '-'}")
+            files = proof["changedFiles"]
+            console.print(f"  changed files  {len(files)}: {', '.join(files[:10])}", markup=False)
+            tests = ", ".join(t["name"] for t in proof["tests"]) or "-"
+            console.print(f"  tests          {tests}", markup=False)
+            if proof["apiChanges"]:
+                console.print(f"  api changes    {', '.join(proof['apiChanges'])}", markup=False)
+            for item in proof["missing"]:
+                console.print(f"  [yellow]missing[/]: {item}")
+
+        session.emit({**response, "lease": lease, "evidence": proof}, text)
+
+    return body
+
+
+def list_body(
+    *,
+    status: str | None = None,
+    path: str | None = None,
+    agent: str | None = None,
+    agent_session: str | None = None,
+    repo: str | None = None,
+    limit: int | None = None,
+    cursor: str | None = None,
+) -> Body:
+    """``claim list``: claims (newest last), filtered; with ``limit``, one page."""
+
+    def body(session: Session) -> None:
+        response = session.client.list_claims(
+            repo=repo,
+            status=status,
+            path=path,
+            agent=agent,
+            session=agent_session,
+            limit=limit,
+            cursor=cursor,
+        )
+
+        def text(console: Console) -> None:
+            from detente.cli.views import claims_table
+
+            claims_table(console, response["claims"], session.now())
+            if response.get("nextCursor"):
+                console.print(f"more: --cursor {response['nextCursor']}", markup=False)
+
+        session.emit(response, text)
+
+    return body
