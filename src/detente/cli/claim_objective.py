@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from detente.cli.context import JsonFlag, Session, run
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["objective"]
 
