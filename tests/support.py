@@ -78,3 +78,44 @@ def isolate_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+
+
+def repo_paths(name: str = "ansible-paths.txt") -> list[str]:
+    """Real repository paths from ``shared/data/<name>`` beside the checkout (the main one
+    or any worktree of it); where the data is absent (a bare CI clone), a deterministic
+    synthetic tree of 4,000 paths shaped like it (nested directories, mixed extensions).
+    """
+    import random
+    from pathlib import Path
+
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "data" / name
+        if candidate.is_file():
+            return [p for p in candidate.read_text(encoding="utf-8").splitlines() if p]
+    rng = random.Random(20261130)
+    tops = ["lib", "test", "docs", "hacking", "changelogs", "packaging"]
+    words = [
+        "ansible",
+        "plugins",
+        "modules",
+        "units",
+        "integration",
+        "targets",
+        "cli",
+        "utils",
+        "module_utils",
+        "executor",
+        "inventory",
+        "vars",
+        "docsite",
+        "rst",
+        "files",
+        "tasks",
+    ]
+    exts = ["py", "py", "py", "yml", "yml", "md", "rst", "txt", "json", "j2", "sh", "ps1"]
+    out: set[str] = set()
+    while len(out) < 4000:
+        depth = rng.randint(0, 4)
+        parts = [rng.choice(tops), *(rng.choice(words) for _ in range(depth))]
+        out.add("/".join(parts) + f"/{rng.choice(words)}_{rng.randint(0, 40)}.{rng.choice(exts)}")
+    return sorted(out)

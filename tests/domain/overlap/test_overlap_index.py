@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -12,16 +11,7 @@ from hypothesis import strategies as st
 from detente.domain.overlap import PatternIndex, intersect, normalize_pattern
 from detente.errors import ValidationError
 
-
-def _data_file(name: str) -> Path:
-    """``shared/data/<name>`` beside the checkout (the main one or any worktree of it)."""
-    for parent in Path(__file__).resolve().parents:
-        if (candidate := parent / "shared" / "data" / name).is_file():
-            return candidate
-    return Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / name
-
-
-_ANSIBLE = _data_file("ansible-paths.txt")
+from support import repo_paths
 
 
 def _brute(
@@ -173,9 +163,7 @@ def test_candidates_are_a_superset_of_the_true_overlaps() -> None:
 
 
 def _ansible_paths() -> list[str]:
-    if not _ANSIBLE.is_file():
-        pytest.skip(f"test data {_ANSIBLE} is absent")
-    return [line for line in _ANSIBLE.read_text(encoding="utf-8").splitlines() if line]
+    return repo_paths()
 
 
 def _claim_patterns(paths: list[str], rng: random.Random, count: int) -> list[str]:

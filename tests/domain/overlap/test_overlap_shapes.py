@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
-
-import pytest
 
 from detente.domain.overlap import compile_pattern, intersect
 from detente.domain.overlap.globs import CompiledPattern
@@ -16,6 +13,8 @@ from detente.domain.overlap.shapes import (
     segments_clash,
     shape_witness,
 )
+
+from support import repo_paths
 
 _POOL = [
     "a/**",
@@ -55,20 +54,11 @@ _POOL = [
 ]
 
 
-def _data_file(name: str) -> Path:
-    for parent in Path(__file__).resolve().parents:
-        if (candidate := parent / "shared" / "data" / name).is_file():
-            return candidate
-    return Path(name)
-
-
 def _mix(count: int, seed: int) -> list[str]:
     """Patterns drawn like live claims: exact paths, ``dir/**``, ``dir/*.ext``,
-    ``dir/**/*.ext``, ``**/*.ext`` (real ansible paths when the test data is present)."""
-    data = _data_file("ansible-paths.txt")
-    if not data.is_file():
-        pytest.skip(f"test data {data} is absent")
-    paths = [p for p in data.read_text(encoding="utf-8").splitlines() if "/" in p]
+    ``dir/**/*.ext``, ``**/*.ext`` (real ansible paths when the test data is present, else
+    a synthetic tree like it)."""
+    paths = [p for p in repo_paths() if "/" in p]
     rng = random.Random(seed)
     out = []
     for _ in range(count):
