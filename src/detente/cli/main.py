@@ -112,6 +112,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 _HELP = ("--help", "-h")
+#: Commands that serve until stopped: they load the embedding model in the background.
+_LONG_RUNNING = frozenset({"serve", "mcp", "dashboard", "demo"})
 _APP: list[typer.Typer] = []
 
 
@@ -151,6 +153,12 @@ def main() -> None:
     import sys
 
     args = sys.argv[1:]
+    if not _LONG_RUNNING.intersection(args):
+        # One command and exit: no background model load for a semantic mode it would not
+        # live to use (see detente.service.search.similarity_now).
+        import os
+
+        os.environ.setdefault("DETENTE_BACKGROUND_MODEL", "0")
     if len(args) == 1 and args[0] in _HELP:
         _print_root_help()
         return

@@ -75,6 +75,9 @@ _WARM_LOCK = threading.Lock()  # not _LOCK: similarity() holds that while the mo
 _READY = threading.Event()  # set when the background load (and its prefetch) is done
 
 
+#: ``0`` in a short-lived process (set by the CLI for its one-shot commands): never start
+#: the background model load; similarity answers in the lexical mode.
+BACKGROUND_LOAD_ENV = "DETENTE_BACKGROUND_MODEL"
 _STOP = threading.Event()  # set at exit: the background prefetch stops between chunks
 _PREFETCH_CHUNK = 64
 
@@ -109,6 +112,12 @@ def similarity_now(prefetch: Callable[[], list[str]] | None = None) -> Similarit
     forced = os.environ.get("DETENTE_SIMILARITY", "").strip().lower() == "lexical"
     if not _WARMING and (model_tried() or forced):
         return similarity()
+    if not _WARMING and os.environ.get(BACKGROUND_LOAD_ENV, "1") == "0":
+        # A short-lived process (one CLI command): a model it would never use in time
+        # is not loaded, and its exit does not wait for one.
+        if not _LEXICAL:
+            _LEXICAL.append(Similarity("lexical"))
+        return _LEXICAL[0]
     with _WARM_LOCK:
         if not _WARMING:
             _WARMING.append(
@@ -123,8 +132,11 @@ def similarity_now(prefetch: Callable[[], list[str]] | None = None) -> Similarit
 def _warm(prefetch: Callable[[], list[str]] | None) -> None:
     try:
         sim = similarity()
-        if sim.mode == "semantic" and prefetch is not None:
-            texts = [t for t in prefetch() if t.strip()]
+        if sim.mode == "semantic" and prefetch is not None and not _STOP.is_set():
+            try:
+                texts = [t for t in prefetch() if t.strip()]
+            except Exception:  # the process is shutting down (its store closed): no warm-up
+                return
             for start in range(0, len(texts), _PREFETCH_CHUNK):
                 if _STOP.is_set():
                     break
