@@ -261,12 +261,14 @@ def _declare(
     compiled = [compile_pattern(p) for p in globs]
     pairs = 0
     for c in compiled:
+        if pairs > MAX_PATTERN_FILE_PAIRS:
+            break  # refused below: counting further changes nothing
         if c.pattern != f"{c.prefix}**":
             pairs += sum(1 for f in table.files if f.startswith(c.prefix) and f.endswith(c.suffix))
     if pairs > MAX_PATTERN_FILE_PAIRS:
         raise ValidationError(
             f"{side.label}: {len(globs)} glob patterns would each be read against the files "
-            f"of commit {table.commit[:12]} ({pairs:,} glob matches, more than "
+            f"of commit {table.commit[:12]} (at least {pairs:,} glob matches, more than "
             f"{MAX_PATTERN_FILE_PAIRS:,}): name fewer or narrower patterns (a literal "
             "directory prefix such as 'lib/**' or a literal path costs nothing)",
             field=f"{side.label}.paths",

@@ -24,7 +24,7 @@ from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus
 from detente.domain.claims.guards import check_alive, check_claim_revision, get_claim
-from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.model import DECLARABLE_STATUSES, ClaimStatus
 from detente.domain.claims.transitions import require
 from detente.domain.claims.wire import claim_to_wire, contract_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
@@ -96,11 +96,6 @@ def decide_expiry(state: RepoState, now: datetime, ids: IdSource) -> list[ev.Eve
     return out
 
 
-_SCOPE_STATUSES = frozenset(
-    {ClaimStatus.ACTIVE, ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED, ClaimStatus.SUSPENDED}
-)
-
-
 def decide_scope_change(
     state: RepoState,
     cmd: ChangeScope,
@@ -118,7 +113,7 @@ def decide_scope_change(
     claim = get_claim(state, cmd.claim_id)
     check_alive(claim, now)
     check_claim_revision(claim, cmd.expected_claim_revision)
-    if claim.status not in _SCOPE_STATUSES:
+    if claim.status not in DECLARABLE_STATUSES:
         raise InvalidTransition(
             claim.status.value,
             ClaimStatus.NEGOTIATING.value,

@@ -47,6 +47,11 @@ LEASED_STATUSES = frozenset(
 #: abandonment releases them.
 HOLDING_STATUSES = LEASED_STATUSES | {ClaimStatus.EXPIRED}
 
+#: Statuses in which a claim may change what it declares (its targets, its objective).
+DECLARABLE_STATUSES = frozenset(
+    {ClaimStatus.ACTIVE, ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED, ClaimStatus.SUSPENDED}
+)
+
 
 @dataclass(frozen=True)
 class Agent:

@@ -12,17 +12,13 @@ from datetime import datetime
 from detente.domain import events as ev
 from detente.domain.claims.commands import ChangeObjective
 from detente.domain.claims.guards import check_alive, check_claim_revision, get_claim
-from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.model import DECLARABLE_STATUSES
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import text_field
 from detente.errors import InvalidTransition, ValidationError
 
 __all__ = ["decide_objective_change"]
-
-_STATUSES = frozenset(
-    {ClaimStatus.ACTIVE, ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED, ClaimStatus.SUSPENDED}
-)
 
 
 def decide_objective_change(
@@ -47,7 +43,7 @@ def decide_objective_change(
     claim = get_claim(state, cmd.claim_id)
     check_alive(claim, now)
     check_claim_revision(claim, cmd.expected_claim_revision)
-    if claim.status not in _STATUSES:
+    if claim.status not in DECLARABLE_STATUSES:
         raise InvalidTransition(
             claim.status.value,
             claim.status.value,
