@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from detente.client import wire
-from detente.domain.overlap.globs import matches
 from detente.domain.overlap.carveouts import is_covered
+from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import has_wildcard, normalize_pattern
 from detente.errors import DetenteError
 from detente.mcp_server.shapes import holding, prune

@@ -75,11 +75,14 @@ def _known_fields(raw: dict[str, Any], allowed: frozenset[str], fld: str, shape:
         )
 
 
-def as_submitted(resolution: dict[str, Any]) -> dict[str, Any]:
+def as_submitted(resolution: object) -> object:
     """A stored (normalised) resolution as a caller would submit it: the fields
     :func:`validate` derives (``affected``, a handoff's ``targets`` and ``accepted``) and
     any a proposal stored before unknown fields were refused are dropped, so it can be
-    validated again against the state of the moment (accepting a proposal)."""
+    validated again against the state of the moment (accepting a proposal). Anything
+    but a dict is returned as it is, for :func:`validate` to refuse."""
+    if not isinstance(resolution, dict):
+        return resolution
     fields = _FIELDS.get(str(resolution.get("type")), frozenset({"type"}))
     out = {k: v for k, v in resolution.items() if k in fields}
     if isinstance(out.get("assignments"), list):
