@@ -68,6 +68,7 @@ async def test_every_tool_of_the_issue_is_listed_with_a_description(client: Clie
         "claim_check",
         "claim_renew",
         "claim_scope_add",
+        "claim_scope_remove",
         "claim_complete",
         "claim_abandon",
         "meeting_list",
