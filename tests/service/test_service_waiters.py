@@ -7,10 +7,12 @@ Every test runs on every store and checks the protocol invariants after every co
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.claims.commands import ChangeScope, SetStatus
+from detente.domain.claims.commands import ChangeScope, SetStatus, TakeoverRequest
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.meetings.model import MeetingStatus
 from detente.errors import OverlapBlocking
@@ -109,3 +111,20 @@ def test_a_granted_claim_that_expired_still_holds_its_files(
     assert _status(service, holder) is ClaimStatus.EXPIRED
     assert _status(service, newcomer) is ClaimStatus.NEGOTIATING
     assert [o.claim_id for o in service.claims.get_claim(newcomer).overlaps] == [holder]
+
+
+def test_a_takeover_successor_keeps_its_predecessors_place_ahead_of_later_waiters(
+    service: Service, clock: FakeClock
+) -> None:
+    holder = service.claims.open_claim(seed("src/app.py", agent="h", ttl=60)).claim.id
+    waiter = _open(service, "w", "src/app.py")
+    clock.advance(61 + service.policy.takeover_grace_seconds)
+    assert _status(service, holder) is ClaimStatus.EXPIRED
+    rev = service.claims.get_claim(holder).claim.revision
+    successor = service.takeover.take_over(
+        replace(seed("src/app.py", agent="s", ttl=3600), base_commit=""),
+        TakeoverRequest(holder, rev),
+    ).claim.id
+    assert _status(service, successor) is ClaimStatus.ACTIVE
+    assert service.claims.check_write(successor, ["src/app.py"]) == ["src/app.py"]
+    assert _status(service, waiter) is ClaimStatus.NEGOTIATING

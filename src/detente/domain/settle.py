@@ -39,6 +39,7 @@ from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
 
 __all__ = [
+    "arrival",
     "awaiting_handoff",
     "live_blockers",
     "meeting_is_live",
@@ -115,7 +116,7 @@ def queued_behind(state: RepoState, claim: Claim, overlap: Overlap) -> bool:
     that asked before it (a smaller fencing token: tokens are handed out in opening
     order, monotonic per repository), so the earliest waiter is granted and the others
     go on negotiating with it in their room. A takeover successor continues its
-    predecessor's place and never queues behind anyone by this rule.
+    predecessor's place in that order (:func:`arrival`).
     """
     other = state.claims.get(overlap.claim_id)
     return (
@@ -123,9 +124,22 @@ def queued_behind(state: RepoState, claim: Claim, overlap: Overlap) -> bool:
         and claim.status is ClaimStatus.NEGOTIATING
         and other.status is ClaimStatus.NEGOTIATING
         and not other.granted
-        and other.takeover is None
-        and other.fencing_token > claim.fencing_token
+        and arrival(state, other) > arrival(state, claim)
     )
+
+
+def arrival(state: RepoState, claim: Claim) -> tuple[int, int]:
+    """A claim's place among waiters: its fencing token (handed out in opening order), or
+    for a takeover successor its predecessor's place (the chain followed to the first
+    claim, bounded), then its own token to break a tie."""
+    first = claim
+    for _ in range(64):
+        of = (first.takeover or {}).get("claimId")
+        pred = state.claims.get(str(of)) if of is not None else None
+        if pred is None:
+            break
+        first = pred
+    return (first.fencing_token, claim.fencing_token)
 
 
 def waits_on_someone(state: RepoState, claim: Claim) -> bool:
