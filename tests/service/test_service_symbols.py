@@ -150,3 +150,21 @@ def test_removing_a_symbol_or_module_the_claim_does_not_hold_or_its_last_target_
     assert refused.value.field == field
     after = service.claims.get_claim(alice.claim.id).claim
     assert after.revision == alice.claim.revision and after.symbols == alice.claim.symbols
+
+
+@pytest.mark.parametrize("name", ["..", "*", "/etc", "ansible.**", "a..b", "pkg/../etc", "a b"])
+def test_a_module_name_that_names_no_place_in_the_repository_is_refused(
+    repo: tuple[Service, str], name: str
+) -> None:
+    service, _ = repo
+    with pytest.raises(ValidationError) as refused:
+        _open(repo, agent="alice", modules=(name,))
+    assert refused.value.field == "modules[0]"
+    assert service.claims.list_claims() == []
+
+
+@pytest.mark.parametrize("name", ["settlement", "src/settlement", "web/src/", "github.com/o/p"])
+def test_dotted_and_directory_module_names_are_accepted(
+    repo: tuple[Service, str], name: str
+) -> None:
+    assert _open(repo, agent="alice", modules=(name,)).claim.modules == (name,)

@@ -147,6 +147,40 @@ def name_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
     return tuple(out)
 
 
+_MODULE_PART = re.compile(r"[^\s*?\[\]{}\\:]+")
+
+
+def module_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
+    """Validate module names: a Python dotted name (``ansible.galaxy``) or a package
+    directory relative to the repository (``internal/storage``, ``web/src/``).
+
+    Each part between ``.`` or ``/`` must be non-empty and free of whitespace, wildcards
+    (``* ? [ ] { }``), ``\\`` and ``:``; an absolute name or a ``..`` part is refused (a
+    module is a place in the repository, and these would cover nothing or another place).
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld[i]``.
+    """
+    names = name_list(raw, fld, policy)
+    for i, name in enumerate(names):
+        body = name[:-1] if name.endswith("/") else name
+        parts = re.split(r"[./]", body)
+        problem = None
+        if name.startswith("/"):
+            problem = "is absolute: name a package directory inside the repository"
+        elif any(p == "" for p in parts):
+            problem = "has an empty part (a leading, trailing or doubled '.' or '/', or '..')"
+        elif not all(_MODULE_PART.fullmatch(p) for p in parts):
+            problem = "may not hold whitespace, wildcards (* ? [ ] { }), '\\' or ':'"
+        if problem is not None:
+            raise ValidationError(
+                f"{fld}[{i}] {name!r} {problem}; a module is a dotted name "
+                "(ansible.galaxy) or a package directory (internal/storage)",
+                field=f"{fld}[{i}]",
+            )
+    return names
+
+
 def contract_list(
     raw: Sequence[ContractSeed], fld: str, policy: Policy
 ) -> tuple[ContractChange, ...]:

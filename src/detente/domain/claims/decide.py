@@ -33,7 +33,14 @@ from detente.domain.memory.touched import memory_state
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.validation import contract_list, name_list, pattern_list, text_field, ttl_field
+from detente.domain.validation import (
+    contract_list,
+    module_list,
+    name_list,
+    pattern_list,
+    text_field,
+    ttl_field,
+)
 from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
 
 
@@ -135,7 +142,7 @@ def decide_scope_change(
     kept_symbols = tuple(s for s in claim.symbols if s not in drop_symbols)
     new_paths = tuple(p for p in add if p not in held)
     modules = tuple(
-        m for m in name_list(cmd.add_modules, "addModules", policy) if m not in kept_modules
+        m for m in module_list(cmd.add_modules, "addModules", policy) if m not in kept_modules
     )
     symbols = tuple(
         s for s in name_list(cmd.add_symbols, "addSymbols", policy) if s not in kept_symbols
