@@ -3,8 +3,11 @@
 A general SSE response (``sse-starlette``) pays, for every chunk, a cancel scope with a
 timer (its per-send timeout), a lock and an encoding check; with 1,000 subscribers that is
 1,000 timers armed and cancelled per event. The hub (:mod:`detente.api.sse`) already hands
-every subscriber finished bytes, so this response only writes them. What a stream needs
-besides is per connection, on one timer, never per chunk:
+every subscriber finished bytes, so this response only writes them, from a task of its own
+(a wake-up resumes that task's two coroutines rather than the request's chain through
+every middleware) and straight to the server's ``send`` (past the middlewares' wrappers,
+see :mod:`detente.api.server_send`). What a stream needs besides is per connection, on one
+timer, never per chunk:
 
 - **heartbeat**: ``: ping`` comment lines when nothing was written for
   ``heartbeat`` seconds (proxies close idle connections);
