@@ -308,6 +308,19 @@ def test_a_claim_of_many_wildcard_heavy_globs_is_refused_before_anything_is_writ
     assert _open(service, "n", *[f"lib/p{i}/**" for i in range(300)]).status is ClaimStatus.ACTIVE
 
 
+def test_a_claim_of_a_thousand_very_long_paths_is_refused_before_anything_is_written(
+    service: Service,
+) -> None:
+    head = service.head()
+    long = [f"docs/{'section/' * 100}page{i}.md" for i in range(1000)]  # 811 KB in all
+    with pytest.raises(ValidationError, match="characters in all") as refused:
+        _open(service, "m", *long, objective="document every section")
+    assert refused.value.field == "paths"
+    assert service.head() == head
+    ordinary = [f"lib/ansible/modules/cloud/provider/module_{i:04d}.py" for i in range(1000)]
+    assert _open(service, "n", *ordinary, objective="modules").status is ClaimStatus.ACTIVE
+
+
 @pytest.mark.parametrize(
     ("extra", "field"),
     [
