@@ -137,6 +137,8 @@ class _EtcdTx(BufferedTx):
         return super().append(events, expected)
 
     def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
+        if seq >= self.head.seq:  # nobody committed since the caller last looked: no RPC
+            return []
         return self._store._range_events(
             self._store._keys.repo_events(repo), since=seq, revision=self.head.revision
         )
