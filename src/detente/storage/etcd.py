@@ -39,18 +39,18 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-from urllib.parse import parse_qs
 
 import aetcd
 from aetcd import rpc
 
 from detente.clock import format_time, parse_time
-from detente.errors import ConcurrencyError, StoreError, ValidationError
+from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import GENESIS_HASH, NewEvent, StoredEvent
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.append import BufferedTx
 from detente.storage.base import PagedReads, RecordRow
 from detente.storage.etcd_connection import FAILOVER_SECONDS, RPC_TIMEOUT, EtcdConnection
+from detente.storage.etcd_head import Head, HeadMemory
 from detente.storage.etcd_layout import (
     EtcdKeys,
     event_from_json,
@@ -61,65 +61,31 @@ from detente.storage.etcd_layout import (
     record_to_json,
 )
 from detente.storage.etcd_snapshots import EtcdSnapshots
+from detente.storage.etcd_url import MAX_TXN_OPS, parse_etcd_url, parse_max_txn_ops
 from detente.storage.watch_health import WatchHealth
 
-__all__ = ["FAILOVER_SECONDS", "RPC_TIMEOUT", "EtcdStore", "parse_etcd_url"]
+__all__ = [
+    "FAILOVER_SECONDS",
+    "MAX_TXN_OPS",
+    "RPC_TIMEOUT",
+    "EtcdStore",
+    "parse_etcd_url",
+    "parse_max_txn_ops",
+]
 
 T = TypeVar("T")
 
 _PAGE = 500
-#: etcd's default ``--max-txn-ops``: the most operations one Txn may hold.
-MAX_TXN_OPS = 128
 #: Puts one appended event may need: the event, its per-repo copy, its stream, its row.
 _OPS_PER_EVENT = 4
-
-
-def parse_etcd_url(url: str) -> tuple[list[tuple[str, int]], str]:
-    """``etcd://h1:p1,h2:p2/prefix[?max_txn_ops=N]`` -> ``([(h1, p1), (h2, p2)], "prefix")``.
-
-    Raises:
-        ValidationError: ``validation_error`` when no endpoint or a bad port is given.
-    """
-    rest = url.removeprefix("etcd://").partition("?")[0]
-    hosts, _, prefix = rest.partition("/")
-    endpoints: list[tuple[str, int]] = []
-    for item in filter(None, hosts.split(",")):
-        host, _, port = item.rpartition(":")
-        if not host or not port.isdigit():
-            raise ValidationError(f"etcd endpoint {item!r} must be host:port", field="store")
-        endpoints.append((host, int(port)))
-    if not endpoints:
-        raise ValidationError("etcd URL needs endpoints: etcd://host:port,...", field="store")
-    return endpoints, prefix.strip("/") or "detente"
-
-
-def parse_max_txn_ops(url: str) -> int:
-    """The ``max_txn_ops`` query option of an etcd URL (the cluster's ``--max-txn-ops``;
-    default :data:`MAX_TXN_OPS`, etcd's own default).
-
-    Raises:
-        ValidationError: ``validation_error`` when it is not a number from 8 up.
-    """
-    options = parse_qs(url.partition("?")[2])
-    raw = options.get("max_txn_ops", [str(MAX_TXN_OPS)])[-1]
-    if not raw.isdigit() or int(raw) < 8:
-        raise ValidationError(f"max_txn_ops must be a number >= 8, not {raw!r}", field="store")
-    return int(raw)
 
 
 def _put(key: bytes, value: bytes) -> Any:
     return rpc.RequestOp(request_put=rpc.PutRequest(key=key, value=value))
 
 
-class _Head:
-    def __init__(self, seq: int, hash: str, mod_revision: int, revision: int):
-        self.seq, self.hash = seq, hash
-        self.mod_revision = mod_revision  # of /P/head: the compare target
-        self.revision = revision  # the store revision of the read: the tx snapshot
-
-
 class _EtcdTx(BufferedTx):
-    def __init__(self, store: EtcdStore, head: _Head) -> None:
+    def __init__(self, store: EtcdStore, head: Head) -> None:
         super().__init__(
             (head.seq, head.hash),
             lambda subject: store._stream_revision(subject, head.revision),
@@ -173,6 +139,8 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         self.max_events_per_transaction = (max_txn_ops - 1) // _OPS_PER_EVENT
         self._keys = EtcdKeys(prefix)
         self._tx_lock = threading.Lock()  # this process's writers never conflict with each other
+        #: The head this store's last transaction left (a transaction's first guess).
+        self.heads = HeadMemory()
         self._listeners = Broadcaster()
         self._listen_lock = threading.Lock()
         self._watch_task: concurrent.futures.Future[None] | None = None
@@ -221,13 +189,13 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         kvs, _ = self._connection.run(self._range(key, b"", revision=revision))
         return int(kvs[0].value) if kvs else 0
 
-    def _read_head(self) -> _Head:
+    def _read_head(self) -> Head:
         kvs, revision = self._connection.run(self._range(self._keys.head, b""))
         if not kvs:
-            return _Head(0, GENESIS_HASH, 0, revision)
+            return Head(0, GENESIS_HASH, 0, revision)
         body = json.loads(kvs[0].value)
         self._see(body.get("at"))
-        return _Head(body["seq"], body["hash"], kvs[0].mod_revision, revision)
+        return Head(body["seq"], body["hash"], kvs[0].mod_revision, revision)
 
     def _see(self, at: str | None) -> None:
         """Remember the newest commit time seen (the floor of :meth:`now`)."""
@@ -244,20 +212,47 @@ class EtcdStore(EtcdSnapshots, PagedReads):
     def transaction(self, repo: str) -> Iterator[_EtcdTx]:
         """One optimistic unit of work, committed as a single etcd Txn on exit.
 
+        It starts from the head this store's own last commit left when it has one (no
+        round trip; :mod:`detente.storage.etcd_head`), else from a read of the head. A
+        transaction that started from memory and writes nothing reads the head before it
+        ends, so what it decided (a refusal) was decided on the current log.
+
         Raises:
             ConcurrencyError: ``store_concurrency`` when another server committed first
                 (the head moved) or a stream revision is not the expected one.
             StoreError: ``store_unavailable`` when no member answers in time.
         """
         with self._tx_lock:
-            tx = _EtcdTx(self, self._read_head())
-            yield tx
-            if tx.events or tx.rows:
-                self._connection.run(self._commit(tx))
-                if tx.events:
-                    self._see(tx.events[-1].at)
+            head = self.heads.take() or self._read_head()
+            tx = _EtcdTx(self, head)
+            try:
+                yield tx
+                if tx.events or tx.rows:
+                    revision = self._connection.run(self._commit(tx))
+                    if tx.events:
+                        self._see(tx.events[-1].at)
+                        last = tx.events[-1]
+                        head = Head(last.seq, last.hash, revision, revision)
+                elif head.remembered and self._read_head().mod_revision != head.mod_revision:
+                    raise ConcurrencyError("another server appended first (the log head moved)")
+            except ConcurrencyError:
+                self.heads.lost()
+                raise
+            except BaseException:
+                self.heads.forget()
+                raise
+            if head.mod_revision or not tx.events:
+                self.heads.keep(head)
 
-    async def _commit(self, tx: _EtcdTx) -> None:
+    async def _commit(self, tx: _EtcdTx) -> int:
+        """Send ``tx`` as one Txn; returns the store revision it committed at (0: not
+        known, an earlier copy of the request was found applied).
+
+        Raises:
+            ConcurrencyError: a compare failed (the head or a stream moved).
+            StoreError: ``store_unavailable``, or the Txn needs more operations than the
+                cluster allows.
+        """
         head_key = self._keys.head
         compare = [(aetcd.transactions.Mod(head_key) == tx.head.mod_revision).build_message()]
         for subject, base in tx.base.items():
@@ -289,18 +284,22 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         request = rpc.TxnRequest(compare=compare, success=ops, failure=[])
         sent = False
 
-        async def op(client: aetcd.Client) -> bool:
+        async def op(client: aetcd.Client) -> int | None:
             nonlocal sent
             if sent and tx.events and await self._has_event(client, tx.events[0]):
-                return True  # an earlier copy of this request was applied
+                return 0  # an earlier copy of this request was applied
             sent = True
             reply = await client.kvstub.Txn(request, timeout=RPC_TIMEOUT, metadata=client.metadata)
             if reply.succeeded:
-                return True
-            return bool(tx.events) and await self._has_event(client, tx.events[0])
+                return int(reply.header.revision)
+            if tx.events and await self._has_event(client, tx.events[0]):
+                return 0
+            return None
 
-        if not await self._call(op):
+        revision = await self._call(op)
+        if revision is None:
             raise ConcurrencyError("another server appended first (the log head moved)")
+        return revision
 
     async def _has_event(self, client: aetcd.Client, event: StoredEvent) -> bool:
         request = rpc.RangeRequest(key=self._keys.event(event.seq))
