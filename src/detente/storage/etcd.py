@@ -4,9 +4,10 @@ The keys (``/P/head``, ``/P/events/<seq>``, ``/P/repos/<repo>/events/<seq>``,
 ``/P/streams/<subject>``, ``/P/records/<kind>/<id>`` under the URL's prefix ``P``) and
 the JSON stored under them are laid out in :mod:`detente.storage.etcd_layout`.
 
-Every command is ONE etcd ``Txn``: compare ``mod_revision(/P/head)`` with the value read
-when the transaction began (so appends are serialized globally: one sequence, one hash
-chain, in commit order) and every touched stream's revision with the expected one; on
+Every command is ONE etcd ``Txn``: compare ``mod_revision(/P/head)`` with the head the
+transaction started from, read when it began or remembered from this store's own last
+commit (:mod:`detente.storage.etcd_head`; so appends are serialized globally: one
+sequence, one hash chain, in commit order) and every touched stream's revision with the expected one; on
 success put the events, their per-repo copies, the stream revisions, the projection rows
 and the new head together. A lost compare is :class:`~detente.errors.ConcurrencyError`
 and the service retries on fresh state. That compare is also the fence: a server that
@@ -335,8 +336,8 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         """The cluster's time: this machine's clock, never earlier than the last commit seen.
 
         etcd has no clock in its API. Floored by the ``at`` of the newest head this process
-        has read (every transaction reads the head first, so inside a transaction that is
-        the cluster's latest commit), time never runs backwards across servers: a decision
+        has read (a transaction starts from the latest head it knows, and commits only if
+        no server moved it since), time never runs backwards across servers: a decision
         committed by a server whose clock runs ahead is never contradicted by one whose
         clock lags. Keep the servers' clocks NTP-synchronized; the PostgreSQL store reads
         the database's clock instead. Costs no round trip.
