@@ -7,11 +7,12 @@ the JSON stored under them are laid out in :mod:`detente.storage.etcd_layout`.
 Every command is ONE etcd ``Txn``: compare ``mod_revision(/P/head)`` with the head the
 transaction started from, read when it began or remembered from this store's own last
 commit (:mod:`detente.storage.etcd_head`; so appends are serialized globally: one
-sequence, one hash chain, in commit order) and every touched stream's revision with the expected one; on
-success put the events, their per-repo copies, the stream revisions, the projection rows
-and the new head together. A lost compare is :class:`~detente.errors.ConcurrencyError`
-and the service retries on fresh state. That compare is also the fence: a server that
-was partitioned or decided on a stale view cannot commit, whatever it believes.
+sequence, one hash chain, in commit order) and every touched stream's revision with the
+expected one; on success put the events, their per-repo copies, the stream revisions,
+the projection rows and the new head together. A lost compare is
+:class:`~detente.errors.ConcurrencyError` and the service retries on fresh state. That
+compare is also the fence: a server that was partitioned or decided on a stale view
+cannot commit, whatever it believes.
 
 History lives in explicit keys that are never overwritten, so MVCC compaction (which
 only drops *old versions* of keys) never loses an event: we never read at an old
