@@ -8,7 +8,6 @@ from datetime import datetime
 from typing import Any, Unpack
 
 from detente.clock import format_time
-from detente.domain.authority import WriteAnswer, check_targets
 from detente.domain.claims.commands import (
     ChangeObjective,
     ChangeScope,
@@ -26,6 +25,7 @@ from detente.domain.overlap.carveouts import carved_may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.overlap.symbols import SEPARATOR
 from detente.domain.state import RepoState
+from detente.domain.write_check import WriteAnswer, check_targets
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
 from detente.service.repo_index import resolve_symbols, symbols_matter, worktree_edits

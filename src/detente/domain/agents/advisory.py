@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from detente.domain.agents.decide import check_session_id
-from detente.domain.authority import carries_authority, split_target
+from detente.domain.authority import carries_authority
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.index import PatternIndex
@@ -21,6 +21,7 @@ from detente.domain.overlap.symbols import SEPARATOR
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import name_list, pattern_list
+from detente.domain.write_check import split_target
 from detente.errors import ValidationError
 
 
