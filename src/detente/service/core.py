@@ -44,6 +44,7 @@ from detente.security import codeowners
 from detente.security.identity import SYSTEM, current_principal
 from detente.service.checkpoints import Checkpoints
 from detente.service.group_commit import BatchClock, GroupCommit
+from detente.service.known_commits import KnownCommits
 from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
 from detente.vcs.refstore import RefStore
@@ -103,7 +104,7 @@ class ServiceCore:
         self.broadcaster = Broadcaster()
         #: The id source (``prefix -> id``).
         self.ids = ids
-        self._resolve_commit = resolve_commit
+        self._resolve_commit = KnownCommits(resolve_commit) if resolve_commit else None
         self._states: dict[str, RepoState] = {}
         self._locks = {name: threading.RLock() for name in self.repos}
         #: Leases expired per transaction at most (see :meth:`timeouts`).
