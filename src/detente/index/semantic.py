@@ -110,10 +110,10 @@ class _Model:
         import onnxruntime
         from tokenizers import Tokenizer
 
-        from detente.index.int8_graph import int8_graph
+        from detente.index.int8_graph import int8_graph_file
 
         graph, self.fp32_reason = (
-            int8_graph(model, MODEL_SHA256) if int8 else (None, "int8 not requested")
+            int8_graph_file(model, MODEL_SHA256) if int8 else (None, "int8 not requested")
         )
         self.int8 = graph is not None
 
@@ -126,7 +126,7 @@ class _Model:
         # time, the two plain ops 4%: 1.27x sentences per CPU-second without that fusion
         # (onnxruntime 1.32, AVX-512 VNNI; bench/semantic.py).
         self.session = onnxruntime.InferenceSession(
-            graph if graph is not None else str(model),
+            str(graph) if isinstance(graph, Path) else graph if graph is not None else str(model),
             options,
             providers=["CPUExecutionProvider"],
             disabled_optimizers=["SkipLayerNormFusion"],
