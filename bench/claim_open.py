@@ -181,7 +181,9 @@ def main() -> None:
             _BASE[0] = oid.stdout.strip() if args.base == "oid" else "HEAD"
             url = f"sqlite:///{tmp}/detente.db"
             seed = [sys.executable, "-c", _SEED, str(repo), url, str(size)]
-            subprocess.run(seed, check=True, env=env)
+            # The seeding's own records need no model (a lexical record costs the server
+            # nothing later); the server loads it with --semantic.
+            subprocess.run(seed, check=True, env={**env, "DETENTE_SIMILARITY": "lexical"})
             proc, port = spawn_server(
                 [sys.executable, "-c", _SERVER, str(repo), url],
                 "detente server",
