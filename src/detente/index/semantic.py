@@ -45,6 +45,7 @@ __all__ = [
     "Similarity",
     "bm25_scores",
     "cache_size",
+    "cosines",
     "embed_threads",
     "model_tried",
     "words",
@@ -283,7 +284,7 @@ class Similarity:
             return [[] for _ in left]
         if self._model is not None:
             a, b = self.embed(left), self.embed(right)
-            return [[float(x) for x in row] for row in a @ b.T]
+            return [[float(x) for x in cosines(b, row)] for row in a]
         vl = [Counter(words(t)) for t in left]
         vr = [Counter(words(t)) for t in right]
         return [[_cosine(x, y) for y in vr] for x in vl]
@@ -298,6 +299,20 @@ class Similarity:
         if self._model is not None:
             return self.pairwise([query], documents)[0]
         return bm25_scores(query, documents)
+
+
+def cosines(matrix: Any, vector: Any) -> Any:
+    """``matrix @ vector`` for unit vectors (float32): each row's dot product with
+    ``vector``, in one single-threaded pass.
+
+    Not BLAS: OpenBLAS runs a product this small on all its threads, and on a busy 2-core
+    machine their hand-offs cost 36 ms of wall time for a 3,000 x 384 product that takes
+    0.26 ms of CPU alone (measured). Every caller computes a pair's score this same way,
+    so the holders' index and a pairwise comparison give the same floats.
+    """
+    import numpy as np
+
+    return np.einsum("ij,j->i", matrix, vector)
 
 
 def _text_key(text: str) -> bytes:
