@@ -5,7 +5,7 @@ their :class:`~detente.index.semantic.Similarity` compares them, updated one tex
 time, and scores a query against all of them in one pass:
 
 - semantic mode: the unit vectors in one contiguous ``float32`` matrix (a row per text,
-  freed rows reused, capacity doubled when full); the scores are one matrix-vector
+  freed rows reused, capacity grown by half when full); the scores are one matrix-vector
   product (:func:`~detente.index.semantic.cosines`), the cosine of unit vectors;
 - lexical mode: the lower-cased word counts in an inverted index (term -> rows and
   counts, kept as arrays per term) and each row's squared norm; the scores are the
@@ -191,7 +191,7 @@ class NearestTexts:
         capacity = len(self._alive)
         if size <= capacity:
             return
-        capacity = max(_START, capacity * 2, size)
+        capacity = max(_START, capacity + capacity // 2, size)  # by half: less slack than doubling
         alive = np.zeros(capacity, dtype=bool)
         alive[: len(self._alive)] = self._alive
         self._alive = alive
