@@ -62,6 +62,9 @@ def check(service: ServiceCore, repo: str) -> None:
             "cached claim lookups differ from a replay"
         )
         assert state.meetings == replay.state.meetings, "cached meetings differ from a replay"
+        assert state.meetings.open_ids == {
+            m.id for m in replay.state.meetings.values() if m.status.value == "open"
+        }, "the cached open-meeting ids differ from a replay's open meetings"
 
 
 def checked_execute(original: Execute) -> Execute:

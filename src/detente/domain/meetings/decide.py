@@ -324,7 +324,8 @@ def decide_deadlines(
 ) -> list[ev.Event]:
     """Escalate every open meeting past its deadline (never resolve it by itself)."""
     out: list[ev.Event] = []
-    for meeting in sorted(state.meetings.values(), key=lambda m: (m.deadline, m.id)):
+    open_now = [state.meetings[m] for m in state.meetings.open_ids]
+    for meeting in sorted(open_now, key=lambda m: (m.deadline, m.id)):
         if meeting.status is MeetingStatus.OPEN and meeting.deadline <= now:
             out += escalation_events(
                 state,
@@ -337,7 +338,5 @@ def decide_deadlines(
 
 
 def due_meetings(state: RepoState, now: datetime) -> bool:
-    """True when an open meeting is past its deadline."""
-    return any(
-        m.status is MeetingStatus.OPEN and m.deadline <= now for m in state.meetings.values()
-    )
+    """True when an open meeting is past its deadline (reads only the open meetings)."""
+    return any(state.meetings[m].deadline <= now for m in state.meetings.open_ids)

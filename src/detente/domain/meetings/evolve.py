@@ -61,6 +61,8 @@ class MeetingBook(dict[str, Meeting]):
         self.room_of_target: dict[str, str] = {}
         self.rooms_of_claim: dict[str, list[str]] = {}
         self.resolved_pairs: dict[frozenset[str], dict[str, Any]] = {}
+        #: The ids of the meetings that are ``open`` (deadline checks read only these).
+        self.open_ids: set[str] = set()
 
     def apply(self, event_type: str, data: dict[str, Any], at: datetime, event_id: str) -> None:
         """Fold one ``meeting.*`` event (see :mod:`detente.domain.events`)."""
@@ -91,6 +93,10 @@ class MeetingBook(dict[str, Meeting]):
 
 
 def _index_rooms(book: MeetingBook, meeting: Meeting) -> None:
+    if meeting.status is MeetingStatus.OPEN:
+        book.open_ids.add(meeting.id)
+    else:
+        book.open_ids.discard(meeting.id)
     for claim_id in meeting.participants:
         rooms = book.rooms_of_claim.setdefault(claim_id, [])
         if meeting.id not in rooms:
