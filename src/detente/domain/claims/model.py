@@ -53,7 +53,7 @@ DECLARABLE_STATUSES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Agent:
     """Who holds a claim: a stable agent id, a display name and the session."""
 
@@ -62,7 +62,7 @@ class Agent:
     session_id: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MemoryImpact:
     """A memory file the claim will change; ``sections`` empty means the whole file."""
 
@@ -71,7 +71,7 @@ class MemoryImpact:
     sections: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContractChange:
     """An expected contract change: ``{type, area, change}`` (API.md claims).
 
@@ -84,7 +84,7 @@ class ContractChange:
     change: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Lease:
     """Liveness proof of a claim. ``expires_at`` is an absolute, persisted deadline."""
 
@@ -94,7 +94,7 @@ class Lease:
     expires_at: datetime
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Abandonment:
     """What an explicit release recorded so a successor can continue."""
 
@@ -104,7 +104,7 @@ class Abandonment:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Claim:
     """A claim record (API.md "Claims").
 
