@@ -580,3 +580,34 @@ def test_private_memory_documents_are_ignored_by_overlap_analysis(tmp_path: Path
     svc.memory.register_document(Register("demo", "notes/alice.md", "private"))
     third = svc.claims.open_claim(seed("b.py", agent="carol", memory_impacts=impact))
     assert third.overlaps == []
+
+
+def test_a_glob_a_split_carved_a_memory_file_out_of_no_longer_refuses_its_new_owner(
+    svc: Service,
+) -> None:
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    holder = svc.claims.open_claim(seed("*.md", agent="h", ttl=3600)).claim
+    owner = svc.claims.open_claim(seed("CLAUDE.md", agent="o", ttl=3600)).claim
+    meeting = svc.meetings.get_meeting(owner.meeting_ids[0])
+    svc.meetings.resolve(
+        Resolve(
+            meeting.id,
+            meeting.revision,
+            {
+                "type": "split_ownership",
+                "assignments": [
+                    {"claimId": owner.id, "targets": ["CLAUDE.md"]},
+                    {"claimId": holder.id, "targets": []},
+                ],
+            },
+            "lead",
+        )
+    )
+    assert svc.claims.get_claim(holder.id).claim.carve_outs == (("*.md", ("CLAUDE.md",)),)
+    owner = svc.claims.get_claim(owner.id).claim
+    assert owner.status is ClaimStatus.ACTIVE
+
+    after = patch(svc, owner, "build", "\nRun make -j.\n", base)
+    assert after.section("build")["revision"] > base.section("build")["revision"]
+    with pytest.raises(ForbiddenError, match="does not cover CLAUDE.md#build"):
+        patch(svc, holder, "build", "\nagain\n", after)

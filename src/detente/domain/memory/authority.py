@@ -31,6 +31,7 @@ from detente.domain.authority import blocks, check_writer_status
 from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.memory.model import MemoryDocument
+from detente.domain.overlap.carveouts import carved_matches
 from detente.domain.overlap.globs import matches
 from detente.domain.state import RepoState
 from detente.errors import (
@@ -55,8 +56,13 @@ def section_scope(doc: MemoryDocument, key: str) -> tuple[str, ...]:
 
 
 def covers(claim: Claim, path: str, scope: Sequence[str] | None) -> bool:
-    """Whether ``claim`` covers ``path`` (``scope`` None) or ``path#scope[0]``."""
-    if any(matches(p, path) for p in claim.paths):
+    """Whether ``claim`` covers ``path`` (``scope`` None) or ``path#scope[0]``.
+
+    Path patterns count as :func:`detente.domain.authority.owns` counts them: granted
+    ones only (not ``pendingPaths``), minus their carve-outs.
+    """
+    granted = (p for p in claim.paths if p not in claim.pending_paths)
+    if any(carved_matches(p, claim.carved(p), path) for p in granted):
         return True
     for impact in claim.memory_impacts:
         if not matches(impact.path, path):
