@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import typer
@@ -41,3 +42,14 @@ def test_every_top_level_command_and_subcommand_has_a_help_screen_without_bool_m
         assert "Usage:" in result.output, path
         for metavar in ("<bool>", "BOOLEAN"):
             assert metavar not in result.output, (path, result.output)
+
+
+def test_no_help_screen_loses_a_default_to_markup_or_leaves_a_stray_space() -> None:
+    runner = CliRunner()
+    shown = 0
+    for path in _every_command():
+        result = runner.invoke(app, [*path, "--help"], terminal_width=200)
+        for line in result.output.splitlines():  # "Agent name ." once markup ate "[default: ...]"
+            assert not re.search(r"\w \.(?:\s|$)", line), (path, line)
+        shown += result.output.count("(default:")
+    assert shown >= 40  # the defaults the help texts name are printed, not eaten as markup

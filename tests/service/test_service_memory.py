@@ -609,5 +609,5 @@ def test_a_glob_a_split_carved_a_memory_file_out_of_no_longer_refuses_its_new_ow
 
     after = patch(svc, owner, "build", "\nRun make -j.\n", base)
     assert after.section("build")["revision"] > base.section("build")["revision"]
-    with pytest.raises(ForbiddenError, match="does not cover CLAUDE.md#build"):
+    with pytest.raises(ForbiddenError, match=r"does not cover CLAUDE\.md#build"):
         patch(svc, holder, "build", "\nagain\n", after)

@@ -32,7 +32,7 @@ agents_app = typer.Typer(
 SESSION_ENV = "DETENTE_SESSION"
 
 RepoName = Annotated[
-    str | None, typer.Option("--repo-name", help="Repository name [default: this one].")
+    str | None, typer.Option("--repo-name", help="Repository name (default: this one).")
 ]
 Ttl = Annotated[
     int | None,
@@ -40,7 +40,7 @@ Ttl = Annotated[
         "--ttl",
         metavar="SECONDS",
         help="Seconds the session counts as active without another heartbeat "
-        "[register: 3600; heartbeat: the session's current TTL].",
+        "(register: 3600; heartbeat: the session's current TTL).",
     ),
 ]
 
@@ -51,8 +51,8 @@ def list_(
     all_: Annotated[
         bool,
         typer.Option(
-            "--all", help="Every registered session, departed ones included [default: active, "
-            "and departed ones still holding claims]."
+            "--all", help="Every registered session, departed ones included (default: active, "
+            "and departed ones still holding claims)."
         ),
     ] = False,
     repo: RepoName = None,
@@ -84,15 +84,15 @@ def register(
         str | None,
         typer.Option(
             "--session",
-            help=f"Session id to (re-)register [default: ${SESSION_ENV}, else a new one].",
+            help=f"Session id to (re-)register (default: ${SESSION_ENV}, else a new one).",
         ),
     ] = None,
     branch: Annotated[
-        str | None, typer.Option("--branch", help="Your branch [default: the checked-out one].")
+        str | None, typer.Option("--branch", help="Your branch (default: the checked-out one).")
     ] = None,
     worktree: Annotated[
         str | None,
-        typer.Option("--worktree", help="Your worktree [default: the current working tree]."),
+        typer.Option("--worktree", help="Your worktree (default: the current working tree)."),
     ] = None,
     ttl: Ttl = None,
     repo: RepoName = None,
@@ -128,10 +128,10 @@ def heartbeat(
     ctx: typer.Context,
     session_id: Annotated[
         str | None,
-        typer.Argument(help=f"The session id [default: ${SESSION_ENV}].", show_default=False),
+        typer.Argument(help=f"The session id (default: ${SESSION_ENV}).", show_default=False),
     ] = None,
     intent: Annotated[
-        str | None, typer.Option("--intent", "-i", help="A new intent [default: unchanged].")
+        str | None, typer.Option("--intent", "-i", help="A new intent (default: unchanged).")
     ] = None,
     ttl: Ttl = None,
     json_flag: JsonFlag = False,

@@ -30,7 +30,7 @@ WorktreeDirOpt = Annotated[
     Path | None,
     typer.Option(
         "--worktree-dir",
-        help="Worktree directory [default: REPO/../REPO.worktrees/SLUG-RAND].",
+        help="Worktree directory (default: REPO/../REPO.worktrees/SLUG-RAND).",
     ),
 ]
 
@@ -86,7 +86,7 @@ def open_(
         str, typer.Option("--base", help="Base revision, resolved now to a commit OID.")
     ] = "HEAD",
     agent: Annotated[
-        str | None, typer.Option("--agent", help="Agent name [default: $DETENTE_AGENT or $USER].")
+        str | None, typer.Option("--agent", help="Agent name (default: $DETENTE_AGENT or $USER).")
     ] = None,
     session_id: Annotated[
         str | None,

@@ -47,7 +47,7 @@ def renew(
     ctx: typer.Context,
     claim_id: ClaimId,
     ttl: Annotated[
-        int | None, typer.Option("--ttl", help="New TTL in seconds [default: the current one].")
+        int | None, typer.Option("--ttl", help="New TTL in seconds (default: the current one).")
     ] = None,
     expect_revision: ExpectRevision = None,
     expect_lease_revision: Annotated[
@@ -91,7 +91,7 @@ def announce(
     ctx: typer.Context,
     claim_id: ClaimId,
     ttl: Annotated[
-        int | None, typer.Option("--ttl", help="Lease TTL in seconds [default: the draft's].")
+        int | None, typer.Option("--ttl", help="Lease TTL in seconds (default: the draft's).")
     ] = None,
     expect_revision: ExpectRevision = None,
     json_flag: JsonFlag = False,
@@ -275,7 +275,7 @@ def list_(
         str | None, typer.Option("--session", help="Only claims of this agent session id.")
     ] = None,
     repo: Annotated[
-        str | None, typer.Option("--repo", help="Repository name [default: all served].")
+        str | None, typer.Option("--repo", help="Repository name (default: all served).")
     ] = None,
     limit: Annotated[
         int | None,

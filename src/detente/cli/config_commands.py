@@ -52,7 +52,7 @@ MeetingDeadlineFlag = Annotated[
         "--meeting-deadline",
         metavar="SECONDS",
         help="Seconds an overlap meeting stays open before it escalates to a human "
-        "[default: detente.toml's policy.meeting-deadline-seconds, else 900].",
+        "(default: detente.toml's policy.meeting-deadline-seconds, else 900).",
     ),
 ]
 TakeoverGraceFlag = Annotated[
@@ -61,7 +61,7 @@ TakeoverGraceFlag = Annotated[
         "--takeover-grace",
         metavar="SECONDS",
         help="Seconds after a lease expires before its claim may be taken over "
-        "[default: policy.takeover-grace-seconds, else 30].",
+        "(default: policy.takeover-grace-seconds, else 30).",
     ),
 ]
 MinTtlFlag = Annotated[
@@ -69,7 +69,7 @@ MinTtlFlag = Annotated[
     typer.Option(
         "--min-ttl",
         metavar="SECONDS",
-        help="Shortest lease TTL accepted [default: policy.min-ttl-seconds, else 1].",
+        help="Shortest lease TTL accepted (default: policy.min-ttl-seconds, else 1).",
     ),
 ]
 MaxTtlFlag = Annotated[
@@ -77,7 +77,7 @@ MaxTtlFlag = Annotated[
     typer.Option(
         "--max-ttl",
         metavar="SECONDS",
-        help="Longest lease TTL accepted [default: policy.max-ttl-seconds, else 604800].",
+        help="Longest lease TTL accepted (default: policy.max-ttl-seconds, else 604800).",
     ),
 ]
 

@@ -43,7 +43,7 @@ def deploy(
     ],
     commit: Annotated[
         str | None,
-        typer.Option("--commit", help="Commit to deploy [default: the claim's integrated head]."),
+        typer.Option("--commit", help="Commit to deploy (default: the claim's integrated head)."),
     ] = None,
     migration: Annotated[
         list[str] | None, typer.Option("--migration", help="ID=STATUS (repeatable).")

@@ -54,11 +54,11 @@ def install(
     ] = False,
     protect: Annotated[
         list[str] | None,
-        typer.Option("--protect", help="Protected ref (repeatable) [default: HEAD's branch]."),
+        typer.Option("--protect", help="Protected ref (repeatable) (default: HEAD's branch)."),
     ] = None,
     name: Annotated[
         str | None,
-        typer.Option("--name", help="Repository name on the server [default: asked]."),
+        typer.Option("--name", help="Repository name on the server (default: asked)."),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace a hook detente did not write.")
@@ -149,7 +149,7 @@ def status(
         typer.Option(
             "--bare",
             help="Show the server-side hooks of this shared repository "
-            "[default: the current repository's, when it is bare].",
+            "(default: the current repository's, when it is bare).",
         ),
     ] = None,
     json_flag: JsonFlag = False,

@@ -46,7 +46,7 @@ BaseOid = Annotated[
     str | None,
     typer.Option(
         "--base-oid",
-        help="OID the protected ref is expected at [default: merge base of HEAD and the ref].",
+        help="OID the protected ref is expected at (default: merge base of HEAD and the ref).",
     ),
 ]
 
@@ -168,7 +168,7 @@ def complete(
     ] = None,
     base_ref: Annotated[
         str | None,
-        typer.Option("--base-ref", help="Protected ref to advance [default: the default branch]."),
+        typer.Option("--base-ref", help="Protected ref to advance (default: the default branch)."),
     ] = None,
     base_oid: BaseOid = None,
     no_integrate: Annotated[
@@ -176,7 +176,7 @@ def complete(
         typer.Option("--no-integrate", help="Stop at ready_for_review (push it yourself)."),
     ] = False,
     worktree: Annotated[
-        Path | None, typer.Option("--worktree", help="The claim's worktree [default: recorded].")
+        Path | None, typer.Option("--worktree", help="The claim's worktree (default: recorded).")
     ] = None,
     memory_update: Annotated[
         list[str] | None, typer.Option("--memory-update", help="Memory file updated.")

@@ -182,13 +182,13 @@ def _global(
         typer.Option(
             "--server",
             envvar="DETENTE_URL",
-            help="detente server URL [default: http://127.0.0.1:7420 if it serves this "
-            "repository, else local mode].",
+            help="detente server URL (default: http://127.0.0.1:7420 if it serves this "
+            "repository, else local mode).",
         ),
     ] = None,
     repo: Annotated[
         Path | None,
-        typer.Option("--repo", help="A directory inside the repository [default: cwd]."),
+        typer.Option("--repo", help="A directory inside the repository (default: cwd)."),
     ] = None,
     local: Annotated[
         bool,

@@ -24,22 +24,22 @@ def mcp_command(
     ctx: typer.Context,
     repo: Annotated[
         Path | None,
-        typer.Option("--repo", help="A directory inside the repository [default: the global one]."),
+        typer.Option("--repo", help="A directory inside the repository (default: the global one)."),
     ] = None,
     server: Annotated[
         str | None,
         typer.Option(
             "--server",
-            help="detente server URL [default: the global --server / $DETENTE_URL, else local "
-            "mode on the repository's store].",
+            help="detente server URL (default: the global --server / $DETENTE_URL, else local "
+            "mode on the repository's store).",
         ),
     ] = None,
     store: Annotated[
         str | None,
         typer.Option(
             "--store",
-            help="Store URL in local mode [default: $DETENTE_STORE or the "
-            "repository's SQLite file].",
+            help="Store URL in local mode (default: $DETENTE_STORE or the "
+            "repository's SQLite file).",
         ),
     ] = None,
 ) -> None:

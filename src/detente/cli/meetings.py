@@ -137,7 +137,7 @@ def list_(
         str | None, typer.Option("--status", help="Only this status: open|resolved|escalated.")
     ] = None,
     repo: Annotated[
-        str | None, typer.Option("--repo", help="Repository name [default: all served].")
+        str | None, typer.Option("--repo", help="Repository name (default: all served).")
     ] = None,
     json_flag: JsonFlag = False,
 ) -> None:
@@ -275,7 +275,7 @@ def resolve(
     escalate: EscalateOpt = False,
     by: Annotated[
         str | None,
-        typer.Option("--by", help="The human deciding [default: $DETENTE_PRINCIPAL or $USER]."),
+        typer.Option("--by", help="The human deciding (default: $DETENTE_PRINCIPAL or $USER)."),
     ] = None,
     expect_revision: ExpectRevision = None,
     json_flag: JsonFlag = False,

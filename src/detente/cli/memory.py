@@ -37,13 +37,13 @@ WorktreeOpt = Annotated[
     Path | None,
     typer.Option(
         "--worktree",
-        help="Write the file in this worktree [default: the claim's worktree when it is on "
-        "this machine, else the main checkout].",
+        help="Write the file in this worktree (default: the claim's worktree when it is on "
+        "this machine, else the main checkout).",
     ),
 ]
 CheckoutOpt = Annotated[
     Path | None,
-    typer.Option("--worktree", help="Work on the file in this worktree [default: main checkout]."),
+    typer.Option("--worktree", help="Work on the file in this worktree (default: main checkout)."),
 ]
 DocPath = Annotated[str, typer.Argument(help="Repo-relative path of the document.")]
 
@@ -188,7 +188,7 @@ def patch(
         str | None,
         typer.Option(
             "--expect-file-hash",
-            help="File hash (sha256) you read [default: the hash detente recorded].",
+            help="File hash (sha256) you read (default: the hash detente recorded).",
         ),
     ] = None,
     worktree: WorktreeOpt = None,
@@ -285,7 +285,7 @@ def append(
 def render(
     ctx: typer.Context,
     path: Annotated[
-        str | None, typer.Argument(help="One generated document [default: all of them].")
+        str | None, typer.Argument(help="One generated document (default: all of them).")
     ] = None,
     worktree: CheckoutOpt = None,
     json_flag: JsonFlag = False,

@@ -31,10 +31,10 @@ def publish(
     claim_id: Annotated[str, typer.Argument(help="The claim whose work it is.")],
     range_: Annotated[
         str | None,
-        typer.Option("--range", help="Commits BASE..HEAD [default: claim base..HEAD]."),
+        typer.Option("--range", help="Commits BASE..HEAD (default: claim base..HEAD)."),
     ] = None,
     worktree: Annotated[
-        Path | None, typer.Option("--worktree", help="Where the commits are [default: recorded].")
+        Path | None, typer.Option("--worktree", help="Where the commits are (default: recorded).")
     ] = None,
     json_flag: JsonFlag = False,
 ) -> None:
@@ -103,7 +103,7 @@ def apply(
     ctx: typer.Context,
     patch_id: Annotated[str, typer.Argument(help="The patch id (pat_...).")],
     worktree: Annotated[
-        Path | None, typer.Option("--worktree", help="Apply here [default: --repo / cwd].")
+        Path | None, typer.Option("--worktree", help="Apply here (default: --repo / cwd).")
     ] = None,
     json_flag: JsonFlag = False,
 ) -> None:

@@ -38,12 +38,12 @@ class GlobalOption:
 GLOBAL_OPTIONS = (
     GlobalOption(
         ("--server",),
-        "detente server URL [default: http://127.0.0.1:7420 if it serves this repository, "
-        "else local mode].",
+        "detente server URL (default: http://127.0.0.1:7420 if it serves this repository, "
+        "else local mode).",
         metavar="URL",
         envvar="DETENTE_URL",
     ),
-    GlobalOption(("--repo",), "A directory inside the repository [default: cwd].", "PATH"),
+    GlobalOption(("--repo",), "A directory inside the repository (default: cwd).", "PATH"),
     GlobalOption(
         ("--local",),
         "Work in-process on the repository's own store; never use a server.",

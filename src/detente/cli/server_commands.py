@@ -34,17 +34,17 @@ def serve(
     ctx: typer.Context,
     repo: Annotated[
         list[Path] | None,
-        typer.Option("--repo", help="Repository to serve (repeatable) [default: the global one]."),
+        typer.Option("--repo", help="Repository to serve (repeatable) (default: the global one)."),
     ] = None,
     name: Annotated[
         list[str] | None,
-        typer.Option("--name", help="Name of the matching --repo [default: its directory name]."),
+        typer.Option("--name", help="Name of the matching --repo (default: its directory name)."),
     ] = None,
     store: Annotated[
         str | None,
         typer.Option(
             "--store",
-            help="Store URL [default: $DETENTE_STORE or the first repository's SQLite file].",
+            help="Store URL (default: $DETENTE_STORE or the first repository's SQLite file).",
         ),
     ] = None,
     host: Annotated[
@@ -177,7 +177,7 @@ def events_watch(
     ctx: typer.Context,
     since: Annotated[
         int | None,
-        typer.Option("--since", help="Start after this sequence [default: only new events]."),
+        typer.Option("--since", help="Start after this sequence (default: only new events)."),
     ] = None,
     repo: Annotated[str | None, typer.Option("--repo", help="Only this repository.")] = None,
     count: Annotated[
@@ -241,8 +241,8 @@ def demo(
         str | None,
         typer.Option(
             "--repo",
-            help="Repository URL or path to clone [default: detente's own checkout, else "
-            "the current repository].",
+            help="Repository URL or path to clone (default: detente's own checkout, else "
+            "the current repository).",
         ),
     ] = None,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary clone.")] = False,

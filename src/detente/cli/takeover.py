@@ -139,7 +139,7 @@ def takeover(
     objective: Annotated[
         str | None,
         typer.Option(
-            "--objective", "-o", help="The successor's objective [default: the predecessor's]."
+            "--objective", "-o", help="The successor's objective (default: the predecessor's)."
         ),
     ] = None,
     path: Annotated[
@@ -151,12 +151,12 @@ def takeover(
         typer.Option(
             "--piece",
             metavar="TARGET=continue|supersede|discard",
-            help="What to do with one of the predecessor's targets [default: continue].",
+            help="What to do with one of the predecessor's targets (default: continue).",
         ),
     ] = None,
     ttl: Annotated[int, typer.Option("--ttl", help="Lease TTL in seconds.")] = 300,
     agent: Annotated[
-        str | None, typer.Option("--agent", help="Agent name [default: $DETENTE_AGENT or $USER].")
+        str | None, typer.Option("--agent", help="Agent name (default: $DETENTE_AGENT or $USER).")
     ] = None,
     session_id: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
     expect_revision: ExpectRevision = None,
