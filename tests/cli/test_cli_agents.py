@@ -69,3 +69,21 @@ def test_a_heartbeat_without_a_session_id_says_how_to_name_one(
     monkeypatch.delenv("DETENTE_SESSION", raising=False)
     code, problem = cli.json("agents", "heartbeat")
     assert code == 2 and "DETENTE_SESSION" in problem["detail"]
+
+
+def test_a_claim_opened_for_a_registered_session_names_the_sessions_agent(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DETENTE_AGENT", raising=False)
+    cli.json("agents", "register", "--name", "agent-a", "--session", "ses_a")
+    code, body = cli.json(
+        "claim", "open", "-o", "parser", "-p", "src/**", "--session", "ses_a", "--no-worktree"
+    )
+    assert code == 0, body
+    assert body["claim"]["agent"]["name"] == "agent-a"
+    assert body["claim"]["agent"]["sessionId"] == "ses_a"
+    code, body = cli.json(
+        "claim", "open", "-o", "docs", "-p", "docs/**", "--session", "ses_x", "--no-worktree"
+    )
+    assert code == 0, body  # an unknown session: the usual default name
+    assert body["claim"]["agent"]["name"] not in ("agent-a", "")

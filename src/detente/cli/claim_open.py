@@ -86,7 +86,11 @@ def open_(
         str, typer.Option("--base", help="Base revision, resolved now to a commit OID.")
     ] = "HEAD",
     agent: Annotated[
-        str | None, typer.Option("--agent", help="Agent name (default: $DETENTE_AGENT or $USER).")
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Agent name (default: $DETENTE_AGENT, the --session's registered name, or $USER).",
+        ),
     ] = None,
     session_id: Annotated[
         str | None,
@@ -126,7 +130,7 @@ def open_(
             repo=session.repo_name,
             objective=objective,
             base_commit=base_oid,
-            agent=agent or workspace.default_agent(),
+            agent=workspace.agent_name(session.client, agent, session_id),
             session=session_id,
             paths=path or (),
             modules=module or (),

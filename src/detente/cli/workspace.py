@@ -76,6 +76,22 @@ class OpenResult:
     abandon_error: DetenteError | None = None
 
 
+def agent_name(client: Any, agent: str | None, session_id: str | None) -> str:
+    """The agent a new claim names: ``--agent``; else the name the session registered
+    under (``detente agents register``), when a session is given and known; else
+    :func:`default_agent`."""
+    if agent:
+        return agent
+    if session_id and not os.environ.get(AGENT_ENV):
+        from detente.errors import NotFoundError
+
+        try:
+            return str(client.get_agent(session_id)["agent"]["agentName"])
+        except NotFoundError:
+            pass
+    return default_agent()
+
+
 def default_agent() -> str:
     """The agent name when ``--agent`` is not given: ``$DETENTE_AGENT``, else the user."""
     name = os.environ.get(AGENT_ENV) or os.environ.get("USER")
