@@ -347,5 +347,7 @@ class ServiceCalls(IndexCalls):
         return {"integrated": self.service.gates.record_push(*landed)}
 
     def pre_commit(self, body: g.PreCommitIn) -> wire.CommitCheck:
-        check = self.service.gates.check_commit(body.repo, body.claim_id, body.paths)
+        check = self.service.gates.check_commit(
+            body.repo, body.claim_id, body.paths, edits=body.staged_edits()
+        )
         return cast(wire.CommitCheck, check.to_wire())

@@ -61,7 +61,19 @@ class GateOperations(ClientBase):
         """``POST /v1/hooks/post-receive``: ``{integrated[]}``."""
         return self._call(routes.POST_RECEIVE, body=body)
 
-    def pre_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> wire.CommitCheck:
-        """``POST /v1/hooks/pre-commit``: ``{ok, claimId, problems[], findings[], reasons[]}``."""
-        body = {"repo": repo, "claimId": claim_id, "paths": list(paths)}
+    def pre_commit(
+        self,
+        repo: str,
+        claim_id: str | None,
+        paths: Sequence[str],
+        *,
+        edits: Sequence[Mapping[str, Any]] | None = None,
+    ) -> wire.CommitCheck:
+        """``POST /v1/hooks/pre-commit``: ``{ok, claimId, problems[], findings[], reasons[]}``.
+
+        ``edits`` (``[{path, symbols[], outside}]``): what the staged diff does to symbols;
+        without it the server reads the claim's worktree."""
+        body: dict[str, Any] = {"repo": repo, "claimId": claim_id, "paths": list(paths)}
+        if edits is not None:
+            body["edits"] = [dict(e) for e in edits]
         return self._call(routes.PRE_COMMIT, body=body)

@@ -23,7 +23,7 @@ from detente.errors import DetenteError
 from detente.hooks.gitread import HookCommit, HookRepo
 from detente.index.languages import language_of
 
-__all__ = ["MAX_FILES", "with_symbol_edits"]
+__all__ = ["MAX_FILES", "staged_edits", "with_symbol_edits"]
 
 #: Commits changing more files than this are judged by whole files (a bound on the
 #: parsing a hook does before git may proceed).
@@ -52,3 +52,28 @@ def with_symbol_edits(repo: HookRepo, commits: Sequence[HookCommit]) -> list[Hoo
             (f.path, f.symbols, f.outside) for f in files if language_of(f.path)
         )
     return [replace(c, edits=found.get(c.oid, ())) for c in commits]
+
+
+def staged_edits(repo: HookRepo, paths: Sequence[str]) -> list[dict[str, object]] | None:
+    """What the commit in progress does to symbols, read by the ``pre-commit`` guard: the
+    staged diff (the index git is committing against ``HEAD``, new side from the index's
+    blobs, never the working files) mapped onto symbols, per staged file of a language
+    the index reads, as ``[{path, symbols[], outside}]``.
+
+    None when it cannot be read (an unborn branch, more than :data:`MAX_FILES` files, a
+    git error, no file of a known language): the server then judges whole files.
+    """
+    if len(paths) > MAX_FILES or not any(map(language_of, paths)):
+        return None
+    from detente.index.diff import touched_staged
+    from detente.index.symbols import SymbolIndex
+
+    try:
+        files = touched_staged(SymbolIndex(repo.cwd, git=repo.git))
+    except DetenteError:
+        return None
+    return [
+        {"path": f.path, "symbols": list(f.symbols), "outside": f.outside}
+        for f in files
+        if language_of(f.path)
+    ]

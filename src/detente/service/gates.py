@@ -21,7 +21,7 @@ push to a protected ref, and the local ``pre-commit`` guard.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from detente.domain.gates.integration import (
     integrated_events,
     stale_events,
 )
+from detente.domain.named_authority import Edit
 from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
@@ -88,6 +89,17 @@ def _symbol_edits(
 
     files = touched(symbol_index(path), base, head=head)
     return tuple((f.path, f.symbols, f.outside) for f in files)
+
+
+def _normalized_edits(edits: Mapping[str, Edit], case_insensitive: bool) -> dict[str, Edit]:
+    """Staged edits keyed by normalised path (a malformed path is left out: judged whole)."""
+    out: dict[str, Edit] = {}
+    for path, edit in edits.items():
+        try:
+            out[normalize_path(path, case_insensitive=case_insensitive)] = edit
+        except ValidationError:
+            continue
+    return out
 
 
 def _maintained(state: RepoState) -> set[str]:
@@ -241,13 +253,24 @@ class GatesService:
             state, _ = self.core.execute(repo, decide)
             return claim_view(state, state.claims[cmd.claim_id])
 
-    def check_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> CommitCheck:
+    def check_commit(
+        self,
+        repo: str,
+        claim_id: str | None,
+        paths: Sequence[str],
+        *,
+        edits: Mapping[str, Edit] | None = None,
+    ) -> CommitCheck:
         """May ``claim_id`` (or nobody) commit these staged paths?
 
         Args:
             repo: the repository name.
             claim_id: the committing claim, or None.
             paths: staged repo-relative file paths.
+            edits: what the staged diff does to the symbols of each file (``path ->
+                (innermost symbols touched, lines outside every symbol)``, read by the
+                hook from the index git commits); a staged file missing from it is
+                judged whole. None: read from the claim's worktree (a superset).
 
         Returns:
             The :class:`CommitCheck` (the hook refuses unless ``ok``).
@@ -263,12 +286,13 @@ class GatesService:
                 for i, p in enumerate(paths)
             ]
             claim = get_claim(state, claim_id) if claim_id is not None else None
-            matter = symbols_matter(state, claim, norm)
-        # Staged symbol edits are judged on the claim's worktree diff (a superset).
-        path = self.core.repos[state.repo].path
-        edits = worktree_edits(path, claim) if matter else None
+            matter = symbols_matter(state, claim, norm, staged=edits is not None)
+        if edits is not None:
+            judged = _normalized_edits(edits, state.case_insensitive) if matter else None
+        else:  # an older hook: the claim's worktree diff (a superset of what is staged)
+            judged = worktree_edits(self.core.repos[state.repo].path, claim) if matter else None
         with self.core.lock(repo):
-            problems, findings = commit_findings(state, claim, norm, edits)
+            problems, findings = commit_findings(state, claim, norm, judged)
         return CommitCheck(claim_id, problems, findings)
 
     def check_push(

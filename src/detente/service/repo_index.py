@@ -84,12 +84,17 @@ def resolve_symbols(
     return symbol_index(repo).resolve_all(names, commit, field=field)
 
 
-def symbols_matter(state: RepoState, claim: Claim | None, paths: Sequence[str]) -> bool:
+def symbols_matter(
+    state: RepoState, claim: Claim | None, paths: Sequence[str], *, staged: bool = False
+) -> bool:
     """Whether a write of ``paths`` by ``claim`` depends on symbols: the claim names
-    symbols, or another claim holds a symbol in one of the paths (hold the lock)."""
-    if claim is None or not claim.worktree:
+    symbols, or another claim holds a symbol in one of the paths (hold the lock).
+
+    ``staged``: the caller already has the edits (the hook read the index), so neither a
+    claim nor its worktree is needed to judge by symbols."""
+    if not staged and (claim is None or not claim.worktree):
         return False
-    if claim.symbols:
+    if claim is not None and claim.symbols:
         return True
     wanted = set()
     for path in paths:
