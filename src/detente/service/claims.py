@@ -25,6 +25,7 @@ from detente.domain.overlap.carveouts import carved_may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
+from detente.service.claim_work import check_worktree
 from detente.service.core import ServiceCore
 from detente.service.repo_index import resolve_symbols, symbols_matter, worktree_edits
 from detente.service.search import (
@@ -83,7 +84,8 @@ class ClaimsService:
             The claim (``active``, or ``negotiating`` with its meeting) and its overlaps.
 
         Raises:
-            ValidationError: bad field (``field`` names it), unknown repo or base commit.
+            ValidationError: bad field (``field`` names it), unknown repo or base commit,
+                a ``worktree`` that exists and is not a git worktree of the repository.
         """
         repo = self.core.repo(cmd.repo)
         if not cmd.base_commit:
@@ -91,6 +93,7 @@ class ClaimsService:
                 "baseCommit is required (only a takeover may omit it)", field="baseCommit"
             )
         base = self.core.base_commit(repo, cmd.base_commit)
+        check_worktree(repo.path, cmd.worktree)
         claim_id = cmd.claim_id or self.core.ids("clm")
         symbols = resolve_symbols(repo.path, cmd.symbols, base, field="symbols")
         seeded = replace(cmd, base_commit=base, claim_id=claim_id, symbols=symbols)
