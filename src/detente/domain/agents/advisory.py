@@ -19,7 +19,7 @@ from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
-from detente.domain.validation import name_list, pattern_list
+from detente.domain.validation import identifier_list, pattern_list
 from detente.errors import ValidationError
 
 
@@ -184,7 +184,7 @@ class Intent:
         return Intent(
             label=label,
             paths=normalised,
-            symbols=name_list(symbols, f"{fld}.symbols", policy),
+            symbols=identifier_list(symbols, f"{fld}.symbols", policy),
             change_kind=change_kind,
         )
 

@@ -32,7 +32,13 @@ from detente.domain.memory.touched import memory_state
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.validation import contract_list, name_list, pattern_list, text_field, ttl_field
+from detente.domain.validation import (
+    contract_list,
+    identifier_list,
+    pattern_list,
+    text_field,
+    ttl_field,
+)
 from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
 
 
@@ -130,10 +136,10 @@ def decide_scope_change(
             )
     new_paths = tuple(p for p in add if p not in held)
     modules = tuple(
-        m for m in name_list(cmd.add_modules, "addModules", policy) if m not in claim.modules
+        m for m in identifier_list(cmd.add_modules, "addModules", policy) if m not in claim.modules
     )
     symbols = tuple(
-        s for s in name_list(cmd.add_symbols, "addSymbols", policy) if s not in claim.symbols
+        s for s in identifier_list(cmd.add_symbols, "addSymbols", policy) if s not in claim.symbols
     )
     contracts = tuple(
         c
