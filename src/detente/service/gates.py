@@ -189,8 +189,7 @@ class GatesService:
             raise ValidationError("evidence is required", field="evidence")
         check_ref_name(base_ref.ref)
         facts = _facts(
-            refs,
-            path, snapshot, evidence.head_commit, base_ref.oid, bool(state.claims.symbols)
+            refs, path, snapshot, evidence.head_commit, base_ref.oid, bool(state.claims.symbols)
         )
         stale: list[StaleBase] = []
 
