@@ -27,6 +27,7 @@ from detente.domain.state import RepoState
 from detente.domain.validation import (
     contract_list,
     identifier_list,
+    module_list,
     pattern_list,
     test_names,
     text_field,
@@ -116,7 +117,7 @@ def announce(
         raise ValidationError("baseCommit must be a commit object id (hex)", field="baseCommit")
     ttl = ttl_field(cmd.lease_ttl_seconds, "leaseTtlSeconds", policy)
     paths = pattern_list(state, cmd.paths, "paths", policy)
-    modules = identifier_list(cmd.modules, "modules", policy)
+    modules = module_list(cmd.modules, "modules", policy)
     symbols = identifier_list(cmd.symbols, "symbols", policy)
     contracts = contract_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
     tests, test_plan = test_names(cmd.test_responsibility, "testResponsibility", policy)
