@@ -17,9 +17,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detente.client import Client, wire
+from detente.client import Client
 from detente.client.seeds import memory_impacts
 from detente.errors import DetenteError, ValidationError
 from detente.vcs import (
@@ -32,6 +32,9 @@ from detente.vcs import (
     list_worktrees,
     slugify,
 )
+
+if TYPE_CHECKING:
+    from detente.client import wire
 
 __all__ = [
     "OpenResult",

@@ -24,15 +24,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import logging
 import pickle
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from detente.domain.state import RepoState
 from detente.eventlog.envelope import StoredEvent
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = [
     "SNAPSHOT_FORMAT",
@@ -46,7 +48,14 @@ __all__ = [
 #: The layout of :class:`Snapshot` bodies; bump it when the encoding changes.
 SNAPSHOT_FORMAT = 1
 
-_log = logging.getLogger("detente.storage")
+
+def _log() -> logging.Logger:
+    """The store's logger (``logging`` is imported on the first warning: a read never
+    warns, and importing it costs a one-shot CLI call more than its read)."""
+    import logging
+
+    return logging.getLogger("detente.storage")
+
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -131,7 +140,7 @@ def restore(
             else:
                 state = loaded
     if reason is not None:
-        _log.warning(
+        _log().warning(
             "ignoring the projection snapshot of %s at seq %d: %s; replaying the log",
             repo,
             snapshot.seq,

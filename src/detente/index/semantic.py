@@ -34,9 +34,11 @@ import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = [
     "MODEL_SHA256",
@@ -161,6 +163,8 @@ class _Model:
         else:
             with self._pool_lock:
                 if self._pool is None:
+                    from concurrent.futures import ThreadPoolExecutor  # (and logging): on use
+
                     self._pool = ThreadPoolExecutor(self._threads, "detente-embed")
             rows = list(self._pool.map(self._one, encoded))
         return np.stack(rows).astype(np.float32) if rows else np.zeros((0, 384), np.float32)
