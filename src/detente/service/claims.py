@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from detente.clock import format_time
-from detente.domain.authority import check_write
-from detente.domain.claims.commands import (
-    ChangeObjective,
-    ChangeScope,
-    OpenClaim,
-    RenewLease,
-    SetStatus,
-)
-from detente.domain.claims.decide import decide_renew, decide_scope_change, decide_status
 from detente.domain.claims.model import Claim, ClaimStatus
-from detente.domain.claims.objective import decide_objective_change
-from detente.domain.claims.opening import decide_announce_draft, decide_open
 from detente.domain.claims.query import ClaimFilters, selects
 from detente.domain.events import CLAIM_OBJECTIVE_CHANGED
 from detente.domain.overlap.carveouts import carved_may_overlap
@@ -34,7 +23,15 @@ from detente.service.search import (
     similarity_now,
 )
 from detente.service.views import ClaimView, claim_command, claim_view
-from detente.vcs.workstate import work_state
+
+if TYPE_CHECKING:
+    from detente.domain.claims.commands import (
+        ChangeObjective,
+        ChangeScope,
+        OpenClaim,
+        RenewLease,
+        SetStatus,
+    )
 
 
 class ClaimsService:
@@ -89,6 +86,8 @@ class ClaimsService:
         Raises:
             ValidationError: bad field (``field`` names it), unknown repo or base commit.
         """
+        from detente.domain.claims.opening import decide_open  # writes only: reads skip it
+
         repo = self.core.repo(cmd.repo)
         if not cmd.base_commit:
             raise ValidationError(
@@ -144,6 +143,8 @@ class ClaimsService:
             raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
         path = self.core.repos[view.claim.repo].path
         if with_work and path is not None:
+            from detente.vcs.workstate import work_state  # git: only when asked
+
             work = work_state(
                 path,
                 claim_id=claim_id,
@@ -196,6 +197,8 @@ class ClaimsService:
             NotFoundError, RevisionConflict, InvalidTransition (not a draft),
             ValidationError (``leaseTtlSeconds``).
         """
+        from detente.domain.claims.opening import decide_announce_draft
+
         core = self.core
         return claim_command(
             core,
@@ -213,6 +216,8 @@ class ClaimsService:
 
     def renew(self, cmd: RenewLease) -> ClaimView:
         """Extend the lease only. Raises ``lease_expired``, ``revision_conflict``, ``not_found``."""
+        from detente.domain.claims.decide import decide_renew
+
         return claim_command(
             self.core,
             cmd.claim_id,
@@ -221,6 +226,8 @@ class ClaimsService:
 
     def change_scope(self, cmd: ChangeScope) -> ClaimView:
         """Add/remove targets; re-runs overlap analysis (may move to ``negotiating``)."""
+        from detente.domain.claims.decide import decide_scope_change
+
         if cmd.add_symbols:
             repo = self.core.repo_of_claim(cmd.claim_id)
             state = self.core.fresh(repo)
@@ -256,6 +263,8 @@ class ClaimsService:
             ``not_found``, ``lease_expired``, ``revision_conflict``, ``invalid_transition``
             (a claim that no longer holds), ``validation_error`` (blank or unchanged).
         """
+        from detente.domain.claims.objective import decide_objective_change
+
         repo = self.core.repo_of_claim(cmd.claim_id)
         now = self.core.clock.now()
         record = self._semantic_record(repo, cmd.objective, at=now, exclude=cmd.claim_id)
@@ -273,6 +282,8 @@ class ClaimsService:
 
     def set_status(self, cmd: SetStatus) -> ClaimView:
         """Suspend, resume or abandon. Raises ``invalid_transition`` naming from/to."""
+        from detente.domain.claims.decide import decide_status
+
         return claim_command(
             self.core,
             cmd.claim_id,
@@ -288,6 +299,8 @@ class ClaimsService:
             ``overlap_blocking`` (another claim holds a path, or this claim negotiates),
             ``out_of_scope``, ``lease_expired``, ``invalid_transition``, ``not_found``.
         """
+        from detente.domain.authority import check_write
+
         repo = self.core.repo_of_claim(claim_id)
         state = self.core.fresh(repo)
         with self.core.lock(repo):
