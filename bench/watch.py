@@ -7,8 +7,9 @@ steady pace over HTTP. For every delivered event the delay is the arrival time m
 event's ``at`` (recorded inside the committing transaction, same machine clock; read back
 once from ``GET /v1/events``). Reported per N: events delivered, p50 and p99 delay, and
 the ratio against the 1-subscriber run measured first in the same process (the
-baseline), and the server's CPU time per delivery beyond that baseline (``/proc`` of the
-server process: what each further subscriber costs per event).
+baseline), the server's CPU time per subscriber while they connect, and its CPU time per
+delivery while the events flow, beyond that baseline (``/proc`` of the server process:
+what each further subscriber costs per event).
 
 Usage: ``python bench/watch.py [--subscribers 1,100,1000] [--claims 50] [--rate 10]``
 (``--rate``: claims per second; each claim is two events).
@@ -87,9 +88,10 @@ async def _subscribe(
 
 
 async def _run(
-    base: str, port: int, subscribers: int, claims: int, rate: float, first: int
-) -> list[float]:
-    """Delays (seconds) of every delivery of events ``first .. first + 2*claims - 1``."""
+    base: str, port: int, pid: int, subscribers: int, claims: int, rate: float, first: int
+) -> tuple[list[float], float, float]:
+    """Delays (seconds) of every delivery of events ``first .. first + 2*claims - 1``, and
+    the server's CPU seconds while the subscribers connected and while the events flowed."""
     last = first + 2 * claims - 1
     arrivals: list[tuple[int, float]] = []
 
@@ -103,16 +105,20 @@ async def _run(
                     time.sleep(pause)  # pacing the load, not waiting for a result
 
     ready = [0]
+    connect_cpu = _cpu_seconds(pid)
     tasks = [
         asyncio.create_task(_subscribe(port, first, last, arrivals, ready))
         for _ in range(subscribers)
     ]
     while ready[0] < subscribers:  # every stream answered (an event before that is
         await asyncio.sleep(0.05)  # replayed from the log, never lost)
+    events_cpu = _cpu_seconds(pid)
+    connect_cpu = events_cpu - connect_cpu
     writer = threading.Thread(target=write)
     writer.start()
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=300)
     writer.join()
+    events_cpu = _cpu_seconds(pid) - events_cpu
     with httpx.Client(base_url=base, timeout=30) as http:
         page = http.get("/v1/events", params={"since": first - 1, "limit": 2 * claims}).json()
     at = {
@@ -120,7 +126,7 @@ async def _run(
         for e in page["events"]
     }
     assert len(arrivals) == subscribers * 2 * claims, "every subscriber gets every event"
-    return [arrived - at[seq] for seq, arrived in arrivals]
+    return [arrived - at[seq] for seq, arrived in arrivals], connect_cpu, events_cpu
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -155,27 +161,31 @@ def main() -> None:
         )
         print(
             f"{'subscribers':>11}{'deliveries':>12}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-            "  p50 / p99 vs 1 sub  server CPU s  client CPU s  server us/delivery"
+            "  p50 / p99 vs 1 sub  connect ms/sub  events CPU s  client CPU s"
+            "  server us/delivery"
         )
         first, baseline, base_cpu = 1, None, None
         for n in sizes:
-            server_cpu, client_cpu = _cpu_seconds(proc.pid), time.process_time()
-            delays = asyncio.run(_run(base, port, n, args.claims, args.rate, first))
-            server_cpu = _cpu_seconds(proc.pid) - server_cpu
+            client_cpu = time.process_time()
+            delays, connect_cpu, events_cpu = asyncio.run(
+                _run(base, port, proc.pid, n, args.claims, args.rate, first)
+            )
             client_cpu = time.process_time() - client_cpu
             first += 2 * args.claims
             ms = sorted(d * 1000 for d in delays)
             p50, p99 = statistics.median(ms), ms[min(len(ms) - 1, int(len(ms) * 0.99))]
             if baseline is None or base_cpu is None:
-                baseline, base_cpu = (p50, p99), (server_cpu, len(ms))
+                baseline, base_cpu = (p50, p99), (events_cpu, len(ms))
             ratio = f"{p50 / baseline[0]:6.1f}x {p99 / baseline[1]:6.1f}x"
-            # Server CPU per delivery beyond the 1-subscriber run (which pays for the
-            # writes themselves): what one more subscriber costs per event.
+            # Server CPU per delivery while the events flowed, beyond the 1-subscriber run
+            # (which pays for the writes themselves): what one more subscriber costs per
+            # event. Connecting (HTTP, routing, the replay) is the column before.
             extra = len(ms) - base_cpu[1]
-            per = f"{(server_cpu - base_cpu[0]) / extra * 1e6:>10.1f}" if extra else "         -"
+            per = f"{(events_cpu - base_cpu[0]) / extra * 1e6:>10.1f}" if extra else "         -"
             print(
                 f"{n:>11}{len(ms):>12}{p50:>9.2f}{p99:>9.2f}{ms[-1]:>9.2f}  {ratio}"
-                f"{server_cpu:>11.2f}{client_cpu:>11.1f}          {per}"
+                f"{connect_cpu / n * 1000:>16.2f}{events_cpu:>14.2f}{client_cpu:>14.1f}"
+                f"          {per}"
             )
         print(f"\nload average after the run: {_load()}")
     finally:

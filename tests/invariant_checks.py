@@ -58,6 +58,9 @@ def check(service: ServiceCore, repo: str) -> None:
     assert not violations, violations
     if state.last_seq == replay.state.last_seq:
         assert state.claims == replay.state.claims, "cached claims differ from a replay"
+        assert vars(state.claims.lookups) == vars(replay.state.claims.lookups), (
+            "cached claim lookups differ from a replay"
+        )
         assert state.meetings == replay.state.meetings, "cached meetings differ from a replay"
 
 

@@ -12,6 +12,8 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from detente.api.server_send import STREAMED_BYTES
+
 __all__ = ["AccessLogMiddleware"]
 
 _log = logging.getLogger("detente.access")
@@ -53,7 +55,7 @@ class AccessLogMiddleware:
                     "path": scope["path"],
                     "status": status,
                     "duration_ms": round((time.perf_counter() - started) * 1000, 1),
-                    "bytes": size,
+                    "bytes": size + scope.get(STREAMED_BYTES, 0),
                     "client": f"{client[0]}:{client[1]}" if client else None,
                 },
             )

@@ -47,6 +47,7 @@ from detente.api.routes import (
     patches,
     system,
 )
+from detente.api.server_send import App
 from detente.api.supervision import supervisor_for
 from detente.client.authorized import AuthorizedCalls
 from detente.errors import DetenteError
@@ -99,7 +100,7 @@ def create_app(
         # A clean shutdown leaves a projection snapshot: the next start folds no long tail.
         await asyncio.to_thread(service.save_snapshots)
 
-    app = FastAPI(
+    app = App(  # a FastAPI app that hands streams the server's send (see server_send)
         title="detente",
         version=__version__,
         summary="Coordination plane for AI coding agents: claims, leases, revisions, evidence.",

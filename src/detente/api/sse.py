@@ -103,9 +103,29 @@ class _Subscriber:
     position: int  # every event <= position was delivered, queued or filtered out
     capacity: int
     queue: deque[tuple[int, bytes]] = field(default_factory=deque)
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
     live: bool = False
     overflowed: bool = False
+    #: The future the subscriber's stream waits on (None while it is not waiting): a bare
+    #: future, one allocation per wait, is the cheapest wake-up asyncio offers.
+    waiter: asyncio.Future[None] | None = None
+
+    def wake(self) -> None:
+        """Wake the stream if it waits (from the event loop's thread)."""
+        waiter = self.waiter
+        if waiter is not None:
+            self.waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Wait until :meth:`wake` (returns at once when something is queued already)."""
+        if self.queue or self.overflowed:
+            return
+        waiter = self.waiter = asyncio.get_running_loop().create_future()
+        try:
+            await waiter
+        finally:
+            self.waiter = None
 
     def offer(self, keys: EventKeys) -> bool:
         """Queue the event of ``keys`` if wanted; False when the buffer just overflowed."""
@@ -117,10 +137,10 @@ class _Subscriber:
             return True
         if len(self.queue) >= self.capacity:
             self.overflowed = True
-            self.wake.set()
+            self.wake()
             return False
         self.queue.append((seq, keys.message))
-        self.wake.set()
+        self.wake()
         return True
 
 
@@ -240,8 +260,7 @@ class _Hub:
                         f"reconnect with Last-Event-ID: {delivered}",
                     )
                     return
-                sub.wake.clear()
-                await sub.wake.wait()
+                await sub.wait()
         finally:
             self.remove(sub)
 

@@ -3,8 +3,11 @@
 A general SSE response (``sse-starlette``) pays, for every chunk, a cancel scope with a
 timer (its per-send timeout), a lock and an encoding check; with 1,000 subscribers that is
 1,000 timers armed and cancelled per event. The hub (:mod:`detente.api.sse`) already hands
-every subscriber finished bytes, so this response only writes them. What a stream needs
-besides is per connection, on one timer, never per chunk:
+every subscriber finished bytes, so this response only writes them, from a task of its own
+(a wake-up resumes that task's two coroutines rather than the request's chain through
+every middleware) and straight to the server's ``send`` (past the middlewares' wrappers,
+see :mod:`detente.api.server_send`). What a stream needs besides is per connection, on one
+timer, never per chunk:
 
 - **heartbeat**: ``: ping`` comment lines when nothing was written for
   ``heartbeat`` seconds (proxies close idle connections);
@@ -28,6 +31,8 @@ from collections.abc import AsyncIterator
 
 from starlette.responses import StreamingResponse
 from starlette.types import Message, Receive, Scope, Send
+
+from detente.api.server_send import SERVER_SEND, STREAMED_BYTES
 
 __all__ = ["PING", "EventStreamResponse"]
 
@@ -56,26 +61,21 @@ class EventStreamResponse(StreamingResponse):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
         self._last_write = loop.time()
+        # The chunks are written by a task of their own: waking it for a delivery resumes
+        # two coroutines, where the request's task would resume the whole middleware
+        # stack's chain of awaits (a dozen frames) for every message.
+        pump = loop.create_task(self._pump(scope, send))
         helpers = [
-            loop.create_task(self._watch_disconnect(receive, task)),
-            loop.create_task(self._tend(send, task)),
+            loop.create_task(self._watch_disconnect(receive, pump)),
+            loop.create_task(self._tend(send, pump)),
         ]
         try:
-            async for chunk in self._events:
-                message: Message = {"type": "http.response.body", "body": chunk, "more_body": True}
-                self._sending_since = self._last_write = loop.time()
-                await send(message)
-                self._sending_since = None
-            self._closed = True
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except asyncio.CancelledError:
-            if self._ended is None:
-                raise  # the server is cancelling the request: not ours to swallow
-            task.uncancel()
+            await asyncio.wait((pump,))
+            failure = None if pump.cancelled() else pump.exception()
+            if failure is not None:
+                raise failure
             if self._ended == "send_timeout":
                 _log.warning(
                     "event stream: a send blocked for %g s; closing the connection",
@@ -85,10 +85,31 @@ class EventStreamResponse(StreamingResponse):
             self._closed = True
             for helper in helpers:
                 helper.cancel()
+            if not pump.done():  # the server is cancelling the request
+                pump.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait((pump,))
             with contextlib.suppress(Exception):
                 await self._events.aclose()  # type: ignore[attr-defined]
         if self.background is not None:
             await self.background()
+
+    async def _pump(self, scope: Scope, send: Send) -> None:
+        """Write every chunk of the stream, then end the response."""
+        loop = asyncio.get_running_loop()
+        server_send: Send = scope.get(SERVER_SEND, send)
+        streamed = 0
+        try:
+            async for chunk in self._events:
+                message: Message = {"type": "http.response.body", "body": chunk, "more_body": True}
+                self._sending_since = self._last_write = loop.time()
+                await server_send(message)
+                self._sending_since = None
+                streamed += len(chunk)
+        finally:
+            scope[STREAMED_BYTES] = scope.get(STREAMED_BYTES, 0) + streamed
+        self._closed = True
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     def _end(self, task: asyncio.Task[object], why: str) -> None:
         if self._ended is None and not self._closed:

@@ -49,6 +49,7 @@ __all__ = [
     "cache_size",
     "embed_threads",
     "model_tried",
+    "words",
 ]
 
 Mode = Literal["semantic", "lexical"]
@@ -287,8 +288,8 @@ class Similarity:
         if self._model is not None:
             a, b = self.embed(left), self.embed(right)
             return [[float(x) for x in row] for row in a @ b.T]
-        vl = [Counter(_words(t)) for t in left]
-        vr = [Counter(_words(t)) for t in right]
+        vl = [Counter(words(t)) for t in left]
+        vr = [Counter(words(t)) for t in right]
         return [[_cosine(x, y) for y in vr] for x in vl]
 
     def rank(self, query: str, documents: Sequence[str]) -> list[float]:
@@ -307,7 +308,8 @@ def _text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
-def _words(text: str) -> list[str]:
+def words(text: str) -> list[str]:
+    """The lower-cased word tokens (``[a-z0-9]+``) the lexical mode compares."""
     return _WORD.findall(text.lower())
 
 
@@ -322,13 +324,13 @@ def bm25_scores(
     query: str, documents: Sequence[str], *, k1: float = 1.2, b: float = 0.75
 ) -> list[float]:
     """Okapi BM25 score of each document for ``query`` (see the module docstring)."""
-    docs = [_words(d) for d in documents]
+    docs = [words(d) for d in documents]
     n = len(docs)
     average = sum(len(d) for d in docs) / n if n else 0.0
     frequency: Counter[str] = Counter()
     for doc in docs:
         frequency.update(set(doc))
-    terms = _words(query)
+    terms = words(query)
     scores = []
     for doc in docs:
         counts = Counter(doc)

@@ -19,9 +19,9 @@ from detente.service.repo_index import resolve_symbols, symbols_matter, worktree
 from detente.service.search import (
     announce_semantic,
     semantic_overlaps,
-    semantic_record,
     similarity_now,
 )
+from detente.service.similar_holders import holder_similarity
 from detente.service.views import ClaimView, claim_command, claim_view
 
 if TYPE_CHECKING:
@@ -56,15 +56,11 @@ class ClaimsService:
     ) -> dict[str, Any] | None:
         """A claim objective's similar holders (but ``exclude``), computed outside the
         repository's transaction (the model costs milliseconds that serialized writes need
-        not pay); ``at``: when, for a changed objective."""
-        state = self.core.fresh(repo)
-        with self.core.lock(repo):
-            candidates = [
-                (c.id, c.objective) for c in state.claims.values() if c.holding and c.id != exclude
-            ]
+        not pay) against the repository's index of the holders' objectives; ``at``: when,
+        for a changed objective."""
         sim = similarity_now(self._holding_objectives)
         when = format_time(at) if at is not None else None
-        return semantic_record(sim, objective, candidates, at=when)
+        return holder_similarity(self.core).record(repo, sim, objective, exclude=exclude, at=when)
 
     def _holding_objectives(self) -> list[str]:
         """Every repository's holding objectives (embedded once the model has loaded)."""

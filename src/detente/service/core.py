@@ -39,6 +39,7 @@ from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
 from detente.service.checkpoints import Checkpoints
 from detente.service.group_commit import BatchClock, GroupCommit
+from detente.service.known_commits import KnownCommits
 from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
 
@@ -101,7 +102,7 @@ class ServiceCore:
         self.broadcaster = Broadcaster()
         #: The id source (``prefix -> id``).
         self.ids = ids
-        self._resolve_commit = resolve_commit
+        self._resolve_commit = KnownCommits(resolve_commit) if resolve_commit else None
         self._states: dict[str, RepoState] = {}
         self._locks = {name: threading.RLock() for name in self.repos}
         #: Leases expired per transaction at most (see :meth:`timeouts`).

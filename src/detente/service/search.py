@@ -45,6 +45,7 @@ __all__ = [
     "announce_semantic",
     "semantic_overlaps",
     "semantic_record",
+    "similar_record",
     "similarity",
     "similarity_now",
 ]
@@ -173,9 +174,18 @@ def semantic_record(
     scores = sim.pairwise([objective], [text for _, text in others])[0] if others else []
     above = [(score, cid) for (cid, _), score in zip(others, scores, strict=True)]
     best = sorted((p for p in above if p[0] >= sim.threshold), key=lambda p: (-p[0], p[1]))
+    return similar_record(sim, best[:MAX_SIMILAR], at=at)
+
+
+def similar_record(
+    sim: Similarity, best: Sequence[tuple[float, str]], *, at: str | None = None
+) -> dict[str, Any]:
+    """The stored record of the similar holders ``best`` (``[(score, claim id)]``, at most
+    :data:`MAX_SIMILAR`, at or above the threshold): ``{mode, threshold, similar:
+    [{claimId, score}]}`` (and ``at``), scores rounded to 4 places, listed by claim id."""
     similar = [
         {"claimId": cid, "score": round(score, 4)}
-        for score, cid in sorted(best[:MAX_SIMILAR], key=lambda p: p[1])
+        for score, cid in sorted(best, key=lambda p: p[1])
     ]
     record: dict[str, Any] = {"mode": sim.mode, "threshold": sim.threshold, "similar": similar}
     if at is not None:
@@ -213,7 +223,8 @@ def semantic_overlaps(state: RepoState, claim: Claim, symbolic: list[Overlap]) -
 
     Read from the records stored when claims opened (:func:`semantic_record`), in both
     directions: the claims ``claim`` found similar when it opened, and the later claims
-    that found ``claim`` similar. Nothing is recomputed on a read.
+    that found ``claim`` similar (the fold's reverse lookup, ``lookups.similar_to``: no
+    walk over the claims). Nothing is recomputed on a read.
 
     Returns:
         One ``semantic``/``advisory`` :class:`Overlap` per similar holder that has no
@@ -232,7 +243,8 @@ def semantic_overlaps(state: RepoState, claim: Claim, symbolic: list[Overlap]) -
             str(record["mode"]),
             float(record["threshold"]),
         )
-    for other in state.claims.values():
+    for other_id in state.claims.lookups.similar_to.get(claim.id, ()):
+        other = state.claims[other_id]
         theirs = other.semantic or {}
         if theirs.get("similar") and _record_time(other) < mine:
             continue  # computed against this claim's earlier objective

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from detente.domain.overlap import PatternIndex, intersect, normalize_pattern
+from detente.domain.overlap.carveouts import intersect_carved
 from detente.errors import ValidationError
 
 from support import repo_paths
@@ -263,3 +264,68 @@ def test_any_sequence_of_adds_and_removes_keeps_the_index_exact(
     assert len(index) == len(live)
     assert list(index) == sorted(live)
     assert index.overlapping(query) == _brute(sorted(live), query)
+
+
+def test_a_directory_query_takes_every_entry_below_it_with_that_entrys_own_witness() -> None:
+    index = _index(
+        [
+            ("c1", "t/a/x.yml"),
+            ("c2", "t/a/*.py"),
+            ("c2", "t/b/**"),
+            ("c3", "t/*.md"),
+            ("c4", "t"),
+            ("c5", "**/*.yml"),
+            ("c6", "u/x.py"),
+        ]
+    )
+    expected = [
+        ("c1", "t/a/x.yml", "t/a/x.yml"),
+        ("c2", "t/a/*.py", "t/a/x.py"),
+        ("c2", "t/b/**", "t/b/x"),
+        ("c3", "t/*.md", "t/x.md"),
+        ("c5", "**/*.yml", "t/x.yml"),
+    ]
+    assert index.overlapping("t/**") == expected
+    assert index.overlapping("t/**", exclude="c2") == [e for e in expected if e[0] != "c2"]
+    index.remove("c2", "t/a/*.py")
+    index.remove_key("c1")
+    assert index.overlapping("t/**") == [
+        e for e in expected if e[1] not in ("t/a/*.py", "t/a/x.yml")
+    ]
+    assert index.overlapping("t/a/**") == [("c5", "**/*.yml", "t/a/x.yml")]
+
+
+_DEEP_POOL = [*_PATTERN_POOL, "a/b/c/**", "a/b/*.yml", "a/b/c/d.py", "b/**", "a/b/c/*"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    entries=st.lists(
+        st.tuples(
+            st.sampled_from(["k1", "k2", "k3", "k4"]),
+            st.sampled_from(_DEEP_POOL),
+            st.lists(st.sampled_from(["a/b/**", "a/b/c.py", "**/*.py", "a/x.py"]), max_size=2),
+        ),
+        max_size=20,
+    ),
+    query=st.sampled_from(["**", "a/**", "a/b/**", "a/b/c/**", "b/**", "a/*.py", "**/*.py"]),
+    exclude=st.sampled_from([None, "k1", "k2"]),
+)
+def test_directory_queries_agree_with_a_pairwise_scan_with_carve_outs_and_exclusions(
+    entries: list[tuple[str, str, list[str]]], query: str, exclude: str | None
+) -> None:
+    index = PatternIndex()
+    cuts_of: dict[tuple[str, str], list[str]] = {}
+    for key, pattern, cuts in entries:
+        canonical = normalize_pattern(pattern)
+        if (key, canonical) not in cuts_of:
+            index.add(key, pattern, carve_outs=cuts)
+            cuts_of[(key, canonical)] = cuts
+    expected = []
+    for (key, theirs), cuts in sorted(cuts_of.items()):
+        if key == exclude:
+            continue
+        witness = intersect_carved(query, [], theirs, cuts) if cuts else intersect(query, theirs)
+        if witness is not None:
+            expected.append((key, theirs, witness))
+    assert index.overlapping(query, exclude=exclude) == expected

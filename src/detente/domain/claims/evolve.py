@@ -12,6 +12,9 @@ Indexes over the *holding* claims:
       exact value -> claim ids;
     - :attr:`~ClaimBook.memory_holders`: the ids of those that declare memory impacts,
       and :attr:`~ClaimBook.memory_index`, a :class:`PatternIndex` of those impacts' paths;
+    - :attr:`~ClaimBook.lookups`: live claims by branch and worktree, the reverse of the
+      semantic records, the journal of holding-objective changes
+      (:class:`~detente.domain.claims.lookups.ClaimLookups`);
     - a heap of lease deadlines for the expiry sweep (lazy deletion).
 """
 
@@ -24,6 +27,7 @@ from typing import Any
 
 from detente.clock import parse_time
 from detente.domain import events as ev
+from detente.domain.claims.lookups import ClaimLookups
 from detente.domain.claims.model import Abandonment, Claim, ClaimStatus, Lease
 from detente.domain.claims.wire import agent_from_wire, contract_from_wire, memory_impact_from_wire
 from detente.domain.overlap.index import PatternIndex
@@ -38,6 +42,7 @@ class ClaimBook(dict[str, Claim]):
         memory_holders: ids of the holding claims with memory impacts.
         memory_index: the memory impact paths of those claims (key: the claim id).
         last_fencing_token: the highest fencing token granted so far (0 before any).
+        lookups: the :class:`ClaimLookups` kept in step with every record.
     """
 
     def __init__(self, repo: str) -> None:
@@ -50,6 +55,8 @@ class ClaimBook(dict[str, Claim]):
         self.memory_holders: set[str] = set()
         self.memory_index = PatternIndex()
         self.last_fencing_token = 0
+        #: Workspaces, reverse semantic records, the holding-objective journal.
+        self.lookups = ClaimLookups()
         self._deadlines: list[tuple[datetime, str, int]] = []
 
     # ------------------------------------------------------------------ queries
@@ -102,6 +109,7 @@ class ClaimBook(dict[str, Claim]):
     def store(self, old: Claim | None, new: Claim) -> None:
         """Replace ``old`` (None: a new claim) by ``new`` and keep the indexes in step."""
         self[new.id] = new
+        self.lookups.update(old, new)
         old_holding = old is not None and old.holding
         if (
             old_holding

@@ -270,30 +270,31 @@ def _refuse_taken_workspace(state: RepoState, branch: str | None, worktree: str 
 
     A claim naming the branch or worktree of a claim that still holds its work would make
     the hooks attribute that claim's commits to the newcomer, and its cleanup would remove
-    the other claim's worktree.
+    the other claim's worktree. Read from the fold's workspace lookups (no walk over the
+    claims); the claim named is the first live one in the book's order.
 
     Raises:
         BranchInUse: ``branch_in_use`` naming the claim that uses it.
     """
-    for other in state.claims.values():
-        if not (other.holding or other.leased):
-            continue
-        if branch and workspace_name(other.branch) == branch:
-            raise BranchInUse(
-                f"branch {branch!r} belongs to claim {other.id} ({other.status.value}); "
-                "a claim works on a branch of its own",
-                branch=branch,
-                claimId=other.id,
-            )
-        if worktree and other.worktree and posixpath.normpath(other.worktree) == worktree:
-            raise BranchInUse(
-                f"worktree {worktree!r} belongs to claim {other.id} ({other.status.value}); "
-                "a claim works in a worktree of its own",
-                holder=worktree,
-                claimId=other.id,
-            )
-
-
-def workspace_name(branch: str | None) -> str | None:
-    """A recorded branch compared as git names it (older records may carry ``refs/heads/``)."""
-    return branch.removeprefix("refs/heads/") if branch else None
+    lookups = state.claims.lookups
+    on_branch = lookups.branches.get(branch, set()) if branch else set()
+    in_worktree = lookups.worktrees.get(worktree, set()) if worktree else set()
+    users = on_branch | in_worktree
+    if not users:
+        return
+    # One user unless older records broke the rule: name the first in the book's order.
+    first = next(iter(users)) if len(users) == 1 else next(c for c in state.claims if c in users)
+    other = state.claims[first]
+    if first in on_branch:
+        raise BranchInUse(
+            f"branch {branch!r} belongs to claim {other.id} ({other.status.value}); "
+            "a claim works on a branch of its own",
+            branch=branch,
+            claimId=other.id,
+        )
+    raise BranchInUse(
+        f"worktree {worktree!r} belongs to claim {other.id} ({other.status.value}); "
+        "a claim works in a worktree of its own",
+        holder=worktree,
+        claimId=other.id,
+    )

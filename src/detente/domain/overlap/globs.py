@@ -141,6 +141,12 @@ class CompiledPattern:
     def __repr__(self) -> str:
         return f"CompiledPattern({self.pattern!r})"
 
+    @property
+    def is_subtree(self) -> bool:
+        """Whether the pattern reads ``dir/**`` (or ``**``): every path strictly under
+        its literal segments, nothing else."""
+        return self._subtree
+
     def matches(self, path: str) -> bool:
         """Whether the path (normalised, see ``normalize_path``) matches this pattern:
         it is spelled like the pattern, or the glob matches it."""

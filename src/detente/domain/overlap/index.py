@@ -17,9 +17,12 @@ A second filter is the literal extension: when every path a pattern matches ends
 bucketed by extension (``None`` when unknown) both on their own node and in each
 ancestor's subtree view, so ``**/*.yml`` never even looks at ``x/a.py``.
 
-Candidates are then verified with the exact automaton intersection, which also gives
-the witness path; a pair the search cannot decide within its budget is reported with no
-witness (``None``) and counts as overlapping. :meth:`PatternIndex.matching` answers the
+A ``dir/**`` query contains every entry below ``dir``'s node: those it takes in bulk,
+already sorted, from the node's list of answers
+(:mod:`~detente.domain.overlap.subtree_answers`). Other candidates are verified with the
+exact automaton intersection, which also gives the witness path; a pair the search
+cannot decide within its budget is reported with no witness (``None``) and counts as
+overlapping. :meth:`PatternIndex.matching` answers the
 simpler question "which patterns match this concrete path" with the same filters and
 :meth:`CompiledPattern.matches`. An entry may carry carve-outs (patterns cut out of it by
 a split resolution, :mod:`~detente.domain.overlap.carveouts`): a carved-out path is
@@ -41,6 +44,7 @@ from detente.domain.overlap.globs import (
 )
 from detente.domain.overlap.paths import GLOBSTAR
 from detente.domain.overlap.shapes import segment_filter
+from detente.domain.overlap.subtree_answers import Answer, discard, insert, merged, without_key
 
 __all__ = ["PatternIndex"]
 
@@ -51,12 +55,13 @@ _Buckets = dict[str | None, _Group]
 
 
 class _Node:
-    __slots__ = ("children", "own", "subtree")
+    __slots__ = ("below", "children", "own", "subtree")
 
     def __init__(self) -> None:
         self.children: dict[str, _Node] = {}
         self.own: _Buckets = {}
         self.subtree: _Buckets = {}
+        self.below: list[Answer] = []  # entries strictly below, uncarved (sorted answers)
 
 
 class PatternIndex:
@@ -111,9 +116,12 @@ class PatternIndex:
         self._users[canonical] = self._users.get(canonical, 0) + 1
         self._compiled[canonical] = compiled
         bucket = compiled.extension
+        answer = (key, canonical, canonical if compiled.is_literal else compiled.witness())
         node = self._root
         _put(node.subtree, bucket, canonical, key)
         for segment in compiled.literal_segments:
+            if not carve_outs:
+                insert(node.below, answer)
             node = node.children.setdefault(segment, _Node())
             _put(node.subtree, bucket, canonical, key)
         _put(node.own, bucket, canonical, key)
@@ -136,7 +144,8 @@ class PatternIndex:
         if held is None or canonical not in held:
             raise KeyError((key, pattern))
         held.discard(canonical)
-        if self._carved.pop((key, canonical), None) is not None:
+        carved = self._carved.pop((key, canonical), None) is not None
+        if carved:
             _discard_key(self._carved_keys, canonical, key)
         if not held:
             del self._by_key[key]
@@ -151,6 +160,9 @@ class PatternIndex:
         _discard(path[-1].own, bucket, canonical, key)
         for node in path:
             _discard(node.subtree, bucket, canonical, key)
+        if not carved:
+            for node in path[:-1]:
+                discard(node.below, key, canonical)
         for depth in range(len(path) - 1, 0, -1):
             if path[depth].subtree:
                 break
@@ -214,11 +226,50 @@ class PatternIndex:
             ValidationError: code ``validation_error`` when the pattern is invalid.
         """
         query = compile_pattern(pattern)
-        found: list[tuple[str, str, str | None]] = []
+        if query.is_subtree and not carve_outs:
+            return self._subtree_overlaps(query, exclude, budget)
+        return self._decided(query, self._candidate_groups(query), exclude, budget, carve_outs)
+
+    def _subtree_overlaps(
+        self, query: CompiledPattern, exclude: str | None, budget: Budget | None
+    ) -> list[Answer]:
+        """:meth:`overlapping` for ``dir/**``: the entries on the nodes from the root to
+        ``dir`` decided one by one, the uncarved ones below ``dir`` taken in bulk."""
+        groups: list[_Group] = []
+        node: _Node | None = self._root
+        for segment in query.literal_segments:
+            assert node is not None
+            groups.extend(node.own.values())
+            node = node.children.get(segment)
+            if node is None:
+                return self._decided(query, groups, exclude, budget, ())
+        assert node is not None
+        groups.extend(node.own.values())
+        bulk = without_key(node.below, exclude)
+        lead = query.literal_segments
+        carved_below: list[_Group] = [  # carved entries below: few, decided one by one
+            {theirs: {key}}
+            for key, theirs in self._carved
+            if key != exclude and _strictly_below(self._compiled[theirs].literal_segments, lead)
+        ]
+        decided = self._decided(query, [*groups, *carved_below], exclude, budget, ())
+        return merged(bulk, decided)
+
+    def _decided(
+        self,
+        query: CompiledPattern,
+        groups: list[_Group],
+        exclude: str | None,
+        budget: Budget | None,
+        carve_outs: Sequence[str],
+    ) -> list[Answer]:
+        """The overlaps among the entries of ``groups``, each pattern decided, sorted."""
+        pattern = query.pattern
+        found: list[Answer] = []
         carved = self._carved
         # Entries are grouped by pattern (many claims hold ``lib/**``): each distinct
         # pattern is decided once, and its keys join the result in one step.
-        for group in self._candidate_groups(query):
+        for group in groups:
             for theirs, keys in group.items():
                 if carve_outs or (carved and theirs in self._carved_keys):
                     plain: list[str | None] = []  # the uncarved pair, decided once
@@ -322,6 +373,11 @@ class PatternIndex:
     def __iter__(self) -> Iterator[tuple[str, str]]:
         """Every ``(key, pattern)`` entry, sorted."""
         return iter(sorted((key, p) for key, held in self._by_key.items() for p in held))
+
+
+def _strictly_below(segments: tuple[str, ...], lead: tuple[str, ...]) -> bool:
+    """Whether a node's segments name a node strictly below the node of ``lead``."""
+    return len(segments) > len(lead) and segments[: len(lead)] == lead
 
 
 def _carved_witness(
