@@ -18,7 +18,17 @@ from detente.cli.main import COMMANDS, app
 from detente.cli.render import EXIT_CODES_HELP
 from detente.cli.root_help import GLOBAL_OPTIONS, root_help
 
-_HEAVY = ("typer", "rich", "pydantic", "fastapi", "starlette", "uvicorn", "httpx", "onnxruntime")
+_HEAVY = (
+    "typer",
+    "rich",
+    "pydantic",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "httpx",
+    "onnxruntime",
+    "numpy",
+)
 #: Modules a local read does not need, each costing it a few percent (the API records
 #: build hundreds of annotations; logging comes with the thread pool; the audit's checks).
 _UNNEEDED = (

@@ -21,7 +21,6 @@ from detente.service.search import (
     semantic_overlaps,
     similarity_now,
 )
-from detente.service.similar_holders import holder_similarity
 from detente.service.views import ClaimView, claim_command, claim_view
 
 if TYPE_CHECKING:
@@ -58,6 +57,9 @@ class ClaimsService:
         repository's transaction (the model costs milliseconds that serialized writes need
         not pay) against the repository's index of the holders' objectives; ``at``: when,
         for a changed objective."""
+        # Writes only (numpy comes with the index): a read of claims never imports it.
+        from detente.service.similar_holders import holder_similarity
+
         sim = similarity_now(self._holding_objectives)
         when = format_time(at) if at is not None else None
         return holder_similarity(self.core).record(repo, sim, objective, exclude=exclude, at=when)
