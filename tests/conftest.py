@@ -44,6 +44,21 @@ def git_identity() -> Iterator[None]:
         os.environ.pop(key, None)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def embeddings_in_memory() -> Iterator[None]:
+    """Tests keep embeddings in memory only: the on-disk cache under the user's cache
+    directory is not shared by concurrent test runs (its own tests point it at a
+    temporary file). An environment that sets ``DETENTE_EMBED_PERSIST`` keeps it."""
+    import os
+
+    added = "DETENTE_EMBED_PERSIST" not in os.environ
+    if added:
+        os.environ["DETENTE_EMBED_PERSIST"] = "0"
+    yield
+    if added:
+        os.environ.pop("DETENTE_EMBED_PERSIST", None)
+
+
 @pytest.fixture(autouse=True)
 def protocol_invariants(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command any test runs through a service is followed by the protocol

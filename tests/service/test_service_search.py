@@ -111,6 +111,20 @@ def test_search_ranks_claims_and_memory_sections_with_their_overlaps(repo: Repo)
     assert memory[0]["title"] == "Payments"
 
 
+def test_search_leaves_out_claims_whose_meaning_is_unrelated(repo: Repo) -> None:
+    retry = repo.open("src/settlement/retry.py", agent="alice", objective="Retry failed payments")
+    theme = repo.open("README.md", agent="carol", objective="Dark theme for the dashboard")
+    unrelated = Similarity().rank("retry behaviour", ["Dark theme for the dashboard README.md"])
+    assert unrelated[0] <= 0  # the premise: an opposite-leaning cosine, not a weak match
+
+    found = repo.service.search.search("retry behaviour", repo="demo")
+
+    ids = [r.get("claimId") for r in found["results"]]
+    assert retry.claim.id in ids
+    assert theme.claim.id not in ids
+    assert all(r["score"] > 0 for r in found["results"])
+
+
 def test_search_refuses_an_empty_query_and_a_bad_limit(repo: Repo) -> None:
     with pytest.raises(ValidationError, match="q must be"):
         repo.service.search.search("  ")

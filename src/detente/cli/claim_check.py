@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from detente.cli.context import JsonFlag, Session, run
 from detente.errors import DetenteError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["check"]
 
@@ -15,15 +18,26 @@ __all__ = ["check"]
 def check(
     ctx: typer.Context,
     claim_id: Annotated[str, typer.Argument(help="The claim id (clm_...).")],
-    paths: Annotated[list[str], typer.Argument(help="Repo-relative file paths to write.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Repo-relative file paths to write, or one symbol of a file "
+            "(path::Qualified.name) each."
+        ),
+    ],
     fencing_token: Annotated[
         int | None,
         typer.Option("--fencing-token", help="The token to present (refused if stale)."),
     ] = None,
     json_flag: JsonFlag = False,
 ) -> None:
-    """May this claim write these paths now? Exit 0 if so, else the refusal's exit code
-    (6 overlap_blocking, 8 out_of_scope or stale_fencing_token, 5 lease_expired, ...)."""
+    """May this claim write these paths (or symbols) now? Exit 0 if so, else the refusal's
+    exit code (6 overlap_blocking, 8 out_of_scope or stale_fencing_token, 5 lease_expired,
+    ...).
+
+    The answer is the pre-commit hook's: a symbol (src/x.py::Retry.backoff) is judged as
+    a change to that symbol alone; a file the claim holds only through symbols is allowed
+    "limited to" them (once the worktree changes it, the check judges what it touches)."""
 
     def body(session: Session) -> int:
         try:
@@ -41,13 +55,17 @@ def check(
                 for outside in exc.extra.get("paths", []) or []:
                     err.print(f"  outside the claim: {outside}", markup=False)
             return code
-        session.emit(
-            response,
-            lambda console: console.print(
+        limits = response.get("limitedTo", {})
+
+        def human(console: Console) -> None:
+            console.print(
                 f"allowed: {response['claimId']} may write {', '.join(response['paths'])}",
                 markup=False,
-            ),
-        )
+            )
+            for path, symbols in limits.items():
+                console.print(f"  {path}: limited to {', '.join(symbols)}", markup=False)
+
+        session.emit(response, human)
         return 0
 
     run(ctx, json_flag, body)

@@ -49,8 +49,23 @@ def open_(
         list[str] | None,
         typer.Option("--path", "-p", help="Path pattern to claim (repeatable): src/x/**, a.py"),
     ] = None,
-    module: Annotated[list[str] | None, typer.Option("--module", help="Module name.")] = None,
-    symbol: Annotated[list[str] | None, typer.Option("--symbol", help="Symbol name.")] = None,
+    module: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--module",
+            help="Module to claim (repeatable): a Python dotted name (detente.storage), a Go "
+            "package or JS/TS directory (internal/storage); it covers its files and submodules.",
+        ),
+    ] = None,
+    symbol: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--symbol",
+            help="Symbol to claim (repeatable): path::Qualified.name (src/x.py::Retry.backoff), "
+            "or a bare qualified name resolved at the base commit (ambiguous: exit 2 with "
+            "the candidates).",
+        ),
+    ] = None,
     contract: Annotated[
         list[str] | None,
         typer.Option(

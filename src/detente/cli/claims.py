@@ -164,8 +164,23 @@ def scope_add(
     ctx: typer.Context,
     claim_id: ClaimId,
     path: PathOpt = None,
-    module: Annotated[list[str] | None, typer.Option("--module", help="Module.")] = None,
-    symbol: Annotated[list[str] | None, typer.Option("--symbol", help="Symbol.")] = None,
+    module: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--module",
+            help="Module to add (repeatable): a Python dotted name (detente.storage), a Go "
+            "package or JS/TS directory (internal/storage); it covers its files and submodules.",
+        ),
+    ] = None,
+    symbol: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--symbol",
+            help="Symbol to add (repeatable): path::Qualified.name (src/x.py::Retry.backoff), "
+            "or a bare qualified name resolved at the base commit (ambiguous: exit 2 with "
+            "the candidates).",
+        ),
+    ] = None,
     contract: Annotated[
         list[str] | None,
         typer.Option("--contract", help="Expected contract change: TYPE:AREA:CHANGE, or AREA."),

@@ -93,6 +93,13 @@ def reconcile(
                 f"{radius['depth']}{note}",
                 markup=False,
             )
+            for ref in radius["references"]:
+                where = f" in {ref['within']}" if ref.get("within") else ""
+                console.print(
+                    f"  {ref['path']}:{ref['line']}{where} uses {ref['symbol']} "
+                    f"(depth {ref['depth']})",
+                    markup=False,
+                )
             console.print(f"Next: {result['next']}", markup=False)
 
         session.emit(result, text)

@@ -326,7 +326,8 @@ class ResolveIn(Body):
 
 
 class WriteCheckIn(Body):
-    """``POST /v1/claims/{id}/writes/check``: concrete repo-relative paths."""
+    """``POST /v1/claims/{id}/writes/check``: concrete repo-relative paths, or one symbol
+    of a file each (``path::Qualified.name``)."""
 
     paths: list[str] = Field(min_length=1)
     fencing_token: int | None = Field(default=None, strict=True)

@@ -203,9 +203,14 @@ class ServiceCalls(IndexCalls):
         return cast("wire.ClaimView", view.to_wire())
 
     def check_writes(self, claim_id: str, body: b.WriteCheckIn) -> wire.WriteCheck:
-        """May this claim write these paths now? 409 overlap_blocking / out_of_scope if not."""
-        paths = self.service.claims.check_write(claim_id, body.paths, body.fencing_token)
-        return {"ok": True, "claimId": claim_id, "paths": list(paths)}
+        """May this claim write these paths (or ``path::Symbol``) now? 409
+        overlap_blocking / out_of_scope if not; ``limitedTo`` names the symbols a file
+        write is limited to."""
+        answer = self.service.claims.check_targets(claim_id, body.paths, body.fencing_token)
+        out: wire.WriteCheck = {"ok": True, "claimId": claim_id, "paths": list(answer.targets)}
+        if answer.limits:
+            out["limitedTo"] = {path: list(syms) for path, syms in answer.limits.items()}
+        return out
 
     # ------------------------------------------------------------------ meetings
 
@@ -350,5 +355,7 @@ class ServiceCalls(IndexCalls):
         return {"integrated": self.service.gates.record_push(*landed)}
 
     def pre_commit(self, body: g.PreCommitIn) -> wire.CommitCheck:
-        check = self.service.gates.check_commit(body.repo, body.claim_id, body.paths)
+        check = self.service.gates.check_commit(
+            body.repo, body.claim_id, body.paths, edits=body.symbol_edits() or None
+        )
         return cast("wire.CommitCheck", check.to_wire())

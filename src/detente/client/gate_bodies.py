@@ -127,6 +127,14 @@ class PostReceiveIn(Body):
 
 
 class PreCommitIn(Body):
+    """``POST /v1/hooks/pre-commit``: the staged paths and, when the hook read them, what
+    the change does to their symbols (``edits``; else the claim's worktree is read)."""
+
     repo: str = Field(min_length=1)
     claim_id: str | None = None
     paths: list[str] = Field(min_length=1)
+    edits: list[PushedEditIn] = []
+
+    def symbol_edits(self) -> dict[str, tuple[tuple[str, ...], bool]]:
+        """``path -> (innermost symbols touched, lines outside every symbol)``."""
+        return {e.path: (tuple(e.symbols), e.outside) for e in self.edits}

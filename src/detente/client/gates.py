@@ -64,7 +64,20 @@ class GateOperations(ClientBase):
         """``POST /v1/hooks/post-receive``: ``{integrated[]}``."""
         return self._call(routes.POST_RECEIVE, body=body)
 
-    def pre_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> wire.CommitCheck:
-        """``POST /v1/hooks/pre-commit``: ``{ok, claimId, problems[], findings[], reasons[]}``."""
-        body = {"repo": repo, "claimId": claim_id, "paths": list(paths)}
+    def pre_commit(
+        self,
+        repo: str,
+        claim_id: str | None,
+        paths: Sequence[str],
+        edits: Sequence[tuple[str, Sequence[str], bool]] = (),
+    ) -> wire.CommitCheck:
+        """``POST /v1/hooks/pre-commit``: ``{ok, claimId, problems[], findings[], reasons[]}``.
+
+        ``edits``: ``(path, innermost symbols touched, lines outside every symbol)`` as
+        the hook read them from the commit's checkout; without them the server reads
+        the claim's worktree.
+        """
+        body: dict[str, Any] = {"repo": repo, "claimId": claim_id, "paths": list(paths)}
+        if edits:
+            body["edits"] = [{"path": p, "symbols": list(s), "outside": o} for p, s, o in edits]
         return self._call(routes.PRE_COMMIT, body=body)

@@ -27,36 +27,34 @@ members), ``serialize`` (the ``first``), a pending ``handoff`` (the sender). Adv
 claims (MCP file leases) never block. A claim that was taken over is fenced off:
 every late write is ``stale_fencing_token`` with ``expected``/``actual``.
 
-Writes to concrete paths (:func:`check_write`, :func:`path_refusals`) and to memory
-sections (:mod:`detente.domain.memory.authority`) share :func:`blocks`.
+Writes to concrete paths (:func:`writable`, :func:`owns`, :func:`path_refusals`) and to
+memory sections (:mod:`detente.domain.memory.authority`) share :func:`blocks`. A write
+*question* (``claim check``, MCP ``claim_check``, ``POST .../writes/check``) is answered
+from the same rule by :mod:`detente.domain.write_check`, files and ``path::Symbol``
+targets alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import datetime
-
-from detente.domain.claims.guards import check_alive, check_fencing, get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.generated_authority import artifact_at, artifact_writable
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.named_authority import Edit, named_owned, named_refusals
 from detente.domain.overlap.carveouts import carved_matches
-from detente.domain.overlap.globs import matches
-from detente.domain.overlap.paths import escape, normalize_path
+from detente.domain.overlap.paths import escape
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
-from detente.errors import InvalidTransition, OutOfScope, OverlapBlocking
+from detente.errors import InvalidTransition, OverlapBlocking
 
 _UNRESOLVED = (MeetingStatus.OPEN, MeetingStatus.ESCALATED)
 
 __all__ = [
     "blocks",
     "carries_authority",
-    "check_write",
     "check_writer_status",
     "literal_pattern",
     "may_share",
+    "owns",
     "path_refusals",
     "writable",
     "writes_granted_scope",
@@ -176,20 +174,26 @@ def writable(
     if claim is not None and artifact is not None:
         return artifact_writable(state, claim, artifact, lambda o: blocks(state, claim.id, o))
     refusing = path_refusals(state, claim.id if claim is not None else None, path, edit)
-    owned = (
-        claim is None
-        or any(
-            carved_matches(p, claim.carved(p), path)
-            for p in claim.paths
-            if p not in claim.pending_paths
-        )
-        or named_owned(claim, path, edit)
-    )
+    owned = claim is None or owns(claim, path, edit)
     # The base tree is read only for a path that would be refused: the common write (its
     # own, unheld path) costs no tree lookup.
     if (refusing or not owned) and claim is not None and _generated(state, claim, path):
         return [], False
     return refusing, (not refusing and not owned)
+
+
+def owns(claim: Claim, path: str, edit: Edit | None = None) -> bool:
+    """Do ``claim``'s granted targets cover this change to the concrete ``path``?
+
+    A granted path pattern matching ``path`` (minus its carve-outs), a module holding the
+    file, or its symbols of ``path`` holding everything ``edit`` touches (None: the whole
+    file, which symbols never cover). Who else holds ``path`` is :func:`path_refusals`'s
+    question; :func:`writable` asks both.
+    """
+    granted = (p for p in claim.paths if p not in claim.pending_paths)
+    if any(carved_matches(p, claim.carved(p), path) for p in granted):
+        return True
+    return named_owned(claim, path, edit)
 
 
 def _generated(state: RepoState, claim: Claim, path: str) -> bool:
@@ -245,63 +249,3 @@ def check_writer_status(claim: Claim, state: RepoState | None = None) -> None:
             "write",
             f"claim {claim.id} is {claim.status.value}: it cannot write",
         )
-
-
-def check_write(
-    state: RepoState,
-    claim_id: str,
-    paths: Sequence[str],
-    now: datetime,
-    fencing_token: int | None = None,
-    edits: Mapping[str, Edit] | None = None,
-) -> list[str]:
-    """Authorize ``claim_id`` to write ``paths`` (concrete repo-relative file paths).
-
-    Order: fencing (a taken-over claim is fenced off before anything else), liveness,
-    the writer's status, then each path against :func:`writable`, with what the change
-    does to the path's symbols when known (``edits``, by path; see
-    :mod:`detente.domain.named_authority`; a path without one is a whole-file write).
-
-    Returns:
-        The normalised paths, all authorized.
-
-    Raises:
-        NotFoundError, StaleFencingToken (taken over, or an older token; ``expected`` and
-        ``actual``), LeaseExpired, InvalidTransition, OverlapBlocking (``blockers`` lists
-        ``{path, claimId, agent}``), OutOfScope (``paths`` lists them), ValidationError.
-    """
-    claim = get_claim(state, claim_id)
-    check_fencing(state, claim, fencing_token)
-    check_alive(claim, now)
-    check_writer_status(claim, state)
-    normalised = [
-        normalize_path(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
-        for i, p in enumerate(paths)
-    ]
-    blockers: list[dict[str, str]] = []
-    outside: list[str] = []
-    for path in dict.fromkeys(normalised):
-        refusing, out = writable(state, claim, path, (edits or {}).get(path))
-        blockers += [{"path": path, "claimId": o.id, "agent": o.agent.name} for o in refusing]
-        if out:
-            outside.append(path)
-    if blockers:
-        names = "; ".join(f"{b['path']} is held by {b['claimId']} ({b['agent']})" for b in blockers)
-        raise OverlapBlocking(f"refused: {names}", claimId=claim.id, blockers=blockers)
-    pending = [p for p in outside if any(matches(q, p) for q in claim.pending_paths)]
-    if pending:
-        raise OverlapBlocking(
-            f"claim {claim.id}'s scope change adding {', '.join(pending)} is still being "
-            "negotiated: those writes wait for the meeting's resolution",
-            claimId=claim.id,
-            paths=pending,
-            meetingIds=list(claim.meeting_ids),
-        )
-    if outside:
-        raise OutOfScope(
-            f"outside claim {claim.id}'s targets: {', '.join(outside)} "
-            "(add them with a scope change)",
-            claimId=claim.id,
-            paths=outside,
-        )
-    return normalised

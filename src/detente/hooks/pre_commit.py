@@ -77,6 +77,12 @@ def run(*, warn: bool = False, worktree: Path | None = None) -> int:
             repo = client.repo_name or ""
             claim_id = committing_claim(client, repo, here)
             result = client.pre_commit(repo, claim_id, paths)
+            if not result["ok"] and result["findings"]:
+                # Judged by whole files: ask again with what this checkout's change does
+                # to their symbols (a symbol claim may commit inside its symbols).
+                edits = _edits(here, [f["path"] for f in result["findings"]])
+                if edits:
+                    result = client.pre_commit(repo, claim_id, paths, edits)
     except DetenteError as exc:
         _say([f"cannot check this commit ({exc.code}: {exc.detail})", _verdict(warn)])
         return refuse
@@ -89,6 +95,13 @@ def run(*, warn: bool = False, worktree: Path | None = None) -> int:
         lines.append(f"  unstage with: git restore --staged -- {' '.join(held)}")
     _say([*lines, _verdict(warn)])
     return refuse
+
+
+def _edits(here: Path, paths: list[str]) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
+    from detente.hooks.gitread import HookRepo
+    from detente.hooks.symbol_edits import checkout_edits
+
+    return checkout_edits(HookRepo(here), paths)
 
 
 def _verdict(warn: bool) -> str:

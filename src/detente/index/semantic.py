@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
+    from detente.index.embedding_store import EmbeddingStore
+
 __all__ = [
     "MODEL_SHA256",
     "THRESHOLDS",
@@ -62,6 +64,7 @@ TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa3
 THRESHOLDS: Final[dict[str, float]] = {"semantic": 0.37, "lexical": 0.20}
 
 _MAX_TOKENS = 128
+_DIMENSIONS = 384
 _CACHE = 100_000
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -224,6 +227,7 @@ class Similarity:
         self.fallback_reason = reason if model is None else None
         self._cache: OrderedDict[bytes, Any] = OrderedDict()
         self._lock = threading.Lock()
+        self._stored = _embedding_store(model)
 
     @property
     def threshold(self) -> float:
@@ -253,7 +257,10 @@ class Similarity:
         :func:`cache_size` most recently used texts, 100,000 unless
         ``DETENTE_EMBED_CACHE`` says otherwise): each claim objective or section is
         embedded once per process, so comparing a new objective with 10,000 holders embeds
-        one text, not 10,001.
+        one text, not 10,001. Texts missing from memory are read from the on-disk
+        embeddings (:mod:`detente.index.embedding_store`) before the model runs, and
+        what the model computes is written there: a restarted process embeds only texts
+        no earlier process saw.
         """
         assert self._model is not None
         import numpy as np
@@ -266,20 +273,38 @@ class Similarity:
                     self._cache.move_to_end(key)
                     found[key] = self._cache[key]
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
+        if missing and self._stored is not None:
+            stored = {
+                k: np.frombuffer(v, dtype=np.float16)
+                for k, v in self._stored.get(list(missing)).items()
+                if len(v) == 2 * _DIMENSIONS
+            }
+            self._remember(stored)
+            found.update(stored)
+            missing = {k: t for k, t in missing.items() if k not in stored}
         if missing:
             vectors = self._model.embed(list(missing.values())).astype(np.float16)
-            bound = cache_size()
-            with self._lock:
-                for key, vector in zip(missing, vectors, strict=True):
-                    found[key] = vector
-                    self._cache[key] = vector
-                while len(self._cache) > bound:
-                    self._cache.popitem(last=False)
+            computed = dict(zip(missing, vectors, strict=True))
+            self._remember(computed)
+            found.update(computed)
+            if self._stored is not None:
+                self._stored.put({k: v.tobytes() for k, v in computed.items()})
         # From ``found``, not the cache: more texts than the cache holds evict each other.
         rows: list[Any] = [found[k] for k in keys]
         if not rows:
             return np.zeros((0, 384), dtype=np.float32)
         return np.stack(rows).astype(np.float32)
+
+    def _remember(self, vectors: dict[bytes, Any]) -> None:
+        """Put ``vectors`` in the memory cache, then trim it to :func:`cache_size`."""
+        if not vectors:
+            return
+        bound = cache_size()
+        with self._lock:
+            for key, vector in vectors.items():
+                self._cache[key] = vector
+            while len(self._cache) > bound:
+                self._cache.popitem(last=False)
 
     def pairwise(self, left: Sequence[str], right: Sequence[str]) -> list[list[float]]:
         """Similarity of every ``left[i]`` with every ``right[j]``."""
@@ -302,6 +327,32 @@ class Similarity:
         if self._model is not None:
             return self.pairwise([query], documents)[0]
         return bm25_scores(query, documents)
+
+
+def _embedding_store(model: _Model | None) -> EmbeddingStore | None:
+    """The on-disk embeddings of ``model`` (:mod:`detente.index.embedding_store`), keyed
+    by everything that changes a vector; None in the lexical mode or when turned off."""
+    if model is None:
+        return None
+    # Here, with the model (the store brings sqlite3 and logging, which a read never needs).
+    from detente.index.embedding_store import (
+        EmbeddingStore,
+        default_path,
+        persist_enabled,
+        stored_rows,
+    )
+
+    if not persist_enabled():
+        return None
+    import onnxruntime
+
+    products = "int8" if model.int8 else "fp32"
+    key = (
+        f"{MODEL_SHA256[:16]}:{TOKENIZER_SHA256[:16]}:{products}:"
+        f"ort{onnxruntime.__version__}:{_MAX_TOKENS}"
+    )
+    store = EmbeddingStore(default_path(), key, stored_rows())
+    return store if store.enabled else None
 
 
 def _text_key(text: str) -> bytes:

@@ -37,6 +37,14 @@ Paths = Annotated[
         "'docs/*.md', 'src/api/**' ('dir/' means everything under dir)."
     ),
 ]
+AskedPaths = Annotated[
+    list[str],
+    Field(
+        description="Repo-relative paths or globs ('src/app.py', 'src/api/**'), or one "
+        "symbol of a file ('src/app.py::Retry.backoff'): a symbol meets only claims on "
+        "that symbol, its class or methods, or the whole file."
+    ),
+]
 TtlSecs = Annotated[int, Field(ge=1, le=604800, description="Lease length in seconds.")]
 
 _READY_NEXT = "edit; call release_files when done (the claim also lapses at expiresAt)"
@@ -233,7 +241,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         return ctx.run("release_files", session_id, paths or [], call)
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
-    def verify_change_readiness(session_id: SessionId, paths: Paths) -> CallToolResult:
+    def verify_change_readiness(session_id: SessionId, paths: AskedPaths) -> CallToolResult:
         """Before editing, ask whether these paths are free: 'ready' means no other
         session holds them; 'caution' lists each other session's claim that covers them
         (claimId, sessionId, agentName, their paths, a witness path, status, their

@@ -8,7 +8,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from detente.mcp_server.shapes import claim_brief, overlap_brief, prune
+from detente.mcp_server.shapes import claim_brief, prune, view_parts
 from detente.mcp_server.toolkit import ToolContext
 
 __all__ = ["register"]
@@ -46,9 +46,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                 {
                     **claim_brief(view["claim"]),
                     "objective": view["claim"]["objective"],
-                    "semanticOverlaps": [
-                        overlap_brief(o) for o in view.get("semanticOverlaps", [])
-                    ],
+                    **view_parts(view),
                 }
             )
 

@@ -15,13 +15,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from detente.client.seeds import memory_impacts
-from detente.mcp_server.shapes import (
-    claim_brief,
-    claim_detail,
-    meeting_brief,
-    overlap_brief,
-    prune,
-)
+from detente.mcp_server.shapes import claim_brief, claim_detail, prune, view_parts
 from detente.mcp_server.toolkit import ToolContext
 
 __all__ = ["register"]
@@ -56,13 +50,11 @@ def _next_for(claim: Mapping[str, Any], meeting: Mapping[str, Any] | None) -> st
 
 def _with_overlaps(result: Mapping[str, Any]) -> dict[str, Any]:
     claim = result["claim"]
-    meeting = result.get("meeting")
     return prune(
         {
             **claim_brief(claim),
-            "meetingId": meeting.get("id") if meeting else None,
-            "next": _next_for(claim, meeting),
-            "overlaps": [overlap_brief(o) for o in result.get("overlaps", [])],
+            "next": _next_for(claim, result.get("meeting")),
+            **view_parts(result),
         }
     )
 
@@ -150,8 +142,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                 {
                     **claim_detail(claim),
                     "next": _next_for(claim, open_meetings[-1] if open_meetings else None),
-                    "overlaps": [overlap_brief(o) for o in view.get("overlaps", [])],
-                    "meetings": [meeting_brief(m) for m in view.get("meetings", [])],
+                    **view_parts(view),
                 }
             )
 
@@ -162,22 +153,33 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         claim_id: ClaimId,
         paths: Annotated[
             list[str],
-            Field(min_length=1, description="Concrete repo-relative file paths to write."),
+            Field(
+                min_length=1,
+                description="Concrete repo-relative file paths to write, or one symbol of "
+                "a file each (path::Qualified.name).",
+            ),
         ],
     ) -> CallToolResult:
-        """May this claim write these files now? The same answer as `detente claim check`,
-        the pre-commit hook and the server (one authority rule): ok, or a tool error with
-        code overlap_blocking (blockers name the holders), out_of_scope (add the paths with
-        a scope change), lease_expired or invalid_transition."""
+        """May this claim write these files (or symbols) now? The same answer as
+        `detente claim check`, the pre-commit hook and the server (one authority rule): ok
+        (limitedTo: the symbols a file held only through symbols may change), or a tool
+        error with code overlap_blocking (blockers name the holders), out_of_scope (add
+        the paths with a scope change), lease_expired or invalid_transition."""
 
         def call() -> dict[str, Any]:
             checked = ctx.client.check_writes(claim_id, paths)
-            return {
-                "ok": True,
-                "claimId": checked.get("claimId", claim_id),
-                "paths": checked.get("paths", paths),
-                "next": "edit these paths",
-            }
+            limits = checked.get("limitedTo") or {}
+            return prune(
+                {
+                    "ok": True,
+                    "claimId": checked.get("claimId", claim_id),
+                    "paths": checked.get("paths", paths),
+                    "limitedTo": limits,
+                    "next": "edit only inside the limitedTo symbols of those files"
+                    if limits
+                    else "edit these paths",
+                }
+            )
 
         return ctx.run("claim_check", None, paths, call)
 

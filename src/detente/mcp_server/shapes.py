@@ -21,6 +21,7 @@ __all__ = [
     "meeting_brief",
     "overlap_brief",
     "prune",
+    "view_parts",
 ]
 
 _HOLDING = frozenset(s.value for s in HOLDING_STATUSES)
@@ -136,3 +137,18 @@ def meeting_brief(meeting: Mapping[str, Any]) -> dict[str, Any]:
 def event_brief(event: Mapping[str, Any]) -> dict[str, Any]:
     """``{seq, type, subject, at, data}`` (hashes left out: verify with the audit API)."""
     return kept(event, "seq", "type", "subject", "at", "data")
+
+
+def view_parts(view: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of an HTTP claim view (``{claim, overlaps, meeting, meetings, work,
+    semanticOverlaps}``) beside the claim itself, in tool shape: ``{meetingId, overlaps,
+    semanticOverlaps, meetings, work}``. Every tool returning a claim view uses it, so
+    none drops a part the HTTP answer carries."""
+    meeting = view.get("meeting")
+    return {
+        "meetingId": meeting.get("id") if meeting else None,
+        "overlaps": [overlap_brief(o) for o in view.get("overlaps") or []],
+        "semanticOverlaps": [overlap_brief(o) for o in view.get("semanticOverlaps") or []],
+        "meetings": [meeting_brief(m) for m in view.get("meetings") or []],
+        "work": view.get("work"),
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Unpack
@@ -9,9 +10,10 @@ from typing import TYPE_CHECKING, Any, Unpack
 from detente.clock import format_time
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.query import ClaimFilters, selects
-from detente.domain.events import CLAIM_OBJECTIVE_CHANGED
+from detente.domain.events import CLAIM_OBJECTIVE_CHANGED, Event
 from detente.domain.overlap.carveouts import carved_may_overlap
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.overlap.symbols import SEPARATOR
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
         RenewLease,
         SetStatus,
     )
+    from detente.domain.write_check import WriteAnswer
 
 
 class ClaimsService:
@@ -44,6 +47,18 @@ class ClaimsService:
         if not view.claim.holding:
             return view
         return replace(view, semantic=semantic_overlaps(state, view.claim, view.overlaps))
+
+    def _command(
+        self, claim_id: str, decide_fn: Callable[[RepoState], list[Event]]
+    ) -> ClaimView:
+        """:func:`claim_command`, answering the view with its semantic overlaps (as every
+        claim view of the API does)."""
+        repo = self.core.repo_of_claim(claim_id)
+        return self.core.run(
+            repo,
+            decide_fn,
+            lambda s, _: self._with_semantic(s, claim_view(s, s.claims[claim_id])),
+        )
 
     def _semantic_record(
         self,
@@ -198,8 +213,7 @@ class ClaimsService:
         from detente.domain.claims.opening import decide_announce_draft
 
         core = self.core
-        return claim_command(
-            core,
+        return self._command(
             claim_id,
             lambda s: decide_announce_draft(
                 s,
@@ -237,8 +251,7 @@ class ClaimsService:
                     self.core.repos[repo].path, cmd.add_symbols, base, field="addSymbols"
                 ),
             )
-        return claim_command(
-            self.core,
+        return self._command(
             cmd.claim_id,
             lambda s: decide_scope_change(
                 s, cmd, self.core.clock.now(), self.core.ids, self.core.policy
@@ -291,20 +304,33 @@ class ClaimsService:
     def check_write(
         self, claim_id: str, paths: list[str], fencing_token: int | None = None
     ) -> list[str]:
-        """May ``claim_id`` write ``paths`` now? Returns the normalised paths if so.
+        """May ``claim_id`` write ``paths`` now? Returns the normalised paths if so
+        (:meth:`check_targets`)."""
+        return self.check_targets(claim_id, paths, fencing_token).targets
+
+    def check_targets(
+        self, claim_id: str, targets: list[str], fencing_token: int | None = None
+    ) -> WriteAnswer:
+        """May ``claim_id`` write ``targets`` (files, or ``path::Symbol``) now?
+
+        Returns:
+            The normalised targets and, per file the claim holds only through symbols,
+            the symbols the write is limited to (:func:`detente.domain.authority.check_targets`).
 
         Raises:
             ``overlap_blocking`` (another claim holds a path, or this claim negotiates),
             ``out_of_scope``, ``lease_expired``, ``invalid_transition``, ``not_found``.
         """
-        from detente.domain.authority import check_write
+        from detente.domain.write_check import check_targets  # the hooks' question only
 
         repo = self.core.repo_of_claim(claim_id)
         state = self.core.fresh(repo)
+        files = [t.split(SEPARATOR, 1)[0] for t in targets]
         with self.core.lock(repo):
             claim = state.claims.get(claim_id)
-            matter = symbols_matter(state, claim, paths)
+            matter = symbols_matter(state, claim, files)
         # A write where symbols matter is judged on what the claim's worktree touches now.
         edits = worktree_edits(self.core.repos[repo].path, claim) if matter else None
         with self.core.lock(repo):
-            return check_write(state, claim_id, paths, self.core.clock.now(), fencing_token, edits)
+            now = self.core.clock.now()
+            return check_targets(state, claim_id, targets, now, fencing_token, edits)

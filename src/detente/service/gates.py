@@ -21,7 +21,7 @@ push to a protected ref, and the local ``pre-commit`` guard.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from detente.domain.gates.integration import (
     integrated_events,
     stale_events,
 )
+from detente.domain.named_authority import Edit
 from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
@@ -177,8 +178,7 @@ class GatesService:
             raise ValidationError("evidence is required", field="evidence")
         check_ref_name(base_ref.ref)
         facts = _facts(
-            refs,
-            path, snapshot, evidence.head_commit, base_ref.oid, bool(state.claims.symbols)
+            refs, path, snapshot, evidence.head_commit, base_ref.oid, bool(state.claims.symbols)
         )
         stale: list[StaleBase] = []
 
@@ -241,13 +241,22 @@ class GatesService:
             state, _ = self.core.execute(repo, decide)
             return claim_view(state, state.claims[cmd.claim_id])
 
-    def check_commit(self, repo: str, claim_id: str | None, paths: Sequence[str]) -> CommitCheck:
+    def check_commit(
+        self,
+        repo: str,
+        claim_id: str | None,
+        paths: Sequence[str],
+        edits: Mapping[str, Edit] | None = None,
+    ) -> CommitCheck:
         """May ``claim_id`` (or nobody) commit these staged paths?
 
         Args:
             repo: the repository name.
             claim_id: the committing claim, or None.
             paths: staged repo-relative file paths.
+            edits: what the change does to the symbols of its files, as the hook read
+                them in the checkout it commits from (they win over the claim's
+                worktree, which may be another directory or none).
 
         Returns:
             The :class:`CommitCheck` (the hook refuses unless ``ok``).
@@ -266,9 +275,10 @@ class GatesService:
             matter = symbols_matter(state, claim, norm)
         # Staged symbol edits are judged on the claim's worktree diff (a superset).
         path = self.core.repos[state.repo].path
-        edits = worktree_edits(path, claim) if matter else None
+        read = worktree_edits(path, claim) if matter and not edits else None
+        known = {**(read or {}), **(edits or {})} or None
         with self.core.lock(repo):
-            problems, findings = commit_findings(state, claim, norm, edits)
+            problems, findings = commit_findings(state, claim, norm, known)
         return CommitCheck(claim_id, problems, findings)
 
     def check_push(

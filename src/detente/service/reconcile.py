@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from detente.domain.authority import owns
 from detente.domain.claims.model import Claim
 from detente.domain.overlap import modules as mod
 from detente.domain.overlap import symbols as sym
-from detente.domain.overlap.globs import compile_pattern, matches
+from detente.domain.overlap.globs import compile_pattern
 from detente.domain.overlap.paths import normalize_pattern
 from detente.errors import ValidationError
 from detente.index.diff import TouchedFile, touched
@@ -120,8 +121,9 @@ class ReconcileService:
         index, _ = self._index_for(claim.repo)
         files, head, worktree = self._work(index, claim)
         touched_symbols = sorted({s for f in files for s in f.symbols})
-        outside = [s for s in touched_symbols if not _covers_symbol(claim, s)]
-        outside += [f.path for f in files if f.outside and not _covers_path(claim, f.path)]
+        # The write rule's own answer (domain/authority.py), symbol by symbol.
+        outside = [s for s in touched_symbols if not _owns_symbol(claim, s)]
+        outside += [f.path for f in files if f.outside and not owns(claim, f.path)]
         return {
             "claimId": claim.id,
             "base": claim.base_commit,
@@ -311,16 +313,6 @@ def _shared(a: _Side, b: _Side) -> list[dict[str, Any]]:
     return [found[k] for k in sorted(found)]
 
 
-def _covers_symbol(claim: Claim, symbol: str) -> bool:
+def _owns_symbol(claim: Claim, symbol: str) -> bool:
     path, _ = sym.split_symbol(symbol)
-    return (
-        any(sym.contains(s, symbol) for s in claim.symbols)
-        or (path is not None and _covers_path(claim, path))
-        or any(mod.symbol_in(m, symbol) for m in claim.modules)
-    )
-
-
-def _covers_path(claim: Claim, path: str) -> bool:
-    return any(matches(p, path) for p in claim.paths) or any(
-        matches(p, path) for m in claim.modules for p in mod.module_patterns(m)
-    )
+    return path is not None and owns(claim, path, ((symbol,), False))

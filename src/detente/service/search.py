@@ -309,7 +309,8 @@ class SearchService:
         Returns:
             ``{query, similarity{mode, model, threshold, fallbackReason}, results[]}``;
             a result is ``{type: claim, claimId, score, text, status, overlaps[]}`` or
-            ``{type: memory, path, section, title, score, text}``, best first.
+            ``{type: memory, path, section, title, score, text}``, best first; only
+            positive scores (a negative cosine is no relation, not a weak one).
 
         Raises:
             ValidationError: ``validation_error`` on an empty query, a bad limit or an
@@ -336,7 +337,7 @@ class SearchService:
         ranked = sorted(zip(scores, range(len(docs)), strict=True), key=lambda p: (-p[0], p[1]))
         results = []
         for score, i in ranked[:limit]:
-            if sim.mode == "lexical" and score <= 0:
+            if score <= 0:  # no shared term (BM25), or an unrelated meaning (cosine)
                 break
             results.append({**docs[i][1], "score": round(score, 4)})
         return {"query": query, "similarity": sim.describe(), "results": results}

@@ -174,11 +174,14 @@ class ClaimList(TypedDict):
 
 @record
 class WriteCheck(TypedDict):
-    """The claim may write ``paths`` now (a refusal is a 409 instead)."""
+    """The claim may write ``paths`` now (a refusal is a 409 instead); ``limitedTo``
+    (only when some file is held through symbols alone): ``file -> symbols`` the write
+    of that file must stay inside."""
 
     ok: bool
     claimId: str
     paths: list[str]
+    limitedTo: NotRequired[dict[str, list[str]]]
 
 
 @record

@@ -17,9 +17,11 @@ from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.paths import normalize_pattern
+from detente.domain.overlap.symbols import SEPARATOR
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import name_list, pattern_list
+from detente.domain.write_check import split_target
 from detente.errors import ValidationError
 
 
@@ -99,7 +101,8 @@ def assess_readiness(
     Args:
         state: the repository's projection, expiry applied.
         session_id: the asking session (need not be registered).
-        paths: repo-relative paths or globs (at least one).
+        paths: repo-relative paths or globs (at least one), or one symbol of a file each
+            (``path::Qualified.name``).
         policy: limits (number of targets).
 
     Returns:
@@ -109,11 +112,18 @@ def assess_readiness(
         ValidationError: ``validation_error`` naming ``sessionId`` or ``paths[i]``.
     """
     check_session_id(session_id)
-    asked = pattern_list(state, paths, "paths", policy)
-    if not asked:
+    files = [p for p in paths if SEPARATOR not in p]
+    asked = pattern_list(state, files, "paths", policy)
+    # ``path::Symbol``: that symbol alone, as ``claim check`` judges it.
+    symbols = tuple(
+        dict.fromkeys(
+            s for i, p in enumerate(paths) if (s := split_target(state, p, f"paths[{i}]")[1])
+        )
+    )
+    if not asked and not symbols:
         raise ValidationError("paths must name at least one path or glob", field="paths")
     entries: list[OverlappingClaim] = []
-    for overlap in find_overlaps(state, Targets(paths=asked, advisory=True)):
+    for overlap in find_overlaps(state, Targets(paths=asked, symbols=symbols, advisory=True)):
         other = state.claims[overlap.claim_id]
         theirs = tuple(dict.fromkeys(t.theirs for t in overlap.targets))
         if other.agent.session_id == session_id:
