@@ -10,6 +10,9 @@ against the reference: throughput (detente / raw; targets PostgreSQL >= 1.0x, et
 latency (detente / raw). The physical reference, measured in
 the same run: raw etcd ``Txn`` puts with a ``mod_revision`` compare through the same
 client library (aetcd), one key per client, N concurrent tasks; ratios are against it.
+With PostgreSQL chosen, a second row shows its own floor on the same server: raw
+``UPDATE ... WHERE rev = expected`` statements, one row and one connection per client
+thread (ratio also against raw etcd).
 
 Servers are throwaway (``tests/storage/servers.py``): PostgreSQL 15 with its durable
 defaults (fsync, synchronous commit) and a 3-member etcd cluster on 127.0.0.1, data in a
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import statistics
 import sys
@@ -36,8 +40,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+# Renewals never compare objectives: without this the first claims opened would start the
+# semantic model's load in a background thread, whose CPU would land in the first timed run.
+os.environ.setdefault("DETENTE_SIMILARITY", "lexical")
 
 import aetcd
+import psycopg
 
 from detente.domain.claims.commands import OpenClaim, RenewLease
 from detente.domain.claims.model import Agent
@@ -128,6 +136,44 @@ def _raw_etcd(port: int, clients: int, per_client: int) -> Result:
     return asyncio.run(run())
 
 
+def _raw_postgres(url: str, clients: int, per_client: int) -> Result:
+    """The physical floor of PostgreSQL on this machine: each client thread, on its own
+    connection, bumps its own row with ``UPDATE ... WHERE rev = expected`` (autocommit,
+    durable: one WAL flush per statement, shared by concurrent commits)."""
+    with psycopg.connect(url, autocommit=True) as setup:
+        setup.execute("CREATE TABLE IF NOT EXISTS raw_cas (k INT PRIMARY KEY, rev INT NOT NULL)")
+        setup.execute("TRUNCATE raw_cas")
+        setup.execute("INSERT INTO raw_cas SELECT g, 0 FROM generate_series(0, %s) g", (clients,))
+    conns = [psycopg.connect(url, autocommit=True) for _ in range(clients)]
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    start = threading.Barrier(clients + 1)
+
+    def client(i: int) -> None:
+        conn, rev = conns[i], 0
+        start.wait()
+        for _ in range(per_client):
+            t0 = time.perf_counter()
+            row = conn.execute(
+                "UPDATE raw_cas SET rev = rev + 1 WHERE k = %s AND rev = %s RETURNING rev",
+                (i, rev),
+            ).fetchone()
+            assert row is not None
+            rev = row[0]
+            latencies[i].append(time.perf_counter() - t0)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    start.wait()
+    t0, cpu = time.perf_counter(), time.process_time()
+    for t in threads:
+        t.join()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu
+    for conn in conns:
+        conn.close()
+    return clients * per_client, wall, [x for per in latencies for x in per], 1.0, cpu
+
+
 def _row(name: str, clients: int, result: Result, base: Result | None) -> str:
     ops, wall, lat, per_txn, cpu = result
     lat_ms = sorted(x * 1000 for x in lat)
@@ -169,9 +215,11 @@ def main() -> None:
     try:
         open_store(cluster.url("warmup")).close()  # wait for a leader
         backends: dict[str, Callable[[int], str]] = {
-            "sqlite": lambda n: f"sqlite:///{tmp}/bench{n}.db",
-            "postgresql": lambda n: pg.new_database(),
-            "etcd": lambda n: cluster.url(f"bench{n}"),
+            # A fresh log per run on every store (a reused one would make later runs
+            # catch up with and carry the earlier runs' claims).
+            "sqlite": lambda run: f"sqlite:///{tmp}/bench{run}.db",
+            "postgresql": lambda run: pg.new_database(),
+            "etcd": lambda run: cluster.url(f"bench{run}"),
         }
         print(
             f"CAS lease renewals, {args.ops} operations per run, median of {args.repeat} "
@@ -183,19 +231,25 @@ def main() -> None:
         )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         port = cluster.members[0].client_port
+        raw_pg = pg.new_database()
+        runs_made = 0
         for n in sizes:
             per_client = max(1, args.ops // n)
             runs: dict[str, list[Result]] = {"raw": []}
             for _ in range(args.repeat):  # interleaved: a load spike hits every row alike
                 runs["raw"].append(_raw_etcd(port, n, per_client))
+                if "postgresql" in chosen:
+                    runs.setdefault("raw pg", []).append(_raw_postgres(raw_pg, n, per_client))
                 for name, url in backends.items():
                     if name in chosen:
-                        result = _renewals(url(n), n, per_client)
+                        runs_made += 1
+                        result = _renewals(url(runs_made), n, per_client)
                         runs.setdefault(name, []).append(result)
             base = _median_run(runs.pop("raw"))
             print(_row("raw etcd Txn+CAS", n, base, None), flush=True)
             for name, results in runs.items():
-                print(_row(f"detente {name}", n, _median_run(results), base), flush=True)
+                label = "raw PG UPDATE+CAS" if name == "raw pg" else f"detente {name}"
+                print(_row(label, n, _median_run(results), base), flush=True)
         print(f"\nload average after the run: {_load()}")
     finally:
         cluster.close()

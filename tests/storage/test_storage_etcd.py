@@ -9,7 +9,7 @@ import aetcd
 import pytest
 
 from detente.clock import FakeClock
-from detente.errors import StoreError, ValidationError
+from detente.errors import ConcurrencyError, StoreError, ValidationError
 from detente.eventlog.envelope import GENESIS_HASH, verify_link
 from detente.service import RepoConfig, Service
 from detente.storage.base import NewEvent
@@ -135,7 +135,9 @@ def test_requests_fail_over_when_the_first_endpoint_is_down(etcd_cluster: EtcdCl
     try:
         second = open_store(url)  # the dead member is listed first
         _append(second, 1)
-        _append(store, 2)
+        with pytest.raises(ConcurrencyError):  # from the head it last wrote: seq 2 is taken
+            _append(store, 2)
+        _append(store, 2)  # after a lost race it reads the head (through a live member)
         assert [e.seq for e in second.read()] == [1, 2, 3]
         second.close()
     finally:

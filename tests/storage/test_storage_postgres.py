@@ -9,7 +9,7 @@ import pytest
 
 from detente.errors import StoreError
 from detente.service import RepoConfig, Service
-from detente.storage.base import NewEvent
+from detente.storage.base import NewEvent, RecordRow
 from detente.storage.clock import StoreClock
 from detente.storage.factory import display_url, open_store
 from detente.storage.postgres import APPEND_LOCK, PostgresStore
@@ -100,3 +100,30 @@ def test_a_store_url_is_printed_without_its_password() -> None:
     assert display_url("postgresql://app@db/x") == "postgresql://app@db/x"
     assert display_url("etcd://a:1,b:2/team") == "etcd://a:1,b:2/team"
     assert display_url("sqlite:////srv/detente.db") == "sqlite:////srv/detente.db"
+
+
+def test_payloads_with_quotes_backslashes_newlines_and_non_ascii_text_read_back_unchanged(
+    postgres_server: PostgresServer,
+) -> None:
+    awkward = {
+        "objective": 'say "hi" \\ then\nnewline\ttab {braces} [brackets] ,comma',
+        "path": "ü/日本/\u2028x",
+        "nested": {"list": ['"', "\\", "", None, True, 7]},
+    }
+    store = open_store(postgres_server.new_database())
+    with store.transaction("demo") as tx:
+        stored = tx.append(
+            [
+                NewEvent("e1", "claim.announced", 1, "demo", "claim/c", awkward, "t"),
+                NewEvent("e2", "claim.renewed", 1, "demo", "claim/c", {"n": 1}, "t"),
+            ],
+            {"claim/c": 0},
+        )
+        tx.upsert_records([RecordRow("claim", "c", "demo", 2, 'act"ive', awkward)])
+    events = store.read(since=0)
+    assert [e.data for e in events] == [awkward, {"n": 1}]
+    assert events == stored
+    [row] = store.records("claim")
+    assert (row.id, row.revision, row.status, row.body) == ("c", 2, 'act"ive', awkward)
+    assert store.head() == (2, stored[-1].hash)
+    store.close()

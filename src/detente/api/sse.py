@@ -246,9 +246,14 @@ class _Hub:
                     sub.position = max(sub.position, target)
                 sub.live = sub.position >= self.position  # no await in between
             while True:
-                if sub.queue:  # one send for everything waiting: fewer writes per client
-                    waiting = list(sub.queue)
-                    sub.queue.clear()
+                queue = sub.queue
+                if len(queue) == 1:  # the usual case: one event since the last send
+                    delivered, message = queue.popleft()
+                    yield message
+                    continue
+                if queue:  # one send for everything waiting: fewer writes per client
+                    waiting = list(queue)
+                    queue.clear()
                     delivered = waiting[-1][0]
                     yield b"".join(message for _, message in waiting)
                     continue

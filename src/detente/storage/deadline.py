@@ -40,15 +40,20 @@ class Watchdog:
             of it, and the error should say the server did not answer in time).
         """
         key = next(self._keys)
+        deadline = time.monotonic() + seconds
         with self._cond:
-            heapq.heappush(self._heap, (time.monotonic() + seconds, key))
+            # The thread sleeps until the earliest deadline in the heap (or for ever when
+            # it is empty): it needs waking only when this one comes before that.
+            wake = not self._heap or deadline < self._heap[0][0]
+            heapq.heappush(self._heap, (deadline, key))
             self._armed[key] = fileno
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name="detente-store-deadline", daemon=True
                 )
                 self._thread.start()
-            self._cond.notify()
+            if wake:
+                self._cond.notify()
         try:
             yield lambda: key in self._fired
         finally:

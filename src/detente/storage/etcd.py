@@ -4,13 +4,15 @@ The keys (``/P/head``, ``/P/events/<seq>``, ``/P/repos/<repo>/events/<seq>``,
 ``/P/streams/<subject>``, ``/P/records/<kind>/<id>`` under the URL's prefix ``P``) and
 the JSON stored under them are laid out in :mod:`detente.storage.etcd_layout`.
 
-Every command is ONE etcd ``Txn``: compare ``mod_revision(/P/head)`` with the value read
-when the transaction began (so appends are serialized globally: one sequence, one hash
-chain, in commit order) and every touched stream's revision with the expected one; on
-success put the events, their per-repo copies, the stream revisions, the projection rows
-and the new head together. A lost compare is :class:`~detente.errors.ConcurrencyError`
-and the service retries on fresh state. That compare is also the fence: a server that
-was partitioned or decided on a stale view cannot commit, whatever it believes.
+Every command is ONE etcd ``Txn``: compare ``mod_revision(/P/head)`` with the head the
+transaction started from, read when it began or remembered from this store's own last
+commit (:mod:`detente.storage.etcd_head`; so appends are serialized globally: one
+sequence, one hash chain, in commit order) and every touched stream's revision with the
+expected one; on success put the events, their per-repo copies, the stream revisions,
+the projection rows and the new head together. A lost compare is
+:class:`~detente.errors.ConcurrencyError` and the service retries on fresh state. That
+compare is also the fence: a server that was partitioned or decided on a stale view
+cannot commit, whatever it believes.
 
 History lives in explicit keys that are never overwritten, so MVCC compaction (which
 only drops *old versions* of keys) never loses an event: we never read at an old
@@ -39,18 +41,18 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-from urllib.parse import parse_qs
 
 import aetcd
 from aetcd import rpc
 
 from detente.clock import format_time, parse_time
-from detente.errors import ConcurrencyError, StoreError, ValidationError
+from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import GENESIS_HASH, NewEvent, StoredEvent
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.append import BufferedTx
 from detente.storage.base import PagedReads, RecordRow
 from detente.storage.etcd_connection import FAILOVER_SECONDS, RPC_TIMEOUT, EtcdConnection
+from detente.storage.etcd_head import Head, HeadMemory
 from detente.storage.etcd_layout import (
     EtcdKeys,
     event_from_json,
@@ -61,65 +63,31 @@ from detente.storage.etcd_layout import (
     record_to_json,
 )
 from detente.storage.etcd_snapshots import EtcdSnapshots
+from detente.storage.etcd_url import MAX_TXN_OPS, parse_etcd_url, parse_max_txn_ops
 from detente.storage.watch_health import WatchHealth
 
-__all__ = ["FAILOVER_SECONDS", "RPC_TIMEOUT", "EtcdStore", "parse_etcd_url"]
+__all__ = [
+    "FAILOVER_SECONDS",
+    "MAX_TXN_OPS",
+    "RPC_TIMEOUT",
+    "EtcdStore",
+    "parse_etcd_url",
+    "parse_max_txn_ops",
+]
 
 T = TypeVar("T")
 
 _PAGE = 500
-#: etcd's default ``--max-txn-ops``: the most operations one Txn may hold.
-MAX_TXN_OPS = 128
 #: Puts one appended event may need: the event, its per-repo copy, its stream, its row.
 _OPS_PER_EVENT = 4
-
-
-def parse_etcd_url(url: str) -> tuple[list[tuple[str, int]], str]:
-    """``etcd://h1:p1,h2:p2/prefix[?max_txn_ops=N]`` -> ``([(h1, p1), (h2, p2)], "prefix")``.
-
-    Raises:
-        ValidationError: ``validation_error`` when no endpoint or a bad port is given.
-    """
-    rest = url.removeprefix("etcd://").partition("?")[0]
-    hosts, _, prefix = rest.partition("/")
-    endpoints: list[tuple[str, int]] = []
-    for item in filter(None, hosts.split(",")):
-        host, _, port = item.rpartition(":")
-        if not host or not port.isdigit():
-            raise ValidationError(f"etcd endpoint {item!r} must be host:port", field="store")
-        endpoints.append((host, int(port)))
-    if not endpoints:
-        raise ValidationError("etcd URL needs endpoints: etcd://host:port,...", field="store")
-    return endpoints, prefix.strip("/") or "detente"
-
-
-def parse_max_txn_ops(url: str) -> int:
-    """The ``max_txn_ops`` query option of an etcd URL (the cluster's ``--max-txn-ops``;
-    default :data:`MAX_TXN_OPS`, etcd's own default).
-
-    Raises:
-        ValidationError: ``validation_error`` when it is not a number from 8 up.
-    """
-    options = parse_qs(url.partition("?")[2])
-    raw = options.get("max_txn_ops", [str(MAX_TXN_OPS)])[-1]
-    if not raw.isdigit() or int(raw) < 8:
-        raise ValidationError(f"max_txn_ops must be a number >= 8, not {raw!r}", field="store")
-    return int(raw)
 
 
 def _put(key: bytes, value: bytes) -> Any:
     return rpc.RequestOp(request_put=rpc.PutRequest(key=key, value=value))
 
 
-class _Head:
-    def __init__(self, seq: int, hash: str, mod_revision: int, revision: int):
-        self.seq, self.hash = seq, hash
-        self.mod_revision = mod_revision  # of /P/head: the compare target
-        self.revision = revision  # the store revision of the read: the tx snapshot
-
-
 class _EtcdTx(BufferedTx):
-    def __init__(self, store: EtcdStore, head: _Head) -> None:
+    def __init__(self, store: EtcdStore, head: Head) -> None:
         super().__init__(
             (head.seq, head.hash),
             lambda subject: store._stream_revision(subject, head.revision),
@@ -137,6 +105,8 @@ class _EtcdTx(BufferedTx):
         return super().append(events, expected)
 
     def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
+        if seq >= self.head.seq:  # nobody committed since the caller last looked: no RPC
+            return []
         return self._store._range_events(
             self._store._keys.repo_events(repo), since=seq, revision=self.head.revision
         )
@@ -171,6 +141,8 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         self.max_events_per_transaction = (max_txn_ops - 1) // _OPS_PER_EVENT
         self._keys = EtcdKeys(prefix)
         self._tx_lock = threading.Lock()  # this process's writers never conflict with each other
+        #: The head this store's last transaction left (a transaction's first guess).
+        self.heads = HeadMemory()
         self._listeners = Broadcaster()
         self._listen_lock = threading.Lock()
         self._watch_task: concurrent.futures.Future[None] | None = None
@@ -219,13 +191,13 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         kvs, _ = self._connection.run(self._range(key, b"", revision=revision))
         return int(kvs[0].value) if kvs else 0
 
-    def _read_head(self) -> _Head:
+    def _read_head(self) -> Head:
         kvs, revision = self._connection.run(self._range(self._keys.head, b""))
         if not kvs:
-            return _Head(0, GENESIS_HASH, 0, revision)
+            return Head(0, GENESIS_HASH, 0, revision)
         body = json.loads(kvs[0].value)
         self._see(body.get("at"))
-        return _Head(body["seq"], body["hash"], kvs[0].mod_revision, revision)
+        return Head(body["seq"], body["hash"], kvs[0].mod_revision, revision)
 
     def _see(self, at: str | None) -> None:
         """Remember the newest commit time seen (the floor of :meth:`now`)."""
@@ -242,20 +214,47 @@ class EtcdStore(EtcdSnapshots, PagedReads):
     def transaction(self, repo: str) -> Iterator[_EtcdTx]:
         """One optimistic unit of work, committed as a single etcd Txn on exit.
 
+        It starts from the head this store's own last commit left when it has one (no
+        round trip; :mod:`detente.storage.etcd_head`), else from a read of the head. A
+        transaction that started from memory and writes nothing reads the head before it
+        ends, so what it decided (a refusal) was decided on the current log.
+
         Raises:
             ConcurrencyError: ``store_concurrency`` when another server committed first
                 (the head moved) or a stream revision is not the expected one.
             StoreError: ``store_unavailable`` when no member answers in time.
         """
         with self._tx_lock:
-            tx = _EtcdTx(self, self._read_head())
-            yield tx
-            if tx.events or tx.rows:
-                self._connection.run(self._commit(tx))
-                if tx.events:
-                    self._see(tx.events[-1].at)
+            head = self.heads.take() or self._read_head()
+            tx = _EtcdTx(self, head)
+            try:
+                yield tx
+                if tx.events or tx.rows:
+                    revision = self._connection.run(self._commit(tx))
+                    if tx.events:
+                        self._see(tx.events[-1].at)
+                        last = tx.events[-1]
+                        head = Head(last.seq, last.hash, revision, revision)
+                elif head.remembered and self._read_head().mod_revision != head.mod_revision:
+                    raise ConcurrencyError("another server appended first (the log head moved)")
+            except ConcurrencyError:
+                self.heads.lost()
+                raise
+            except BaseException:
+                self.heads.forget()
+                raise
+            if head.mod_revision or not tx.events:
+                self.heads.keep(head)
 
-    async def _commit(self, tx: _EtcdTx) -> None:
+    async def _commit(self, tx: _EtcdTx) -> int:
+        """Send ``tx`` as one Txn; returns the store revision it committed at (0: not
+        known, an earlier copy of the request was found applied).
+
+        Raises:
+            ConcurrencyError: a compare failed (the head or a stream moved).
+            StoreError: ``store_unavailable``, or the Txn needs more operations than the
+                cluster allows.
+        """
         head_key = self._keys.head
         compare = [(aetcd.transactions.Mod(head_key) == tx.head.mod_revision).build_message()]
         for subject, base in tx.base.items():
@@ -287,18 +286,22 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         request = rpc.TxnRequest(compare=compare, success=ops, failure=[])
         sent = False
 
-        async def op(client: aetcd.Client) -> bool:
+        async def op(client: aetcd.Client) -> int | None:
             nonlocal sent
             if sent and tx.events and await self._has_event(client, tx.events[0]):
-                return True  # an earlier copy of this request was applied
+                return 0  # an earlier copy of this request was applied
             sent = True
             reply = await client.kvstub.Txn(request, timeout=RPC_TIMEOUT, metadata=client.metadata)
             if reply.succeeded:
-                return True
-            return bool(tx.events) and await self._has_event(client, tx.events[0])
+                return int(reply.header.revision)
+            if tx.events and await self._has_event(client, tx.events[0]):
+                return 0
+            return None
 
-        if not await self._call(op):
+        revision = await self._call(op)
+        if revision is None:
             raise ConcurrencyError("another server appended first (the log head moved)")
+        return revision
 
     async def _has_event(self, client: aetcd.Client, event: StoredEvent) -> bool:
         request = rpc.RangeRequest(key=self._keys.event(event.seq))
@@ -334,8 +337,8 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         """The cluster's time: this machine's clock, never earlier than the last commit seen.
 
         etcd has no clock in its API. Floored by the ``at`` of the newest head this process
-        has read (every transaction reads the head first, so inside a transaction that is
-        the cluster's latest commit), time never runs backwards across servers: a decision
+        has read (a transaction starts from the latest head it knows, and commits only if
+        no server moved it since), time never runs backwards across servers: a decision
         committed by a server whose clock runs ahead is never contradicted by one whose
         clock lags. Keep the servers' clocks NTP-synchronized; the PostgreSQL store reads
         the database's clock instead. Costs no round trip.

@@ -145,7 +145,6 @@ class PostgresStore(SqlSnapshots, SqlReads):
             max_size=pool_size,
             timeout=POOL_TIMEOUT,
             check=self._check,
-            reset=self._on_return,
             name="detente",
             open=True,
         )
@@ -186,9 +185,6 @@ class PostgresStore(SqlSnapshots, SqlReads):
         with _WATCHDOG.guard(conn.fileno, self._io_timeout):
             conn.execute("SELECT 1")
 
-    def _on_return(self, conn: psycopg.Connection[Any]) -> None:
-        self._returned[conn] = time.monotonic()
-
     @contextmanager
     def _guarded(self, conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
         """Use ``conn`` under the I/O deadline; psycopg errors become ``store_unavailable``."""
@@ -207,7 +203,14 @@ class PostgresStore(SqlSnapshots, SqlReads):
     def _pooled(self) -> Iterator[psycopg.Connection[Any]]:
         try:
             with self._pool.connection() as conn, self._guarded(conn):
-                yield conn
+                try:
+                    yield conn
+                finally:
+                    # When it was last used, for the check before it is lent again. Kept
+                    # here rather than in a pool ``reset`` callback: with one, the pool
+                    # hands every returned connection to a worker thread (a thread
+                    # wake-up per transaction, and a connection away meanwhile).
+                    self._returned[conn] = time.monotonic()
         except PoolTimeout as exc:
             raise self._error(
                 f"no connection within {POOL_TIMEOUT:g} s (server unreachable, or all "

@@ -11,6 +11,7 @@ from detente.domain.overlap.shapes import (
     deep_tail,
     segment_filter,
     segments_clash,
+    shallow_tail,
     shape_witness,
 )
 
@@ -127,6 +128,31 @@ def test_a_deep_tail_is_read_only_off_dir_globstar_star_tail() -> None:
     assert deep_tail(compile_pattern("a/**/x.py").segments) is None
     assert deep_tail(compile_pattern("a/*/**/*.py").segments) is None
     assert deep_tail(compile_pattern("a/**/*.p?").segments) is None
+
+
+def test_a_shallow_tail_is_read_only_off_dir_star_tail() -> None:
+    assert shallow_tail(compile_pattern("lib/*.py").segments) == ".py"
+    assert shallow_tail(compile_pattern("*.md").segments) == ".md"
+    assert shallow_tail(compile_pattern("a/b/*").segments) == ""
+    assert shallow_tail(compile_pattern("a/*/x.py").segments) is None
+    assert shallow_tail(compile_pattern("a/**/*.py").segments) is None
+    assert shallow_tail(compile_pattern("a/*.p?").segments) is None
+    assert shallow_tail(compile_pattern("a/x*.py").segments) is None
+    assert shallow_tail(compile_pattern("a/b.py").segments) is None
+
+
+def test_a_shallow_pattern_matches_exactly_what_its_automaton_accepts() -> None:
+    patterns = ["lib/*.py", "*.md", "a/b/*", "a/*.", "x/*y.tar.gz"]
+    paths = [
+        "lib/x.py", "lib/.py", "lib/a/x.py", "lib.py", "lib/x.pyc", "x.md", "a/x.md", ".md",
+        "a/b/c", "a/b/c/d", "a/b", "a/x.", "a/.", "a/..x", "x/y.tar.gz", "x/ay.tar.gz",
+        "x/a/y.tar.gz", "x/.tar.gz",
+    ]  # fmt: skip
+    for pattern in patterns:
+        compiled = compile_pattern(pattern)
+        for path in paths:
+            by_automaton = compiled.accepts(compiled.read(path))
+            assert compiled.matches_glob(path) == by_automaton, (pattern, path)
 
 
 def test_a_segment_filter_matches_whole_segments_only() -> None:

@@ -64,7 +64,13 @@ from detente.domain.overlap.search import (
     cheapest_common_word,
     valid_step,
 )
-from detente.domain.overlap.shapes import deep_tail, segments_clash, shape_witness, tail_witness
+from detente.domain.overlap.shapes import (
+    deep_tail,
+    segments_clash,
+    shallow_tail,
+    shape_witness,
+    tail_witness,
+)
 
 __all__ = [
     "SEARCH_BUDGET",
@@ -103,6 +109,7 @@ class CompiledPattern:
         "_dist",
         "_entry",
         "_remaining",
+        "_shallow",
         "_steps",
         "_subtree",
         "_tail",
@@ -129,6 +136,8 @@ class CompiledPattern:
         self._subtree = len(lead) == len(self.segments) - 1 and self.segments[-1] is GLOBSTAR
         # "dir/**/*.py", "**/*.go": every path below the prefix ending with the tail.
         self._tail = deep_tail(self.segments)
+        # "dir/*.py", "*.md": one segment below the prefix ending with the tail.
+        self._shallow = shallow_tail(self.segments)
         self._trans: tuple[Transitions, ...] = ()
         self._accepting = -1  # the NFA is built on first use: literal patterns rarely need it
         self._steps: dict[tuple[int, str], int] = {}
@@ -168,6 +177,9 @@ class CompiledPattern:
             return len(path) > len(self.prefix)
         if self._tail is not None:  # "dir/**/*.py": below "dir/" and ending with ".py"
             return len(path) > len(self.prefix)
+        if self._shallow is not None:  # "dir/*.py": one segment below "dir/", ".py" at its end
+            rest = path[len(self.prefix) :]
+            return "/" not in rest and rest.endswith(self._shallow)
         return self.accepts(self.read(path))
 
     def step(self, mask: int, ch: str) -> int:

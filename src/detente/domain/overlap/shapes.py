@@ -97,6 +97,28 @@ def deep_tail(segments: Sequence[Segment]) -> str | None:
     return "".join(atom for atom in tail if isinstance(atom, str))
 
 
+def shallow_tail(segments: Sequence[Segment]) -> str | None:
+    """``tail`` when ``segments`` read ``L/*<tail>`` (``L`` literal segments, maybe none;
+    ``tail`` literal text, maybe empty), else None.
+
+    Such a pattern matches exactly the paths one segment below ``L/`` whose text ends with
+    ``tail`` (``*`` takes any run, a leading ``.`` included; a path's segments are never
+    empty).
+    """
+    if not segments:
+        return None
+    last = segments[-1]
+    if last is GLOBSTAR or not last or last[0] is not STAR:
+        return None
+    tail = last[1:]
+    if not all(isinstance(atom, str) for atom in tail):
+        return None
+    for segment in segments[:-1]:
+        if segment is GLOBSTAR or not all(isinstance(atom, str) for atom in segment):
+            return None
+    return "".join(atom for atom in tail if isinstance(atom, str))
+
+
 @functools.lru_cache(maxsize=4096)
 def segment_filter(segment: Segment) -> Callable[[str], bool] | None:
     """A test of one concrete segment against a non-``**`` pattern segment, or None when
