@@ -271,14 +271,18 @@ class PostgresStore(SqlSnapshots, SqlReads):
                         yield tx
                         params = tx.write()
                         appended = [e.id for e in tx.appended[:1]]
-                        try:  # one round trip: the write, the wake-up, the commit
+                        # One round trip: the write, the wake-up, the commit. Never as
+                        # prepared statements: a statement psycopg prepares in a pipeline
+                        # that a race aborts is skipped by the server but cached as
+                        # prepared by the client ("prepared statement does not exist").
+                        try:
                             with conn.pipeline():
                                 if params is not None:
-                                    conn.execute(WRITE, params)
+                                    conn.execute(WRITE, params, prepare=False)
                                 if tx.appended:
                                     notify = (CHANNEL, str(tx.appended[-1].seq))
-                                    conn.execute("SELECT pg_notify(%s, %s)", notify)
-                                conn.execute("COMMIT")
+                                    conn.execute("SELECT pg_notify(%s, %s)", notify, prepare=False)
+                                conn.execute("COMMIT", prepare=False)
                         except psycopg.Error as exc:
                             race = lost_race(exc)
                             if race is None:
