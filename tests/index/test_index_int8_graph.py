@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from detente.index.int8_graph import cache_dir, int8_graph
+from detente.index.int8_graph import cache_dir, int8_graph, int8_graph_file
 from detente.index.semantic import MODEL_SHA256, _package_file
 
 from semantic_support import require_model
@@ -45,6 +45,20 @@ def test_an_unwritable_cache_still_gives_the_int8_graph(
     monkeypatch.setenv("DETENTE_CACHE_DIR", str(blocker / "cache"))
     graph, reason = int8_graph(_source(), MODEL_SHA256)
     assert graph is not None and reason == ""
+
+
+def test_the_model_loads_the_cached_graph_from_its_file_and_from_bytes_when_uncached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DETENTE_CACHE_DIR", str(tmp_path / "cache"))
+    graph, reason = int8_graph_file(_source(), MODEL_SHA256)
+    [cached] = (tmp_path / "cache").glob("minilm-l6-int8-*.onnx")
+    assert graph == cached and reason == ""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("DETENTE_CACHE_DIR", str(blocker / "cache"))
+    graph, reason = int8_graph_file(_source(), MODEL_SHA256)
+    assert isinstance(graph, bytes) and graph == cached.read_bytes() and reason == ""
 
 
 def test_the_cache_directory_follows_the_environment(

@@ -5,8 +5,8 @@ their :class:`~detente.index.semantic.Similarity` compares them, updated one tex
 time, and scores a query against all of them in one pass:
 
 - semantic mode: the unit vectors in one contiguous ``float32`` matrix (a row per text,
-  freed rows reused, capacity doubled when full); the scores are one matrix-vector
-  product, the cosine of unit vectors;
+  freed rows reused, capacity grown by half when full); the scores are one matrix-vector
+  product (:func:`~detente.index.semantic.cosines`), the cosine of unit vectors;
 - lexical mode: the lower-cased word counts in an inverted index (term -> rows and
   counts, kept as arrays per term) and each row's squared norm; the scores are the
   cosine of term-count vectors, accumulated over the query's terms only.
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from detente.index.semantic import Similarity, words
+from detente.index.semantic import Similarity, cosines, words
 
 __all__ = ["NearestTexts"]
 
@@ -119,7 +119,7 @@ class NearestTexts:
         size = len(self._keys)
         if self.sim.mode == "semantic":
             # float32 products, as Similarity.pairwise; compared in float64 like its floats
-            scores = (probe[None, :] @ self._matrix[:size].T)[0].astype(np.float64)
+            scores = cosines(self._matrix[:size], probe).astype(np.float64)
         else:
             dots = np.zeros(size, dtype=np.float64)
             for term, count in probe.items():
@@ -191,7 +191,7 @@ class NearestTexts:
         capacity = len(self._alive)
         if size <= capacity:
             return
-        capacity = max(_START, capacity * 2, size)
+        capacity = max(_START, capacity + capacity // 2, size)  # by half: less slack than doubling
         alive = np.zeros(capacity, dtype=bool)
         alive[: len(self._alive)] = self._alive
         self._alive = alive
