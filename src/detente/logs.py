@@ -51,6 +51,10 @@ class FieldsFormatter(logging.Formatter):
         return f"{stamp}.{int(record.msecs):03d}Z"
 
     def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        safe = _printable(message)
+        if safe != message:  # a request path or a name from a caller: never a raw newline
+            record = logging.makeLogRecord({**record.__dict__, "msg": safe, "args": None})
         line = super().format(record)
         fields = {k: v for k, v in record.__dict__.items() if k not in _STANDARD}
         if fields:
@@ -98,3 +102,12 @@ def configure(level: str = "info", *, stream: TextIO | None = None) -> logging.H
         logger.setLevel(name.upper())
         logger.propagate = False
     return handler
+
+
+def _printable(text: str) -> str:
+    """``text`` with every non-printable character (newline, ESC, NUL, ...) escaped as
+    Python writes it (``\\n``, ``\\x1b``, ``\\x00``), so one record stays one line and
+    a caller's input cannot forge another or colour a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -190,3 +190,25 @@ def test_hostile_input_is_refused_cleanly(http: httpx.Client) -> None:
     r = http.get("/v1/events", params={"since": 2**63})
     assert r.status_code == 422 and r.json()["code"] == "validation_error"
     assert http.get("/v1/claims").json()["claims"] == []
+
+
+def test_a_resolution_field_its_type_does_not_take_is_422_and_the_meeting_stays_open(
+    http: httpx.Client,
+) -> None:
+    a = http.post("/v1/claims", json=claim_body("src/**")).json()["claim"]
+    opened = http.post("/v1/claims", json=claim_body("src/app.rs", agent="bob")).json()
+    meeting = opened["meeting"]
+    body = {
+        "expectedMeetingRevision": meeting["revision"],
+        "resolution": {
+            "type": "serialize",
+            "first": a["id"],
+            "then": opened["claim"]["id"],
+            "thne": a["id"],
+        },
+    }
+    r = http.post(f"/v1/meetings/{meeting['id']}/resolve", json=body)
+    assert r.status_code == 422 and r.json()["code"] == "validation_error"
+    assert r.json()["field"] == "resolution.thne"
+    after = http.get(f"/v1/meetings/{meeting['id']}").json()["meeting"]
+    assert after["status"] == "open" and after["revision"] == meeting["revision"]

@@ -194,6 +194,29 @@ def test_the_log_format_writes_structured_fields_as_logfmt() -> None:
         logs.configure("loud")
 
 
+def test_a_request_path_cannot_forge_a_log_line_or_write_control_characters(
+    http: httpx.Client,
+) -> None:
+    out = io.StringIO()
+    handler = logs.configure("info", stream=out)
+    try:
+        forged = "clm_x\n2026-11-30T20:00:00.000Z INFO detente.access FAKE\x1b[31m\x00"
+        http.get(
+            "/v1/claims/"
+            + forged.replace("\n", "%0A").replace("\x1b", "%1B").replace("\x00", "%00")
+        )
+    finally:  # give the loggers back to pytest's capture
+        for name in ("detente", "uvicorn"):
+            logger = logging.getLogger(name)
+            logger.removeHandler(handler)
+            logger.propagate = True
+            logger.setLevel(logging.NOTSET)
+    lines = [ln for ln in out.getvalue().splitlines() if "detente.access" in ln]
+    assert len(lines) == 1, out.getvalue()
+    assert "\x1b" not in out.getvalue() and "\x00" not in out.getvalue()
+    assert "clm_x\\n2026-11-30T20:00:00.000Z INFO detente.access FAKE\\x1b[31m\\x00" in lines[0]
+
+
 def test_a_stream_client_that_vanishes_is_dropped_without_a_send_error_flood(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -277,3 +277,21 @@ def test_scope_remove_help_explains_that_the_last_path_cannot_be_removed(cli: Cl
     assert result.exit_code == 0
     assert "refused with exit 2" in text
     assert "detente claim abandon" in text
+
+
+def test_scope_remove_drops_a_module_and_refuses_one_the_claim_does_not_hold(cli: Cli) -> None:
+    code, opened = cli.json(
+        "claim", "open", "-o", "modules", "-p", "docs/**", "--module", "pkg.core",
+        "--module", "pkg.web",
+    )  # fmt: skip
+    assert code == 0, opened
+    claim = opened["claim"]
+
+    code, body = cli.json("claim", "scope", "remove", claim["id"], "--module", "pkg.web")
+    assert code == 0
+    assert body["claim"]["modules"] == ["pkg.core"]
+
+    code, body = cli.json("claim", "scope", "remove", claim["id"], "--symbol", "Nope.x")
+    assert code == 2
+    assert body["field"] == "removeSymbols[0]"
+    assert "is not one of the claim's symbols" in body["detail"]

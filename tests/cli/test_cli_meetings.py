@@ -291,3 +291,20 @@ def test_the_options_of_a_three_party_room_name_every_claim_involved() -> None:
     split = commands["split_ownership"]
     assert "--split clm_g=README.md" in split
     assert "--split clm_e=src/api/app.py" in split and "--split clm_f='src/api/*.py'" in split
+
+
+def test_the_serialize_and_handoff_options_name_the_holder_not_another_waiter() -> None:
+    from detente.cli.views import negotiation_options
+
+    claim = {"id": "clm_p2", "paths": ["lib/role.py"]}
+    target = [{"mine": "lib/role.py", "theirs": "lib/role.py"}]
+    overlaps = [
+        {"claimId": "clm_a3", "theirStatus": "negotiating", "targets": target},
+        {"claimId": "clm_z1", "theirStatus": "active", "targets": target},
+    ]
+    meeting = {"id": "mtg_1", "options": ["serialize", "handoff"]}
+
+    commands = {o["type"]: o["command"] for o in negotiation_options(claim, overlaps, meeting)}
+
+    assert commands["serialize"].endswith("--serialize --first clm_z1 --then clm_p2")
+    assert commands["handoff"].endswith("--handoff --from clm_z1 --to clm_p2")

@@ -151,3 +151,24 @@ async def test_detente_mcp_with_server_url_works_on_the_servers_records(
         )
         assert registered["status"] == "active"
         assert [a.session.session_id for a in service.agents.list_agents()] == ["cx"]
+
+
+async def test_claim_scope_remove_drops_a_path_and_refuses_one_not_held(remote: Client) -> None:
+    async with remote:
+        opened = await call(remote, "claim_open", objective="o", paths=["src/a.py", "src/b.py"])
+        narrowed = await call(
+            remote,
+            "claim_scope_remove",
+            claim_id=opened["claimId"],
+            expected_claim_revision=opened["revision"],
+            paths=["src/b.py"],
+        )
+        assert narrowed["paths"] == ["src/a.py"]
+        error = await fail(
+            remote,
+            "claim_scope_remove",
+            claim_id=opened["claimId"],
+            expected_claim_revision=narrowed["revision"],
+            symbols=["Nope.nothing"],
+        )
+        assert error["code"] == "validation_error" and error["field"] == "removeSymbols[0]"

@@ -68,6 +68,7 @@ async def test_every_tool_of_the_issue_is_listed_with_a_description(client: Clie
         "claim_check",
         "claim_renew",
         "claim_scope_add",
+        "claim_scope_remove",
         "claim_complete",
         "claim_abandon",
         "meeting_list",
@@ -103,6 +104,34 @@ async def test_release_files_with_a_glob_narrows_a_claim_and_keeps_the_rest(
         docs = await call(client, "verify_change_readiness", session_id="s2", paths=["docs/**"])
         src = await call(client, "verify_change_readiness", session_id="s2", paths=["src/x.py"])
         assert docs["readiness"] == "ready" and src["readiness"] == "caution"
+
+
+async def test_release_files_with_a_glob_covering_a_claimed_glob_releases_it(
+    client: Client,
+) -> None:
+    async with client:
+        claimed = await call(
+            client,
+            "claim_files",
+            session_id="s1",
+            paths=["lib/gen/h*.py", "lib/gen/sub/**", "lib/other/*.py"],
+            reason="edit",
+        )
+        out = await call(client, "release_files", session_id="s1", paths=["lib/gen/**"])
+        assert out["narrowed"] == [claimed["claimId"]]
+        assert out["stillHeld"] == ["lib/other/*.py"]
+        wider = await call(client, "release_files", session_id="s1", paths=["lib/*/*.py"])
+        assert wider["released"] == [claimed["claimId"]]
+        gen = await call(client, "verify_change_readiness", session_id="s2", paths=["lib/**"])
+        assert gen["readiness"] == "ready"
+
+
+async def test_release_files_with_a_narrower_glob_keeps_the_wider_claim(client: Client) -> None:
+    async with client:
+        await call(client, "claim_files", session_id="s1", paths=["lib/**"], reason="r")
+        out = await call(client, "release_files", session_id="s1", paths=["lib/gen/*.py"])
+        assert out["next"] == "nothing of yours matched these paths"
+        assert out["stillHeld"] == ["lib/**"]
 
 
 async def test_release_files_never_touches_another_sessions_claims(client: Client) -> None:

@@ -306,3 +306,53 @@ def test_a_claim_of_many_wildcard_heavy_globs_is_refused_before_anything_is_writ
     assert refused.value.field == "paths"
     assert service.head() == head
     assert _open(service, "n", *[f"lib/p{i}/**" for i in range(300)]).status is ClaimStatus.ACTIVE
+
+
+def test_a_claim_of_a_thousand_very_long_paths_is_refused_before_anything_is_written(
+    service: Service,
+) -> None:
+    head = service.head()
+    long = [f"docs/{'section/' * 100}page{i}.md" for i in range(1000)]  # 811 KB in all
+    with pytest.raises(ValidationError, match="characters in all") as refused:
+        _open(service, "m", *long, objective="document every section")
+    assert refused.value.field == "paths"
+    assert service.head() == head
+    ordinary = [f"lib/ansible/modules/cloud/provider/module_{i:04d}.py" for i in range(1000)]
+    assert _open(service, "n", *ordinary, objective="modules").status is ClaimStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"type": "serialize", "firts": "A", "then": "B"}, "resolution.firts"),
+        ({"type": "serialize", "first": "A", "then": "B", "targets": ["x"]}, "resolution.targets"),
+        ({"type": "handoff", "fromClaimId": "A", "toClaimId": "B", "note": 1}, "resolution.note"),
+        ({"type": "joint", "claimIds": ["A", "B"], "accepted": True}, "resolution.accepted"),
+        ({"type": "human_arbitration", "winner": "A"}, "resolution.winner"),
+        (
+            {"type": "split_ownership", "assignments": [{"claimId": "A", "target": ["x"]}]},
+            "resolution.assignments[0].target",
+        ),
+    ],
+)
+def test_a_resolution_with_a_field_its_type_does_not_take_is_refused_and_changes_nothing(
+    service: Service, extra: dict[str, Any], field: str
+) -> None:
+    a = _open(service, "a", "src/app.py")
+    b = _open(service, "b", "src/app.py")
+    names = {"A": a.id, "B": b.id}
+    body = {k: (names.get(v, v) if isinstance(v, str) else v) for k, v in extra.items()}
+    if "claimIds" in body:
+        body["claimIds"] = [a.id, b.id]
+    if "assignments" in body:
+        body["assignments"] = [
+            {"claimId": a.id, "target": ["src/app.py"]},
+            {"claimId": b.id, "targets": []},
+        ]
+    meeting = service.meetings.get_meeting(_claim(service, b).meeting_ids[0])
+    with pytest.raises(ValidationError) as refused:
+        _resolve(service, meeting.id, body)
+    assert refused.value.field == field
+    assert "unknown fields" in str(refused.value)
+    assert service.meetings.get_meeting(meeting.id).revision == meeting.revision
+    assert _claim(service, b).status is ClaimStatus.NEGOTIATING

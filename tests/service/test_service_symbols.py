@@ -116,3 +116,55 @@ def test_a_scope_change_resolves_added_symbols_against_the_claims_base(
         )
     )
     assert changed.claim.symbols == ("src/settlement/ledger.py::Ledger.post",)
+
+
+def test_a_claim_gives_up_a_symbol_and_the_claim_waiting_on_it_becomes_active(
+    repo: tuple[Service, str],
+) -> None:
+    service, _ = repo
+    alice = _open(repo, agent="alice", symbols=("RetryPolicy", "ApiClient.close"))
+    bob = _open(repo, agent="bob", symbols=("RetryPolicy.backoff",))
+    assert bob.claim.status is ClaimStatus.NEGOTIATING
+    narrowed = service.claims.change_scope(
+        ChangeScope(alice.claim.id, alice.claim.revision, remove_symbols=("RetryPolicy",))
+    )
+    assert narrowed.claim.symbols == ("web/src/client.ts::ApiClient.close",)
+    assert service.claims.get_claim(bob.claim.id).claim.status is ClaimStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"remove_symbols": ("RetryPolicy.give_up",)}, "removeSymbols[0]"),
+        ({"remove_modules": ("settlement",)}, "removeModules[0]"),
+        ({"remove_symbols": ("RetryPolicy.backoff",)}, "removeSymbols"),  # its last target
+    ],
+)
+def test_removing_a_symbol_or_module_the_claim_does_not_hold_or_its_last_target_is_refused(
+    repo: tuple[Service, str], change: dict[str, tuple[str, ...]], field: str
+) -> None:
+    service, _ = repo
+    alice = _open(repo, agent="alice", symbols=("RetryPolicy.backoff",))
+    with pytest.raises(ValidationError) as refused:
+        service.claims.change_scope(ChangeScope(alice.claim.id, alice.claim.revision, **change))
+    assert refused.value.field == field
+    after = service.claims.get_claim(alice.claim.id).claim
+    assert after.revision == alice.claim.revision and after.symbols == alice.claim.symbols
+
+
+@pytest.mark.parametrize("name", ["..", "*", "/etc", "ansible.**", "a..b", "pkg/../etc", "a b"])
+def test_a_module_name_that_names_no_place_in_the_repository_is_refused(
+    repo: tuple[Service, str], name: str
+) -> None:
+    service, _ = repo
+    with pytest.raises(ValidationError) as refused:
+        _open(repo, agent="alice", modules=(name,))
+    assert refused.value.field == "modules[0]"
+    assert service.claims.list_claims() == []
+
+
+@pytest.mark.parametrize("name", ["settlement", "src/settlement", "web/src/", "github.com/o/p"])
+def test_dotted_and_directory_module_names_are_accepted(
+    repo: tuple[Service, str], name: str
+) -> None:
+    assert _open(repo, agent="alice", modules=(name,)).claim.modules == (name,)

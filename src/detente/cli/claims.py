@@ -210,19 +210,36 @@ def scope_remove(
     ctx: typer.Context,
     claim_id: ClaimId,
     path: PathOpt = None,
+    module: Annotated[
+        list[str] | None, typer.Option("--module", help="A module the claim holds.")
+    ] = None,
+    symbol: Annotated[
+        list[str] | None,
+        typer.Option("--symbol", help="A symbol the claim holds (path::Name, or Name if unique)."),
+    ] = None,
     reason: Reason = None,
     expect_revision: ExpectRevision = None,
     json_flag: JsonFlag = False,
 ) -> None:
-    """Narrow a claim (never negotiates).
+    """Narrow a claim (never negotiates): drop paths, modules or symbols it holds.
 
+    Naming a target the claim does not hold is refused with exit 2 and changes nothing.
     A claim must keep at least one target: removing its only path (and it names no
     module, symbol, contract or memory file) is refused with exit 2 and changes nothing.
     To give up the last target, release the claim with ``detente claim abandon`` (or
     finish it with ``detente claim complete``). Claims waiting on the removed targets
     become active in the same step.
     """
-    _scope_change(ctx, json_flag, claim_id, expect_revision, remove_paths=path or (), reason=reason)
+    _scope_change(
+        ctx,
+        json_flag,
+        claim_id,
+        expect_revision,
+        remove_paths=path or (),
+        remove_modules=module or (),
+        remove_symbols=symbol or (),
+        reason=reason,
+    )
 
 
 # ---------------------------------------------------------------------------- reading

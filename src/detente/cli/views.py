@@ -196,7 +196,9 @@ def negotiation_options(
     # Only this meeting's participants: a command naming a claim outside the room fails.
     room = set(meeting.get("participants") or ())
     overlaps = [o for o in overlaps if not room or str(o["claimId"]) in room]
-    other = str(overlaps[0]["claimId"]) if overlaps else "OTHER_CLAIM"
+    # The claim this one waits for: a holder that already writes (not another waiter).
+    holders = [o for o in overlaps if o.get("theirStatus") not in ("negotiating", None)]
+    other = str((holders or overlaps)[0]["claimId"]) if overlaps else "OTHER_CLAIM"
     contested = {str(t["mine"]) for o in overlaps for t in o["targets"]}
     wanted = [*claim.get("paths", []), *claim.get("pendingPaths", [])]
     theirs_by_claim: dict[str, set[str]] = {}

@@ -192,6 +192,8 @@ class ScopeChangeIn(Body):
     add_symbols: list[str] = []
     add_expected_contract_changes: list[str | ContractChangeIn] = []
     reason: str | None = None
+    remove_modules: list[str] = []
+    remove_symbols: list[str] = []
 
     def to_command(self, claim_id: str) -> ChangeScope:
         return ChangeScope(
@@ -203,6 +205,8 @@ class ScopeChangeIn(Body):
             add_symbols=tuple(self.add_symbols),
             add_expected_contract_changes=_contracts(self.add_expected_contract_changes),
             reason=self.reason,
+            remove_modules=tuple(self.remove_modules),
+            remove_symbols=tuple(self.remove_symbols),
         )
 
 

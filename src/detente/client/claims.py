@@ -90,9 +90,11 @@ class ClaimOperations(ClientBase):
         add_symbols: Sequence[str] = (),
         add_expected_contract_changes: Sequence[str | Mapping[str, Any]] = (),
         reason: str | None = None,
+        remove_modules: Sequence[str] = (),
+        remove_symbols: Sequence[str] = (),
     ) -> wire.ClaimView:
         """``POST /v1/claims/{id}/scope-change``: ``{claim, overlaps[], meeting}``."""
-        body = {
+        body: dict[str, Any] = {
             "expectedClaimRevision": expected_claim_revision,
             "addPaths": list(add_paths),
             "removePaths": list(remove_paths),
@@ -101,6 +103,10 @@ class ClaimOperations(ClientBase):
             "addExpectedContractChanges": list(add_expected_contract_changes),
             "reason": reason,
         }
+        if remove_modules:
+            body["removeModules"] = list(remove_modules)
+        if remove_symbols:
+            body["removeSymbols"] = list(remove_symbols)
         return self._call(routes.SCOPE_CHANGE, path={"claim_id": claim_id}, body=body)
 
     def change_objective(

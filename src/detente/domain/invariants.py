@@ -14,9 +14,11 @@ Checked after every command in the test suite, by the model-based race suite, an
    service's cached projection with an independent replay);
 6. each claim's scope after a resolution keeps its uncontested scope: a split gives up
    only what other assignments name; a pattern that covers another's assigned target
-   stays, with that target carved out (and nothing else).
+   stays, with that target carved out (and nothing else);
+7. no ``negotiating`` claim waits only on claims that asked after it and were never
+   granted (first come, first granted: the earliest waiter gets a released target).
 
-:func:`state_violations` checks 1-3 on one state; :class:`Replay` folds events one by
+:func:`state_violations` checks 1-3 and 7 on one state; :class:`Replay` folds events one by
 one and checks 4 and 6 along the way.
 """
 
@@ -35,7 +37,7 @@ from detente.domain.meetings.split_named import carved_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.carveouts import is_covered
 from detente.domain.overlap.model import Severity
-from detente.domain.settle import awaiting_handoff, meeting_is_live
+from detente.domain.settle import awaiting_handoff, meeting_is_live, waits_on_someone
 from detente.domain.state import RepoState
 
 __all__ = ["Replay", "state_violations"]
@@ -53,7 +55,7 @@ def _granted_targets(claim: Claim) -> Targets:
 
 
 def state_violations(state: RepoState) -> list[str]:
-    """Invariants 1-3 on ``state``; one sentence per violation (empty: all hold)."""
+    """Invariants 1-3 and 7 on ``state``; one sentence per violation (empty: all hold)."""
     out: list[str] = []
     for claim in sorted(state.claims.values(), key=lambda c: c.id):
         if claim.status is not ClaimStatus.NEGOTIATING:
@@ -64,6 +66,11 @@ def state_violations(state: RepoState) -> list[str]:
             out.append(
                 f"claim {claim.id} is negotiating in no open meeting with a live contest "
                 f"(rooms: {', '.join(m.id + ':' + m.status.value for m in rooms) or 'none'})"
+            )
+        elif claim.holding and not waits_on_someone(state, claim):
+            out.append(
+                f"claim {claim.id} is negotiating although only later waiters that were "
+                "never granted contest it (the first waiter must be granted)"
             )
     for meeting in sorted(state.meetings.values(), key=lambda m: m.id):
         if meeting.status is MeetingStatus.OPEN and not meeting_is_live(state, meeting):

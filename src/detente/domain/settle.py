@@ -38,7 +38,15 @@ from detente.domain.overlap.model import Overlap
 from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
 
-__all__ = ["awaiting_handoff", "live_blockers", "meeting_is_live", "settle"]
+__all__ = [
+    "arrival",
+    "awaiting_handoff",
+    "live_blockers",
+    "meeting_is_live",
+    "queued_behind",
+    "settle",
+    "waits_on_someone",
+]
 
 _WAITING = (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED)
 
@@ -97,6 +105,55 @@ def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
         if any(o.claim_id in members for o in live_blockers(state, claim)):
             return True
     return False
+
+
+def queued_behind(state: RepoState, claim: Claim, overlap: Overlap) -> bool:
+    """Is the other claim of ``overlap`` a later waiter that ``claim`` goes before?
+
+    First come, first granted: when a holder lets go, the waiters that contested it
+    would otherwise block one another for ever (each is still negotiating, none was ever
+    granted). A claim that was never granted and is negotiating does not block a waiter
+    that asked before it (a smaller fencing token: tokens are handed out in opening
+    order, monotonic per repository), so the earliest waiter is granted and the others
+    go on negotiating with it in their room. A takeover successor continues its
+    predecessor's place in that order (:func:`arrival`).
+    """
+    other = state.claims.get(overlap.claim_id)
+    return (
+        other is not None
+        and claim.status is ClaimStatus.NEGOTIATING
+        and other.status is ClaimStatus.NEGOTIATING
+        and not other.granted
+        and arrival(state, other) > arrival(state, claim)
+    )
+
+
+def arrival(state: RepoState, claim: Claim) -> tuple[int, int]:
+    """A claim's place among waiters: its fencing token (handed out in opening order), or
+    for a takeover successor its predecessor's place (the chain followed to the first
+    claim, bounded), then its own token to break a tie."""
+    first = claim
+    for _ in range(64):
+        of = (first.takeover or {}).get("claimId")
+        pred = state.claims.get(str(of)) if of is not None else None
+        if pred is None:
+            break
+        first = pred
+    return (first.fencing_token, claim.fencing_token)
+
+
+def waits_on_someone(state: RepoState, claim: Claim) -> bool:
+    """Does a ``negotiating`` claim wait on something that can move?
+
+    True when a holder blocks it (one it does not go before, see :func:`queued_behind`),
+    a user's edit contests its write, or a handoff to it awaits its acceptance. False
+    means :func:`settle` grants it.
+    """
+    if awaiting_handoff(state, claim.id):
+        return True
+    if any(_user_contest(m, claim.id) for m in _open_rooms(state, claim.id)):
+        return True
+    return any(not queued_behind(state, claim, o) for o in live_blockers(state, claim))
 
 
 def _touched(
@@ -172,7 +229,7 @@ def settle(
                 out += grant_events(ids, claim, "the escalation is resolved")
                 moved.add(claim_id)
                 continue
-        blocking = live_blockers(state, claim)
+        blocking = [o for o in live_blockers(state, claim) if not queued_behind(state, claim, o)]
         rooms = _open_rooms(state, claim_id)
         if any(_user_contest(m, claim_id) for m in rooms):
             continue

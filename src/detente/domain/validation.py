@@ -108,6 +108,13 @@ def ttl_field(ttl: int, fld: str, policy: Policy) -> int:
 #: slow every opening after it; literal paths and ``dir/**`` cost one or nothing.
 MAX_LIST_WILDCARDS = 512
 
+#: Characters one request field's patterns may hold in all (128 KiB). Every pattern is
+#: normalised, compiled and indexed inside the repository's transaction, so one claim of
+#: a thousand 800-character paths held every other command of the repository for seconds
+#: (a heartbeat queued behind it was answered ``lease_expired``); a thousand ordinary paths
+#: of up to 128 characters fit.
+MAX_LIST_CHARS = 128 * 1024
+
 _WILDCARD = re.compile(r"\*+|\?|\[")
 
 
@@ -116,11 +123,19 @@ def pattern_list(state: RepoState, raw: Sequence[str], fld: str, policy: Policy)
 
     Raises:
         ValidationError: ``validation_error`` naming ``fld`` (more than
-            ``policy.max_targets`` targets, or more than :data:`MAX_LIST_WILDCARDS`
-            wildcards in all) or ``fld[i]`` (an invalid pattern).
+            ``policy.max_targets`` targets, more than :data:`MAX_LIST_CHARS` characters
+            or more than :data:`MAX_LIST_WILDCARDS` wildcards in all) or ``fld[i]`` (an
+            invalid pattern).
     """
     if len(raw) > policy.max_targets:
         raise ValidationError(f"{fld} lists more than {policy.max_targets} targets", field=fld)
+    size = sum(len(item) for item in raw if isinstance(item, str))
+    if size > MAX_LIST_CHARS:
+        raise ValidationError(
+            f"{fld} holds {size} characters in all, more than {MAX_LIST_CHARS}: claim "
+            "directories ('lib/**') instead of listing very many long paths",
+            field=fld,
+        )
     out: list[str] = []
     for i, item in enumerate(raw):
         pattern = normalize_pattern(
@@ -145,6 +160,40 @@ def name_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
         if value not in out:
             out.append(value)
     return tuple(out)
+
+
+_MODULE_PART = re.compile(r"[^\s*?\[\]{}\\:]+")
+
+
+def module_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
+    """Validate module names: a Python dotted name (``ansible.galaxy``) or a package
+    directory relative to the repository (``internal/storage``, ``web/src/``).
+
+    Each part between ``.`` or ``/`` must be non-empty and free of whitespace, wildcards
+    (``* ? [ ] { }``), ``\\`` and ``:``; an absolute name or a ``..`` part is refused (a
+    module is a place in the repository, and these would cover nothing or another place).
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld[i]``.
+    """
+    names = name_list(raw, fld, policy)
+    for i, name in enumerate(names):
+        body = name[:-1] if name.endswith("/") else name
+        parts = re.split(r"[./]", body)
+        problem = None
+        if name.startswith("/"):
+            problem = "is absolute: name a package directory inside the repository"
+        elif any(p == "" for p in parts):
+            problem = "has an empty part (a leading, trailing or doubled '.' or '/', or '..')"
+        elif not all(_MODULE_PART.fullmatch(p) for p in parts):
+            problem = "may not hold whitespace, wildcards (* ? [ ] { }), '\\' or ':'"
+        if problem is not None:
+            raise ValidationError(
+                f"{fld}[{i}] {name!r} {problem}; a module is a dotted name "
+                "(ansible.galaxy) or a package directory (internal/storage)",
+                field=f"{fld}[{i}]",
+            )
+    return names
 
 
 def contract_list(

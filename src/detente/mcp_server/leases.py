@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from detente.client import wire
+from detente.domain.overlap.carveouts import is_covered
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import has_wildcard, normalize_pattern
 from detente.errors import DetenteError
@@ -48,13 +49,15 @@ def replace_older(
 
 
 def _released_by(claimed: str, asked: list[str]) -> bool:
-    """Whether a claimed pattern is released by one of the asked patterns."""
-    for pattern in asked:
-        if claimed == pattern:
-            return True
-        if not has_wildcard(claimed) and has_wildcard(pattern) and matches(pattern, claimed):
-            return True
-    return False
+    """Whether a claimed pattern is released by the asked patterns: named as claimed, or
+    covered by them (every path it matches is matched by one of them: ``gen/**`` releases
+    ``gen/h*.py`` as it releases ``gen/a.py``)."""
+    if claimed in asked:
+        return True
+    wild = [p for p in asked if has_wildcard(p)]
+    if not has_wildcard(claimed):
+        return any(matches(p, claimed) for p in wild)
+    return bool(wild) and is_covered(claimed, wild)
 
 
 def release(ctx: ToolContext, session_id: str, paths: list[str] | None) -> dict[str, Any]:

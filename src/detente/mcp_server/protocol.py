@@ -237,6 +237,38 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         return ctx.run("claim_scope_add", None, scope, call)
 
     @mcp.tool()
+    def claim_scope_remove(
+        claim_id: ClaimId,
+        expected_claim_revision: ClaimRevision,
+        paths: Annotated[
+            list[str] | None, Field(description="Path patterns to drop, as claimed.")
+        ] = None,
+        modules: Annotated[list[str] | None, Field(description="Modules to drop.")] = None,
+        symbols: Annotated[
+            list[str] | None,
+            Field(description="Symbols to drop: path::Name as claimed, or Name if unique."),
+        ] = None,
+        reason: Annotated[str | None, Field(description="Why the scope shrinks.")] = None,
+    ) -> CallToolResult:
+        """Give up targets you no longer need, so claims waiting on them go ahead at once
+        (never negotiates). A target you do not hold, or removing your last one, is a
+        validation_error and changes nothing (to give up everything, abandon the claim)."""
+
+        def call() -> dict[str, Any]:
+            changed = ctx.client.scope_change(
+                claim_id,
+                expected_claim_revision=expected_claim_revision,
+                remove_paths=paths or (),
+                remove_modules=modules or (),
+                remove_symbols=symbols or (),
+                reason=reason,
+            )
+            return _with_overlaps(changed)
+
+        scope = [*(paths or []), *(modules or []), *(symbols or [])]
+        return ctx.run("claim_scope_remove", None, scope, call)
+
+    @mcp.tool()
     def claim_complete(
         claim_id: ClaimId,
         expected_claim_revision: ClaimRevision,

@@ -13,7 +13,8 @@ Tools (descriptions are written for the agent that reads them):
 - index: ``symbols_touched``, ``search`` (:mod:`.index_tools`); ``claim_objective``
   (:mod:`.objective_tool`);
 - protocol: ``claim_open``, ``claim_status``, ``claim_check``, ``claim_renew``,
-  ``claim_scope_add``, ``claim_complete``, ``claim_abandon`` (:mod:`.protocol`); ``meeting_list``,
+  ``claim_scope_add``, ``claim_scope_remove``, ``claim_complete``, ``claim_abandon``
+  (:mod:`.protocol`); ``meeting_list``,
   ``meeting_resolve``, ``memory_sections``, ``memory_patch_section``, ``events_since``
   (:mod:`.records`).
 

@@ -58,6 +58,8 @@ class ChangeScope:
     add_symbols: tuple[str, ...] = ()
     add_expected_contract_changes: tuple[ContractSeed, ...] = ()
     reason: str | None = None
+    remove_modules: tuple[str, ...] = ()
+    remove_symbols: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

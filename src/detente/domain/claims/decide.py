@@ -17,6 +17,7 @@ record the change. Order of checks, for good messages and safe races:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,7 +33,14 @@ from detente.domain.memory.touched import memory_state
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
-from detente.domain.validation import contract_list, name_list, pattern_list, text_field, ttl_field
+from detente.domain.validation import (
+    contract_list,
+    module_list,
+    name_list,
+    pattern_list,
+    text_field,
+    ttl_field,
+)
 from detente.errors import InvalidTransition, OverlapBlocking, RevisionConflict, ValidationError
 
 
@@ -128,12 +136,16 @@ def decide_scope_change(
                 f"removePaths[{i}] {pattern!r} is not one of the claim's paths",
                 field=f"removePaths[{i}]",
             )
+    drop_modules = _held_names(claim.modules, cmd.remove_modules, "removeModules", policy)
+    drop_symbols = _held_names(claim.symbols, cmd.remove_symbols, "removeSymbols", policy)
+    kept_modules = tuple(m for m in claim.modules if m not in drop_modules)
+    kept_symbols = tuple(s for s in claim.symbols if s not in drop_symbols)
     new_paths = tuple(p for p in add if p not in held)
     modules = tuple(
-        m for m in name_list(cmd.add_modules, "addModules", policy) if m not in claim.modules
+        m for m in module_list(cmd.add_modules, "addModules", policy) if m not in kept_modules
     )
     symbols = tuple(
-        s for s in name_list(cmd.add_symbols, "addSymbols", policy) if s not in claim.symbols
+        s for s in name_list(cmd.add_symbols, "addSymbols", policy) if s not in kept_symbols
     )
     contracts = tuple(
         c
@@ -148,16 +160,24 @@ def decide_scope_change(
         kept
         or pending
         or new_paths
-        or claim.modules
+        or kept_modules
         or modules
-        or claim.symbols
+        or kept_symbols
         or symbols
         or claim.expected_contract_changes
         or contracts
         or claim.memory_impacts
     ):
-        raise ValidationError("a scope change must leave at least one target", field="removePaths")
-    if not (new_paths or modules or symbols or contracts or remove):
+        raise ValidationError(
+            "a scope change must leave at least one target (to give up the last one, "
+            "abandon or complete the claim)",
+            field="removeSymbols"
+            if drop_symbols
+            else "removeModules"
+            if drop_modules
+            else "removePaths",
+        )
+    if not (new_paths or modules or symbols or contracts or remove or drop_modules or drop_symbols):
         raise ValidationError("the scope change adds or removes nothing", field="addPaths")
 
     blocking = blocking_only(
@@ -202,8 +222,8 @@ def decide_scope_change(
             removePaths=list(remove),
             paths=list(kept),
             pendingPaths=list(pending),
-            modules=list(claim.modules + modules),
-            symbols=list(claim.symbols + symbols),
+            modules=list(kept_modules + modules),
+            symbols=list(kept_symbols + symbols),
             expectedContractChanges=[
                 contract_to_wire(c) for c in claim.expected_contract_changes + contracts
             ],
@@ -291,3 +311,29 @@ def decide_status(
             **data,
         )
     ]
+
+
+def _held_names(
+    held: tuple[str, ...], asked: Sequence[str], fld: str, policy: Policy
+) -> tuple[str, ...]:
+    """The held modules or symbols that ``asked`` names, in the claim's order.
+
+    A symbol may be named as held (``path::Name``) or by its qualified name alone when
+    exactly one held symbol has it.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld[i]`` for a name the claim does
+            not hold (or one that matches several held symbols).
+    """
+    out: list[str] = []
+    for i, name in enumerate(name_list(asked, fld, policy)):
+        found = [h for h in held if h == name or h.partition("::")[2] == name]
+        if len(found) != 1:
+            what = "matches several of" if found else "is not one of"
+            raise ValidationError(
+                f"{fld}[{i}] {name!r} {what} the claim's {fld[6:].lower()} "
+                f"({', '.join(held) or 'none'})",
+                field=f"{fld}[{i}]",
+            )
+        out += found
+    return tuple(h for h in held if h in out)

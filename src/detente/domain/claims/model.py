@@ -176,10 +176,12 @@ class Claim:
     def holding(self) -> bool:
         """True while other claims must respect this claim's targets.
 
-        An advisory claim (an MCP file lease) is released by expiry; a protocol claim keeps
-        holding while expired, until taken over or abandoned.
+        An advisory claim (an MCP file lease) is released by expiry, and so is a claim
+        that expired before it was ever granted (it waited in a negotiation, never held
+        authority and has no work to freeze); a granted protocol claim keeps holding while
+        expired, until taken over or abandoned.
         """
-        if self.advisory and self.status is ClaimStatus.EXPIRED:
+        if self.status is ClaimStatus.EXPIRED and (self.advisory or not self.granted):
             return False
         return self.status in HOLDING_STATUSES
 

@@ -26,6 +26,7 @@ from detente.domain.policy import DEFAULT_POLICY, OID_PATTERN, IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import (
     contract_list,
+    module_list,
     name_list,
     pattern_list,
     test_names,
@@ -116,7 +117,7 @@ def announce(
         raise ValidationError("baseCommit must be a commit object id (hex)", field="baseCommit")
     ttl = ttl_field(cmd.lease_ttl_seconds, "leaseTtlSeconds", policy)
     paths = pattern_list(state, cmd.paths, "paths", policy)
-    modules = name_list(cmd.modules, "modules", policy)
+    modules = module_list(cmd.modules, "modules", policy)
     symbols = name_list(cmd.symbols, "symbols", policy)
     contracts = contract_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
     tests, test_plan = test_names(cmd.test_responsibility, "testResponsibility", policy)

@@ -21,7 +21,7 @@ from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Res
 from detente.domain.meetings.guards import check_meeting_revision, get_meeting
 from detente.domain.meetings.model import Meeting, MeetingStatus, past_deadline
 from detente.domain.meetings.resolution_events import apply_events
-from detente.domain.meetings.resolutions import OwnersOf, validate
+from detente.domain.meetings.resolutions import OwnersOf, as_submitted, validate
 from detente.domain.overlap.analysis import UNDECIDED_REASON
 from detente.domain.overlap.model import Overlap, Severity
 from detente.domain.policy import IdSource, Policy
@@ -245,7 +245,7 @@ def decide_accept(
         )
     ]
     if set(affected) <= {*accepted_by, cmd.claim_id}:
-        resolution = validate(state, meeting, proposal["resolution"])
+        resolution = validate(state, meeting, as_submitted(proposal["resolution"]))
         out += _resolution_events(
             state,
             meeting,

@@ -55,8 +55,50 @@ def _participant(meeting: Meeting, value: Any, fld: str) -> str:
     return value
 
 
+#: The fields each resolution type takes (API.md "Meetings"); any other is refused.
+_FIELDS: dict[str, frozenset[str]] = {
+    "split_ownership": frozenset({"type", "assignments"}),
+    "serialize": frozenset({"type", "first", "then"}),
+    "handoff": frozenset({"type", "fromClaimId", "toClaimId"}),
+    "joint": frozenset({"type", "claimIds"}),
+    "human_arbitration": frozenset({"type"}),
+}
+_ASSIGNMENT_FIELDS = frozenset({"claimId", "targets"})
+
+
+def _known_fields(raw: dict[str, Any], allowed: frozenset[str], fld: str, shape: str) -> None:
+    extra = sorted(str(k) for k in raw if k not in allowed)
+    if extra:
+        raise ValidationError(
+            f"{fld} has unknown fields {', '.join(map(repr, extra))} (expected {shape})",
+            field=f"{fld}.{extra[0]}",
+        )
+
+
+def as_submitted(resolution: object) -> object:
+    """A stored (normalised) resolution as a caller would submit it: the fields
+    :func:`validate` derives (``affected``, a handoff's ``targets`` and ``accepted``) and
+    any a proposal stored before unknown fields were refused are dropped, so it can be
+    validated again against the state of the moment (accepting a proposal). Anything
+    but a dict is returned as it is, for :func:`validate` to refuse."""
+    if not isinstance(resolution, dict):
+        return resolution
+    fields = _FIELDS.get(str(resolution.get("type")), frozenset({"type"}))
+    out = {k: v for k, v in resolution.items() if k in fields}
+    if isinstance(out.get("assignments"), list):
+        out["assignments"] = [
+            {k: v for k, v in a.items() if k in _ASSIGNMENT_FIELDS} if isinstance(a, dict) else a
+            for a in out["assignments"]
+        ]
+    return out
+
+
 def validate(state: RepoState, meeting: Meeting, raw: Any) -> dict[str, Any]:
     """Check a resolution against the meeting; returns it normalised with ``affected``.
+
+    A field the resolution's type does not take (a misspelt ``firts``, a ``targets`` on a
+    serialize) is refused rather than ignored: it would otherwise be stored and shown
+    while meaning nothing.
 
     Raises:
         ValidationError: ``validation_error`` with ``field`` = ``resolution.<field>``.
@@ -66,6 +108,8 @@ def validate(state: RepoState, meeting: Meeting, raw: Any) -> dict[str, Any]:
             f"resolution.type must be one of {', '.join(RESOLUTION_TYPES)}", field="resolution.type"
         )
     kind = raw["type"]
+    fields = _FIELDS[kind]
+    _known_fields(raw, fields, "resolution", f"{kind} {{{', '.join(sorted(fields))}}}")
     if kind == "split_ownership":
         return _validate_split(state, meeting, raw)
     if kind == "serialize":
@@ -111,6 +155,7 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
         fld = f"resolution.assignments[{i}]"
         if not isinstance(item, dict):
             raise ValidationError(f"{fld} must be an object", field=fld)
+        _known_fields(item, _ASSIGNMENT_FIELDS, fld, "{claimId, targets}")
         claim_id = _participant(meeting, item.get("claimId"), f"{fld}.claimId")
         targets = item.get("targets")
         if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
@@ -276,9 +321,7 @@ def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scop
                 if impact not in memory:
                     memory.append(impact)
         own_order = [
-            p
-            for p in (*claim.paths, *claim.pending_paths, *from_modules)
-            if p in kept or p in mine
+            p for p in (*claim.paths, *claim.pending_paths, *from_modules) if p in kept or p in mine
         ]
         mods += [split_named.bare(t) for t in targets if t.startswith(split_named.MODULE_PREFIX)]
         syms += [t for t in targets if "::" in t]

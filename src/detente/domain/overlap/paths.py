@@ -148,6 +148,9 @@ def normalize_pattern(
     canonical: list[str] = []
     wildcards = 0
     for text in segments:
+        if text and "*" not in text and "?" not in text and "[" not in text:
+            canonical.append(text)  # a literal segment: nothing to parse or count
+            continue
         try:
             parsed = _parse_segment(text)
         except PatternSyntaxError as exc:
