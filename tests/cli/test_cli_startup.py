@@ -18,12 +18,46 @@ from detente.cli.main import COMMANDS, app
 from detente.cli.render import EXIT_CODES_HELP
 from detente.cli.root_help import GLOBAL_OPTIONS, root_help
 
-_HEAVY = ("typer", "rich", "pydantic", "fastapi", "starlette", "uvicorn", "httpx", "onnxruntime")
+_HEAVY = (
+    "typer",
+    "rich",
+    "pydantic",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "httpx",
+    "onnxruntime",
+    "numpy",
+)
+#: Modules a local read does not need, each costing it a few percent (the API records
+#: build hundreds of annotations; logging comes with the thread pool; the audit's checks).
+_UNNEEDED = (
+    "typing_extensions",
+    "detente.client.wire",
+    "logging",
+    "concurrent.futures",
+    "detente.domain.invariants",
+)
 
-# Runs the console entry point, then names the heavy packages the process imported.
+# Runs the console entry point, then names the heavy packages the process imported and
+# how it ended (the fast reads end with os._exit: no interpreter teardown).
 _PROBE = """
-import sys
+import json, os, sys
 from detente.cli.main import main
+
+def report(code, how):
+    heavy = sorted({m.split(".")[0] for m in sys.modules} & set(%r))
+    unneeded = sorted(set(sys.modules) & set(%r))
+    print(json.dumps({"code": code, "heavy": heavy, "exit": how, "unneeded": unneeded}),
+          file=sys.stderr)
+
+exit_now = os._exit
+def reported_exit(code):
+    report(code, "os._exit")
+    sys.stderr.flush()
+    exit_now(code)
+
+os._exit = reported_exit
 sys.argv = ["detente", *sys.argv[1:]]
 try:
     main()
@@ -31,15 +65,14 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
-heavy = sorted({m.split(".")[0] for m in sys.modules} & set(%r))
-print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
-""".replace("import sys", "import json, sys", 1)
+report(code, "sys.exit")
+"""
 
 
 def _probe(cwd: Path, *args: str) -> tuple[dict[str, object], str]:
     env = {k: v for k, v in os.environ.items() if k != "DETENTE_URL"}
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE % (_HEAVY,), *args],
+        [sys.executable, "-c", _PROBE % (_HEAVY, _UNNEEDED), *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -54,7 +87,7 @@ def _probe(cwd: Path, *args: str) -> tuple[dict[str, object], str]:
 def test_root_help_imports_neither_typer_nor_rich_nor_any_command(tmp_path: Path) -> None:
     report, out = _probe(tmp_path, "--help")
 
-    assert report == {"code": 0, "heavy": []}
+    assert report == {"code": 0, "heavy": [], "exit": "sys.exit", "unneeded": []}
     assert out.startswith("Usage: detente [OPTIONS] COMMAND")
     assert all(f"  {name} " in out for name in COMMANDS)
 
@@ -83,9 +116,20 @@ def test_the_reads_answered_without_the_parser_print_what_the_parsed_commands_pr
         fast, slow = json.loads(out), json.loads(parsed_out)
         for document in (fast, slow):
             document.get("lease", {}).pop("timer", None)  # "59m59s left": read at its time
-        assert report == {"code": 0, "heavy": []}, args
-        assert parsed == {"code": 0, "heavy": ["typer"]}, args
+        assert report == {"code": 0, "heavy": [], "exit": "os._exit", "unneeded": []}, args
+        assert (parsed["code"], parsed["heavy"], parsed["exit"]) == (0, ["typer"], "sys.exit")
         assert fast == slow, args
+
+
+def test_a_read_answered_without_the_parser_that_fails_exits_with_its_problem(
+    cli: Cli, repo: Path
+) -> None:
+    cli.open("docs/**")
+
+    report, out = _probe(repo, "claim", "status", "clm_nosuchclaim", "--json")
+
+    assert report == {"code": 3, "heavy": [], "exit": "os._exit", "unneeded": []}
+    assert json.loads(out)["code"] == "not_found"
 
 
 def test_any_other_option_goes_through_the_parser(cli: Cli, repo: Path) -> None:
@@ -162,7 +206,7 @@ def test_an_unknown_command_is_a_usage_error_with_a_suggestion(tmp_path: Path) -
 
 def test_version_is_printed_fast_and_with_other_global_options(tmp_path: Path) -> None:
     report, out = _probe(tmp_path, "--version")
-    assert report == {"code": 0, "heavy": []}
+    assert (report["code"], report["heavy"], report["exit"]) == (0, [], "sys.exit")
     assert out.strip() == f"detente {__version__}"
     result = CliRunner().invoke(app, ["--local", "--version"])
     assert result.exit_code == 0 and result.stdout.strip() == f"detente {__version__}"

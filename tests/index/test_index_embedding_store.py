@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from detente.index import semantic
+from detente.index import embedding_store, semantic
 from detente.index.embedding_store import EmbeddingStore
 
 from semantic_support import require_model
@@ -55,8 +55,8 @@ def test_a_restarted_process_embeds_only_texts_no_earlier_process_saw(tmp_path: 
     require_model()
     script = (
         "import json, pathlib, sys\n"
-        "from detente.index import semantic\n"
-        "semantic.default_path = lambda: pathlib.Path(sys.argv[2])\n"
+        "from detente.index import embedding_store, semantic\n"
+        "embedding_store.default_path = lambda: pathlib.Path(sys.argv[2])\n"
         "sim = semantic.Similarity()\n"
         "calls = []\n"
         "real = sim._model.embed\n"
@@ -95,6 +95,6 @@ def test_embeddings_are_not_written_when_persistence_is_off(
 ) -> None:
     require_model()
     monkeypatch.setenv("DETENTE_EMBED_PERSIST", "0")
-    monkeypatch.setattr(semantic, "default_path", lambda: tmp_path / "e.sqlite3")
+    monkeypatch.setattr(embedding_store, "default_path", lambda: tmp_path / "e.sqlite3")
     semantic.Similarity().embed(["an objective"])
     assert not (tmp_path / "e.sqlite3").exists()

@@ -66,3 +66,58 @@ async def test_symbols_touched_search_and_a_symbolic_reconcile(
         assert found["results"][0]["claimId"] == claim_id
         missing = await fail(client, "symbols_touched", claim_id="clm_nope")
         assert missing["code"] == "not_found"
+
+
+async def test_reconcile_diff_intent_sees_the_containment_the_claim_protocol_sees(
+    service: Service,
+) -> None:
+    retry = "src/settlement/retry.py"
+    client = Client(build_server(InProcessClient(service)))
+    async with client:
+        for session, symbol in (
+            ("s1", f"{retry}::RetryPolicy.give_up"),
+            ("s2", f"{retry}::RetryPolicy"),
+        ):
+            await call(
+                client, "register_agent_work", agent_name=session, intent="x", session_id=session
+            )
+            await call(
+                client,
+                "claim_open",
+                objective=f"{session} edits",
+                symbols=[symbol],
+                session_id=session,
+            )
+        pairs = [
+            ({"symbols": [f"{retry}::RetryPolicy"]}, {"symbols": ["RetryPolicy.backoff"]}),
+            ({"symbols": ["RetryPolicy.backoff"]}, {"paths": [retry]}),
+            ({"session_id": "s1"}, {"session_id": "s2"}),  # the two are in a meeting
+            ({"session_id": "s1"}, {"paths": ["src/settlement/**"]}),
+            ({"modules": ["settlement"]}, {"symbols": ["Ledger.post"]}),
+        ]
+        for a, b in pairs:
+            answer = await call(client, "reconcile_diff_intent", a=a, b=b)
+            assert answer["overlap"] is True, (a, b, answer)
+            assert "both can proceed" not in answer["next"]
+        apart = await call(
+            client,
+            "reconcile_diff_intent",
+            a={"symbols": ["RetryPolicy.backoff"]},
+            b={"session_id": "s1"},
+        )
+        assert apart["overlap"] is False  # two methods of one class
+
+
+def test_name_containment_without_a_checkout_matches_the_protocols() -> None:
+    from detente.domain.agents.advisory import Intent, reconcile
+
+    cls = Intent.of("a", symbols=["x.py::C"])
+    method = Intent.of("b", symbols=["x.py::C.m"])
+    other = Intent.of("b", symbols=["x.py::D.m"])
+    file = Intent.of("b", paths=["x.py"])
+    tree = Intent.of("a", paths=["**"])
+
+    assert [s.witness for s in reconcile(cls, method)] == ["x.py::C.m"]
+    assert [s.witness for s in reconcile(method, file)] == ["x.py::C.m"]
+    assert [s.witness for s in reconcile(tree, method)] == ["x.py::C.m"]
+    assert reconcile(cls, other) == []

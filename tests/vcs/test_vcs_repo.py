@@ -44,6 +44,50 @@ def test_open_repo_in_a_linked_worktree_shares_the_common_dir_and_main_branch(
     assert info.name == "repo"
 
 
+def _listed_main_worktree(git, cwd: Path) -> Path:
+    return Path(
+        git(cwd, "worktree", "list", "--porcelain").splitlines()[0].removeprefix("worktree ")
+    )
+
+
+def test_the_main_worktree_and_head_are_what_git_reports_in_every_layout(
+    repo: Path, tmp_path: Path, git, commit
+) -> None:
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(linked))
+    commit(linked, "f.txt", "linked only")
+    separate = tmp_path / "separate"
+    git(
+        tmp_path,
+        "init",
+        "-q",
+        "-b",
+        "main",
+        f"--separate-git-dir={tmp_path / 'store.git'}",
+        "separate",
+    )
+    git(
+        separate,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "i",
+    )
+
+    for where in (repo / "src", linked, separate):
+        info = open_repo(where)
+
+        assert info.main_worktree == _listed_main_worktree(git, where).resolve(), where
+        assert info.head_oid == git(where, "rev-parse", "HEAD"), where
+    assert open_repo(linked).head_oid != open_repo(repo).head_oid
+    assert open_repo(separate).name == "store"  # git lists the git dir as the main worktree
+
+
 def test_default_branch_is_the_main_worktree_branch_or_main_when_detached(repo: Path, git) -> None:
     git(repo, "checkout", "-q", "-b", "develop")
     assert open_repo(repo).default_branch == "develop"

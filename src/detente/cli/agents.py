@@ -51,8 +51,9 @@ def list_(
     all_: Annotated[
         bool,
         typer.Option(
-            "--all", help="Every registered session, departed ones included (default: active, "
-            "and departed ones still holding claims)."
+            "--all",
+            help="Every registered session, departed ones included (default: active, "
+            "and departed ones still holding claims).",
         ),
     ] = False,
     repo: RepoName = None,
@@ -62,9 +63,7 @@ def list_(
 
     def body(session: Session) -> None:
         agents = session.client.list_agents(repo=repo or session.client.repo_name)["agents"]
-        shown = [
-            a for a in agents if all_ or a.get("status") == "active" or a.get("claimIds")
-        ]
+        shown = [a for a in agents if all_ or a.get("status") == "active" or a.get("claimIds")]
         now = session.now()
         session.emit({"agents": shown}, lambda console: print_agents(console, shown, now))
 

@@ -22,8 +22,8 @@ def status_body(claim_id: str, *, work: bool = False, semantic: bool = False) ->
     evidence completion needs (``work``/``semantic``: also read those, slower)."""
 
     def body(session: Session) -> None:
+        from detente.cli.evidence import evidence
         from detente.cli.render import lease_timer
-        from detente.cli.workspace import evidence
 
         include = [part for part, asked in (("work", work), ("semantic", semantic)) if asked]
         response = session.client.get_claim(claim_id, include=include)

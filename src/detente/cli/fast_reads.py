@@ -10,9 +10,13 @@ validates it as usual.
 
 from __future__ import annotations
 
+import gc
+import os
+import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
-__all__ = ["answer"]
+__all__ = ["answer", "finish"]
 
 
 def answer(args: Sequence[str]) -> int | None:
@@ -27,6 +31,9 @@ def answer(args: Sequence[str]) -> int | None:
     """
     if "--json" not in args:
         return None
+    # A one-shot read builds a few hundred modules' objects and one projection, all alive
+    # until exit: the cycle collector would only walk them over and over (5% of the call).
+    gc.disable()
     rest = [a for a in args if a != "--json"]
     if rest[:2] == ["claim", "status"] and len(rest) == 3 and not rest[2].startswith("-"):
         from detente.cli.claim_reads import status_body
@@ -37,7 +44,28 @@ def answer(args: Sequence[str]) -> int | None:
 
         body = list_body()
     else:
+        gc.enable()
         return None
     from detente.cli.session import Settings, execute
 
     return execute(Settings(json=True), body)
+
+
+def finish(status: int) -> NoReturn:
+    """Exit with ``status`` once the answer is out, skipping the interpreter's teardown.
+
+    The store is closed and the document printed by then; what is left is freeing every
+    module and object one by one (8% of the call). The ordinary exit is kept when output
+    cannot be flushed (the interpreter then reports it as usual) or when another thread
+    still runs (its ``atexit`` clean-up must run).
+    """
+    import threading
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(status)
+    if threading.active_count() == 1:
+        os._exit(status)
+    sys.exit(status)

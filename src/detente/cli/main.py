@@ -171,11 +171,11 @@ def main() -> None:
             sys.stdout.write(f"detente {__version__}\n")
         return
     if "--json" in args:  # claim status ID / claim list: no parser needed
-        from detente.cli.fast_reads import answer
+        from detente.cli.fast_reads import answer, finish
 
         fast = answer(args)
         if fast is not None:
-            sys.exit(fast)
+            finish(fast)
     app = _app()
     if "--json" not in args:
         app(prog_name="detente")

@@ -224,9 +224,7 @@ def negotiation_options(
     # Three or more parties: joining names every claim involved, not only the first.
     everyone = sorted(theirs_by_claim) or [other]
     commands = {
-        "split_ownership": (
-            f"detente meeting resolve {mtg} {split}"
-        ),
+        "split_ownership": (f"detente meeting resolve {mtg} {split}"),
         "serialize": f"detente meeting resolve {mtg} --serialize --first {other} --then {mine}",
         "handoff": f"detente meeting resolve {mtg} --handoff --from {other} --to {mine}",
         "joint": f"detente meeting resolve {mtg} --join {','.join([*everyone, mine])}",

@@ -17,14 +17,14 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detente.client import Client, wire
+from detente.cli.evidence import evidence, local_worktree
+from detente.client import Client
 from detente.client.seeds import memory_impacts
 from detente.errors import DetenteError, ValidationError
 from detente.vcs import (
     Worktree,
-    changed_files,
     claim_branch_name,
     create_worktree,
     current_oid,
@@ -32,6 +32,9 @@ from detente.vcs import (
     list_worktrees,
     slugify,
 )
+
+if TYPE_CHECKING:
+    from detente.client import wire
 
 __all__ = [
     "OpenResult",
@@ -241,15 +244,6 @@ def open_claim(
     return result
 
 
-def local_worktree(claim: Mapping[str, Any]) -> Path | None:
-    """The claim's worktree directory if it exists on this machine, else None."""
-    worktree = claim.get("worktree")
-    if not worktree:
-        return None
-    path = Path(str(worktree))
-    return path if path.is_dir() else None
-
-
 def release_record(claim: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]]:
     """Head commit and ``{files, insertions, deletions}`` of the claim's local worktree.
 
@@ -265,36 +259,4 @@ def release_record(claim: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]
         "files": summary.files,
         "insertions": summary.insertions,
         "deletions": summary.deletions,
-    }
-
-
-def evidence(claim: Mapping[str, Any]) -> dict[str, Any]:
-    """The evidence completion will require, as far as it can be gathered locally now.
-
-    Returns:
-        ``{headCommit, changedFiles, tests[{name, status}], apiChanges, migrations,
-        deployment, unresolvedRisks, memoryUpdates, worktreePresent, missing[]}``;
-        ``missing`` names what is not there yet (no commit since base, tests not run).
-    """
-    worktree = local_worktree(claim)
-    head = current_oid(worktree, "HEAD") if worktree else None
-    changed = changed_files(worktree, str(claim["baseCommit"])) if worktree else []
-    tests = [{"name": t, "status": "not_run"} for t in claim.get("testResponsibility", [])]
-    missing: list[str] = []
-    if worktree is None:
-        missing.append("the claim's worktree is not on this machine")
-    elif head == claim.get("baseCommit"):
-        missing.append("no commit since the base commit")
-    missing.extend(f"test result for {t['name']}" for t in tests)
-    return {
-        "headCommit": head,
-        "changedFiles": changed,
-        "tests": tests,
-        "apiChanges": list(claim.get("expectedContractChanges", [])),
-        "migrations": [],
-        "deployment": claim.get("deploymentResponsibility"),
-        "unresolvedRisks": [],
-        "memoryUpdates": [m["path"] for m in claim.get("memoryImpacts", [])],
-        "worktreePresent": worktree is not None,
-        "missing": missing,
     }

@@ -6,10 +6,13 @@ Advice only: readiness says ``ready`` or ``caution`` and never refuses on overla
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detente.client import routes, wire
+from detente.client import routes
 from detente.client.base import ClientBase
+
+if TYPE_CHECKING:
+    from detente.client import wire
 
 __all__ = ["AgentOperations"]
 

@@ -15,7 +15,6 @@ import contextlib
 from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from detente import __version__
-from detente.client import wire
 from detente.client.claim_pages import (
     ClaimQuery,
     check_limit,
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
     from detente.client import bodies as b
     from detente.client import gate_bodies as g
     from detente.client import memory_bodies as mb
+    from detente.client import wire
     from detente.client.agent_bodies import AgentIn, ReadinessIn
 
 __all__ = ["MAX_EVENTS_PAGE", "MAX_SEQ", "ServiceCalls"]
@@ -48,7 +48,7 @@ MAX_EVENTS_PAGE = 1000
 
 
 def _claim(claim: Any) -> wire.Claim:
-    return cast(wire.Claim, claim_to_wire(claim))
+    return cast("wire.Claim", claim_to_wire(claim))
 
 
 def _claims(claims: Any) -> list[wire.Claim]:
@@ -56,11 +56,11 @@ def _claims(claims: Any) -> list[wire.Claim]:
 
 
 def _meeting(meeting: Any) -> wire.Meeting:
-    return cast(wire.Meeting, meeting_to_wire(meeting))
+    return cast("wire.Meeting", meeting_to_wire(meeting))
 
 
 def _patch(patch: Any, *, with_mbox: bool = False) -> wire.Patch:
-    return cast(wire.Patch, patch_to_wire(patch, with_mbox=with_mbox))
+    return cast("wire.Patch", patch_to_wire(patch, with_mbox=with_mbox))
 
 
 class ServiceCalls(IndexCalls):
@@ -99,11 +99,14 @@ class ServiceCalls(IndexCalls):
         return {"repos": out}
 
     def audit_verify(self) -> wire.Audit:
-        return cast(wire.Audit, self.service.audit().to_wire())
+        return cast("wire.Audit", self.service.audit().to_wire())
 
     def events(self, since: int = 0, limit: int = 100, repo: str | None = None) -> wire.EventPage:
         events, next_since = self.service.events(since=since, limit=limit, repo=repo)
-        return {"events": [cast(wire.Event, e.to_wire()) for e in events], "nextSince": next_since}
+        return {
+            "events": [cast("wire.Event", e.to_wire()) for e in events],
+            "nextSince": next_since,
+        }
 
     # ------------------------------------------------------------------ claims
 
@@ -113,7 +116,7 @@ class ServiceCalls(IndexCalls):
             view = self.service.takeover.take_over(body.to_command(), body.takeover_of.to_request())
         else:
             view = self.service.claims.open_claim(body.to_command())
-        return cast(wire.ClaimView, view.to_wire())
+        return cast("wire.ClaimView", view.to_wire())
 
     def takeover(self, claim_id: str, body: b.TakeoverIn) -> wire.ClaimView:
         """Alias of ``POST /v1/claims`` with ``takeoverOf`` (its claimId must be this id)."""
@@ -128,7 +131,7 @@ class ServiceCalls(IndexCalls):
         view = self.service.takeover.approve_takeover(
             claim_id, body.expected_claim_revision, body.approver, body.kind
         )
-        return cast(wire.ClaimView, view.to_wire())
+        return cast("wire.ClaimView", view.to_wire())
 
     def list_claims(self, **query: Unpack[ClaimQuery]) -> wire.ClaimList:
         limit, cursor = query.pop("limit", None), query.pop("cursor", None)
@@ -146,7 +149,7 @@ class ServiceCalls(IndexCalls):
         view = self.service.claims.get_claim(
             claim_id, with_work="work" in parts, with_semantic="semantic" in parts
         )
-        return cast(wire.ClaimView, view.to_wire())
+        return cast("wire.ClaimView", view.to_wire())
 
     def renew(self, claim_id: str, body: b.RenewIn) -> wire.ClaimOut:
         return {"claim": _claim(self.service.claims.renew(body.to_command(claim_id)).claim)}
@@ -156,11 +159,11 @@ class ServiceCalls(IndexCalls):
         view = self.service.claims.announce_draft(
             claim_id, body.expected_claim_revision, body.lease_ttl_seconds
         )
-        return cast(wire.ClaimView, view.to_wire())
+        return cast("wire.ClaimView", view.to_wire())
 
     def scope_change(self, claim_id: str, body: b.ScopeChangeIn) -> wire.ClaimView:
         view = self.service.claims.change_scope(body.to_command(claim_id))
-        return cast(wire.ClaimView, view.to_wire())
+        return cast("wire.ClaimView", view.to_wire())
 
     def change_objective(self, claim_id: str, body: b.ObjectiveChangeIn) -> wire.ClaimView:
         """Change the claim's objective; its semantic advisories are computed again.
@@ -169,7 +172,7 @@ class ServiceCalls(IndexCalls):
         ``422 validation_error`` for a blank or unchanged objective.
         """
         view = self.service.claims.change_objective(body.to_command(claim_id))
-        return cast(wire.ClaimView, view.to_wire())
+        return cast("wire.ClaimView", view.to_wire())
 
     def suspend(self, claim_id: str, body: b.StatusChangeIn) -> wire.ClaimOut:
         return self._set_status(body.to_command(claim_id, ClaimStatus.SUSPENDED))
@@ -197,7 +200,7 @@ class ServiceCalls(IndexCalls):
     def cleanup(self, claim_id: str) -> wire.ClaimView:
         """Remove a finished claim's worktree entry (only that one; rescue first)."""
         view = self.service.takeover.cleanup_worktree(claim_id)
-        return cast(wire.ClaimView, view.to_wire())
+        return cast("wire.ClaimView", view.to_wire())
 
     def check_writes(self, claim_id: str, body: b.WriteCheckIn) -> wire.WriteCheck:
         """May this claim write these paths (or ``path::Symbol``) now? 409
@@ -221,41 +224,41 @@ class ServiceCalls(IndexCalls):
     def propose(self, meeting_id: str, body: b.ProposalIn) -> wire.MeetingView:
         """A participant proposes a typed resolution; it accepts its own proposal."""
         view = self.service.meetings.propose(body.to_command(meeting_id))
-        return cast(wire.MeetingView, view.to_wire())
+        return cast("wire.MeetingView", view.to_wire())
 
     def accept_proposal(
         self, meeting_id: str, proposal_id: str, body: b.AcceptIn
     ) -> wire.MeetingView:
         """An affected participant accepts; the last acceptance applies the resolution."""
         view = self.service.meetings.accept(body.to_accept(meeting_id, proposal_id))
-        return cast(wire.MeetingView, view.to_wire())
+        return cast("wire.MeetingView", view.to_wire())
 
     def resolve_meeting(self, meeting_id: str, body: b.ResolveIn) -> wire.MeetingView:
         """A human principal resolves (an arbitrator, once the meeting escalated)."""
         view = self.service.meetings.resolve(body.to_command(meeting_id))
-        return cast(wire.MeetingView, view.to_wire())
+        return cast("wire.MeetingView", view.to_wire())
 
     def accept_handoff(self, meeting_id: str, body: b.AcceptIn) -> wire.MeetingView:
         """The recipient of a human-resolved handoff accepts the transfer."""
         view = self.service.meetings.accept_handoff(body.to_handoff(meeting_id))
-        return cast(wire.MeetingView, view.to_wire())
+        return cast("wire.MeetingView", view.to_wire())
 
     # ------------------------------------------------------------------ agents
 
     def register_agent(self, body: AgentIn) -> wire.AgentOut:
         """Register a session or renew it (``expiresAt = now + ttlSeconds``): ``{agent}``."""
         view = self.service.agents.register_agent(body.to_command())
-        return {"agent": cast(wire.AgentSession, view.to_wire())}
+        return {"agent": cast("wire.AgentSession", view.to_wire())}
 
     def list_agents(self, repo: str | None = None, status: str | None = None) -> wire.AgentList:
         """Sessions with ``status`` active|departed computed from the server clock."""
         views = self.service.agents.list_agents(repo=repo, status=status)
-        return {"agents": [cast(wire.AgentSession, a.to_wire()) for a in views]}
+        return {"agents": [cast("wire.AgentSession", a.to_wire()) for a in views]}
 
     def get_agent(self, session_id: str) -> wire.AgentOut:
         """One session: ``{agent}``; ``404 not_found`` when never registered."""
         view = self.service.agents.get_agent(session_id)
-        return {"agent": cast(wire.AgentSession, view.to_wire())}
+        return {"agent": cast("wire.AgentSession", view.to_wire())}
 
     def session_claims(self, session_id: str, repo: str | None = None) -> wire.ClaimList:
         """``{claims[]}``: the session's claims that still hold their targets, oldest first."""
@@ -264,7 +267,7 @@ class ServiceCalls(IndexCalls):
     def readiness(self, body: ReadinessIn) -> wire.Readiness:
         """``{readiness: ready|caution, overlappingClaims[]}``; never refuses on overlap."""
         answer = self.service.agents.readiness(body.session_id, body.paths, repo=body.repo)
-        return cast(wire.Readiness, answer.to_wire())
+        return cast("wire.Readiness", answer.to_wire())
 
     # ------------------------------------------------------------------ memory
 
@@ -272,45 +275,45 @@ class ServiceCalls(IndexCalls):
         """Register a memory document: path and class (generated, append_only,
         section_owned, private). ``409 revision_conflict`` if already registered."""
         view = self.service.memory.register_document(body.to_command())
-        return {"document": cast(wire.Document, view.to_wire())}
+        return {"document": cast("wire.Document", view.to_wire())}
 
     def list_documents(self, repo: str, path: str | None = None) -> wire.DocumentList:
         """Registered documents with sections (key, title, revision, hash, ownerClaimId)
         and ``onDisk {fileHash, inSync}``."""
         views = self.service.memory.list_documents(repo, path)
-        return {"documents": [cast(wire.Document, v.to_wire()) for v in views]}
+        return {"documents": [cast("wire.Document", v.to_wire()) for v in views]}
 
     def patch_section(self, body: mb.SectionPatchIn) -> wire.SectionPatchOut:
         """Patch one section; only that section's bytes change."""
         view = self.service.memory.patch_section(body.to_command())
         return {
-            "document": cast(wire.Document, view.to_wire()),
-            "section": cast(wire.Section, view.section(body.section_key)),
+            "document": cast("wire.Document", view.to_wire()),
+            "section": cast("wire.Section", view.section(body.section_key)),
             "merged": bool(view.details.get("merged")),
         }
 
     def write_document(self, body: mb.WriteIn) -> wire.DocumentOut:
         """Replace a whole file; a stale write names the sections it would destroy."""
         view = self.service.memory.write_document(body.to_command())
-        return {"document": cast(wire.Document, view.to_wire())}
+        return {"document": cast("wire.Document", view.to_wire())}
 
     def append_entry(self, body: mb.AppendIn) -> wire.AppendOut:
         """Append an entry to an append-only document (serialized, never interleaved)."""
         view = self.service.memory.append_entry(body.to_command())
         return {
-            "document": cast(wire.Document, view.to_wire()),
-            "entry": cast(wire.Entry, view.details["entry"]),
+            "document": cast("wire.Document", view.to_wire()),
+            "entry": cast("wire.Entry", view.details["entry"]),
         }
 
     def render(self, body: mb.RenderIn) -> wire.RenderOut:
         """Re-render generated regions; user edits stay and open reconciliations."""
         results = self.service.memory.render(body.to_command())
-        return {"results": cast(list[wire.RenderResult], results)}
+        return {"results": cast("list[wire.RenderResult]", results)}
 
     def reconcile(self, body: mb.ReconcileIn) -> wire.DocumentOut:
         """Resolve a reconciliation: ``upstream`` or ``overlay``; region re-rendered."""
         view = self.service.memory.reconcile(body.to_command())
-        return {"document": cast(wire.Document, view.to_wire())}
+        return {"document": cast("wire.Document", view.to_wire())}
 
     # ------------------------------------------------------------------ gates
 
@@ -330,15 +333,15 @@ class ServiceCalls(IndexCalls):
 
     def deploy(self, env: str, body: g.DeployIn) -> wire.DeploymentView:
         view = self.service.deployments.deploy(body.to_command(env))
-        return cast(wire.DeploymentView, view.to_wire())
+        return cast("wire.DeploymentView", view.to_wire())
 
     def get_deployment(self, env: str, repo: str | None = None) -> wire.DeploymentView:
         view = self.service.deployments.get_deployment(env, repo)
-        return cast(wire.DeploymentView, view.to_wire())
+        return cast("wire.DeploymentView", view.to_wire())
 
     def set_deploy_policy(self, env: str, body: g.PolicyIn) -> wire.DeploymentView:
         view = self.service.deployments.set_deploy_policy(body.to_command(env))
-        return cast(wire.DeploymentView, view.to_wire())
+        return cast("wire.DeploymentView", view.to_wire())
 
     def pre_receive(self, body: g.PreReceiveIn) -> wire.PushChecked:
         pushed = body.pushed()
@@ -353,6 +356,6 @@ class ServiceCalls(IndexCalls):
 
     def pre_commit(self, body: g.PreCommitIn) -> wire.CommitCheck:
         check = self.service.gates.check_commit(
-            body.repo, body.claim_id, body.paths, edits=body.symbol_edits() or None
+            body.repo, body.claim_id, body.paths, edits=body.staged_edits()
         )
-        return cast(wire.CommitCheck, check.to_wire())
+        return cast("wire.CommitCheck", check.to_wire())

@@ -9,11 +9,14 @@ every method raises the :mod:`detente.errors` exception of a refusal's ``code`` 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
-from detente.client import routes, wire
+from detente.client import routes
 from detente.client.base import ClientBase
 from detente.client.claim_pages import ClaimQuery
+
+if TYPE_CHECKING:
+    from detente.client import wire
 
 __all__ = ["ClaimOperations"]
 

@@ -133,8 +133,12 @@ class PreCommitIn(Body):
     repo: str = Field(min_length=1)
     claim_id: str | None = None
     paths: list[str] = Field(min_length=1)
-    edits: list[PushedEditIn] = []
+    #: What the staged diff does to symbols (the hook read the index); None: the server
+    #: reads the claim's worktree instead.
+    edits: list[PushedEditIn] | None = None
 
-    def symbol_edits(self) -> dict[str, tuple[tuple[str, ...], bool]]:
-        """``path -> (innermost symbols touched, lines outside every symbol)``."""
+    def staged_edits(self) -> dict[str, tuple[tuple[str, ...], bool]] | None:
+        """``path -> (innermost symbols touched, lines outside every symbol)``, or None."""
+        if self.edits is None:
+            return None
         return {e.path: (tuple(e.symbols), e.outside) for e in self.edits}

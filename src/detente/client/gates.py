@@ -7,10 +7,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detente.client import routes, wire
+from detente.client import routes
 from detente.client.base import ClientBase
+
+if TYPE_CHECKING:
+    from detente.client import wire
 
 __all__ = ["GateOperations"]
 
@@ -66,15 +69,14 @@ class GateOperations(ClientBase):
         repo: str,
         claim_id: str | None,
         paths: Sequence[str],
-        edits: Sequence[tuple[str, Sequence[str], bool]] = (),
+        *,
+        edits: Sequence[Mapping[str, Any]] | None = None,
     ) -> wire.CommitCheck:
         """``POST /v1/hooks/pre-commit``: ``{ok, claimId, problems[], findings[], reasons[]}``.
 
-        ``edits``: ``(path, innermost symbols touched, lines outside every symbol)`` as
-        the hook read them from the commit's checkout; without them the server reads
-        the claim's worktree.
-        """
+        ``edits`` (``[{path, symbols[], outside}]``): what the staged diff does to symbols;
+        without it the server reads the claim's worktree."""
         body: dict[str, Any] = {"repo": repo, "claimId": claim_id, "paths": list(paths)}
-        if edits:
-            body["edits"] = [{"path": p, "symbols": list(s), "outside": o} for p, s, o in edits]
+        if edits is not None:
+            body["edits"] = [dict(e) for e in edits]
         return self._call(routes.PRE_COMMIT, body=body)

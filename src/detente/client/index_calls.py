@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from detente.client import wire
 from detente.errors import ValidationError
 
 if TYPE_CHECKING:
+    from detente.client import wire
     from detente.client.index_bodies import IntentIn, ReconcileIntentsIn
     from detente.service import Service
     from detente.service.reconcile import IntentSpec
@@ -24,7 +24,7 @@ class IndexCalls:
     def claim_symbols(self, claim_id: str) -> wire.ClaimSymbols:
         """``{claimId, base, head, worktree, files[], symbols[], outsideScope[]}``: what the
         claim's worktree (or branch) touches now, mapped onto tree-sitter symbols."""
-        return cast(wire.ClaimSymbols, self.service.reconcile.claim_touches(claim_id))
+        return cast("wire.ClaimSymbols", self.service.reconcile.claim_touches(claim_id))
 
     def reconcile_intents(self, body: ReconcileIntentsIn) -> wire.IntentsReconciled:
         """``{overlap, shared[], a, b, blastRadius, interactions[], next}``: the symbols
@@ -33,12 +33,12 @@ class IndexCalls:
         answer = self.service.reconcile.reconcile_intents(
             repo, _spec(body.a, "a"), _spec(body.b, "b"), depth=body.depth, limit=body.limit
         )
-        return cast(wire.IntentsReconciled, answer)
+        return cast("wire.IntentsReconciled", answer)
 
     def search(self, q: str, repo: str | None = None, limit: int = 20) -> wire.SearchOut:
         """``{mode, results[]}``: claims and memory sections ranked by relevance to ``q``,
         each claim with its symbolic overlaps; ``mode`` is ``semantic`` or ``lexical``."""
-        return cast(wire.SearchOut, self.service.search.search(q, repo=repo, limit=limit))
+        return cast("wire.SearchOut", self.service.search.search(q, repo=repo, limit=limit))
 
     def _repo_of(self, *sides: IntentIn) -> str:
         for side in sides:

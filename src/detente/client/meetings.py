@@ -7,10 +7,13 @@ Every write sends the meeting revision it expects (``expectedMeetingRevision``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detente.client import routes, wire
+from detente.client import routes
 from detente.client.base import ClientBase
+
+if TYPE_CHECKING:
+    from detente.client import wire
 
 __all__ = ["MeetingOperations"]
 

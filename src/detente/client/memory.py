@@ -8,10 +8,13 @@ a stale write is ``revision_conflict`` / ``stale_fencing_token`` and writes noth
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detente.client import routes, wire
+from detente.client import routes
 from detente.client.base import ClientBase
+
+if TYPE_CHECKING:
+    from detente.client import wire
 
 __all__ = ["MemoryOperations"]
 

@@ -10,9 +10,10 @@ parameters are named like the routers' path parameters (``{claim_id}``...).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from detente.client import wire
+if TYPE_CHECKING:  # the records type the routes; importing them costs a CLI call ~10%
+    from detente.client import wire
 
 __all__ = ["Route"]
 

@@ -4,8 +4,13 @@ of events, the audit (following the log live is :meth:`~detente.client.base.Clie
 
 from __future__ import annotations
 
-from detente.client import routes, wire
+from typing import TYPE_CHECKING
+
+from detente.client import routes
 from detente.client.base import ClientBase
+
+if TYPE_CHECKING:
+    from detente.client import wire
 
 __all__ = ["SystemOperations"]
 

@@ -8,7 +8,6 @@ naming the file, the key and what it expects. Command-line overrides (``detente 
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import date, datetime, time
@@ -115,6 +114,8 @@ def _read(path: Path, label: str) -> dict[str, Any]:
         raise ValidationError(
             f"{label}: cannot read it: {exc.strerror or exc}", field="policy", file=str(path)
         ) from None
+    import tomllib  # here: a repository without detente.toml never needs it
+
     try:
         document = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

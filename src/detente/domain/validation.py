@@ -7,6 +7,7 @@ field, and ``revision_conflict`` carrying the current record.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -162,6 +163,15 @@ def name_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
     return tuple(out)
 
 
+def identifier_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
+    """Symbol or module names: :func:`name_list`, each NFC-normalised as paths are
+    (:mod:`detente.domain.overlap.paths`), so an NFD spelling of ``Café.résumé`` is the
+    same name (Python itself reads identifiers NFKC-normalised, PEP 3131)."""
+    return tuple(
+        dict.fromkeys(unicodedata.normalize("NFC", n) for n in name_list(raw, fld, policy))
+    )
+
+
 _MODULE_PART = re.compile(r"[^\s*?\[\]{}\\:]+")
 
 
@@ -176,7 +186,7 @@ def module_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]
     Raises:
         ValidationError: ``validation_error`` naming ``fld[i]``.
     """
-    names = name_list(raw, fld, policy)
+    names = identifier_list(raw, fld, policy)
     for i, name in enumerate(names):
         body = name[:-1] if name.endswith("/") else name
         parts = re.split(r"[./]", body)

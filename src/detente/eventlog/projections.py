@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from detente.clock import parse_time
 from detente.domain.agents.model import agent_to_wire
 from detente.domain.claims.model import Claim
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.gates.model import environment_to_wire, patch_to_wire
-from detente.domain.invariants import Replay, state_violations
 from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.memory.model import document_to_wire
 from detente.domain.overlap.trees import TreeSource
@@ -20,6 +19,9 @@ from detente.domain.state import RepoState
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
 from detente.eventlog.records import RecordRow
 from detente.eventlog.upcasting import UPCASTERS, Upcasters
+
+if TYPE_CHECKING:  # the audit's checks, imported by the audit only (a read never needs them)
+    from detente.domain.invariants import Replay
 
 
 class AuditSource(Protocol):
@@ -183,6 +185,8 @@ def verify(
         broken = audit.fold(_tail(store, audit.last_seq))
     if broken is not None:
         return AuditReport(ok=False, events=audit.count, head_hash=audit.prev, broken=broken)
+    from detente.domain.invariants import state_violations
+
     invariants = [
         f"{repo}: {v}"
         for repo, r in sorted(audit.replays.items())
@@ -220,6 +224,8 @@ class _Audit:
                 return broken
             replay = self.replays.get(event.repo)
             if replay is None:
+                from detente.domain.invariants import Replay
+
                 fresh = RepoState(event.repo, case_insensitive=self._folded.get(event.repo, False))
                 fresh.trees = self._trees.get(event.repo)
                 replay = self.replays[event.repo] = Replay(fresh)

@@ -56,7 +56,9 @@ def committing_claim(client: Client, repo: str, worktree: Path) -> str | None:
 
 
 def run(*, warn: bool = False, worktree: Path | None = None) -> int:
-    """Check the staged paths; print why a commit is refused.
+    """Check the staged paths, and what the staged diff does to symbols (read from the
+    index git is committing, see :func:`detente.hooks.symbol_edits.staged_edits`); print
+    why a commit is refused.
 
     Args:
         warn: only print (always exit 0).
@@ -70,19 +72,17 @@ def run(*, warn: bool = False, worktree: Path | None = None) -> int:
     here = worktree or Path.cwd()
     refuse = 0 if warn else 1
     try:
+        from detente.hooks.gitread import HookRepo
+        from detente.hooks.symbol_edits import staged_edits
+
         paths = staged_paths(here)
         if not paths:
             return 0
+        edits = staged_edits(HookRepo(here), paths)
         with connect(None, here) as client:
             repo = client.repo_name or ""
             claim_id = committing_claim(client, repo, here)
-            result = client.pre_commit(repo, claim_id, paths)
-            if not result["ok"] and result["findings"]:
-                # Judged by whole files: ask again with what this checkout's change does
-                # to their symbols (a symbol claim may commit inside its symbols).
-                edits = _edits(here, [f["path"] for f in result["findings"]])
-                if edits:
-                    result = client.pre_commit(repo, claim_id, paths, edits)
+            result = client.pre_commit(repo, claim_id, paths, edits=edits)
     except DetenteError as exc:
         _say([f"cannot check this commit ({exc.code}: {exc.detail})", _verdict(warn)])
         return refuse
@@ -95,13 +95,6 @@ def run(*, warn: bool = False, worktree: Path | None = None) -> int:
         lines.append(f"  unstage with: git restore --staged -- {' '.join(held)}")
     _say([*lines, _verdict(warn)])
     return refuse
-
-
-def _edits(here: Path, paths: list[str]) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
-    from detente.hooks.gitread import HookRepo
-    from detente.hooks.symbol_edits import checkout_edits
-
-    return checkout_edits(HookRepo(here), paths)
 
 
 def _verdict(warn: bool) -> str:

@@ -23,7 +23,7 @@ from detente.errors import DetenteError
 from detente.hooks.gitread import HookCommit, HookRepo
 from detente.index.languages import language_of
 
-__all__ = ["MAX_FILES", "checkout_edits", "with_symbol_edits"]
+__all__ = ["MAX_FILES", "staged_edits", "with_symbol_edits"]
 
 #: Commits changing more files than this are judged by whole files (a bound on the
 #: parsing a hook does before git may proceed).
@@ -54,26 +54,26 @@ def with_symbol_edits(repo: HookRepo, commits: Sequence[HookCommit]) -> list[Hoo
     return [replace(c, edits=found.get(c.oid, ())) for c in commits]
 
 
-def checkout_edits(
-    repo: HookRepo, paths: Sequence[str]
-) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
-    """What the checkout the ``pre-commit`` hook runs in changes in the symbols of
-    ``paths`` against ``HEAD`` (uncommitted changes included: a superset of what is
-    staged), for the files of a language the index reads.
+def staged_edits(repo: HookRepo, paths: Sequence[str]) -> list[dict[str, object]] | None:
+    """What the commit in progress does to symbols, read by the ``pre-commit`` guard: the
+    staged diff (the index git is committing against ``HEAD``, new side from the index's
+    blobs, never the working files) mapped onto symbols, per staged file of a language
+    the index reads, as ``[{path, symbols[], outside}]``.
 
-    The server reads the committing claim's worktree itself; this is for a commit made
-    elsewhere (a claim without a worktree, committed with ``DETENTE_CLAIM``). Empty when
-    nothing can be read (no ``HEAD`` yet, more than :data:`MAX_FILES` files, a git
-    error): the server then judges whole files.
+    None when it cannot be read (an unborn branch, more than :data:`MAX_FILES` files, a
+    git error, no file of a known language): the server then judges whole files.
     """
-    wanted = {p for p in paths if language_of(p)}
-    if not wanted or len(paths) > MAX_FILES or repo.resolve("HEAD") is None:
-        return ()
-    from detente.index.diff import touched
+    if len(paths) > MAX_FILES or not any(map(language_of, paths)):
+        return None
+    from detente.index.diff import touched_staged
     from detente.index.symbols import SymbolIndex
 
     try:
-        files = touched(SymbolIndex(repo.cwd, git=repo.git), "HEAD", worktree=repo.cwd)
+        files = touched_staged(SymbolIndex(repo.cwd, git=repo.git))
     except DetenteError:
-        return ()
-    return tuple((f.path, f.symbols, f.outside) for f in files if f.path in wanted)
+        return None
+    return [
+        {"path": f.path, "symbols": list(f.symbols), "outside": f.outside}
+        for f in files
+        if language_of(f.path)
+    ]

@@ -10,16 +10,16 @@ not the whole class); a changed line outside every definition touches the file i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from detente.index.extract import Symbol, extract_symbols
 from detente.index.languages import language_of
-from detente.index.symbols import SymbolIndex
+from detente.index.symbols import SymbolIndex, SymbolTable
 from detente.vcs.git import Git
 
-__all__ = ["Hunk", "TouchedFile", "diff_hunks", "touched"]
+__all__ = ["Hunk", "TouchedFile", "diff_hunks", "touched", "touched_staged"]
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -60,9 +60,10 @@ class TouchedFile:
 
 
 def diff_hunks(
-    git: Git, base: str, head: str | None
+    git: Git, base: str, head: str | None, *, cached: bool = False
 ) -> dict[tuple[str | None, str | None], list[Hunk]]:
-    """Hunks per ``(old path, new path)`` between ``base`` and ``head`` (None: worktree).
+    """Hunks per ``(old path, new path)`` between ``base`` and ``head`` (None: worktree;
+    with ``cached``: the index, as ``git diff --cached base``).
 
     Renames are detected (``-M``); a new file has old path None, a deleted one new path None.
     """
@@ -75,6 +76,8 @@ def diff_hunks(
         "--src-prefix=a/",
         "--dst-prefix=b/",
     ]
+    if cached:
+        args.append("--cached")
     args += [base, head] if head is not None else [base]
     out = git.run(*args).stdout_bytes
     files: dict[tuple[str | None, str | None], list[Hunk]] = {}
@@ -124,12 +127,53 @@ def touched(
     git = Git(worktree) if worktree is not None else index.git
     old_table = index.at(base)
     new_table = index.at(head) if head is not None else None
-    out: list[TouchedFile] = []
     hunks = diff_hunks(git, old_table.commit, new_table.commit if new_table else None)
     if head is None and worktree is not None:
         for path in git.run("ls-files", "-z", "--others", "--exclude-standard").stdout.split("\0"):
             if path:
                 hunks.setdefault((None, path), [Hunk(0, 0, 1, 1 << 30)])
+
+    def new_side(path: str) -> Iterable[Symbol]:
+        if new_table is not None:
+            return new_table.symbols.get(path, ())
+        return _worktree_symbols(worktree, path)
+
+    return _mapped(old_table, hunks, new_side)
+
+
+def touched_staged(index: SymbolIndex) -> list[TouchedFile]:
+    """Files and innermost symbols the commit in progress changes: the index git is
+    committing (``git diff --cached HEAD``; ``$GIT_INDEX_FILE`` when ``index.git``
+    carries it) against ``HEAD``, the new side read from the index's blobs, not from the
+    working files (a partial ``git add -p`` commits only what is staged).
+
+    Returns:
+        One :class:`TouchedFile` per staged file, sorted by path.
+
+    Raises:
+        ValidationError: ``validation_error`` when ``HEAD`` names no commit (unborn branch).
+        GitError: ``vcs_error`` when git fails.
+    """
+    git = index.git
+    old_table = index.at("HEAD")
+    hunks = diff_hunks(git, old_table.commit, None, cached=True)
+
+    def new_side(path: str) -> Iterable[Symbol]:
+        if language_of(path) is None:
+            return ()
+        blob = git.run("cat-file", "blob", f":{path}", check=False)
+        return (extract_symbols(path, blob.stdout_bytes) or []) if blob.ok else ()
+
+    return _mapped(old_table, hunks, new_side)
+
+
+def _mapped(
+    old_table: SymbolTable,
+    hunks: dict[tuple[str | None, str | None], list[Hunk]],
+    new_side: Callable[[str], Iterable[Symbol]],
+) -> list[TouchedFile]:
+    """Each file's hunks mapped onto the old commit's symbols and the new side's."""
+    out: list[TouchedFile] = []
     for (old_path, new_path), file_hunks in sorted(hunks.items(), key=lambda kv: _key(kv[0])):
         found: set[str] = set()
         outside = False
@@ -141,10 +185,7 @@ def touched(
                     found |= names
                     outside |= out_of
         if new_path is not None:
-            if new_table is not None:
-                new_symbols: Iterable[Symbol] = new_table.symbols.get(new_path, ())
-            else:
-                new_symbols = _worktree_symbols(worktree, new_path)
+            new_symbols = list(new_side(new_path))
             for hunk in file_hunks:
                 if hunk.new_count:
                     names, out_of = _innermost(new_symbols, hunk.new_start, hunk.new_count)

@@ -34,16 +34,13 @@ import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-from detente.index.embedding_store import (
-    EmbeddingStore,
-    default_path,
-    persist_enabled,
-    stored_rows,
-)
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from detente.index.embedding_store import EmbeddingStore
 
 __all__ = [
     "MODEL_SHA256",
@@ -171,6 +168,8 @@ class _Model:
         else:
             with self._pool_lock:
                 if self._pool is None:
+                    from concurrent.futures import ThreadPoolExecutor  # (and logging): on use
+
                     self._pool = ThreadPoolExecutor(self._threads, "detente-embed")
             rows = list(self._pool.map(self._one, encoded))
         return np.stack(rows).astype(np.float32) if rows else np.zeros((0, 384), np.float32)
@@ -348,7 +347,17 @@ def cosines(matrix: Any, vector: Any) -> Any:
 def _embedding_store(model: _Model | None) -> EmbeddingStore | None:
     """The on-disk embeddings of ``model`` (:mod:`detente.index.embedding_store`), keyed
     by everything that changes a vector; None in the lexical mode or when turned off."""
-    if model is None or not persist_enabled():
+    if model is None:
+        return None
+    # Here, with the model (the store brings sqlite3 and logging, which a read never needs).
+    from detente.index.embedding_store import (
+        EmbeddingStore,
+        default_path,
+        persist_enabled,
+        stored_rows,
+    )
+
+    if not persist_enabled():
         return None
     import onnxruntime
 

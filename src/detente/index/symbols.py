@@ -16,6 +16,7 @@ listing them.
 from __future__ import annotations
 
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -132,6 +133,7 @@ class SymbolIndex:
     def resolve(self, name: str, rev: str, *, field: str = "symbols") -> str:
         """The canonical ``path::Qualified.name`` of a claimed symbol.
 
+        Names are NFC-normalised first, as paths are (an NFD ``Café`` is the same name).
         A name already of the form ``path::Qualified.name`` is normalised and kept even
         when the commit does not define it yet (a claim may name what it will create). A
         bare qualified name is looked up: one definition whose qualified name equals it or
@@ -141,7 +143,7 @@ class SymbolIndex:
             ValidationError: ``validation_error`` (``field`` set) when a bare name matches no
                 symbol, or several (the ``candidates`` extra lists them, at most 20).
         """
-        path, qualname = split_symbol(name)
+        path, qualname = split_symbol(unicodedata.normalize("NFC", name))
         if not qualname:
             raise ValidationError(f"{field}: {name!r} names no symbol after '::'", field=field)
         if path is not None:

@@ -25,7 +25,6 @@ is skipped: a repository file must not make every overlap check fail.
 from __future__ import annotations
 
 import threading
-import tomllib
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -161,6 +160,8 @@ def gitattributes_generated(text: bytes, directory: str = "") -> list[str]:
 
 
 def _generated_table(text: bytes) -> dict[str, Any]:
+    import tomllib  # on use: a read of claims never parses a commit's detente.toml
+
     try:
         config = tomllib.loads(text.decode("utf-8", "replace"))
     except tomllib.TOMLDecodeError:

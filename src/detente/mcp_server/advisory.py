@@ -274,11 +274,25 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         and the blast radius (references between them, bounded, truncation stated)."""
 
         def call() -> dict[str, Any]:
-            if any(side.claim_id or side.actual or side.modules for side in (a, b)):
+            if any(side.claim_id or side.actual for side in (a, b)):
                 return prune(ctx.client.reconcile_intents(_symbolic(a), _symbolic(b)))
             repo = ctx.repo_for(a.session_id or b.session_id)
-            side_a = _intent(ctx, repo, a, "a")
-            side_b = _intent(ctx, repo, b, "b")
+            held_a, held_b = _held(ctx, repo, a), _held(ctx, repo, b)
+            if any(h["symbols"] or h["modules"] for h in (held_a, held_b)):
+                # The server's comparison (``detente reconcile``, POST /v1/reconcile):
+                # bare names resolved, class contains method, file and module contain
+                # symbol. Where it cannot read them (no checkout, a name the code does
+                # not define yet), the same containment by name below.
+                try:
+                    return prune(
+                        ctx.client.reconcile_intents(
+                            _symbolic(a, held_a), _symbolic(b, held_b), repo=repo
+                        )
+                    )
+                except ValidationError:
+                    pass
+            side_a = _intent(ctx, repo, a, "a", held_a)
+            side_b = _intent(ctx, repo, b, "b", held_b)
             shared = [s.to_wire() for s in reconcile(side_a, side_b)]
             return prune(
                 {
@@ -298,28 +312,45 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         return ctx.run("reconcile_diff_intent", a.session_id, scope, call)
 
 
-def _symbolic(side: IntentIn) -> dict[str, Any]:
-    """The ``POST /v1/reconcile`` side of an MCP intent."""
-    return {
-        "claimId": side.claim_id,
-        "actual": side.actual,
+def _symbolic(side: IntentIn, held: Mapping[str, list[str]] | None = None) -> dict[str, Any]:
+    """The ``POST /v1/reconcile`` side of an MCP intent (``held``: with the targets of
+    the side's session, see :func:`_held`)."""
+    targets = held or {
         "paths": list(side.paths or []),
         "symbols": list(side.symbols or []),
         "modules": list(side.modules or []),
+    }
+    return {
+        "claimId": side.claim_id,
+        "actual": side.actual,
+        "paths": list(targets["paths"]),
+        "symbols": list(targets["symbols"]),
+        "modules": list(targets["modules"]),
         "roughChangeKind": side.change_kind,
     }
 
 
-def _intent(ctx: ToolContext, repo: str, side: IntentIn, label: str) -> Intent:
-    paths = list(side.paths or [])
-    symbols = list(side.symbols or [])
-    name = label
+def _held(ctx: ToolContext, repo: str, side: IntentIn) -> dict[str, list[str]]:
+    """A side's explicit targets plus those of its session's live claims."""
+    held = {
+        "paths": list(side.paths or []),
+        "symbols": list(side.symbols or []),
+        "modules": list(side.modules or []),
+    }
     if side.session_id:
-        name = side.session_id
         for claim in ctx.client.session_claims(side.session_id, repo=repo)["claims"]:
-            paths += claim.get("paths", []) + claim.get("pendingPaths", [])
-            symbols += claim.get("symbols", [])
-    if not paths and not symbols:
+            held["paths"] += claim.get("paths", []) + claim.get("pendingPaths", [])
+            held["symbols"] += claim.get("symbols", [])
+            held["modules"] += claim.get("modules", [])
+    return held
+
+
+def _intent(
+    ctx: ToolContext, repo: str, side: IntentIn, label: str, held: Mapping[str, list[str]]
+) -> Intent:
+    paths, symbols = held["paths"], held["symbols"]
+    name = side.session_id or label
+    if not paths and not symbols and not held["modules"]:
         raise ValidationError(
             f"{label} names no targets: give paths or symbols, or a session_id that holds claims",
             field=label,

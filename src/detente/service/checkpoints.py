@@ -17,14 +17,17 @@ loaded (:mod:`detente.eventlog.snapshots`) and uses it three ways:
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from detente.domain.state import RepoState
 from detente.errors import StoreError
 from detente.eventlog.snapshots import Snapshot, restore, take_snapshot, thaw
 from detente.storage.base import SnapshotStore, Store
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = ["SHORT_LIVED_TAIL", "SNAPSHOT_EVERY", "Checkpoints"]
 
@@ -34,7 +37,14 @@ SNAPSHOT_EVERY = 1000
 #: snapshot before its shutdown saves a new one (a server's shutdown saves any tail).
 SHORT_LIVED_TAIL = 100
 
-_log = logging.getLogger("detente.storage")
+
+def _log() -> logging.Logger:
+    """The store's logger (``logging`` is imported on the first warning: a read never
+    warns, and importing it costs a one-shot CLI call more than its read)."""
+    import logging
+
+    return logging.getLogger("detente.storage")
+
 
 #: ``repo -> an empty state for it`` (settings and tree source applied).
 NewState = Callable[[str], RepoState]
@@ -69,7 +79,7 @@ class Checkpoints:
                 return state
             named = self._store.read(since=snapshot.seq - 1, limit=1)
         except StoreError as exc:
-            _log.warning("cannot read the projection snapshot of %s: %s", repo, exc)
+            _log().warning("cannot read the projection snapshot of %s: %s", repo, exc)
             return state
         loaded = restore(
             snapshot,
@@ -124,7 +134,7 @@ class Checkpoints:
             if isinstance(self._store, SnapshotStore):
                 self._store.save_snapshot(snapshot)
         except StoreError as exc:
-            _log.warning("cannot save the projection snapshot of %s: %s", state.repo, exc)
+            _log().warning("cannot save the projection snapshot of %s: %s", state.repo, exc)
 
     def save_all(self, states: dict[str, RepoState], *, min_tail: int = 1) -> None:
         """Snapshot every state at least ``min_tail`` events past its snapshot (shutdown)."""

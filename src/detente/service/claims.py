@@ -5,28 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from detente.clock import format_time
-from detente.domain.claims.commands import (
-    ChangeObjective,
-    ChangeScope,
-    OpenClaim,
-    RenewLease,
-    SetStatus,
-)
-from detente.domain.claims.decide import decide_renew, decide_scope_change, decide_status
 from detente.domain.claims.model import Claim, ClaimStatus
-from detente.domain.claims.objective import decide_objective_change
-from detente.domain.claims.opening import decide_announce_draft, decide_open
 from detente.domain.claims.query import ClaimFilters, selects
 from detente.domain.events import CLAIM_OBJECTIVE_CHANGED, Event
 from detente.domain.overlap.carveouts import carved_may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.overlap.symbols import SEPARATOR
 from detente.domain.state import RepoState
-from detente.domain.write_check import WriteAnswer, check_targets
 from detente.errors import NotFoundError, ValidationError
+from detente.service.claim_work import check_worktree
 from detente.service.core import ServiceCore
 from detente.service.repo_index import resolve_symbols, symbols_matter, worktree_edits
 from detente.service.search import (
@@ -34,9 +24,17 @@ from detente.service.search import (
     semantic_overlaps,
     similarity_now,
 )
-from detente.service.similar_holders import holder_similarity
 from detente.service.views import ClaimView, claim_command, claim_view
-from detente.vcs.workstate import work_state
+
+if TYPE_CHECKING:
+    from detente.domain.claims.commands import (
+        ChangeObjective,
+        ChangeScope,
+        OpenClaim,
+        RenewLease,
+        SetStatus,
+    )
+    from detente.domain.write_check import WriteAnswer
 
 
 class ClaimsService:
@@ -75,6 +73,9 @@ class ClaimsService:
         repository's transaction (the model costs milliseconds that serialized writes need
         not pay) against the repository's index of the holders' objectives; ``at``: when,
         for a changed objective."""
+        # Writes only (numpy comes with the index): a read of claims never imports it.
+        from detente.service.similar_holders import holder_similarity
+
         sim = similarity_now(self._holding_objectives)
         when = format_time(at) if at is not None else None
         return holder_similarity(self.core).record(repo, sim, objective, exclude=exclude, at=when)
@@ -97,14 +98,18 @@ class ClaimsService:
             The claim (``active``, or ``negotiating`` with its meeting) and its overlaps.
 
         Raises:
-            ValidationError: bad field (``field`` names it), unknown repo or base commit.
+            ValidationError: bad field (``field`` names it), unknown repo or base commit,
+                a ``worktree`` that exists and is not a git worktree of the repository.
         """
+        from detente.domain.claims.opening import decide_open  # writes only: reads skip it
+
         repo = self.core.repo(cmd.repo)
         if not cmd.base_commit:
             raise ValidationError(
                 "baseCommit is required (only a takeover may omit it)", field="baseCommit"
             )
         base = self.core.base_commit(repo, cmd.base_commit)
+        check_worktree(repo.path, cmd.worktree)
         claim_id = cmd.claim_id or self.core.ids("clm")
         symbols = resolve_symbols(repo.path, cmd.symbols, base, field="symbols")
         seeded = replace(cmd, base_commit=base, claim_id=claim_id, symbols=symbols)
@@ -154,6 +159,8 @@ class ClaimsService:
             raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
         path = self.core.repos[view.claim.repo].path
         if with_work and path is not None:
+            from detente.vcs.workstate import work_state  # git: only when asked
+
             work = work_state(
                 path,
                 claim_id=claim_id,
@@ -206,6 +213,8 @@ class ClaimsService:
             NotFoundError, RevisionConflict, InvalidTransition (not a draft),
             ValidationError (``leaseTtlSeconds``).
         """
+        from detente.domain.claims.opening import decide_announce_draft
+
         core = self.core
         return self._command(
             claim_id,
@@ -231,6 +240,8 @@ class ClaimsService:
         Raises:
             ``lease_expired``, ``revision_conflict``, ``not_found``.
         """
+        from detente.domain.claims.decide import decide_renew
+
         repo = self.core.repo_of_claim(cmd.claim_id)
         return self.core.run(
             repo,
@@ -240,6 +251,8 @@ class ClaimsService:
 
     def change_scope(self, cmd: ChangeScope) -> ClaimView:
         """Add/remove targets; re-runs overlap analysis (may move to ``negotiating``)."""
+        from detente.domain.claims.decide import decide_scope_change
+
         if cmd.add_symbols:
             repo = self.core.repo_of_claim(cmd.claim_id)
             state = self.core.fresh(repo)
@@ -274,6 +287,8 @@ class ClaimsService:
             ``not_found``, ``lease_expired``, ``revision_conflict``, ``invalid_transition``
             (a claim that no longer holds), ``validation_error`` (blank or unchanged).
         """
+        from detente.domain.claims.objective import decide_objective_change
+
         repo = self.core.repo_of_claim(cmd.claim_id)
         now = self.core.clock.now()
         record = self._semantic_record(repo, cmd.objective, at=now, exclude=cmd.claim_id)
@@ -291,6 +306,8 @@ class ClaimsService:
 
     def set_status(self, cmd: SetStatus) -> ClaimView:
         """Suspend, resume or abandon. Raises ``invalid_transition`` naming from/to."""
+        from detente.domain.claims.decide import decide_status
+
         return claim_command(
             self.core,
             cmd.claim_id,
@@ -317,6 +334,8 @@ class ClaimsService:
             ``overlap_blocking`` (another claim holds a path, or this claim negotiates),
             ``out_of_scope``, ``lease_expired``, ``invalid_transition``, ``not_found``.
         """
+        from detente.domain.write_check import check_targets  # the hooks' question only
+
         repo = self.core.repo_of_claim(claim_id)
         state = self.core.fresh(repo)
         files = [t.split(SEPARATOR, 1)[0] for t in targets]

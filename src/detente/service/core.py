@@ -24,14 +24,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from detente.clock import Clock, format_time
-from detente.domain.claims.decide import decide_expiry
 from detente.domain.events import Event
-from detente.domain.meetings.decide import decide_deadlines, due_meetings
-from detente.domain.meetings.reactions import react
-from detente.domain.meetings.resolutions import OwnersOf
+from detente.domain.meetings.model import past_deadline
 from detente.domain.overlap.trees import Artifact, TreeSource
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
@@ -40,14 +37,15 @@ from detente.eventlog.envelope import StoredEvent
 from detente.eventlog.projections import AuditReport, apply_stored, rows_for, verify
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
-from detente.security import codeowners
-from detente.security.identity import SYSTEM, current_principal
 from detente.service.checkpoints import Checkpoints
 from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.known_commits import KnownCommits
 from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
-from detente.vcs.refstore import RefStore
+
+if TYPE_CHECKING:
+    from detente.domain.meetings.resolutions import OwnersOf
+    from detente.vcs.refstore import RefStore
 
 _MAX_REACTION_ROUNDS = 16
 
@@ -246,6 +244,9 @@ class ServiceCore:
         a command's events carry their principal's (stamped by :meth:`run`), the
         reactions they trigger inherit it, and timeouts record ``system``.
         """
+        from detente.domain.meetings.reactions import react  # writes only: reads skip it
+        from detente.security.identity import SYSTEM
+
         at = format_time(self.clock.now())
         out: list[StoredEvent] = []
         batch = list(events)
@@ -283,6 +284,8 @@ class ServiceCore:
         path = self.repos[repo].path
 
         def lookup(paths: Sequence[str]) -> tuple[list[str], list[str]]:
+            from detente.security import codeowners
+
             return codeowners.load(path).owners_of(paths)
 
         return lookup
@@ -293,6 +296,11 @@ class ServiceCore:
         At most :attr:`expiry_batch` leases expire in one transaction (a store bounds the
         size of one: etcd's ``--max-txn-ops``); the flag says more are still due.
         """
+        # The deciding modules load when something is due (a read that finds nothing due,
+        # the common case of a CLI call, never imports them).
+        from detente.domain.claims.decide import decide_expiry
+        from detente.domain.meetings.decide import decide_deadlines, due_meetings
+
         expired = decide_expiry(state, now, self.ids)
         if len(expired) > self.expiry_batch:
             return expired[: self.expiry_batch], True
@@ -304,7 +312,9 @@ class ServiceCore:
 
     def _due(self, state: RepoState) -> bool:
         now = self.clock.now()
-        return bool(state.claims.due_for_expiry(now)) or due_meetings(state, now)
+        return bool(state.claims.due_for_expiry(now)) or past_deadline(
+            (state.meetings[m] for m in state.meetings.open_ids), now
+        )
 
     def execute(
         self, repo: str, decide_fn: Callable[[RepoState], list[Event]]
@@ -346,6 +356,8 @@ class ServiceCore:
             DetenteError: the refusal ``decide_fn`` raised (timeouts found on the way are
                 committed), or ``store_unavailable``/``store_concurrency`` for its batch.
         """
+        from detente.security.identity import current_principal
+
         self.repo(repo)
         # The principal is read here, in the caller's context: the batch may run on
         # another command's thread.

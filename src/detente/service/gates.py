@@ -91,6 +91,17 @@ def _symbol_edits(
     return tuple((f.path, f.symbols, f.outside) for f in files)
 
 
+def _normalized_edits(edits: Mapping[str, Edit], case_insensitive: bool) -> dict[str, Edit]:
+    """Staged edits keyed by normalised path (a malformed path is left out: judged whole)."""
+    out: dict[str, Edit] = {}
+    for path, edit in edits.items():
+        try:
+            out[normalize_path(path, case_insensitive=case_insensitive)] = edit
+        except ValidationError:
+            continue
+    return out
+
+
 def _maintained(state: RepoState) -> set[str]:
     """Files detente keeps modified in checkouts: registered memory documents (their own
     revision and hash checks guard them; a checkout holding them is still clean)."""
@@ -246,6 +257,7 @@ class GatesService:
         repo: str,
         claim_id: str | None,
         paths: Sequence[str],
+        *,
         edits: Mapping[str, Edit] | None = None,
     ) -> CommitCheck:
         """May ``claim_id`` (or nobody) commit these staged paths?
@@ -254,9 +266,10 @@ class GatesService:
             repo: the repository name.
             claim_id: the committing claim, or None.
             paths: staged repo-relative file paths.
-            edits: what the change does to the symbols of its files, as the hook read
-                them in the checkout it commits from (they win over the claim's
-                worktree, which may be another directory or none).
+            edits: what the staged diff does to the symbols of each file (``path ->
+                (innermost symbols touched, lines outside every symbol)``, read by the
+                hook from the index git commits); a staged file missing from it is
+                judged whole. None: read from the claim's worktree (a superset).
 
         Returns:
             The :class:`CommitCheck` (the hook refuses unless ``ok``).
@@ -272,13 +285,13 @@ class GatesService:
                 for i, p in enumerate(paths)
             ]
             claim = get_claim(state, claim_id) if claim_id is not None else None
-            matter = symbols_matter(state, claim, norm)
-        # Staged symbol edits are judged on the claim's worktree diff (a superset).
-        path = self.core.repos[state.repo].path
-        read = worktree_edits(path, claim) if matter and not edits else None
-        known = {**(read or {}), **(edits or {})} or None
+            matter = symbols_matter(state, claim, norm, staged=edits is not None)
+        if edits is not None:
+            judged = _normalized_edits(edits, state.case_insensitive) if matter else None
+        else:  # an older hook: the claim's worktree diff (a superset of what is staged)
+            judged = worktree_edits(self.core.repos[state.repo].path, claim) if matter else None
         with self.core.lock(repo):
-            problems, findings = commit_findings(state, claim, norm, known)
+            problems, findings = commit_findings(state, claim, norm, judged)
         return CommitCheck(claim_id, problems, findings)
 
     def check_push(

@@ -6,7 +6,9 @@ An *intent* is one side of a comparison:
 - ``{claimId}``: what a claim declared (paths, modules, symbols) at its base commit;
 - ``{claimId, actual: true}``: what the claim's work actually touches: its worktree
   (uncommitted and untracked files included) when it exists on disk, else its branch
-  head, diffed against its base commit and mapped onto symbols on both sides;
+  head, diffed against its work base (its base commit, or the merge-base with the
+  default branch once it rebased: :mod:`detente.service.claim_work`) and mapped onto
+  symbols on both sides;
 - ``{paths, symbols, modules, roughChangeKind}``: an explicit plan, read at ``commit``
   (default: the repository's ``HEAD``).
 
@@ -29,9 +31,9 @@ from detente.domain.overlap import symbols as sym
 from detente.domain.overlap.globs import compile_pattern
 from detente.domain.overlap.paths import normalize_pattern
 from detente.errors import ValidationError
-from detente.index.diff import TouchedFile, touched
 from detente.index.references import blast_radius
 from detente.index.symbols import SymbolIndex, SymbolTable
+from detente.service.claim_work import claim_work
 from detente.service.core import ServiceCore
 from detente.service.repo_index import symbol_index
 
@@ -115,38 +117,27 @@ class ReconcileService:
             touched symbols and files the claim's targets do not cover.
 
         Raises:
-            NotFoundError: ``not_found``; ValidationError: no checkout or no work yet.
+            NotFoundError: ``not_found``; ValidationError: no checkout or no work yet;
+            ConflictError: ``conflict`` (409, ``field: worktree``) when the claim's
+            worktree is not a git worktree of its repository.
         """
         claim = self._claim(claim_id)
-        index, _ = self._index_for(claim.repo)
-        files, head, worktree = self._work(index, claim)
+        index, path = self._index_for(claim.repo)
+        work = claim_work(path, index, claim)
+        files, head, worktree = work.files, work.head, work.worktree
         touched_symbols = sorted({s for f in files for s in f.symbols})
         # The write rule's own answer (domain/authority.py), symbol by symbol.
         outside = [s for s in touched_symbols if not _owns_symbol(claim, s)]
         outside += [f.path for f in files if f.outside and not owns(claim, f.path)]
         return {
             "claimId": claim.id,
-            "base": claim.base_commit,
+            "base": work.base,
             "head": head,
             "worktree": str(worktree) if worktree else None,
             "files": [f.to_wire() for f in files],
             "symbols": touched_symbols,
             "outsideScope": sorted(set(outside)),
         }
-
-    def _work(
-        self, index: SymbolIndex, claim: Claim
-    ) -> tuple[list[TouchedFile], str | None, Path | None]:
-        if claim.worktree and Path(claim.worktree).is_dir():
-            tree = Path(claim.worktree)
-            return touched(index, claim.base_commit, worktree=tree), None, tree
-        if claim.branch:
-            head = index.commit_oid(claim.branch)
-            return touched(index, claim.base_commit, head=head), head, None
-        raise ValidationError(
-            f"claim {claim.id} has neither a worktree on disk nor a branch: no work to diff",
-            field="claimId",
-        )
 
     def reconcile_intents(
         self, repo: str, a: IntentSpec, b: IntentSpec, *, depth: int = 2, limit: int = 50
@@ -217,9 +208,9 @@ class ReconcileService:
                     field=f"{label}.claimId",
                 )
             if spec.actual:
-                files, _, _ = self._work(index, claim)
-                side = _Side(label, "actual", claim.base_commit, claim_id=claim.id)
-                for f in files:
+                work = claim_work(self._index_for(repo)[1], index, claim)
+                side = _Side(label, "actual", work.base, claim_id=claim.id)
+                for f in work.files:
                     side.symbols |= set(f.symbols)
                     if f.outside or not f.symbols:
                         side.files.add(f.path)

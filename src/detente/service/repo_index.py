@@ -84,12 +84,17 @@ def resolve_symbols(
     return symbol_index(repo).resolve_all(names, commit, field=field)
 
 
-def symbols_matter(state: RepoState, claim: Claim | None, paths: Sequence[str]) -> bool:
+def symbols_matter(
+    state: RepoState, claim: Claim | None, paths: Sequence[str], *, staged: bool = False
+) -> bool:
     """Whether a write of ``paths`` by ``claim`` depends on symbols: the claim names
-    symbols, or another claim holds a symbol in one of the paths (hold the lock)."""
-    if claim is None or not claim.worktree:
+    symbols, or another claim holds a symbol in one of the paths (hold the lock).
+
+    ``staged``: the caller already has the edits (the hook read the index), so neither a
+    claim nor its worktree is needed to judge by symbols."""
+    if not staged and (claim is None or not claim.worktree):
         return False
-    if claim.symbols:
+    if claim is not None and claim.symbols:
         return True
     wanted = set()
     for path in paths:
@@ -101,24 +106,26 @@ def symbols_matter(state: RepoState, claim: Claim | None, paths: Sequence[str]) 
 
 
 def worktree_edits(repo: Path | None, claim: Claim | None) -> dict[str, Edit] | None:
-    """What ``claim``'s worktree changes in the symbols of its files, against its base
-    commit (uncommitted and untracked files included: a superset of what is staged).
+    """What ``claim``'s worktree changes in the symbols of its files, against its work
+    base (:mod:`detente.service.claim_work`: its base commit, or the merge-base with the
+    default branch after a rebase; uncommitted and untracked files included: a superset
+    of what is staged).
 
     Call it outside the repository's lock, only when :func:`symbols_matter`.
 
     Returns:
         ``path -> (innermost symbols touched, lines outside every symbol changed)``; None
-        when there is no worktree to read (every write is then a whole-file write).
+        when there is no worktree of the repository to read (every write is then a
+        whole-file write).
     """
     if repo is None or claim is None or not claim.worktree:
         return None
-    tree = Path(claim.worktree)
-    if not tree.is_dir():
+    if not Path(claim.worktree).is_dir():
         return None
-    from detente.index.diff import touched
+    from detente.service.claim_work import claim_work
 
     try:
-        files = touched(symbol_index(repo), claim.base_commit, worktree=tree)
+        files = claim_work(repo, symbol_index(repo), claim).files
     except DetenteError:
         return None
     return {f.path: (f.symbols, f.outside) for f in files}

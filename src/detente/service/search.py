@@ -26,7 +26,6 @@ from typing import Any
 from detente.clock import parse_time
 from detente.domain.claims.model import Claim
 from detente.domain.events import CLAIM_ANNOUNCED, Event
-from detente.domain.memory.markdown import parse
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import (
     Overlap,
@@ -365,6 +364,8 @@ def _claim_hit(state: RepoState, claim: Claim) -> dict[str, Any]:
 def _sections(root: Path | None, path: str) -> list[tuple[str, dict[str, Any]]]:
     if root is None:
         return []
+    from detente.domain.memory.markdown import parse  # (a search over sections only)
+
     try:
         data = (root / path).read_bytes()
         outline = parse(data, path=path)

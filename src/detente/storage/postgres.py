@@ -49,7 +49,13 @@ from detente.errors import StoreError
 from detente.eventlog.envelope import GENESIS_HASH
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.deadline import Watchdog
-from detente.storage.postgres_tx import PgTx, begin_sql, commit_sql
+from detente.storage.postgres_tx import (
+    STALE_STREAM_FUNCTION,
+    WRITE,
+    PgTx,
+    begin_sql,
+    lost_race,
+)
 from detente.storage.sql import SCHEMA_MARK, Dialect, SqlReads, SqlTx
 from detente.storage.sql_snapshots import SqlSnapshots
 from detente.storage.watch_health import WatchHealth
@@ -137,6 +143,7 @@ class PostgresStore(SqlSnapshots, SqlReads):
         with self._connect() as conn, self._guarded(conn), conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             conn.execute(POSTGRES.schema())
+            conn.execute(STALE_STREAM_FUNCTION)
             conn.execute(SCHEMA_MARK)
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             url,
@@ -262,10 +269,26 @@ class PostgresStore(SqlSnapshots, SqlReads):
                     tx = PgTx(POSTGRES, fetch, head)
                     try:
                         yield tx
-                        tx.flush()
+                        params = tx.write()
                         appended = [e.id for e in tx.appended[:1]]
-                        last_seq = tx.appended[-1].seq if tx.appended else None
-                        conn.execute(commit_sql(CHANNEL, last_seq))
+                        # One round trip: the write, the wake-up, the commit. Never as
+                        # prepared statements: a statement psycopg prepares in a pipeline
+                        # that a race aborts is skipped by the server but cached as
+                        # prepared by the client ("prepared statement does not exist").
+                        try:
+                            with conn.pipeline():
+                                if params is not None:
+                                    conn.execute(WRITE, params, prepare=False)
+                                if tx.appended:
+                                    notify = (CHANNEL, str(tx.appended[-1].seq))
+                                    conn.execute("SELECT pg_notify(%s, %s)", notify, prepare=False)
+                                conn.execute("COMMIT", prepare=False)
+                        except psycopg.Error as exc:
+                            race = lost_race(exc)
+                            if race is None:
+                                raise
+                            appended = []  # refused: certainly not committed
+                            raise race from exc
                     except BaseException:
                         _rollback(conn)
                         raise

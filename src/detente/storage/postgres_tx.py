@@ -1,4 +1,4 @@
-"""A PostgreSQL write transaction in three round trips, whatever the batch size.
+"""A PostgreSQL write transaction in two round trips, whatever the batch size.
 
 A group-committed batch (:mod:`detente.service.group_commit`) on PostgreSQL used to pay
 about ten round trips: ``BEGIN``, the advisory lock, the clock, the catch-up read, the
@@ -12,34 +12,43 @@ machine costs far more than the work. Here a transaction is:
    *after* the lock was granted (what the sequence-equals-commit-order argument of
    :mod:`detente.storage.postgres` needs). With the head known, catching up when nothing
    was committed elsewhere needs no query at all;
-2. :data:`WRITE`: one statement checks the base revisions the appends were trusted with
-   (a ``SELECT`` in a CTE, which sees the table as it was before the statement's own
-   inserts), inserts every event and upserts every projection row (``json_to_recordset``
-   over one JSON document per table: one fixed text, prepared by psycopg after a few
-   uses, whatever the number of rows). A wrong base revision comes back as rows that
-   differ and the caller rolls back; a duplicate ``(subject, subject_revision)`` fails
-   the statement (a race);
-3. ``pg_notify`` and ``COMMIT`` in one string (:func:`commit_sql`; the payload is an
-   integer, so no quoting question arises).
+2. :data:`WRITE`, ``pg_notify`` and ``COMMIT``, pipelined (psycopg's pipeline mode: sent
+   together, answered together). The one statement checks the base revisions the
+   appends were trusted with (a ``SELECT`` in a CTE, which sees the table as it was
+   before the statement's own inserts), inserts every event and upserts every projection
+   row (``json_to_recordset`` over one JSON document per table: one fixed text, prepared
+   by psycopg after a few uses, whatever the number of rows). A wrong base revision
+   raises (:data:`STALE_STREAM_FUNCTION`) and a duplicate ``(subject,
+   subject_revision)`` fails the statement (a race); either way the server skips the
+   ``COMMIT`` queued behind it and the caller rolls back.
 
 The approach is the usual one for batch inserts from a client (PostgreSQL documents
-``json_to_recordset`` in its JSON-functions chapter; data-modifying ``WITH`` in its
-"WITH Queries" chapter).
+``json_to_recordset`` in its JSON-functions chapter, data-modifying ``WITH`` in its
+"WITH Queries" chapter, and pipelining in libpq's "Pipeline Mode").
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from psycopg import errors as pg_errors
 
 from detente.errors import ConcurrencyError
 from detente.eventlog.envelope import StoredEvent
 from detente.eventlog.records import RecordRow
 from detente.storage import rowjson
-from detente.storage.append import check_expected
 from detente.storage.sql import Dialect, SqlTx, event_params, record_params
 
-__all__ = ["BEGIN_LOCKED", "WRITE", "PgTx", "begin_sql", "commit_sql", "write_params"]
+__all__ = [
+    "BEGIN_LOCKED",
+    "STALE_STREAM_FUNCTION",
+    "WRITE",
+    "PgTx",
+    "begin_sql",
+    "lost_race",
+    "write_params",
+]
 
 #: Its last statement answers ``(clock_timestamp(), head seq, head hash, head at)``
 #: (the head columns are NULL on an empty log). ``{lock}`` is the advisory lock key.
@@ -49,13 +58,28 @@ BEGIN_LOCKED = (
     "LEFT JOIN (SELECT seq, hash, at FROM events ORDER BY seq DESC LIMIT 1) AS h ON true"
 )
 
-#: One statement: base revisions of the trusted subjects (the answer), events, records.
-#: Parameters: the trusted subjects (a binary ``text[]``), then the events and the
-#: records, each one JSON array of objects (see :func:`write_params`).
+#: Raises ``serialization_failure`` naming a stream and both revisions (called by
+#: :data:`WRITE` for a stream that is not at the revision an append expected, so the
+#: statement, and the ``COMMIT`` pipelined after it, fail).
+STALE_STREAM_FUNCTION = """
+CREATE OR REPLACE FUNCTION detente_stale_stream(subject text, have bigint, want bigint)
+RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'stream % is at revision %, expected %', subject, have, want
+        USING ERRCODE = 'serialization_failure';
+END $$;
+"""
+
+#: One statement: check the trusted base revisions (failing the statement on a wrong
+#: one), insert the events, upsert the records. Parameters: the trusted subjects and
+#: their expected revisions (binary ``text[]`` and ``int[]``), then the events and the
+#: records, each one JSON array of objects (see :func:`write_params`). Answers no rows.
 WRITE = """
-WITH base AS (
+WITH want AS (
+    SELECT * FROM unnest(%b::text[], %b::bigint[]) AS w(subject, revision)
+), base AS (
     SELECT subject, MAX(subject_revision) AS revision FROM events
-    WHERE subject = ANY(%b::text[]) GROUP BY subject
+    WHERE subject IN (SELECT subject FROM want) GROUP BY subject
 ), appended AS (
     INSERT INTO events
         (seq, id, type, version, repo, subject, subject_revision, data, at, prev_hash, hash)
@@ -69,7 +93,9 @@ WITH base AS (
     ON CONFLICT (kind, id) DO UPDATE SET repo = excluded.repo,
         revision = excluded.revision, status = excluded.status, body = excluded.body
 )
-SELECT subject, revision FROM base
+SELECT detente_stale_stream(w.subject, COALESCE(b.revision, 0), w.revision)
+FROM want AS w LEFT JOIN base AS b USING (subject)
+WHERE COALESCE(b.revision, 0) <> w.revision
 """
 
 _EVENT_KEYS = (
@@ -80,7 +106,7 @@ _RECORD_KEYS = ("kind", "id", "repo", "revision", "status", "body")
 
 
 def write_params(
-    trusted: Sequence[str], events: Sequence[StoredEvent], rows: Sequence[RecordRow]
+    trusted: Mapping[str, int], events: Sequence[StoredEvent], rows: Sequence[RecordRow]
 ) -> list[Any]:
     """The parameters of :data:`WRITE`.
 
@@ -92,23 +118,18 @@ def write_params(
     """
     events_json = [dict(zip(_EVENT_KEYS, event_params(e), strict=True)) for e in events]
     rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
-    return [list(trusted), rowjson.dumps_text(events_json), rowjson.dumps_text(rows_json)]
+    subjects = sorted(trusted)
+    return [
+        subjects,
+        [trusted[s] for s in subjects],
+        rowjson.dumps_text(events_json),
+        rowjson.dumps_text(rows_json),
+    ]
 
 
 def begin_sql(lock: int) -> str:
     """:data:`BEGIN_LOCKED` for advisory lock key ``lock``."""
     return BEGIN_LOCKED.format(lock=int(lock))
-
-
-def commit_sql(channel: str, seq: int | None) -> str:
-    """``COMMIT``, preceded by ``pg_notify(channel, seq)`` when ``seq`` is given.
-
-    ``channel`` is a constant of the store (an identifier without quotes); ``seq`` is
-    formatted as an integer.
-    """
-    if seq is None:
-        return "COMMIT"
-    return f"SELECT pg_notify('{channel}', '{int(seq)}'); COMMIT"
 
 
 #: Runs one statement with parameters and returns its rows.
@@ -145,26 +166,33 @@ class PgTx(SqlTx):
             return (self.appended[-1].seq, self.appended[-1].hash)
         return self._head
 
-    def flush(self) -> None:
-        """Check the trusted base revisions and write the events and rows, in one
-        statement (call once, before COMMIT).
-
-        Raises:
-            ConcurrencyError: ``store_concurrency`` when a stream is not at the revision
-                an append expected, or an insert lost a race (roll back: the statement
-                may have written).
-        """
-        trusted = sorted(self._trusted)
+    def write(self) -> list[Any] | None:
+        """The parameters of :data:`WRITE` for everything not written yet (None: nothing
+        to write); marks it written. The caller sends the statement, then ``COMMIT``, in
+        one round trip (:meth:`detente.storage.postgres.PostgresStore.transaction`): a
+        wrong base revision or a lost insert race fails the statement and with it the
+        ``COMMIT`` (see :func:`lost_race`)."""
+        trusted = {s: self._base[s] for s in self._trusted}
         events = self.appended[self._flushed :]
         if not trusted and not events and not self._rows:
-            return
+            return None
         params = write_params(trusted, events, list(self._rows.values()))
-        try:
-            found = self._query(WRITE, params)
-        except self._dialect.races as exc:
-            raise ConcurrencyError(f"append lost a race: {exc}") from exc
-        have = {str(r[0]): int(r[1]) for r in found}
-        check_expected({s: self._base[s] for s in trusted}, lambda s: have.get(s, 0))
         self._trusted.clear()
         self._flushed = len(self.appended)
         self._rows.clear()
+        return params
+
+    def flush(self) -> None:  # pragma: no cover - the store pipelines write() instead
+        raise RuntimeError("PgTx is written by PostgresStore.transaction (write())")
+
+
+def lost_race(exc: BaseException) -> ConcurrencyError | None:
+    """The :class:`~detente.errors.ConcurrencyError` a failed :data:`WRITE` stands for:
+    a stream not at its expected revision (``serialization_failure``, raised by
+    :data:`STALE_STREAM_FUNCTION`) or a duplicate ``(subject, subject_revision)`` or
+    sequence (another writer appended first); None for any other failure."""
+    if isinstance(exc, pg_errors.SerializationFailure):
+        return ConcurrencyError(exc.diag.message_primary or str(exc))
+    if isinstance(exc, pg_errors.UniqueViolation):
+        return ConcurrencyError(f"append lost a race: {exc}")
+    return None

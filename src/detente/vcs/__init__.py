@@ -5,6 +5,8 @@ detente error such as ``BranchInUse``, ``StaleBase`` or ``ValidationError``), ne
 raw subprocess exception.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from detente.vcs.git import Git, GitError, GitResult
 from detente.vcs.repo import (
     RepoInfo,
@@ -14,18 +16,46 @@ from detente.vcs.repo import (
     open_repo,
     resolve_commit,
 )
-from detente.vcs.worktrees import (
-    DiffSummary,
-    Worktree,
-    WorktreeEntry,
-    changed_files,
-    claim_branch_name,
-    create_worktree,
-    diff_summary,
-    list_worktrees,
-    remove_worktree,
-    slugify,
+
+if TYPE_CHECKING:
+    from detente.vcs.worktrees import (
+        DiffSummary,
+        Worktree,
+        WorktreeEntry,
+        changed_files,
+        claim_branch_name,
+        create_worktree,
+        diff_summary,
+        list_worktrees,
+        remove_worktree,
+        slugify,
+    )
+
+#: Names of :mod:`detente.vcs.worktrees`, imported on first use (a read of claims opens
+#: the repository but never touches a worktree).
+_WORKTREES = frozenset(
+    {
+        "DiffSummary",
+        "Worktree",
+        "WorktreeEntry",
+        "changed_files",
+        "claim_branch_name",
+        "create_worktree",
+        "diff_summary",
+        "list_worktrees",
+        "remove_worktree",
+        "slugify",
+    }
 )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WORKTREES:
+        from detente.vcs import worktrees
+
+        return getattr(worktrees, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DiffSummary",

@@ -75,17 +75,28 @@ def open_repo(path: Path, name: str | None = None) -> RepoInfo:
     if not path.is_dir():
         raise ValidationError(f"repository path {path} is not a directory", field="path")
     git = Git(path)
-    # One git call answers all three in the common case; any surprise takes the slow path,
-    # which tells the errors apart.
+    # One git call answers four questions in the common case (exit 1: HEAD is unborn); any
+    # surprise takes the slow path, which tells the errors apart.
     fast = git.run(
-        "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--git-common-dir", check=False
+        "rev-parse",
+        "--is-inside-work-tree",
+        "--show-toplevel",
+        "--git-common-dir",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        "HEAD^{commit}",
+        check=False,
     )
     lines = fast.stdout.splitlines()
-    if fast.returncode == 0 and len(lines) == 3 and lines[0] == "true":
+    head_oid: str | None
+    if (fast.returncode, len(lines)) in ((0, 4), (1, 3)) and lines[0] == "true":
         toplevel, common_dir = Path(lines[1]), _absolute(git, lines[2])
+        head_oid = lines[3] if fast.returncode == 0 else None
     else:
         toplevel, common_dir = _work_tree(git, path)
-    main = _main_worktree_path(git, toplevel)
+        head_oid = _verify(git, "HEAD^{commit}")
+    main = _main_worktree_path(git, common_dir, toplevel)
     if name is None:
         name = main.name.removesuffix(".git") or toplevel.name
     return RepoInfo(
@@ -94,7 +105,7 @@ def open_repo(path: Path, name: str | None = None) -> RepoInfo:
         common_dir=common_dir,
         default_branch=_main_worktree_branch(git, common_dir),
         case_insensitive=_config_bool(git, "core.ignorecase"),
-        head_oid=_verify(git, "HEAD^{commit}"),
+        head_oid=head_oid,
         main_worktree=main,
     )
 
@@ -247,7 +258,11 @@ def _main_worktree_branch(git: Git, common_dir: Path) -> str:
     raise result.error()
 
 
-def _main_worktree_path(git: Git, fallback: Path) -> Path:
+def _main_worktree_path(git: Git, common_dir: Path, fallback: Path) -> Path:
+    # git names the main worktree after the common dir's real path, less a ``/.git`` suffix
+    # (worktree.c, get_main_worktree): with that suffix no ``git worktree list`` is needed.
+    if common_dir.name == ".git":
+        return common_dir.parent
     out = git.run("worktree", "list", "--porcelain", "-z", check=False)
     first = out.stdout.split("\0", 1)[0]
     if out.returncode == 0 and first.startswith("worktree "):

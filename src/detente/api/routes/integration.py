@@ -9,9 +9,11 @@ server decides with the claims it holds.
   the integration of valid claims, else ``409 evidence_rejected`` listing each failure.
 - ``POST /v1/hooks/post-receive`` ``{repo, ref, oldOid, newOid, claimIds[]}``: the checked
   push landed; ``200 {integrated[]}``, the ``ready_for_review`` claims now integrated.
-- ``POST /v1/hooks/pre-commit`` ``{repo, claimId?, paths[]}``: ``200 {ok, claimId,
-  problems[], findings[{path, kind, claimId, agent}], reasons[]}`` (never refuses: the
-  hook decides, or only warns).
+- ``POST /v1/hooks/pre-commit`` ``{repo, claimId?, paths[], edits?[{path, symbols[],
+  outside}]}``: ``200 {ok, claimId, problems[], findings[{path, kind, claimId, agent}],
+  reasons[]}`` (never refuses: the hook decides, or only warns). ``edits`` is what the
+  staged diff does to symbols (the hook reads the index); without it the server judges
+  symbol claims by the claim's worktree.
 """
 
 from __future__ import annotations

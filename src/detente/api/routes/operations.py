@@ -21,15 +21,16 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from detente.client import agent_bodies, bodies, gate_bodies, index_bodies, memory_bodies
+from detente.client import agent_bodies, bodies, gate_bodies, index_bodies, memory_bodies, wire
 from detente.client.calls import ServiceCalls
 from detente.client.routes import Route
 
 __all__ = ["declare"]
 
-#: The names the request-body annotations of ``ServiceCalls`` use (imported there only
-#: for type checking, so the in-process client's reads never import pydantic).
+#: The names the annotations of ``ServiceCalls`` use (imported there only for type
+#: checking, so the in-process client's reads import neither pydantic nor the records).
 _BODY_NAMESPACE: dict[str, Any] = {
+    "wire": wire,
     "b": bodies,
     "g": gate_bodies,
     "mb": memory_bodies,

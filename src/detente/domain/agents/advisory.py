@@ -14,13 +14,14 @@ from typing import Any, Literal
 from detente.domain.agents.decide import check_session_id
 from detente.domain.authority import carries_authority
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.overlap import symbols as sym
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.overlap.symbols import SEPARATOR
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
-from detente.domain.validation import name_list, pattern_list
+from detente.domain.validation import identifier_list, pattern_list
 from detente.domain.write_check import split_target
 from detente.errors import ValidationError
 
@@ -194,7 +195,7 @@ class Intent:
         return Intent(
             label=label,
             paths=normalised,
-            symbols=name_list(symbols, f"{fld}.symbols", policy),
+            symbols=identifier_list(symbols, f"{fld}.symbols", policy),
             change_kind=change_kind,
         )
 
@@ -213,10 +214,13 @@ class SharedTarget:
 
 
 def reconcile(a: Intent, b: Intent) -> list[SharedTarget]:
-    """Where two intents meet: every pair of overlapping path patterns (with a witness
-    path both match) and every symbol both name, ``a``'s order first.
+    """Where two intents meet, ``a``'s order first: every pair of overlapping path
+    patterns (with a witness path both match); every pair of symbols where one contains
+    the other (the same symbol, a class and its method; the witness is the contained
+    one); every symbol inside a file the other side's pattern matches.
 
-    Path-level only (plus exact symbol names) until the symbol index exists.
+    The containment rules of the claim protocol (:mod:`detente.domain.overlap.symbols`),
+    by name: the caller resolves bare names first where it can read the code.
     """
     index = PatternIndex()
     for pattern in b.paths:
@@ -225,6 +229,15 @@ def reconcile(a: Intent, b: Intent) -> list[SharedTarget]:
     for mine in a.paths:
         for _, theirs, witness in index.overlapping(mine):
             shared.append(SharedTarget("path", mine, theirs, witness))
-    theirs_symbols = set(b.symbols)
-    shared.extend(SharedTarget("symbol", s, s, s) for s in a.symbols if s in theirs_symbols)
+        shared.extend(
+            SharedTarget("symbol", mine, t, t) for t in b.symbols if sym.path_meets(mine, t)
+        )
+    for mine in a.symbols:
+        for theirs in b.symbols:
+            met = sym.meet(mine, theirs)
+            if met is not None:
+                shared.append(SharedTarget("symbol", mine, theirs, met))
+        shared.extend(
+            SharedTarget("symbol", mine, p, mine) for p in b.paths if sym.path_meets(p, mine)
+        )
     return shared

@@ -35,6 +35,7 @@ from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import (
     contract_list,
+    identifier_list,
     module_list,
     name_list,
     pattern_list,
@@ -145,7 +146,7 @@ def decide_scope_change(
         m for m in module_list(cmd.add_modules, "addModules", policy) if m not in kept_modules
     )
     symbols = tuple(
-        s for s in name_list(cmd.add_symbols, "addSymbols", policy) if s not in kept_symbols
+        s for s in identifier_list(cmd.add_symbols, "addSymbols", policy) if s not in kept_symbols
     )
     contracts = tuple(
         c

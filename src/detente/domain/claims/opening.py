@@ -26,8 +26,8 @@ from detente.domain.policy import DEFAULT_POLICY, OID_PATTERN, IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import (
     contract_list,
+    identifier_list,
     module_list,
-    name_list,
     pattern_list,
     test_names,
     text_field,
@@ -118,7 +118,7 @@ def announce(
     ttl = ttl_field(cmd.lease_ttl_seconds, "leaseTtlSeconds", policy)
     paths = pattern_list(state, cmd.paths, "paths", policy)
     modules = module_list(cmd.modules, "modules", policy)
-    symbols = name_list(cmd.symbols, "symbols", policy)
+    symbols = identifier_list(cmd.symbols, "symbols", policy)
     contracts = contract_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
     tests, test_plan = test_names(cmd.test_responsibility, "testResponsibility", policy)
     memory = tuple(

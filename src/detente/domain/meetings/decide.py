@@ -19,7 +19,7 @@ from detente.domain import events as ev
 from detente.domain.claims.guards import check_alive, get_claim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.guards import check_meeting_revision, get_meeting
-from detente.domain.meetings.model import Meeting, MeetingStatus
+from detente.domain.meetings.model import Meeting, MeetingStatus, past_deadline
 from detente.domain.meetings.resolution_events import apply_events
 from detente.domain.meetings.resolutions import OwnersOf, as_submitted, validate
 from detente.domain.overlap.analysis import UNDECIDED_REASON
@@ -339,4 +339,4 @@ def decide_deadlines(
 
 def due_meetings(state: RepoState, now: datetime) -> bool:
     """True when an open meeting is past its deadline (reads only the open meetings)."""
-    return any(state.meetings[m].deadline <= now for m in state.meetings.open_ids)
+    return past_deadline((state.meetings[m] for m in state.meetings.open_ids), now)

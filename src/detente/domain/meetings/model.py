@@ -6,6 +6,7 @@ timezone-aware UTC.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -80,3 +81,8 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
         "createdAt": format_time(meeting.created_at),
         "updatedAt": format_time(meeting.updated_at),
     }
+
+
+def past_deadline(meetings: Iterable[Meeting], now: datetime) -> bool:
+    """True when one of ``meetings`` is open and past its deadline (``now``: aware UTC)."""
+    return any(m.status is MeetingStatus.OPEN and m.deadline <= now for m in meetings)

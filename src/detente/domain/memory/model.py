@@ -13,10 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from detente.clock import format_time
-from detente.domain.memory.markdown import Outline, digest
+
+if TYPE_CHECKING:
+    from detente.domain.memory.markdown import Outline
 
 __all__ = [
     "Artifact",
@@ -154,6 +156,10 @@ class MemoryRegistry:
 
 def outline_to_wire(outline: Outline, data: bytes) -> dict[str, Any]:
     """What a content event records of a file: hash, size, sections and regions."""
+    # The Markdown parser's module loads when a document is written (a read of claims,
+    # which restores every registry, never needs it).
+    from detente.domain.memory.markdown import digest
+
     return {
         "fileHash": digest(data),
         "size": len(data),

@@ -1,0 +1,61 @@
+"""What ``claim status`` reports beside the record: the evidence completion will require.
+
+Read from the claim's worktree when it is on this machine (two git calls), else empty.
+Kept apart from :mod:`detente.cli.workspace` (worktree creation, claim bodies) so that
+the read agents run on every tool use imports only this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from detente.vcs.repo import current_oid
+
+__all__ = ["evidence", "local_worktree"]
+
+
+def local_worktree(claim: Mapping[str, Any]) -> Path | None:
+    """The claim's worktree directory if it exists on this machine, else None."""
+    worktree = claim.get("worktree")
+    if not worktree:
+        return None
+    path = Path(str(worktree))
+    return path if path.is_dir() else None
+
+
+def evidence(claim: Mapping[str, Any]) -> dict[str, Any]:
+    """The evidence completion will require, as far as it can be gathered locally now.
+
+    Returns:
+        ``{headCommit, changedFiles, tests[{name, status}], apiChanges, migrations,
+        deployment, unresolvedRisks, memoryUpdates, worktreePresent, missing[]}``;
+        ``missing`` names what is not there yet (no commit since base, tests not run).
+    """
+    worktree = local_worktree(claim)
+    head = current_oid(worktree, "HEAD") if worktree else None
+    changed: list[str] = []
+    if worktree is not None:
+        from detente.vcs.worktrees import changed_files
+
+        changed = changed_files(worktree, str(claim["baseCommit"]))
+    tests = [{"name": t, "status": "not_run"} for t in claim.get("testResponsibility", [])]
+    missing: list[str] = []
+    if worktree is None:
+        missing.append("the claim's worktree is not on this machine")
+    elif head == claim.get("baseCommit"):
+        missing.append("no commit since the base commit")
+    missing.extend(f"test result for {t['name']}" for t in tests)
+    return {
+        "headCommit": head,
+        "changedFiles": changed,
+        "tests": tests,
+        "apiChanges": list(claim.get("expectedContractChanges", [])),
+        "migrations": [],
+        "deployment": claim.get("deploymentResponsibility"),
+        "unresolvedRisks": [],
+        "memoryUpdates": [m["path"] for m in claim.get("memoryImpacts", [])],
+        "worktreePresent": worktree is not None,
+        "missing": missing,
+    }
