@@ -5,7 +5,9 @@ over the claims and meetings the command touched (and the rooms those claims sit
 
 - a ``negotiating`` claim that nothing blocks any more (its holder narrowed, completed,
   abandoned, or a resolution settled it) becomes ``active`` at once, its pending targets
-  granted;
+  granted; waiters that were never granted do not block one that opened before them
+  (first come, first granted: :func:`queued_behind`), so when a holder lets go of a
+  target several claims wait for, the earliest of them gets it;
 - a ``negotiating`` claim still blocked by a claim it shares no open room with (a
   resolution that settled only part of a three-party contest, a holder taken over by a
   successor) is put in a follow-up room with that claim at once: the room for the

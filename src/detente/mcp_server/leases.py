@@ -92,9 +92,21 @@ def release(ctx: ToolContext, session_id: str, paths: list[str] | None) -> dict[
             "released": released,
             "narrowed": narrowed,
             "stillHeld": sorted(set(still)),
-            "next": "done" if released or narrowed else "nothing of yours matched these paths",
+            "next": "done" if released or narrowed else _nothing_matched(asked or [], still),
         }
     )
+
+
+def _nothing_matched(asked: list[str], still: list[str]) -> str:
+    """Why nothing was released: a path inside a claimed glob does not cut the glob."""
+    inside = sorted({held for held in still for p in asked if _released_by(p, [held])})
+    if inside:
+        return (
+            "nothing of yours matched these paths: release takes whole claimed patterns, "
+            f"and {', '.join(inside)} covers what you named; release it (paths="
+            f"{inside!r}) and claim_files the narrower paths you still need"
+        )
+    return "nothing of yours matched these paths"
 
 
 def _settle(ctx: ToolContext, claim: wire.Claim, drop: list[str] | None) -> None:

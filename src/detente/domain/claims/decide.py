@@ -37,7 +37,6 @@ from detente.domain.validation import (
     contract_list,
     identifier_list,
     module_list,
-    name_list,
     pattern_list,
     text_field,
     ttl_field,
@@ -320,14 +319,14 @@ def _held_names(
     """The held modules or symbols that ``asked`` names, in the claim's order.
 
     A symbol may be named as held (``path::Name``) or by its qualified name alone when
-    exactly one held symbol has it.
+    exactly one held symbol has it; names are NFC-normalised as stored names are.
 
     Raises:
         ValidationError: ``validation_error`` naming ``fld[i]`` for a name the claim does
             not hold (or one that matches several held symbols).
     """
     out: list[str] = []
-    for i, name in enumerate(name_list(asked, fld, policy)):
+    for i, name in enumerate(identifier_list(asked, fld, policy)):
         found = [h for h in held if h == name or h.partition("::")[2] == name]
         if len(found) != 1:
             what = "matches several of" if found else "is not one of"
