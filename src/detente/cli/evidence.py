@@ -17,12 +17,14 @@ __all__ = ["evidence", "local_worktree"]
 
 
 def local_worktree(claim: Mapping[str, Any]) -> Path | None:
-    """The claim's worktree directory if it exists on this machine, else None."""
+    """The claim's worktree directory if it exists on this machine as a git checkout
+    (it holds ``.git``: a file in a linked worktree, a directory in the main one), else
+    None: a plain directory recorded as the worktree is not the claim's work."""
     worktree = claim.get("worktree")
     if not worktree:
         return None
     path = Path(str(worktree))
-    return path if path.is_dir() else None
+    return path if path.is_dir() and (path / ".git").exists() else None
 
 
 def evidence(claim: Mapping[str, Any]) -> dict[str, Any]:
