@@ -193,6 +193,9 @@ def test_status_shows_the_lease_timer_and_the_changed_files_of_the_worktree(cli:
     assert body["lease"]["timer"].startswith("expires in ")
     assert re.search(r"lease\s+expires in \d+m\d\ds \(at ", text)
     assert "src/pkg/new.py" in text
+    assert "semanticOverlaps" not in body  # not computed without --semantic
+    code, asked = cli.json("claim", "status", claim["id"], "--semantic")
+    assert code == 0 and asked["semanticOverlaps"] == []
 
 
 def test_abandon_records_the_diff_summary_of_the_worktree(cli: Cli, git: Git) -> None:

@@ -7,7 +7,7 @@ the same documents.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from detente.cli.session import Body, Session
 
@@ -56,7 +56,10 @@ def status_body(claim_id: str, *, work: bool = False, semantic: bool = False) ->
             for item in proof["missing"]:
                 console.print(f"  [yellow]missing[/]: {item}")
 
-        session.emit({**response, "lease": lease, "evidence": proof}, text)
+        shown: dict[str, Any] = {**response, "lease": lease, "evidence": proof}
+        if not semantic:  # not computed: an empty list would read as "no advice"
+            shown.pop("semanticOverlaps", None)
+        session.emit(shown, text)
 
     return body
 
