@@ -85,16 +85,7 @@ def deep_tail(segments: Sequence[Segment]) -> str | None:
     """
     if len(segments) < 2 or segments[-2] is not GLOBSTAR:
         return None
-    last = segments[-1]
-    if last is GLOBSTAR or not last or last[0] is not STAR:
-        return None
-    tail = last[1:]
-    if not all(isinstance(atom, str) for atom in tail):
-        return None
-    for segment in segments[:-2]:
-        if segment is GLOBSTAR or not all(isinstance(atom, str) for atom in segment):
-            return None
-    return "".join(atom for atom in tail if isinstance(atom, str))
+    return _star_tail(segments[-1], segments[:-2])
 
 
 def shallow_tail(segments: Sequence[Segment]) -> str | None:
@@ -107,13 +98,18 @@ def shallow_tail(segments: Sequence[Segment]) -> str | None:
     """
     if not segments:
         return None
-    last = segments[-1]
+    return _star_tail(segments[-1], segments[:-1])
+
+
+def _star_tail(last: Segment, literal: Sequence[Segment]) -> str | None:
+    """``tail`` when ``last`` reads ``*<tail>`` (literal text) and every segment of
+    ``literal`` is literal, else None."""
     if last is GLOBSTAR or not last or last[0] is not STAR:
         return None
     tail = last[1:]
     if not all(isinstance(atom, str) for atom in tail):
         return None
-    for segment in segments[:-1]:
+    for segment in literal:
         if segment is GLOBSTAR or not all(isinstance(atom, str) for atom in segment):
             return None
     return "".join(atom for atom in tail if isinstance(atom, str))
