@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import running
+from api.conftest import running
 from detente.clock import FakeClock
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
