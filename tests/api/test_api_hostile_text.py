@@ -194,3 +194,20 @@ def test_a_memory_patch_of_a_malformed_section_key_is_refused_naming_it(
         "patch": {"body": "x\n"},
     }
     _refused(http, "/v1/memory/sections/patch", body, "sectionKey")
+
+
+@pytest.mark.parametrize("who", ["human\u202e1", "\u200b", "ops\x1b[2J"])
+def test_a_meeting_resolved_by_a_name_that_prints_differently_is_refused(
+    http: httpx.Client, repo: tuple[Path, str], who: str
+) -> None:
+    first = _open(http, repo[1])
+    r = http.post("/v1/claims", json=_seed(repo[1], agent={"id": "bob", "name": "bob"}))
+    assert r.status_code == 201 and r.json()["claim"]["status"] == "negotiating", r.text
+    meeting = r.json()["meeting"]
+    body = {
+        "expectedMeetingRevision": meeting["revision"],
+        "resolution": {"type": "serialize", "first": first["id"], "then": r.json()["claim"]["id"]},
+        "resolvedBy": who,
+    }
+    _refused(http, f"/v1/meetings/{meeting['id']}/resolve", body, "resolvedBy")
+    assert http.get(f"/v1/meetings/{meeting['id']}").json()["meeting"]["status"] == "open"
