@@ -4,6 +4,7 @@ Each refusal is a 422 ``validation_error`` naming the field, and appends nothing
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,8 @@ def _event_count(http: httpx.Client) -> int:
 
 def _refused(http: httpx.Client, url: str, body: dict[str, Any], field: str) -> None:
     before = _event_count(http)
-    r = http.post(url, json=body)
+    # json.dumps escapes non-ASCII (a lone surrogate too, which UTF-8 cannot carry raw)
+    r = http.post(url, content=json.dumps(body), headers={"content-type": "application/json"})
     assert r.status_code == 422, r.text
     problem = r.json()
     assert problem["code"] == "validation_error"
@@ -211,3 +213,13 @@ def test_a_meeting_resolved_by_a_name_that_prints_differently_is_refused(
     }
     _refused(http, f"/v1/meetings/{meeting['id']}/resolve", body, "resolvedBy")
     assert http.get(f"/v1/meetings/{meeting['id']}").json()["meeting"]["status"] == "open"
+
+
+def test_a_lone_surrogate_in_an_objective_change_or_an_agents_branch_is_a_422(
+    http: httpx.Client, repo: tuple[Path, str]
+) -> None:
+    claim = _open(http, repo[1])
+    body = {"expectedClaimRevision": claim["revision"], "objective": "x\ud800"}
+    _refused(http, f"/v1/claims/{claim['id']}/objective", body, "objective")
+    agent = {"sessionId": "s1", "agentName": "a", "intent": "", "branch": "\ud800"}
+    _refused(http, "/v1/agents", {**agent, "ttlSeconds": 60, "repo": "demo"}, "branch")
