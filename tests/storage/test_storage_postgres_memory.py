@@ -170,7 +170,7 @@ def test_the_commit_reads_one_index_entry_per_stream_whatever_the_stream_length(
             tx.append([_event(n)], {"claim/c": n})
     with psycopg.connect(a.url, autocommit=True) as conn, conn.transaction():
         conn.execute(
-            "SELECT detente_commit(%s, 60, ARRAY['claim/c'], ARRAY[60::bigint], "
+            "SELECT detente_commit(%s, 60, '{\"claim/c\": 60}'::json, "
             "'[]'::json, '[]'::json, 'x', NULL)",
             (APPEND_LOCK,),
         )

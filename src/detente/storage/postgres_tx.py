@@ -89,8 +89,8 @@ BEGIN_LOCKED = (
 #: its claim, so a write cost grew with the claim's age.
 COMMIT_FUNCTION = """
 CREATE OR REPLACE FUNCTION detente_commit(
-    p_lock bigint, p_head bigint, p_subjects text[], p_revisions bigint[],
-    p_events json, p_rows json, p_channel text, p_payload text
+    p_lock bigint, p_head bigint, p_trusted json, p_events json, p_rows json,
+    p_channel text, p_payload text
 ) RETURNS timestamptz LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
     have bigint;
@@ -104,7 +104,8 @@ BEGIN
     END IF;
     FOR stale IN
         SELECT w.subject, COALESCE(b.revision, 0) AS have, w.revision AS want
-        FROM unnest(p_subjects, p_revisions) AS w(subject, revision)
+        FROM (SELECT key AS subject, value::bigint AS revision
+              FROM json_each_text(p_trusted)) AS w
         LEFT JOIN LATERAL (
             SELECT MAX(e.subject_revision) AS revision FROM events AS e
             WHERE e.subject = w.subject
@@ -133,7 +134,7 @@ END $$;
 
 #: The call of :data:`COMMIT_FUNCTION`; its parameters are :func:`write_params`. Answers
 #: one row: the database clock after the write.
-WRITE = "SELECT detente_commit(%s, %s, %b::text[], %b::bigint[], %s::json, %s::json, %s, %s)"
+WRITE = "SELECT detente_commit(%s, %s, %s::json, %s::json, %s::json, %s, %s)"
 
 #: The log head's sequence (0: empty), to check a write-less transaction started from memory.
 HEAD_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
@@ -154,23 +155,22 @@ def write_params(
     channel: str,
 ) -> list[Any]:
     """The parameters of :data:`WRITE`: the advisory lock key, the head sequence the
-    appends follow, the trusted subjects and their expected revisions, the events, the
-    records, the ``pg_notify`` channel and payload (the last sequence; None: no event).
+    appends follow, the trusted subjects' expected revisions (a JSON object), the events,
+    the records, the ``pg_notify`` channel and payload (the last sequence; None: no event).
 
     The rows travel as one JSON document per table (encoded by orjson, unpacked by
     PostgreSQL's ``json_to_recordset``) rather than one array per column: psycopg adapts
     each array element in Python, which for a batch of N commands cost about 18 array
     adaptations plus N escaped JSON strings per column, several times the rest of the
-    write. The event payloads and record bodies stay JSON *text* inside the document.
+    write (the expected revisions too: their two arrays cost more than the rest of the
+    call). The event payloads and record bodies stay JSON *text* inside the document.
     """
     events_json = [dict(zip(_EVENT_KEYS, event_params(e), strict=True)) for e in events]
     rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
-    subjects = sorted(trusted)
     return [
         lock,
         head,
-        subjects,
-        [trusted[s] for s in subjects],
+        rowjson.dumps_text(trusted),
         rowjson.dumps_text(events_json),
         rowjson.dumps_text(rows_json),
         channel,
