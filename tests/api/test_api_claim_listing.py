@@ -37,7 +37,7 @@ def _open(http: httpx.Client, count: int) -> list[str]:
     ids = []
     for i in range(count):
         body = claim_body(f"src/p{i}/**", agent=f"agent-{i % 3}")
-        body["objective"] = f"edit p{i} \u00e9 \"quoted\" </script>"
+        body["objective"] = f'edit p{i} \u00e9 "quoted" </script>'
         r = http.post("/v1/claims", json=body)
         assert r.status_code == 201, r.text
         ids.append(r.json()["claim"]["id"])
