@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 from fastapi import Request
 
+from detente.api.chunk_writer import ChunkWriter
 from detente.api.sse_filter import EventKeys, StreamFilter, parse_filter, resync
 from detente.api.sse_response import EventStreamResponse
 from detente.api.supervision import supervisor_for
@@ -105,9 +106,13 @@ class _Subscriber:
     queue: deque[tuple[int, bytes]] = field(default_factory=deque)
     live: bool = False
     overflowed: bool = False
+    delivered: int = 0  # the last event handed to the connection (a resync's position)
     #: The future the subscriber's stream waits on (None while it is not waiting): a bare
     #: future, one allocation per wait, is the cheapest wake-up asyncio offers.
     waiter: asyncio.Future[None] | None = None
+    #: The connection's writer while the stream waits with nothing queued: the fan-out
+    #: then writes to the connection itself and the stream's task sleeps on.
+    writer: ChunkWriter | None = None
 
     def wake(self) -> None:
         """Wake the stream if it waits (from the event loop's thread)."""
@@ -117,29 +122,49 @@ class _Subscriber:
             if not waiter.done():
                 waiter.set_result(None)
 
-    async def wait(self) -> None:
-        """Wait until :meth:`wake` (returns at once when something is queued already)."""
+    async def wait(self, writer: ChunkWriter | None) -> None:
+        """Wait until :meth:`wake` (returns at once when something is queued already),
+        letting the fan-out write through ``writer`` meanwhile."""
         if self.queue or self.overflowed:
             return
         waiter = self.waiter = asyncio.get_running_loop().create_future()
+        self.writer = writer
         try:
             await waiter
         finally:
-            self.waiter = None
+            self.waiter = self.writer = None
 
-    def offer(self, keys: EventKeys) -> bool:
-        """Queue the event of ``keys`` if wanted; False when the buffer just overflowed."""
-        seq = keys.event.seq
-        if seq <= self.position or self.overflowed:
+    def offer(self, batch: list[EventKeys]) -> bool:
+        """Deliver the wanted events of ``batch`` (in order): written at once as one chunk
+        when the stream is idle and its connection takes it, else queued; False when the
+        buffer just overflowed."""
+        if self.overflowed:
             return True
-        self.position = seq
-        if not self.filter.wants(keys):
+        wants = self.filter.wants
+        wanted: list[EventKeys] = []
+        for keys in batch:
+            seq = keys.event.seq
+            if seq > self.position:
+                self.position = seq
+                if wants(keys):
+                    wanted.append(keys)
+        if not wanted:
             return True
-        if len(self.queue) >= self.capacity:
-            self.overflowed = True
-            self.wake()
-            return False
-        self.queue.append((seq, keys.message))
+        writer = self.writer
+        if writer is not None and not self.queue:
+            chunk = (
+                wanted[0].message if len(wanted) == 1 else b"".join(keys.message for keys in wanted)
+            )
+            if writer.write_now(chunk):
+                self.delivered = wanted[-1].event.seq
+                return True
+        queue = self.queue
+        for keys in wanted:
+            if len(queue) >= self.capacity:
+                self.overflowed = True
+                self.wake()
+                return False
+            queue.append((keys.event.seq, keys.message))
         self.wake()
         return True
 
@@ -213,26 +238,30 @@ class _Hub:
                     extra={"code": exc.code, "detail": exc.detail},
                 )
                 batch = []
-            subs = list(self.subs)
-            for event in batch:
-                self.position = event.seq
-                keys = EventKeys(event, self.scopes)
-                for sub in subs:
-                    if sub.live and not sub.offer(keys):
+            if batch:
+                # One offer per subscriber for the whole batch: an idle subscriber gets
+                # every event it wants in one write.
+                keyed = [EventKeys(event, self.scopes) for event in batch]
+                self.position = batch[-1].seq
+                for sub in list(self.subs):
+                    if sub.live and not sub.offer(keyed):
                         self.cut_off += 1
             if len(batch) == self.settings.batch:
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.settings.poll_seconds)
 
-    async def stream(self, sub: _Subscriber, first: bytes | None = None) -> AsyncIterator[bytes]:
+    async def stream(
+        self, sub: _Subscriber, first: bytes | None = None, writer: ChunkWriter | None = None
+    ) -> AsyncIterator[bytes]:
         """The messages of one subscriber: ``first`` (a resync hint) if any, the replay from
-        the log, then live from the hub."""
+        the log, then live from the hub, which writes through ``writer`` itself while the
+        stream waits with nothing queued."""
         if first is not None:
             yield first
         await self.add(sub)
         try:
-            delivered = sub.position
+            sub.delivered = sub.position
             while not sub.live:
                 target = self.position  # committed before the read below starts
                 batch = await asyncio.to_thread(self._read, sub.position, sub.filter.repo)
@@ -240,32 +269,32 @@ class _Hub:
                     sub.position = event.seq
                     keys = EventKeys(event, self.scopes)
                     if sub.filter.wants(keys):
-                        delivered = event.seq
+                        sub.delivered = event.seq
                         yield keys.message
                 if len(batch) < self.settings.batch:
                     sub.position = max(sub.position, target)
                 sub.live = sub.position >= self.position  # no await in between
             while True:
                 queue = sub.queue
-                if len(queue) == 1:  # the usual case: one event since the last send
-                    delivered, message = queue.popleft()
+                if len(queue) == 1:
+                    sub.delivered, message = queue.popleft()
                     yield message
                     continue
                 if queue:  # one send for everything waiting: fewer writes per client
                     waiting = list(queue)
                     queue.clear()
-                    delivered = waiting[-1][0]
+                    sub.delivered = waiting[-1][0]
                     yield b"".join(message for _, message in waiting)
                     continue
                 if sub.overflowed:
                     yield resync(
-                        delivered,
+                        sub.delivered,
                         "slow_consumer",
                         f"more than {sub.capacity} events waited for this client; "
-                        f"reconnect with Last-Event-ID: {delivered}",
+                        f"reconnect with Last-Event-ID: {sub.delivered}",
                     )
                     return
-                await sub.wait()
+                await sub.wait(writer)
         finally:
             self.remove(sub)
 
@@ -328,8 +357,10 @@ async def event_stream(
     hint = None
     if resync_reason is not None:
         hint = resync(position, "position_unavailable", resync_reason)
+    writer = ChunkWriter()
     return EventStreamResponse(
-        hub.stream(sub, hint),  # no generator in between: each delivery is one hop less
+        hub.stream(sub, hint, writer),  # no generator in between: one hop less
         heartbeat=hub.settings.heartbeat_seconds,
         send_timeout=hub.settings.send_timeout_seconds,
+        writer=writer,
     )
