@@ -181,6 +181,7 @@ class _Hub:
         self.cut_off = 0
         self.scopes: dict[str, tuple[str, ...]] = {}
         self._scoped_repos: set[str] = set()
+        self._path_filtered = 0  # subscribers with a path filter (they need the scopes)
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._start = asyncio.Lock()
@@ -202,9 +203,12 @@ class _Hub:
                 # instead of leaving every subscriber with pings and no events.
                 self._task = supervisor_for(self.service).start("sse-fanout", self._run)
             self.subs.add(sub)
+            self._path_filtered += sub.filter.path is not None
 
     def remove(self, sub: _Subscriber) -> None:
-        self.subs.discard(sub)
+        if sub in self.subs:
+            self.subs.discard(sub)
+            self._path_filtered -= sub.filter.path is not None
         if not self.subs and self._task is not None:
             self._task.cancel()
             self._task = None
@@ -215,7 +219,7 @@ class _Hub:
     def _read(self, since: int, repo: str | None = None) -> list[StoredEvent]:
         """Read the log after ``since`` (worker thread), learning claim scopes on the way."""
         batch = self.service.store.read(since=since, limit=self.settings.batch, repo=repo)
-        if any(s.filter.path is not None for s in list(self.subs)):
+        if self._path_filtered:
             for event in batch:
                 paths = event.data.get("paths")
                 if event.subject.startswith("claim/") and isinstance(paths, list):
