@@ -1,9 +1,10 @@
 """Benchmark: delay from commit to delivery on the SSE stream with up to 1,000 subscribers.
 
-A detente server runs in a subprocess (SQLite store, uvicorn). N subscribers connect to
-``/v1/events/stream`` from reader processes of their own (``_sse_readers.py``: one
-``epoll`` loop over raw sockets that parses only the ``id:`` lines, a few microseconds per
-delivery, so the readers are not what is measured; ``--reader-processes`` spreads them);
+A detente server runs in a subprocess (SQLite store, uvicorn configured as ``detente
+serve`` configures it). N subscribers connect to ``/v1/events/stream`` from reader
+processes of their own (``_sse_readers.py``: one ``epoll`` loop over raw sockets that
+parses only the ``id:`` lines, a few microseconds per delivery, so the readers are not
+what is measured; ``--reader-processes`` spreads them);
 this process then opens claims at a steady pace over HTTP. For every delivered event the
 delay is the arrival time minus the event's ``at`` (recorded inside the committing
 transaction, same machine clock; read back once from ``GET /v1/events``). Reported per N:
@@ -35,14 +36,14 @@ from _servers import spawn_server
 
 _SERVER = """
 import sys
-import uvicorn
-from detente.api.app import create_app
 from detente.clock import SystemClock
+from detente.server import make_server
 from detente.service import RepoConfig, Service
 from detente.storage.factory import open_store
 service = Service(open_store(sys.argv[1]), SystemClock(), [RepoConfig("demo")])
-uvicorn.run(create_app(service), host="127.0.0.1", port=int(sys.argv[2]), log_level="error",
-            backlog=4096)
+server = make_server(service, port=int(sys.argv[2]), log_level="warning")
+server.config.backlog = 4096  # 1,000 subscribers connect at once
+server.run()
 """
 
 

@@ -167,7 +167,7 @@ def test_the_fan_out_writes_an_idle_subscribers_batch_as_one_chunk_without_wakin
         sub = _Subscriber(parse_filter(None, {}), 0, capacity=8, live=True)
         waiting = asyncio.ensure_future(sub.wait(writer))
         await asyncio.sleep(0)  # the stream now waits with nothing queued
-        assert sub.offer(keys)
+        assert sub.offer(keys, keys[0].message + keys[1].message)
         await asyncio.sleep(0)  # one loop turn: a wake-up would have resumed the waiter
         woken = waiting.done()
         waiting.cancel()
@@ -191,7 +191,7 @@ def test_a_busy_subscribers_events_are_queued_and_wake_its_stream() -> None:
         sub = _Subscriber(parse_filter(None, {}), 0, capacity=8, live=True)
         waiting = asyncio.ensure_future(sub.wait(writer))
         await asyncio.sleep(0)  # the stream now waits
-        assert sub.offer(keys)
+        assert sub.offer(keys, keys[0].message + keys[1].message)
         await asyncio.wait_for(waiting, timeout=10)
         writer.close()
         await writer.wait_closed()
@@ -200,3 +200,23 @@ def test_a_busy_subscribers_events_are_queued_and_wake_its_stream() -> None:
     written, woken, queued = asyncio.run(run())
     assert written == [] and woken
     assert queued == [keys[0].event.seq, keys[1].event.seq]
+
+
+def test_a_filtered_idle_subscriber_is_written_only_the_events_it_wants() -> None:
+    service = Service(MemoryStore(), FakeClock(), [RepoConfig("demo")], ids=counting_ids())
+    keys = _keys(service)
+    wanted = keys[1].event.type
+
+    async def run() -> list[bytes]:
+        server = _Server()
+        writer = ChunkWriter()
+        writer.bind(server, asyncio.get_running_loop())
+        sub = _Subscriber(parse_filter(None, {"type": wanted}), 0, capacity=8, live=True)
+        waiting = asyncio.ensure_future(sub.wait(writer))
+        await asyncio.sleep(0)  # the stream now waits with nothing queued
+        assert sub.offer(keys, keys[0].message + keys[1].message)
+        waiting.cancel()
+        return server.written
+
+    assert keys[0].event.type != wanted
+    assert asyncio.run(run()) == [keys[1].message]

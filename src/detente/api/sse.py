@@ -113,6 +113,8 @@ class _Subscriber:
     #: The connection's writer while the stream waits with nothing queued: the fan-out
     #: then writes to the connection itself and the stream's task sleeps on.
     writer: ChunkWriter | None = None
+    #: No filter at all: every event is wanted, and a batch's shared chunk fits as is.
+    everything: bool = field(init=False, default=False)
 
     def wake(self) -> None:
         """Wake the stream if it waits (from the event loop's thread)."""
@@ -134,27 +136,36 @@ class _Subscriber:
         finally:
             self.waiter = self.writer = None
 
-    def offer(self, batch: list[EventKeys]) -> bool:
-        """Deliver the wanted events of ``batch`` (in order): written at once as one chunk
-        when the stream is idle and its connection takes it, else queued; False when the
-        buffer just overflowed."""
+    def __post_init__(self) -> None:
+        f = self.filter
+        self.everything = f.repo is None and f.claim is None and f.path is None and not f.types
+
+    def offer(self, batch: list[EventKeys], whole: bytes) -> bool:
+        """Deliver the wanted events of ``batch`` (in order; ``whole`` is all their messages
+        in one chunk): written at once as one chunk when the stream is idle and its
+        connection takes it, else queued; False when the buffer just overflowed."""
         if self.overflowed:
             return True
-        wants = self.filter.wants
-        wanted: list[EventKeys] = []
-        for keys in batch:
-            seq = keys.event.seq
-            if seq > self.position:
-                self.position = seq
-                if wants(keys):
-                    wanted.append(keys)
-        if not wanted:
-            return True
+        wanted: list[EventKeys]
+        if self.everything and batch[0].event.seq > self.position:
+            wanted, chunk = batch, whole
+            self.position = batch[-1].event.seq
+        else:
+            wants = self.filter.wants
+            wanted = []
+            for keys in batch:
+                seq = keys.event.seq
+                if seq > self.position:
+                    self.position = seq
+                    if wants(keys):
+                        wanted.append(keys)
+            if not wanted:
+                return True
+            chunk = b""
         writer = self.writer
         if writer is not None and not self.queue:
-            chunk = (
-                wanted[0].message if len(wanted) == 1 else b"".join(keys.message for keys in wanted)
-            )
+            if not chunk:
+                chunk = b"".join(keys.message for keys in wanted)
             if writer.write_now(chunk):
                 self.delivered = wanted[-1].event.seq
                 return True
@@ -246,9 +257,14 @@ class _Hub:
                 # One offer per subscriber for the whole batch: an idle subscriber gets
                 # every event it wants in one write.
                 keyed = [EventKeys(event, self.scopes) for event in batch]
+                whole = (  # encoded once per batch for every unfiltered subscriber
+                    keyed[0].message
+                    if len(keyed) == 1
+                    else b"".join(keys.message for keys in keyed)
+                )
                 self.position = batch[-1].seq
                 for sub in list(self.subs):
-                    if sub.live and not sub.offer(keyed):
+                    if sub.live and not sub.offer(keyed, whole):
                         self.cut_off += 1
             if len(batch) == self.settings.batch:
                 continue
