@@ -12,8 +12,12 @@ prefix: events of claims whose scope has a pattern under it, or covering it); ``
 (comma-separated names, ``claim.*`` for a family).
 
 One fan-out per server (:class:`_Hub`) reads the log once per wake-up and hands each
-event, encoded once and with its filter keys computed once
-(:class:`~detente.api.sse_filter.EventKeys`), to every subscriber's bounded buffer.
+batch of events, encoded once and with its filter keys computed once
+(:class:`~detente.api.sse_filter.EventKeys`), to every subscriber: as one chunk written
+straight to the connection when the subscriber's stream is idle and the connection takes
+it without blocking (:class:`~detente.api.chunk_writer.ChunkWriter`; no task wakes for
+such a delivery), else into the subscriber's bounded buffer, which the stream's task
+drains in order.
 Wake-ups come from this server's commits, from the store for other servers' commits
 (PostgreSQL ``NOTIFY``, an etcd watch) and from a poll timer (other processes on one
 SQLite file); they are hints: the hub always re-reads from its sequence, so nothing is
