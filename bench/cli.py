@@ -18,7 +18,12 @@ Commands (local mode, ``DETENTE_LOCAL=1``, in the repository):
 - ``git status``: what an agent already pays per tool use (baseline);
 - ``detente --help``: target <= 0.10 s;
 - ``detente claim status ID --json``: target <= 0.15 s at 10,000 events;
-- ``detente claim list --json``: every claim (100).
+- ``detente claim list --json``: every claim (100);
+- ``detente claim status ID --json`` without ``DETENTE_LOCAL`` and with no server running:
+  what a user pays by default (the probe of ``127.0.0.1:7420`` finds nothing, then local
+  mode; skipped when something listens there);
+- ``detente claim status ID --json`` against ``detente serve`` on the same store
+  (``DETENTE_URL``): server mode.
 
 Usage: ``python bench/cli.py [--sizes 100,10000] [--runs 15]``
 """
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import socket
 import statistics
 import subprocess
 import sys
@@ -35,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _servers import make_repo
+from _servers import make_repo, spawn_server
 
 from detente.client.connect import open_local
 
@@ -79,6 +85,11 @@ def _seed(repo: Path, events: int) -> str:
         client.close()
 
 
+def _port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) != 0
+
+
 def _timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and child CPU seconds (user + system) of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -117,28 +128,42 @@ def main() -> None:
             repo = make_repo(Path(tmp))
             print(f"seeding {size} events ...", file=sys.stderr)
             claim_id = _seed(repo, size)
-            commands = {
-                "python -c pass": [sys.executable, "-c", "pass"],
-                "git status": ["git", "status"],
-                "detente --help": [*_DETENTE, "--help"],
-                "detente claim status ID --json": [
-                    *_DETENTE,
-                    "claim",
-                    "status",
-                    claim_id,
-                    "--json",
-                ],
-                "detente claim list --json": [*_DETENTE, "claim", "list", "--json"],
+            status = [*_DETENTE, "claim", "status", claim_id, "--json"]
+            commands: dict[str, tuple[list[str], dict[str, str]]] = {
+                "python -c pass": ([sys.executable, "-c", "pass"], env),
+                "git status": (["git", "status"], env),
+                "detente --help": ([*_DETENTE, "--help"], env),
+                "detente claim status ID --json": (status, env),
+                "detente claim list --json": ([*_DETENTE, "claim", "list", "--json"], env),
             }
+            probing = {k: v for k, v in env.items() if k != "DETENTE_LOCAL"}
+            if _port_is_free(7420):
+                commands["claim status, default (no server: probe, then local)"] = (
+                    status,
+                    probing,
+                )
+            server, port = spawn_server(
+                [*_DETENTE, "serve", "--repo", str(repo), "--port"],
+                "detente serve",
+                env=probing,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            served = {**probing, "DETENTE_URL": f"http://127.0.0.1:{port}"}
+            commands["claim status, server mode (DETENTE_URL)"] = (status, served)
             walls: dict[str, list[float]] = {name: [] for name in commands}
             cpus: dict[str, list[float]] = {name: [] for name in commands}
-            for run in range(args.runs + 1):
-                for name, command in commands.items():
-                    wall, cpu = _timed(command, repo, env)
-                    if run:  # the first round warms the page cache and the .pyc files
-                        walls[name].append(wall)
-                        cpus[name].append(cpu)
-                print(f"  run {run}/{args.runs}", file=sys.stderr)
+            try:
+                for run in range(args.runs + 1):
+                    for name, (command, command_env) in commands.items():
+                        wall, cpu = _timed(command, repo, command_env)
+                        if run:  # the first round warms the page cache and the .pyc files
+                            walls[name].append(wall)
+                            cpus[name].append(cpu)
+                    print(f"  run {run}/{args.runs}", file=sys.stderr)
+            finally:
+                server.terminate()
+                server.wait(timeout=30)
             base = statistics.median(walls["python -c pass"])
             base_cpu = statistics.median(cpus["python -c pass"])
             for name in commands:

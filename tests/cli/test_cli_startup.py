@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,11 +13,13 @@ import typer
 from cli_harness import Cli
 from typer.testing import CliRunner
 
+from api.conftest import running
 from detente import __version__
 from detente.cli.lazy_group import hoist_global_options
 from detente.cli.main import COMMANDS, app
 from detente.cli.render import EXIT_CODES_HELP
 from detente.cli.root_help import GLOBAL_OPTIONS, root_help
+from detente.runtime import build_service
 
 _HEAVY = (
     "typer",
@@ -46,7 +49,7 @@ import json, os, sys
 from detente.cli.main import main
 
 def report(code, how):
-    heavy = sorted({m.split(".")[0] for m in sys.modules} & set(%r))
+    heavy = sorted({m.split(".")[0] for m, v in sys.modules.items() if v} & set(%r))
     unneeded = sorted(set(sys.modules) & set(%r))
     print(json.dumps({"code": code, "heavy": heavy, "exit": how, "unneeded": unneeded}),
           file=sys.stderr)
@@ -210,3 +213,68 @@ def test_version_is_printed_fast_and_with_other_global_options(tmp_path: Path) -
     assert out.strip() == f"detente {__version__}"
     result = CliRunner().invoke(app, ["--local", "--version"])
     assert result.exit_code == 0 and result.stdout.strip() == f"detente {__version__}"
+
+
+# Runs one read through the console entry point, then names the packages it imported.
+_MODULES = """
+import json, os, sys
+from detente.cli.main import main
+
+exit_now = os._exit
+def reported_exit(code):
+    names = ("httpx", "click", "rich", "pygments", "typer", "trio")
+    loaded = {m.split(".")[0] for m, module in sys.modules.items() if module}
+    print(json.dumps(sorted(loaded & set(names))),
+          file=sys.stderr)
+    sys.stderr.flush()
+    exit_now(code)
+
+os._exit = reported_exit
+sys.argv = ["detente", *sys.argv[1:]]
+main()
+"""
+
+
+def test_a_read_from_a_server_imports_httpx_without_its_command_line_or_the_parser(
+    repo: Path,
+) -> None:
+    claim = Cli(repo).open("docs/**")["claim"]  # local mode, on the store the server opens
+    service = build_service([repo])
+    try:
+        with running(service) as base:
+            env = {k: v for k, v in os.environ.items() if k != "DETENTE_LOCAL"}
+            done = subprocess.run(
+                [sys.executable, "-c", _MODULES, "claim", "status", claim["id"], "--json"],
+                cwd=repo,
+                capture_output=True,
+                text=True,
+                env={**env, "DETENTE_URL": base},
+                check=False,
+                timeout=120,
+            )
+    finally:
+        service.store.close()
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["claim"]["id"] == claim["id"]
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == ["httpx"]
+
+
+def test_with_no_server_listening_the_probe_falls_back_to_local_mode_without_httpx(
+    repo: Path,
+) -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]  # closed again: nobody listens there
+    script = (
+        "import sys; from pathlib import Path; from detente.client.connect import connect; "
+        f"c = connect(None, Path('.'), local=False, probe_url='http://127.0.0.1:{port}'); "
+        "print(c.mode, 'httpx' in sys.modules); c.close()"
+    )
+
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, timeout=120
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["local", "False"]

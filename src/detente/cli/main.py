@@ -152,6 +152,12 @@ def main() -> None:
     """
     import sys
 
+    # Optional imports of httpx and httpcore that a detente process never uses, each worth
+    # tens of milliseconds per call: httpx's own command line (click, rich, pygments) and
+    # trio (detente runs on asyncio). A None entry makes importing them fail, and both
+    # libraries fall back as they do when the package is not installed.
+    for unused in ("httpx._main", "trio"):
+        sys.modules.setdefault(unused, None)  # type: ignore[arg-type]
     args = sys.argv[1:]
     if not _LONG_RUNNING.intersection(args):
         # One command and exit: no background model load for a semantic mode it would not

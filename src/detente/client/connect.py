@@ -120,22 +120,41 @@ def _open(repo: Path | None) -> tuple[RepoInfo | None, errors.DetenteError | Non
 
 
 def _probe(url: str, timeout: float) -> HttpClient | None:
-    """A client of the server answering ``url/healthz`` within ``timeout`` seconds."""
+    """A client of the server answering ``url/healthz`` within ``timeout`` seconds.
+
+    A port nobody listens on is found with one TCP connection attempt, before httpx is
+    imported: local mode, the common case of a CLI call, does not pay for the HTTP stack.
+    """
+    if not _listening(url, timeout):
+        return None
     import httpx
 
-    from detente.client.credentials import credentials
-    from detente.client.http import REQUEST_TIMEOUT, HttpClient
+    from detente.client.http import HttpClient
     from detente.client.routes import HEALTH
 
-    http = httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT, auth=credentials())
+    client = HttpClient.to(url)
     try:
-        response = http.get(HEALTH.path, timeout=timeout)
+        response = client.http.get(HEALTH.path, timeout=timeout)
         if response.status_code == 200 and response.json().get("ok") is True:
-            return HttpClient(http)
+            return client
     except (httpx.HTTPError, ValueError, AttributeError):
         pass
-    http.close()
+    client.close()
     return None
+
+
+def _listening(url: str, timeout: float) -> bool:
+    """Whether something accepts TCP connections on ``url``'s host and port."""
+    import socket
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname or "127.0.0.1", port), timeout=timeout):
+            return True
+    except (OSError, ValueError):
+        return False
 
 
 def _name_on_server(client: Client, info: RepoInfo | None, *, explicit: bool) -> str | None:
