@@ -71,6 +71,15 @@ def test_a_start_from_memory_needs_both_a_head_and_a_fresh_clock_reading() -> No
     assert memory.take() is None  # taken: the next transaction reads unless kept again
 
 
+def test_a_head_older_than_one_already_kept_is_not_remembered() -> None:
+    memory = PgMemory(_Monotonic())
+    memory.saw_clock(datetime(2026, 1, 1, tzinfo=UTC))
+    memory.keep(Head(6, "h6", 0, 0))
+    memory.keep(Head(5, "h5", 0, 0))  # a transaction that ended later, committed earlier
+    start = memory.take()
+    assert start is not None and start.head.seq == 6
+
+
 def test_a_single_writer_starts_every_transaction_after_its_first_from_memory(
     two_servers: tuple[PostgresStore, PostgresStore],
 ) -> None:

@@ -318,9 +318,9 @@ class PostgresStore(SqlSnapshots, SqlReads):
             self.memory.saw_clock(clock)
         tail = tx.appended[-1] if tx.appended else None
         if tail is not None:
-            self.memory.heads.keep(Head(tail.seq, tail.hash, 0, 0, at=tail.at))
+            self.memory.keep(Head(tail.seq, tail.hash, 0, 0, at=tail.at))
         else:
-            self.memory.heads.keep(Head(head[0], head[1], 0, 0, at=last))
+            self.memory.keep(Head(head[0], head[1], 0, 0, at=last))
 
     def _committed(self, event_id: str) -> bool:
         """After a lost COMMIT: wait out the old transaction (it holds the lock), then look."""
