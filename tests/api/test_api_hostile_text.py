@@ -223,3 +223,32 @@ def test_a_lone_surrogate_in_an_objective_change_or_an_agents_branch_is_a_422(
     _refused(http, f"/v1/claims/{claim['id']}/objective", body, "objective")
     agent = {"sessionId": "s1", "agentName": "a", "intent": "", "branch": "\ud800"}
     _refused(http, "/v1/agents", {**agent, "ttlSeconds": 60, "repo": "demo"}, "branch")
+
+
+def test_a_split_assigning_a_malformed_section_key_is_refused(
+    http: httpx.Client, repo: tuple[Path, str]
+) -> None:
+    impact = _impact("build")
+    first = http.post("/v1/claims", json=_seed(repo[1], paths=[], memoryImpacts=impact))
+    assert first.status_code == 201, first.text
+    bob = {"id": "bob", "name": "bob"}
+    second = http.post("/v1/claims", json=_seed(repo[1], paths=[], memoryImpacts=impact, agent=bob))
+    assert second.status_code == 201 and second.json()["meeting"], second.text
+    meeting = second.json()["meeting"]
+    body = {
+        "expectedMeetingRevision": meeting["revision"],
+        "resolution": {
+            "type": "split_ownership",
+            "assignments": [
+                {"claimId": second.json()["claim"]["id"], "targets": ["AGENTS.md#build\u0000"]},
+                {"claimId": first.json()["claim"]["id"], "targets": []},
+            ],
+        },
+        "resolvedBy": "human1",
+    }
+    before = _event_count(http)
+    r = http.post(f"/v1/meetings/{meeting['id']}/resolve", json=body)
+    assert r.status_code == 422 and r.json()["code"] == "validation_error", r.text
+    assert "section key" in r.json()["detail"]
+    assert r.json()["field"].startswith("resolution.assignments[0]")
+    assert _event_count(http) == before
