@@ -1,29 +1,32 @@
 """Benchmark: delay from commit to delivery on the SSE stream with up to 1,000 subscribers.
 
-A detente server runs in a subprocess (SQLite store, uvicorn). N subscribers connect to
-``/v1/events/stream`` from this process (one asyncio loop, raw sockets that parse only the
-``id:`` lines, so the client is not what is measured); a writer then opens claims at a
-steady pace over HTTP. For every delivered event the delay is the arrival time minus the
-event's ``at`` (recorded inside the committing transaction, same machine clock; read back
-once from ``GET /v1/events``). Reported per N: events delivered, p50 and p99 delay, and
-the ratio against the 1-subscriber run measured first in the same process (the
-baseline), the server's CPU time per subscriber while they connect, and its CPU time per
-delivery while the events flow, beyond that baseline (``/proc`` of the server process:
-what each further subscriber costs per event).
+A detente server runs in a subprocess (SQLite store, uvicorn configured as ``detente
+serve`` configures it). N subscribers connect to ``/v1/events/stream`` from reader
+processes of their own (``_sse_readers.py``: one ``epoll`` loop over raw sockets that
+parses only the ``id:`` lines, a few microseconds per delivery, so the readers are not
+what is measured; ``--reader-processes`` spreads them);
+this process then opens claims at a steady pace over HTTP. For every delivered event the
+delay is the arrival time minus the event's ``at`` (recorded inside the committing
+transaction, same machine clock; read back once from ``GET /v1/events``). Reported per N:
+events delivered, p50 and p99 delay, and the ratio against the 1-subscriber run measured
+first in the same process (the baseline), the server's CPU time per subscriber while they
+connect, and its CPU time per delivery while the events flow, beyond that baseline
+(``/proc`` of the server process: what each further subscriber costs per event).
 
-Usage: ``python bench/watch.py [--subscribers 1,100,1000] [--claims 50] [--rate 10]``
-(``--rate``: claims per second; each claim is two events).
+Usage: ``python bench/watch.py [--subscribers 1,100,1000] [--claims 50] [--rate 10]
+[--reader-processes 1]`` (``--rate``: claims per second; each claim is two events, committed
+together). "client CPU s" is the reader processes' CPU time.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import array
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -33,14 +36,14 @@ from _servers import spawn_server
 
 _SERVER = """
 import sys
-import uvicorn
-from detente.api.app import create_app
 from detente.clock import SystemClock
+from detente.server import make_server
 from detente.service import RepoConfig, Service
 from detente.storage.factory import open_store
 service = Service(open_store(sys.argv[1]), SystemClock(), [RepoConfig("demo")])
-uvicorn.run(create_app(service), host="127.0.0.1", port=int(sys.argv[2]), log_level="error",
-            backlog=4096)
+server = make_server(service, port=int(sys.argv[2]), log_level="warning")
+server.config.backlog = 4096  # 1,000 subscribers connect at once
+server.run()
 """
 
 
@@ -55,69 +58,62 @@ def _claim(n: int) -> dict[str, object]:
     }
 
 
-async def _subscribe(
-    port: int, first: int, last: int, arrivals: list[tuple[int, float]], ready: list[int]
-) -> None:
-    """One subscriber on a raw socket: records ``(seq, arrival time)`` of every event up to
-    ``last`` (only the ``id:`` lines are parsed: the client must not be the bottleneck)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(
-        f"GET /v1/events/stream?since={first - 1} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
-    )
-    await writer.drain()
-    buffer = await reader.readuntil(b"\r\n\r\n")  # the response's head: streaming
-    assert buffer.startswith(b"HTTP/1.1 200"), buffer
-    ready[0] += 1
-    buffer = b""
-    try:
-        while True:
-            chunk = await reader.read(65536)
-            if not chunk:
-                raise RuntimeError("the stream ended early")
-            now = time.time()
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                if line.startswith(b"id:"):
-                    seq = int(line[3:])
-                    arrivals.append((seq, now))
-                    if seq >= last:
-                        return
-    finally:
-        writer.close()
+def _readers(
+    port: int, first: int, last: int, subscribers: int, processes: int, tmp: str
+) -> list[tuple[subprocess.Popen[str], str]]:
+    """Start ``subscribers`` streams in ``processes`` reader processes (``_sse_readers.py``)
+    and wait until every stream's response has begun."""
+    script = str(Path(__file__).with_name("_sse_readers.py"))
+    started = []
+    for i in range(processes):
+        count = subscribers // processes + (i < subscribers % processes)
+        if not count:
+            continue
+        out = f"{tmp}/arrivals-{first}-{i}.bin"
+        argv = [sys.executable, script, str(port), str(first - 1), str(last), str(count), out]
+        started.append((subprocess.Popen(argv, stdout=subprocess.PIPE, text=True), out))
+    for proc, _ in started:
+        assert proc.stdout is not None
+        if proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("a reader process failed to connect")
+    return started
 
 
-async def _run(
-    base: str, port: int, pid: int, subscribers: int, claims: int, rate: float, first: int
-) -> tuple[list[float], float, float]:
-    """Delays (seconds) of every delivery of events ``first .. first + 2*claims - 1``, and
-    the server's CPU seconds while the subscribers connected and while the events flowed."""
+def _run(
+    base: str,
+    port: int,
+    pid: int,
+    subscribers: int,
+    claims: int,
+    rate: float,
+    first: int,
+    processes: int,
+    tmp: str,
+) -> tuple[list[float], float, float, float]:
+    """Delays (seconds) of every delivery of events ``first .. first + 2*claims - 1``, the
+    server's CPU seconds while the subscribers connected and while the events flowed, and
+    the reader processes' CPU seconds."""
     last = first + 2 * claims - 1
-    arrivals: list[tuple[int, float]] = []
-
-    def write() -> None:
-        with httpx.Client(base_url=base, timeout=30) as http:
-            t0 = time.perf_counter()
-            for n in range(claims):
-                http.post("/v1/claims", json=_claim(first + n))
-                pause = t0 + (n + 1) / rate - time.perf_counter()
-                if pause > 0:
-                    time.sleep(pause)  # pacing the load, not waiting for a result
-
-    ready = [0]
     connect_cpu = _cpu_seconds(pid)
-    tasks = [
-        asyncio.create_task(_subscribe(port, first, last, arrivals, ready))
-        for _ in range(subscribers)
-    ]
-    while ready[0] < subscribers:  # every stream answered (an event before that is
-        await asyncio.sleep(0.05)  # replayed from the log, never lost)
-    events_cpu = _cpu_seconds(pid)
-    connect_cpu = events_cpu - connect_cpu
-    writer = threading.Thread(target=write)
-    writer.start()
-    await asyncio.wait_for(asyncio.gather(*tasks), timeout=300)
-    writer.join()
+    readers = _readers(port, first, last, subscribers, processes, tmp)
+    events_cpu = _cpu_seconds(pid)  # every stream answered (an event before that is
+    connect_cpu = events_cpu - connect_cpu  # replayed from the log, never lost)
+    with httpx.Client(base_url=base, timeout=30) as http:
+        t0 = time.perf_counter()
+        for n in range(claims):
+            http.post("/v1/claims", json=_claim(first + n))
+            pause = t0 + (n + 1) / rate - time.perf_counter()
+            if pause > 0:
+                time.sleep(pause)  # pacing the load, not waiting for a result
+    client_cpu = 0.0
+    arrivals = array.array("d")
+    for proc, out in readers:
+        stdout, _ = proc.communicate(timeout=300)
+        if proc.returncode:
+            raise RuntimeError("a reader process failed")
+        client_cpu += float(stdout.split()[-1])
+        with open(out, "rb") as f:
+            arrivals.frombytes(f.read())
     events_cpu = _cpu_seconds(pid) - events_cpu
     with httpx.Client(base_url=base, timeout=30) as http:
         page = http.get("/v1/events", params={"since": first - 1, "limit": 2 * claims}).json()
@@ -125,8 +121,9 @@ async def _run(
         e["seq"]: datetime.fromisoformat(e["at"].replace("Z", "+00:00")).timestamp()
         for e in page["events"]
     }
-    assert len(arrivals) == subscribers * 2 * claims, "every subscriber gets every event"
-    return [arrived - at[seq] for seq, arrived in arrivals], connect_cpu, events_cpu
+    delays = [arrivals[i + 1] - at[int(arrivals[i])] for i in range(0, len(arrivals), 2)]
+    assert len(delays) == subscribers * 2 * claims, "every subscriber gets every event"
+    return delays, connect_cpu, events_cpu, client_cpu
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -144,6 +141,9 @@ def main() -> None:
     parser.add_argument("--subscribers", default="1,100,1000")
     parser.add_argument("--claims", type=int, default=50)
     parser.add_argument("--rate", type=float, default=10.0)
+    parser.add_argument(
+        "--reader-processes", type=int, default=1, help="processes the subscribers share"
+    )
     args = parser.parse_args()
     sizes = [int(x) for x in args.subscribers.split(",")]
     if sizes[0] != 1:
@@ -167,14 +167,20 @@ def main() -> None:
         # Warm-up, not reported: the first claim openings pay one-time costs (imports, the
         # similarity model, caches) that would otherwise inflate the 1-subscriber baseline
         # and so understate what each further subscriber costs.
-        asyncio.run(_run(base, port, proc.pid, 1, 20, args.rate, 1))
+        _run(base, port, proc.pid, 1, 20, args.rate, 1, 1, tmp)
         first, baseline, base_cpu = 41, None, None
         for n in sizes:
-            client_cpu = time.process_time()
-            delays, connect_cpu, events_cpu = asyncio.run(
-                _run(base, port, proc.pid, n, args.claims, args.rate, first)
+            delays, connect_cpu, events_cpu, client_cpu = _run(
+                base,
+                port,
+                proc.pid,
+                n,
+                args.claims,
+                args.rate,
+                first,
+                args.reader_processes,
+                tmp,
             )
-            client_cpu = time.process_time() - client_cpu
             first += 2 * args.claims
             ms = sorted(d * 1000 for d in delays)
             p50, p99 = statistics.median(ms), ms[min(len(ms) - 1, int(len(ms) * 0.99))]

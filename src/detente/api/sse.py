@@ -12,8 +12,12 @@ prefix: events of claims whose scope has a pattern under it, or covering it); ``
 (comma-separated names, ``claim.*`` for a family).
 
 One fan-out per server (:class:`_Hub`) reads the log once per wake-up and hands each
-event, encoded once and with its filter keys computed once
-(:class:`~detente.api.sse_filter.EventKeys`), to every subscriber's bounded buffer.
+batch of events, encoded once and with its filter keys computed once
+(:class:`~detente.api.sse_filter.EventKeys`), to every subscriber: as one chunk written
+straight to the connection when the subscriber's stream is idle and the connection takes
+it without blocking (:class:`~detente.api.chunk_writer.ChunkWriter`; no task wakes for
+such a delivery), else into the subscriber's bounded buffer, which the stream's task
+drains in order.
 Wake-ups come from this server's commits, from the store for other servers' commits
 (PostgreSQL ``NOTIFY``, an etcd watch) and from a poll timer (other processes on one
 SQLite file); they are hints: the hub always re-reads from its sequence, so nothing is
@@ -47,6 +51,7 @@ from dataclasses import dataclass, field
 
 from fastapi import Request
 
+from detente.api.chunk_writer import ChunkWriter
 from detente.api.sse_filter import EventKeys, StreamFilter, parse_filter, resync
 from detente.api.sse_response import EventStreamResponse
 from detente.api.supervision import supervisor_for
@@ -105,9 +110,15 @@ class _Subscriber:
     queue: deque[tuple[int, bytes]] = field(default_factory=deque)
     live: bool = False
     overflowed: bool = False
+    delivered: int = 0  # the last event handed to the connection (a resync's position)
     #: The future the subscriber's stream waits on (None while it is not waiting): a bare
     #: future, one allocation per wait, is the cheapest wake-up asyncio offers.
     waiter: asyncio.Future[None] | None = None
+    #: The connection's writer while the stream waits with nothing queued: the fan-out
+    #: then writes to the connection itself and the stream's task sleeps on.
+    writer: ChunkWriter | None = None
+    #: No filter at all: every event is wanted, and a batch's shared chunk fits as is.
+    everything: bool = field(init=False, default=False)
 
     def wake(self) -> None:
         """Wake the stream if it waits (from the event loop's thread)."""
@@ -117,29 +128,58 @@ class _Subscriber:
             if not waiter.done():
                 waiter.set_result(None)
 
-    async def wait(self) -> None:
-        """Wait until :meth:`wake` (returns at once when something is queued already)."""
+    async def wait(self, writer: ChunkWriter | None) -> None:
+        """Wait until :meth:`wake` (returns at once when something is queued already),
+        letting the fan-out write through ``writer`` meanwhile."""
         if self.queue or self.overflowed:
             return
         waiter = self.waiter = asyncio.get_running_loop().create_future()
+        self.writer = writer
         try:
             await waiter
         finally:
-            self.waiter = None
+            self.waiter = self.writer = None
 
-    def offer(self, keys: EventKeys) -> bool:
-        """Queue the event of ``keys`` if wanted; False when the buffer just overflowed."""
-        seq = keys.event.seq
-        if seq <= self.position or self.overflowed:
+    def __post_init__(self) -> None:
+        f = self.filter
+        self.everything = f.repo is None and f.claim is None and f.path is None and not f.types
+
+    def offer(self, batch: list[EventKeys], whole: bytes) -> bool:
+        """Deliver the wanted events of ``batch`` (in order; ``whole`` is all their messages
+        in one chunk): written at once as one chunk when the stream is idle and its
+        connection takes it, else queued; False when the buffer just overflowed."""
+        if self.overflowed:
             return True
-        self.position = seq
-        if not self.filter.wants(keys):
-            return True
-        if len(self.queue) >= self.capacity:
-            self.overflowed = True
-            self.wake()
-            return False
-        self.queue.append((seq, keys.message))
+        wanted: list[EventKeys]
+        if self.everything and batch[0].event.seq > self.position:
+            wanted, chunk = batch, whole
+            self.position = batch[-1].event.seq
+        else:
+            wants = self.filter.wants
+            wanted = []
+            for keys in batch:
+                seq = keys.event.seq
+                if seq > self.position:
+                    self.position = seq
+                    if wants(keys):
+                        wanted.append(keys)
+            if not wanted:
+                return True
+            chunk = b""
+        writer = self.writer
+        if writer is not None and not self.queue:
+            if not chunk:
+                chunk = b"".join(keys.message for keys in wanted)
+            if writer.write_now(chunk):
+                self.delivered = wanted[-1].event.seq
+                return True
+        queue = self.queue
+        for keys in wanted:
+            if len(queue) >= self.capacity:
+                self.overflowed = True
+                self.wake()
+                return False
+            queue.append((keys.event.seq, keys.message))
         self.wake()
         return True
 
@@ -156,6 +196,7 @@ class _Hub:
         self.cut_off = 0
         self.scopes: dict[str, tuple[str, ...]] = {}
         self._scoped_repos: set[str] = set()
+        self._path_filtered = 0  # subscribers with a path filter (they need the scopes)
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._start = asyncio.Lock()
@@ -177,9 +218,12 @@ class _Hub:
                 # instead of leaving every subscriber with pings and no events.
                 self._task = supervisor_for(self.service).start("sse-fanout", self._run)
             self.subs.add(sub)
+            self._path_filtered += sub.filter.path is not None
 
     def remove(self, sub: _Subscriber) -> None:
-        self.subs.discard(sub)
+        if sub in self.subs:
+            self.subs.discard(sub)
+            self._path_filtered -= sub.filter.path is not None
         if not self.subs and self._task is not None:
             self._task.cancel()
             self._task = None
@@ -190,7 +234,7 @@ class _Hub:
     def _read(self, since: int, repo: str | None = None) -> list[StoredEvent]:
         """Read the log after ``since`` (worker thread), learning claim scopes on the way."""
         batch = self.service.store.read(since=since, limit=self.settings.batch, repo=repo)
-        if any(s.filter.path is not None for s in list(self.subs)):
+        if self._path_filtered:
             for event in batch:
                 paths = event.data.get("paths")
                 if event.subject.startswith("claim/") and isinstance(paths, list):
@@ -213,26 +257,35 @@ class _Hub:
                     extra={"code": exc.code, "detail": exc.detail},
                 )
                 batch = []
-            subs = list(self.subs)
-            for event in batch:
-                self.position = event.seq
-                keys = EventKeys(event, self.scopes)
-                for sub in subs:
-                    if sub.live and not sub.offer(keys):
+            if batch:
+                # One offer per subscriber for the whole batch: an idle subscriber gets
+                # every event it wants in one write.
+                keyed = [EventKeys(event, self.scopes) for event in batch]
+                whole = (  # encoded once per batch for every unfiltered subscriber
+                    keyed[0].message
+                    if len(keyed) == 1
+                    else b"".join(keys.message for keys in keyed)
+                )
+                self.position = batch[-1].seq
+                for sub in list(self.subs):
+                    if sub.live and not sub.offer(keyed, whole):
                         self.cut_off += 1
             if len(batch) == self.settings.batch:
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.settings.poll_seconds)
 
-    async def stream(self, sub: _Subscriber, first: bytes | None = None) -> AsyncIterator[bytes]:
+    async def stream(
+        self, sub: _Subscriber, first: bytes | None = None, writer: ChunkWriter | None = None
+    ) -> AsyncIterator[bytes]:
         """The messages of one subscriber: ``first`` (a resync hint) if any, the replay from
-        the log, then live from the hub."""
+        the log, then live from the hub, which writes through ``writer`` itself while the
+        stream waits with nothing queued."""
         if first is not None:
             yield first
         await self.add(sub)
         try:
-            delivered = sub.position
+            sub.delivered = sub.position
             while not sub.live:
                 target = self.position  # committed before the read below starts
                 batch = await asyncio.to_thread(self._read, sub.position, sub.filter.repo)
@@ -240,32 +293,32 @@ class _Hub:
                     sub.position = event.seq
                     keys = EventKeys(event, self.scopes)
                     if sub.filter.wants(keys):
-                        delivered = event.seq
+                        sub.delivered = event.seq
                         yield keys.message
                 if len(batch) < self.settings.batch:
                     sub.position = max(sub.position, target)
                 sub.live = sub.position >= self.position  # no await in between
             while True:
                 queue = sub.queue
-                if len(queue) == 1:  # the usual case: one event since the last send
-                    delivered, message = queue.popleft()
+                if len(queue) == 1:
+                    sub.delivered, message = queue.popleft()
                     yield message
                     continue
                 if queue:  # one send for everything waiting: fewer writes per client
                     waiting = list(queue)
                     queue.clear()
-                    delivered = waiting[-1][0]
+                    sub.delivered = waiting[-1][0]
                     yield b"".join(message for _, message in waiting)
                     continue
                 if sub.overflowed:
                     yield resync(
-                        delivered,
+                        sub.delivered,
                         "slow_consumer",
                         f"more than {sub.capacity} events waited for this client; "
-                        f"reconnect with Last-Event-ID: {delivered}",
+                        f"reconnect with Last-Event-ID: {sub.delivered}",
                     )
                     return
-                await sub.wait()
+                await sub.wait(writer)
         finally:
             self.remove(sub)
 
@@ -328,8 +381,10 @@ async def event_stream(
     hint = None
     if resync_reason is not None:
         hint = resync(position, "position_unavailable", resync_reason)
+    writer = ChunkWriter()
     return EventStreamResponse(
-        hub.stream(sub, hint),  # no generator in between: each delivery is one hop less
+        hub.stream(sub, hint, writer),  # no generator in between: one hop less
         heartbeat=hub.settings.heartbeat_seconds,
         send_timeout=hub.settings.send_timeout_seconds,
+        writer=writer,
     )

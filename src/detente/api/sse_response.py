@@ -6,8 +6,11 @@ timer (its per-send timeout), a lock and an encoding check; with 1,000 subscribe
 every subscriber finished bytes, so this response only writes them, from a task of its own
 (a wake-up resumes that task's two coroutines rather than the request's chain through
 every middleware) and straight to the server's ``send`` (past the middlewares' wrappers,
-see :mod:`detente.api.server_send`). What a stream needs besides is per connection, on one
-timer, never per chunk:
+see :mod:`detente.api.server_send`). Those writes go through the response's
+:class:`~detente.api.chunk_writer.ChunkWriter`, which the body's producer may also use to
+write a chunk itself while the stream's task is idle (the fan-out does: no task wakes at
+all for such a delivery). What a stream needs besides is per connection, on one timer,
+never per chunk:
 
 - **heartbeat**: ``: ping`` comment lines when nothing was written for
   ``heartbeat`` seconds (proxies close idle connections);
@@ -20,6 +23,7 @@ Args:
     body: the stream's messages, already encoded (each a whole number of SSE messages).
     heartbeat: seconds of silence before a ``: ping`` line.
     send_timeout: seconds one send may block before the connection is dropped.
+    writer: the chunk writer ``body``'s producer writes through (a new one if None).
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ import logging
 from collections.abc import AsyncIterator
 
 from starlette.responses import StreamingResponse
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
+from detente.api.chunk_writer import ChunkWriter
 from detente.api.server_send import SERVER_SEND, STREAMED_BYTES
 
 __all__ = ["PING", "EventStreamResponse"]
@@ -48,25 +53,30 @@ class EventStreamResponse(StreamingResponse):
     """A ``text/event-stream`` response writing ``body``'s chunks as they come."""
 
     def __init__(
-        self, body: AsyncIterator[bytes], *, heartbeat: float, send_timeout: float
+        self,
+        body: AsyncIterator[bytes],
+        *,
+        heartbeat: float,
+        send_timeout: float,
+        writer: ChunkWriter | None = None,
     ) -> None:
         super().__init__(body, media_type="text/event-stream", headers=_HEADERS)
         self._events = body
         self.heartbeat = heartbeat
         self.send_timeout = send_timeout
-        self._last_write = 0.0
-        self._sending_since: float | None = None
+        #: Writes the body chunks; ``body``'s producer may write through it directly.
+        self.writer = writer if writer is not None else ChunkWriter()
         self._closed = False
         self._ended: str | None = None  # why this response cancelled its own task
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         loop = asyncio.get_running_loop()
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-        self._last_write = loop.time()
+        self.writer.bind(scope.get(SERVER_SEND, send), loop)
         # The chunks are written by a task of their own: waking it for a delivery resumes
         # two coroutines, where the request's task would resume the whole middleware
         # stack's chain of awaits (a dozen frames) for every message.
-        pump = loop.create_task(self._pump(scope, send))
+        pump = loop.create_task(self._pump(send))
         helpers = [
             loop.create_task(self._watch_disconnect(receive, pump)),
             loop.create_task(self._tend(send, pump)),
@@ -83,6 +93,8 @@ class EventStreamResponse(StreamingResponse):
                 )
         finally:
             self._closed = True
+            self.writer.close()
+            scope[STREAMED_BYTES] = scope.get(STREAMED_BYTES, 0) + self.writer.streamed
             for helper in helpers:
                 helper.cancel()
             if not pump.done():  # the server is cancelling the request
@@ -91,23 +103,15 @@ class EventStreamResponse(StreamingResponse):
                     await asyncio.wait((pump,))
             with contextlib.suppress(Exception):
                 await self._events.aclose()  # type: ignore[attr-defined]
+            await self.writer.wait_closed()
         if self.background is not None:
             await self.background()
 
-    async def _pump(self, scope: Scope, send: Send) -> None:
-        """Write every chunk of the stream, then end the response."""
-        loop = asyncio.get_running_loop()
-        server_send: Send = scope.get(SERVER_SEND, send)
-        streamed = 0
-        try:
-            async for chunk in self._events:
-                message: Message = {"type": "http.response.body", "body": chunk, "more_body": True}
-                self._sending_since = self._last_write = loop.time()
-                await server_send(message)
-                self._sending_since = None
-                streamed += len(chunk)
-        finally:
-            scope[STREAMED_BYTES] = scope.get(STREAMED_BYTES, 0) + streamed
+    async def _pump(self, send: Send) -> None:
+        """Write every chunk the stream yields, then end the response."""
+        writer = self.writer
+        async for chunk in self._events:
+            await writer.send(chunk)
         self._closed = True
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
@@ -131,13 +135,13 @@ class EventStreamResponse(StreamingResponse):
         while not self._closed:
             await asyncio.sleep(tick)
             now = loop.time()
-            since = self._sending_since
+            since = self.writer.sending_since
             if since is not None and now - since >= self.send_timeout:
                 self._end(task, "send_timeout")
                 return
-            idle = since is None and now - self._last_write >= self.heartbeat
+            idle = since is None and now - self.writer.last_write >= self.heartbeat
             if idle and (pinging is None or pinging.done()) and not self._closed:
-                self._last_write = now
+                self.writer.last_write = now
                 pinging = loop.create_task(self._ping(send))
 
     async def _ping(self, send: Send) -> None:
