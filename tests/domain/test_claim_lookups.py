@@ -14,7 +14,7 @@ import pytest
 from detente.domain.claims.commands import ChangeObjective, RenewLease, SetStatus
 from detente.domain.claims.decide import decide_renew, decide_status
 from detente.domain.claims.lookups import ClaimLookups
-from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.model import ClaimStatus, SemanticRecord
 from detente.domain.claims.objective import decide_objective_change
 from detente.domain.claims.opening import decide_open
 from detente.domain.events import Event
@@ -112,3 +112,28 @@ def test_lookups_rebuilt_from_the_final_claims_equal_the_ones_kept_along_the_way
     assert rebuilt.branches == state.claims.lookups.branches
     assert rebuilt.worktrees == state.claims.lookups.worktrees
     assert set(rebuilt.branches) == {f"b{i}" for i in range(1, 6, 2)}
+
+
+def test_a_stored_semantic_record_folds_into_a_record_naming_each_claim_by_its_own_id() -> None:
+    state, ids = RepoState("demo"), counting_ids()
+    a = _open(state, ids, "a/**")
+    events = decide_open(state, seed("b/**"), NOW, ids)
+    record = {
+        "mode": "lexical",
+        "threshold": 0.2,
+        "similar": [
+            {"claimId": "".join(a), "score": 0.5},  # an equal string, not the same object
+            {"claimId": "gone", "score": 1},
+            {"claimId": a},  # no score: skipped, as is what is not an entry at all
+            "not an entry",
+        ],
+        "at": "2026-11-01T00:00:00Z",
+    }
+    events[0] = Event(
+        events[0].id, events[0].type, events[0].subject, {**events[0].data, "semantic": record}
+    )
+    fold(state, events)
+    stored = state.claims[str(events[0].data["claimId"])].semantic
+
+    assert stored == SemanticRecord("lexical", 0.2, ((a, 0.5), ("gone", 1.0)), at=record["at"])
+    assert stored is not None and stored.similar[0][0] is state.claims[a].id

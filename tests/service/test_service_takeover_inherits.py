@@ -102,7 +102,7 @@ def test_a_successor_gets_the_semantic_record_of_its_objective_against_the_holde
     succ = world.take_over(pred, "s", objective="Add retries with backoff to the client")
 
     assert succ.semantic is not None
-    assert [s["claimId"] for s in succ.semantic["similar"]] == [holder.id]
+    assert [claim_id for claim_id, _ in succ.semantic.similar] == [holder.id]
     view = world.service.claims.get_claim(succ.id)
     assert {o.claim_id for o in view.semantic} == {holder.id}
     assert {o.claim_id for o in world.service.claims.get_claim(holder.id).semantic} == {succ.id}

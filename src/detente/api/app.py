@@ -49,10 +49,12 @@ from detente.api.routes import (
 )
 from detente.api.server_send import App
 from detente.api.supervision import supervisor_for
+from detente.api.warmup import warm_routes
 from detente.client.authorized import AuthorizedCalls
 from detente.errors import DetenteError
 from detente.security.authn import AuthGate
 from detente.service import Service
+from detente.service.warmup import warm
 from detente.storage.ledger import ledger_for
 
 
@@ -80,6 +82,9 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Before the first request: its first command costs what every later one does.
+        await asyncio.to_thread(warm, service)
+        await warm_routes(app)
         task: asyncio.Task[None] | None = None
         if sweep_interval is not None:
             interval = sweep_interval

@@ -23,7 +23,7 @@ from detente.client.claim_pages import (
     parse_include,
 )
 from detente.client.index_calls import IndexCalls
-from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.query import ClaimFilters
 from detente.domain.claims.wire import claim_to_wire
 from detente.domain.gates.model import patch_to_wire
@@ -134,13 +134,22 @@ class ServiceCalls(IndexCalls):
         return cast("wire.ClaimView", view.to_wire())
 
     def list_claims(self, **query: Unpack[ClaimQuery]) -> wire.ClaimList:
+        page, next_cursor = self.claim_page(**query)
+        return {"claims": _claims(page), "nextCursor": next_cursor}
+
+    def claim_page(self, **query: Unpack[ClaimQuery]) -> tuple[list[Claim], str | None]:
+        """The records of one page of :meth:`list_claims` and the next page's cursor (the
+        HTTP listing converts them a chunk at a time, :mod:`detente.api.claim_listing`).
+
+        Raises:
+            ValidationError: a bad ``limit``, ``cursor``, ``status`` or ``path``.
+        """
         limit, cursor = query.pop("limit", None), query.pop("cursor", None)
         check_limit(limit)
         if cursor is not None:
             decode_cursor(cursor)  # a bad cursor is refused before any work
         claims = self.service.claims.list_claims(**cast(ClaimFilters, query))
-        page, next_cursor = page_of(claims, limit=limit, cursor=cursor)
-        return {"claims": _claims(page), "nextCursor": next_cursor}
+        return page_of(claims, limit=limit, cursor=cursor)
 
     def get_claim(self, claim_id: str, include: str | None = None) -> wire.ClaimView:
         """The claim now; ``include`` (comma-separated ``work``, ``semantic``; default

@@ -231,28 +231,21 @@ def semantic_overlaps(state: RepoState, claim: Claim, symbolic: list[Overlap]) -
     """
     already = {o.claim_id for o in symbolic}
     found: dict[str, tuple[float, str, float]] = {}
-    record = claim.semantic or {}
+    record = claim.semantic
     mine = _record_time(claim)
-    for entry in record.get("similar", ()):
-        held = state.claims.get(str(entry["claimId"]))
+    for similar_id, score in record.similar if record is not None else ():
+        held = state.claims.get(similar_id)
         if held is not None and _record_time(held) > mine:
             continue  # its objective changed since: its own newer record judges the pair
-        found[str(entry["claimId"])] = (
-            float(entry["score"]),
-            str(record["mode"]),
-            float(record["threshold"]),
-        )
+        found[similar_id] = (score, record.mode, record.threshold)  # type: ignore[union-attr]
     for other_id in state.claims.lookups.similar_to.get(claim.id, ()):
         other = state.claims[other_id]
-        theirs = other.semantic or {}
-        if theirs.get("similar") and _record_time(other) < mine:
+        theirs = other.semantic
+        if theirs is None or _record_time(other) < mine:
             continue  # computed against this claim's earlier objective
-        for entry in theirs.get("similar", ()):
-            if entry["claimId"] == claim.id:
-                found.setdefault(
-                    other.id,
-                    (float(entry["score"]), str(theirs["mode"]), float(theirs["threshold"])),
-                )
+        for similar_id, score in theirs.similar:
+            if similar_id == claim.id:
+                found.setdefault(other.id, (score, theirs.mode, theirs.threshold))
     out = []
     for other_id in sorted(found):
         held = state.claims.get(other_id)
@@ -288,8 +281,8 @@ def semantic_overlaps(state: RepoState, claim: Claim, symbolic: list[Overlap]) -
 def _record_time(claim: Claim) -> datetime:
     """When ``claim``'s semantic record was computed: at its opening, or ``at`` when its
     objective changed (a record older than the other claim's objective is stale)."""
-    raw = (claim.semantic or {}).get("at")
-    return parse_time(str(raw)) if raw else claim.created_at
+    raw = claim.semantic.at if claim.semantic is not None else None
+    return parse_time(raw) if raw else claim.created_at
 
 
 class SearchService:

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from fastapi.responses import Response
 
+from detente.api.claim_listing import claim_list_response
 from detente.api.routes.operations import declare
 from detente.client import routes as op
 from detente.client import wire
@@ -21,11 +23,11 @@ def router(calls: ServiceCalls) -> APIRouter:
     r = APIRouter()
     declare(r, calls, op.OPEN_CLAIM, op.TAKEOVER, op.APPROVE_TAKEOVER)
 
-    @r.get(op.LIST_CLAIMS.path, operation_id=op.LIST_CLAIMS.name)
-    def list_claims(query: Annotated[ClaimsQueryIn, Query()]) -> wire.ClaimList:
+    @r.get(op.LIST_CLAIMS.path, operation_id=op.LIST_CLAIMS.name, response_model=wire.ClaimList)
+    def list_claims(query: Annotated[ClaimsQueryIn, Query()]) -> Response:
         """Claims in ``(createdAt, id)`` order; ``limit`` (1..1000) and ``cursor`` (the
         previous page's ``nextCursor``) page through them."""
-        return calls.list_claims(**query.to_query())
+        return claim_list_response(*calls.claim_page(**query.to_query()))
 
     declare(
         r,

@@ -21,6 +21,8 @@ Indexes over the *holding* claims:
 from __future__ import annotations
 
 import heapq
+import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -29,7 +31,12 @@ from detente.clock import parse_time
 from detente.domain import events as ev
 from detente.domain.claims.lookups import ClaimLookups
 from detente.domain.claims.model import Abandonment, Claim, ClaimStatus, Lease
-from detente.domain.claims.wire import agent_from_wire, contract_from_wire, memory_impact_from_wire
+from detente.domain.claims.wire import (
+    agent_from_wire,
+    contract_from_wire,
+    memory_impact_from_wire,
+    semantic_from_wire,
+)
 from detente.domain.overlap.index import PatternIndex
 
 
@@ -95,14 +102,14 @@ class ClaimBook(dict[str, Claim]):
     def apply(self, event_type: str, data: dict[str, Any], at: datetime, event_id: str) -> None:
         """Fold one ``claim.*`` or ``lease.*`` event; events about unknown claims are ignored."""
         if event_type == ev.CLAIM_ANNOUNCED:
-            claim = _claim_from_announcement(self.repo, data, at, event_id)
+            claim = _claim_from_announcement(self.repo, data, at, event_id, self)
             self.last_fencing_token = max(self.last_fencing_token, claim.fencing_token)
             self.store(None, claim)
             return
         old = self.get(str(data.get("claimId")))
         if old is None:
             return
-        new = _evolve_claim(old, event_type, data, at)
+        new = _evolve_claim(old, event_type, data, at, self)
         new = replace(new, revision=old.revision + 1, updated_at=at, last_event_id=event_id)
         self.store(old, new)
 
@@ -184,7 +191,9 @@ def _principal(actor: Any) -> str:
     return "local"
 
 
-def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, event_id: str) -> Claim:
+def _claim_from_announcement(
+    repo: str, data: dict[str, Any], at: datetime, event_id: str, claims: Mapping[str, Claim]
+) -> Claim:
     lease = data["lease"]
     return Claim(
         id=str(data["claimId"]),
@@ -193,7 +202,7 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         status=ClaimStatus(data.get("status", ClaimStatus.ANNOUNCED.value)),
         revision=1,
         agent=agent_from_wire(data["agent"]),
-        base_commit=str(data["baseCommit"]),
+        base_commit=sys.intern(str(data["baseCommit"])),  # most claims share a few
         branch=data.get("branch"),
         worktree=data.get("worktree"),
         paths=tuple(data["paths"]),
@@ -217,14 +226,16 @@ def _claim_from_announcement(repo: str, data: dict[str, Any], at: datetime, even
         updated_at=at,
         last_event_id=event_id,
         advisory=bool(data.get("advisory", False)),
-        principal=_principal(data.get("actor")),
+        principal=sys.intern(_principal(data.get("actor"))),
         takeover=data.get("takeoverOf"),
-        semantic=data.get("semantic"),
+        semantic=semantic_from_wire(data.get("semantic"), claims),
         carve_outs=_announced_carve_outs(data),
     )
 
 
-def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datetime) -> Claim:
+def _evolve_claim(
+    claim: Claim, event_type: str, data: dict[str, Any], at: datetime, claims: Mapping[str, Claim]
+) -> Claim:
     status = ClaimStatus(data["status"]) if "status" in data else claim.status
     reason = data.get("reason", claim.status_reason)
     if status is ClaimStatus.ACTIVE and not claim.granted:
@@ -265,7 +276,8 @@ def _evolve_claim(claim: Claim, event_type: str, data: dict[str, Any], at: datet
             ),
         )
     if event_type == ev.CLAIM_OBJECTIVE_CHANGED:
-        return replace(claim, objective=str(data["objective"]), semantic=data.get("semantic"))
+        semantic = semantic_from_wire(data.get("semantic"), claims)
+        return replace(claim, objective=str(data["objective"]), semantic=semantic)
     if event_type == ev.CLAIM_ABANDONED:
         return replace(
             claim,

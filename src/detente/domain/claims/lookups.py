@@ -19,7 +19,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from detente.domain.claims.model import Claim
+from detente.domain.claims.model import Claim, SemanticRecord
 
 __all__ = ["ClaimLookups", "workspace_name"]
 
@@ -85,10 +85,8 @@ def _holding_objective(claim: Claim | None) -> str | None:
     return claim.objective if claim is not None and claim.holding else None
 
 
-def _named(record: object) -> list[str]:
-    if not isinstance(record, dict):
-        return []
-    return [str(e["claimId"]) for e in record.get("similar", ()) if isinstance(e, dict)]
+def _named(record: SemanticRecord | None) -> list[str]:
+    return [claim_id for claim_id, _ in record.similar] if record is not None else []
 
 
 def _move(index: dict[str, set[str]], claim_id: str, old: str | None, new: str | None) -> None:

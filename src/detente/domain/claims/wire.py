@@ -6,10 +6,19 @@ CLI's ``--json``, and compared by ``audit verify`` against a full replay.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Mapping
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.claims.model import Abandonment, Agent, Claim, ContractChange, MemoryImpact
+from detente.domain.claims.model import (
+    Abandonment,
+    Agent,
+    Claim,
+    ContractChange,
+    MemoryImpact,
+    SemanticRecord,
+)
 
 
 def agent_to_wire(agent: Agent) -> dict[str, Any]:
@@ -17,7 +26,37 @@ def agent_to_wire(agent: Agent) -> dict[str, Any]:
 
 
 def agent_from_wire(data: dict[str, Any]) -> Agent:
-    return Agent(id=str(data["id"]), name=str(data["name"]), session_id=data.get("sessionId"))
+    """The agent of a stored payload; its id and name interned (one agent names many
+    claims: each record shares the one string)."""
+    return Agent(
+        id=sys.intern(str(data["id"])),
+        name=sys.intern(str(data["name"])),
+        session_id=data.get("sessionId"),
+    )
+
+
+def semantic_from_wire(data: Any, claims: Mapping[str, Claim]) -> SemanticRecord | None:
+    """The :class:`SemanticRecord` of a stored ``semantic`` payload (None: none or not an
+    object). A similar claim's id is the string of that claim's own record when ``claims``
+    holds it (10 references a claim, one string); entries that are not
+    ``{claimId, score}`` objects with a numeric score are skipped."""
+    if not isinstance(data, dict):
+        return None
+    similar = []
+    for entry in data.get("similar") or ():
+        score = entry.get("score") if isinstance(entry, dict) else None
+        if "claimId" not in entry or not isinstance(score, int | float):
+            continue
+        claim_id = str(entry["claimId"])
+        known = claims.get(claim_id)
+        similar.append((known.id if known is not None else claim_id, float(score)))
+    at = data.get("at")
+    return SemanticRecord(
+        mode=sys.intern(str(data.get("mode", ""))),
+        threshold=float(data.get("threshold", 0.0)),
+        similar=tuple(similar),
+        at=str(at) if at else None,
+    )
 
 
 def memory_impact_to_wire(impact: MemoryImpact) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Final
+from typing import Any, Final
 
 from detente.domain.overlap.charsets import CharSet
 from detente.domain.overlap.nfa import (
@@ -87,6 +87,11 @@ __all__ = [
 
 _STEP_CACHE_LIMIT: Final = 1 << 14
 _NOT_PATH_CHAR: Final = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+#: The NFA caches of a pattern whose NFA is not built yet (read, never written to: every
+#: write follows :meth:`CompiledPattern._nfa`, which gives the pattern dicts of its own).
+_NO_CACHE: dict[Any, Any] = {}
 
 
 class CompiledPattern:
@@ -140,11 +145,13 @@ class CompiledPattern:
         self._shallow = shallow_tail(self.segments)
         self._trans: tuple[Transitions, ...] = ()
         self._accepting = -1  # the NFA is built on first use: literal patterns rarely need it
-        self._steps: dict[tuple[int, str], int] = {}
-        self._bounds: dict[int, tuple[int, ...]] = {}
+        # The NFA's caches: shared empty dicts (only read) until the NFA is built, since
+        # most patterns of a large index never need it (3 dicts less a pattern).
+        self._steps: dict[tuple[int, str], int] = _NO_CACHE
+        self._bounds: dict[int, tuple[int, ...]] = _NO_CACHE
         self._entry: tuple[int, int, int] | None = None
         self._dist: tuple[int, ...] = ()
-        self._remaining: dict[int, int] = {}
+        self._remaining: dict[int, int] = _NO_CACHE
         self._witness: tuple[str | None] | None = None
 
     def __repr__(self) -> str:
@@ -253,6 +260,7 @@ class CompiledPattern:
         if self._accepting < 0:
             self._trans, self._accepting = build_nfa(self.segments)
             self._dist = distances_to_accept(self._trans, self._accepting)
+            self._steps, self._bounds, self._remaining = {}, {}, {}
         return self._trans
 
     def bounds(self, mask: int) -> tuple[int, ...]:

@@ -54,14 +54,36 @@ _Group = dict[str, set[str]]
 _Buckets = dict[str | None, _Group]
 
 
+#: What a new node has below it: nothing, in containers shared by every leaf and never
+#: written to (a node gets its own when its first child or answer below arrives; an empty
+#: container is replaced, never filled, so a restored snapshot's shared ones stay empty).
+_NO_CHILDREN: dict[str, _Node] = {}
+_NO_ANSWERS: list[Answer] = []
+
+
 class _Node:
     __slots__ = ("below", "children", "own", "subtree")
 
     def __init__(self) -> None:
-        self.children: dict[str, _Node] = {}
+        self.children: dict[str, _Node] = _NO_CHILDREN
         self.own: _Buckets = {}
         self.subtree: _Buckets = {}
-        self.below: list[Answer] = []  # entries strictly below, uncarved (sorted answers)
+        self.below: list[Answer] = _NO_ANSWERS  # entries strictly below, uncarved (sorted)
+
+    def child(self, segment: str) -> _Node:
+        """The child named ``segment``, created when missing."""
+        if not self.children:
+            self.children = {}
+        node = self.children.get(segment)
+        if node is None:
+            node = self.children[segment] = _Node()
+        return node
+
+    def add_below(self, answer: Answer) -> None:
+        """Insert the answer of an entry below this node into :attr:`below`."""
+        if not self.below:
+            self.below = []
+        insert(self.below, answer)
 
 
 class PatternIndex:
@@ -76,7 +98,9 @@ class PatternIndex:
         self._root = _Node()
         self._by_key: dict[str, set[str]] = {}
         self._compiled: dict[str, CompiledPattern] = {}
-        self._users: dict[str, int] = {}
+        # pattern -> the keys holding it: one set per pattern, the very set every group
+        # of its node and of the nodes above lists it with (entries are grouped by pattern)
+        self._holders: dict[str, set[str]] = {}
         self._carved: dict[_Entry, tuple[CompiledPattern, ...]] = {}
         self._carved_keys: dict[str, set[str]] = {}  # pattern -> keys with carve-outs
         self._size = 0
@@ -113,18 +137,25 @@ class PatternIndex:
         if carve_outs:
             self._carved[(key, canonical)] = tuple(compile_pattern(c) for c in carve_outs)
             self._carved_keys.setdefault(canonical, set()).add(key)
-        self._users[canonical] = self._users.get(canonical, 0) + 1
-        self._compiled[canonical] = compiled
+        holders = self._holders.get(canonical)
+        first = holders is None
+        if holders is None:
+            holders = self._holders[canonical] = set()
+            self._compiled[canonical] = compiled
+        holders.add(key)
         bucket = compiled.extension
         answer = (key, canonical, canonical if compiled.is_literal else compiled.witness())
         node = self._root
-        _put(node.subtree, bucket, canonical, key)
+        if first:
+            _put(node.subtree, bucket, canonical, holders)
         for segment in compiled.literal_segments:
             if not carve_outs:
-                insert(node.below, answer)
-            node = node.children.setdefault(segment, _Node())
-            _put(node.subtree, bucket, canonical, key)
-        _put(node.own, bucket, canonical, key)
+                node.add_below(answer)
+            node = node.child(segment)
+            if first:
+                _put(node.subtree, bucket, canonical, holders)
+        if first:
+            _put(node.own, bucket, canonical, holders)
         self._size += 1
 
     def remove(self, key: str, pattern: str) -> None:
@@ -149,17 +180,18 @@ class PatternIndex:
             _discard_key(self._carved_keys, canonical, key)
         if not held:
             del self._by_key[key]
-        self._users[canonical] -= 1
-        if not self._users[canonical]:
-            del self._users[canonical]
-            del self._compiled[canonical]
+        holders = self._holders[canonical]
+        holders.discard(key)
         bucket = compiled.extension
         path = [self._root]
         for segment in compiled.literal_segments:
             path.append(path[-1].children[segment])
-        _discard(path[-1].own, bucket, canonical, key)
-        for node in path:
-            _discard(node.subtree, bucket, canonical, key)
+        if not holders:  # the pattern's last holder: its groups drop it
+            del self._holders[canonical]
+            del self._compiled[canonical]
+            _discard(path[-1].own, bucket, canonical)
+            for node in path:
+                _discard(node.subtree, bucket, canonical)
         if not carved:
             for node in path[:-1]:
                 discard(node.below, key, canonical)
@@ -418,13 +450,13 @@ def _compatible(buckets: _Buckets, extension: str | None) -> list[_Group]:
     return [group for name in (extension, None) if (group := buckets.get(name)) is not None]
 
 
-def _put(buckets: _Buckets, name: str | None, pattern: str, key: str) -> None:
-    buckets.setdefault(name, {}).setdefault(pattern, set()).add(key)
+def _put(buckets: _Buckets, name: str | None, pattern: str, holders: set[str]) -> None:
+    buckets.setdefault(name, {})[pattern] = holders
 
 
-def _discard(buckets: _Buckets, name: str | None, pattern: str, key: str) -> None:
+def _discard(buckets: _Buckets, name: str | None, pattern: str) -> None:
     group = buckets[name]
-    _discard_key(group, pattern, key)
+    del group[pattern]
     if not group:
         del buckets[name]
 

@@ -1,0 +1,91 @@
+"""Warming a long-lived process before it takes requests: the first command after a start
+costs what every later one does.
+
+A command imports what it needs on first use (the per-aggregate services, the deciding
+modules, the overlap index with numpy, the memory parser), so that a short-lived CLI call
+that only reads never pays for writes. A server pays each of those imports inside the
+first request that needs them: measured on a 2-core machine, the first claim opening after
+a start took 330-750 ms (the openings after it 5-20 ms), most of it importing
+:mod:`detente.service.similar_holders` (numpy, about 160 ms on an idle machine), the
+claim decision and the meeting reactions; the first section patch and the first
+completion paid their own. In ``tests/storage/test_storage_faults.py`` every server lives
+for a handful of acknowledgements, so under a renew + patch load the one opening a round
+makes was always such a first one (issue #14: "a claim open stalls ~0.5 s under
+contention").
+
+:func:`warm` does that work once, before a server listens (the HTTP app's lifespan calls
+it): it builds every per-aggregate service, imports :data:`WRITE_PATH` and loads each
+repository's projection from its snapshot. ``tests/service/test_warmup.py`` checks that
+the first opening, renewal, section patch and completion after it import nothing more.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from detente.service import Service
+
+__all__ = ["SERVICES", "WRITE_PATH", "warm"]
+
+#: The per-aggregate services of :class:`~detente.service.Service` (built on first use).
+SERVICES: tuple[str, ...] = (
+    "claims",
+    "takeover",
+    "meetings",
+    "agents",
+    "memory",
+    "gates",
+    "patches",
+    "deployments",
+    "reconcile",
+    "search",
+)
+
+#: Modules the write commands import inside a function on first use (decisions, reactions,
+#: the holders' similarity index, the ref store of completions, the markdown parser).
+WRITE_PATH: tuple[str, ...] = (
+    "detente.domain.claims.decide",
+    "detente.domain.claims.objective",
+    "detente.domain.claims.opening",
+    "detente.domain.meetings.decide",
+    "detente.domain.meetings.reactions",
+    "detente.domain.memory.decide",
+    "detente.domain.memory.patching",
+    "detente.domain.memory.writes",
+    "detente.domain.settle",
+    "detente.domain.write_check",
+    "detente.security.identity",
+    "detente.service.similar_holders",
+    "detente.service.repo_refs",
+    "detente.vcs.changes",
+    "detente.vcs.checkout",
+    "detente.vcs.hookpass",
+    "detente.vcs.worktrees",
+    "markdown_it",  # the memory documents' parser (detente.domain.memory.markdown)
+)
+
+
+def warm(service: Service) -> None:
+    """Import the write path and load every repository's projection (see the module
+    docstring). Takes each repository's lock only while loading its projection.
+
+    A projection that cannot be loaded now (the store is down, its file unreadable) is
+    logged (``detente.storage``, with the error) and left to the first command, which
+    answers as it would have without a warm-up: a warm-up never stops a server from
+    starting.
+    """
+    for name in SERVICES:
+        getattr(service, name)
+    for module in WRITE_PATH:
+        importlib.import_module(module)
+    for repo in service.names():
+        try:
+            with service.lock(repo):
+                service.current_state(repo)
+        except Exception as exc:  # best effort: the first command reports it again
+            logging.getLogger("detente.storage").warning(
+                "warm-up could not load the projection of %s: %s", repo, exc, exc_info=True
+            )
