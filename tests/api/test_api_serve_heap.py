@@ -1,10 +1,10 @@
-"""``serve`` freezes the heap it starts with, so full collections skip what lives as long
-as the process (the pauses showed in the event stream's p99)."""
+"""``serve`` freezes the heap once the server has started (after the lifespan's warm-up),
+so full collections skip what lives as long as the process (their pauses showed in the
+event stream's p99)."""
 
 from __future__ import annotations
 
 import gc
-from typing import Any
 
 import pytest
 import uvicorn
@@ -15,18 +15,21 @@ from detente.service import RepoConfig, Service
 from detente.storage.memory import MemoryStore
 
 
-def test_serve_freezes_the_startup_heap_before_serving(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_freezes_the_heap_after_startup_and_before_serving(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     service = Service(MemoryStore(), FakeClock(), [RepoConfig("demo")])
-    seen: list[int] = []
+    frozen_when_serving: list[int] = []
 
-    def run(self: uvicorn.Server, sockets: Any = None) -> None:  # the server's loop itself
-        seen.append(gc.get_freeze_count())
+    async def main_loop(self: uvicorn.Server) -> None:  # serve nothing: shut down at once
+        frozen_when_serving.append(gc.get_freeze_count())
+        self.should_exit = True
 
-    monkeypatch.setattr(uvicorn.Server, "run", run)
+    monkeypatch.setattr(uvicorn.Server, "main_loop", main_loop)
     gc.unfreeze()
     try:
-        serve(service, port=0, log_level="warning")
+        serve(service, port=0, log_level="warning")  # real start-up: lifespan, socket
     finally:
         gc.unfreeze()  # give the test process its heap back
-    assert len(seen) == 1
-    assert seen[0] > 10_000, "modules, the application and the service are frozen"
+    assert len(frozen_when_serving) == 1
+    assert frozen_when_serving[0] > 10_000, "modules, the app and the service are frozen"
