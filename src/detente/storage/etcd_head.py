@@ -46,6 +46,8 @@ class Head:
             latest, for a remembered head: a read that sees another server's writes
             belongs to a transaction whose compare fails anyway).
         remembered: True when taken from this store's own last commit, not read.
+        at: the last event's ``at`` (the floor of lease time), when the store keeps it
+            (PostgreSQL; etcd keeps its own floor).
     """
 
     seq: int
@@ -53,6 +55,7 @@ class Head:
     mod_revision: int
     revision: int
     remembered: bool = False
+    at: str | None = None
 
 
 class HeadMemory:
@@ -82,7 +85,7 @@ class HeadMemory:
             if head is None:
                 return None
             self.hits += 1
-            return Head(head.seq, head.hash, head.mod_revision, 0, remembered=True)
+            return Head(head.seq, head.hash, head.mod_revision, 0, remembered=True, at=head.at)
 
     def keep(self, head: Head) -> None:
         """Remember ``head`` as the log's head after this store's last transaction."""

@@ -1,7 +1,10 @@
 """The PostgreSQL backend (``postgresql://user@host:port/db``): several servers, one log.
 
-Every write transaction starts with ``pg_advisory_xact_lock(APPEND_LOCK)``: one lock for
-the whole database, not one per repository, held until COMMIT. Why global:
+Every write takes ``pg_advisory_xact_lock(APPEND_LOCK)``: one lock for the whole
+database, not one per repository, held until COMMIT. A transaction takes it at ``BEGIN``,
+before it decides anything, or, started from the head this store's own last commit left
+(:mod:`detente.storage.postgres_tx`), in the one call that writes, which then checks
+under the lock that the head has not moved. Why global:
 
 - the log has ONE sequence and ONE hash chain across all repositories: an event's
   ``prev_hash`` is the hash of the event committed just before it, whatever its repo, so
@@ -11,8 +14,10 @@ the whole database, not one per repository, held until COMMIT. Why global:
   cursor past 5 and never see 5 when it commits late. Under the lock, ``max(seq) + 1``
   is taken after the previous writer committed (READ COMMITTED: every statement after
   the lock sees it), so sequence order *is* commit order and no reader can skip an event;
-- the lock is taken before the service catches its projection up (``read_after``), so
-  the overlap analysis a command runs is atomic with its claim write across servers.
+- the overlap analysis a command runs is atomic with its claim write across servers:
+  either the lock is taken before the service catches its projection up
+  (``read_after``), or the write is refused unless the log is still at the head the
+  projection was caught up to.
 
 The schema and statements are shared with SQLite (:mod:`detente.storage.sql`); triggers
 refuse UPDATE, DELETE and TRUNCATE of events. ``pg_notify`` in the appending transaction
@@ -45,15 +50,17 @@ from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from detente.errors import StoreError
-from detente.eventlog.envelope import GENESIS_HASH
+from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.deadline import Watchdog
+from detente.storage.etcd_head import Head
+from detente.storage.postgres_memory import PgMemory
 from detente.storage.postgres_tx import (
-    STALE_STREAM_FUNCTION,
-    WRITE,
+    COMMIT_FUNCTION,
     PgTx,
-    begin_sql,
+    begin,
+    commit_locked,
+    commit_remembered,
     lost_race,
 )
 from detente.storage.sql import SCHEMA_MARK, Dialect, SqlReads, SqlTx
@@ -137,13 +144,15 @@ class PostgresStore(SqlSnapshots, SqlReads):
         self._start_lock = threading.Lock()
         self._stop = threading.Event()
         self._local = threading.local()
+        #: The head this store's last commit left and the last clock reading.
+        self.memory = PgMemory()
         self._returned: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = (
             weakref.WeakKeyDictionary()
         )
         with self._connect() as conn, self._guarded(conn), conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             conn.execute(POSTGRES.schema())
-            conn.execute(STALE_STREAM_FUNCTION)
+            conn.execute(COMMIT_FUNCTION)
             conn.execute(SCHEMA_MARK)
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             url,
@@ -242,15 +251,18 @@ class PostgresStore(SqlSnapshots, SqlReads):
 
     @contextmanager
     def transaction(self, repo: str) -> Iterator[SqlTx]:
-        """A write transaction holding the global append lock (see the module docstring).
+        """A write transaction: from memory in one round trip, else under the global
+        append lock in two (see :mod:`detente.storage.postgres_tx`).
 
         Raises:
-            ConcurrencyError: ``store_concurrency`` when an expected revision lost a race.
+            ConcurrencyError: ``store_concurrency`` when an expected revision lost a race
+                or another server committed after the head this one started from.
             StoreError: ``store_unavailable`` when the database fails or does not answer
                 within the I/O timeout; after a connection loss during COMMIT the outcome
                 is checked, so a committed command is never reported as failed.
         """
         appended: list[str] = []
+        clock: datetime | None = None
         try:
             with self._pooled() as conn:
 
@@ -259,30 +271,25 @@ class PostgresStore(SqlSnapshots, SqlReads):
                     return cur.fetchall() if cur.description is not None else []
 
                 self._local.conn = conn
+                start = self.memory.take()
                 try:
-                    cur = conn.execute(begin_sql(APPEND_LOCK))  # BEGIN; lock; clock + head
-                    cur.nextset()
-                    cur.nextset()
-                    [(now, seq, hash_, last)] = cur.fetchall()
-                    head = (int(seq), str(hash_)) if seq is not None else (0, GENESIS_HASH)
-                    self._local.reading = (now.astimezone(UTC), last)
+                    if start is None:
+                        head, now, last = begin(conn, APPEND_LOCK)
+                        self.memory.saw_clock(now)
+                    else:
+                        head, now = (start.head.seq, start.head.hash), start.now
+                        last = start.head.at
+                    self._local.reading = (now, last)
                     tx = PgTx(POSTGRES, fetch, head)
                     try:
                         yield tx
-                        params = tx.write()
+                        params = tx.write(APPEND_LOCK, CHANNEL)
                         appended = [e.id for e in tx.appended[:1]]
-                        # One round trip: the write, the wake-up, the commit. Never as
-                        # prepared statements: a statement psycopg prepares in a pipeline
-                        # that a race aborts is skipped by the server but cached as
-                        # prepared by the client ("prepared statement does not exist").
                         try:
-                            with conn.pipeline():
-                                if params is not None:
-                                    conn.execute(WRITE, params, prepare=False)
-                                if tx.appended:
-                                    notify = (CHANNEL, str(tx.appended[-1].seq))
-                                    conn.execute("SELECT pg_notify(%s, %s)", notify, prepare=False)
-                                conn.execute("COMMIT", prepare=False)
+                            if start is None:
+                                clock = commit_locked(conn, params)
+                            else:
+                                clock = commit_remembered(conn, params, head[0])
                         except psycopg.Error as exc:
                             race = lost_race(exc)
                             if race is None:
@@ -295,11 +302,25 @@ class PostgresStore(SqlSnapshots, SqlReads):
                 finally:
                     self._local.conn = None
                     self._local.reading = None
+        except ConcurrencyError:
+            self.memory.heads.lost()
+            raise
         except StoreError as exc:
+            self.memory.heads.forget()
             lost_reply = isinstance(exc.__cause__, psycopg.OperationalError)
             if appended and lost_reply and self._committed(appended[0]):
                 return
             raise
+        except BaseException:
+            self.memory.heads.forget()
+            raise
+        if clock is not None:
+            self.memory.saw_clock(clock)
+        tail = tx.appended[-1] if tx.appended else None
+        if tail is not None:
+            self.memory.keep(Head(tail.seq, tail.hash, 0, 0, at=tail.at))
+        else:
+            self.memory.keep(Head(head[0], head[1], 0, 0, at=last))
 
     def _committed(self, event_id: str) -> bool:
         """After a lost COMMIT: wait out the old transaction (it holds the lock), then look."""
@@ -316,8 +337,10 @@ class PostgresStore(SqlSnapshots, SqlReads):
     def now(self) -> datetime:
         """The database server's clock (``clock_timestamp()``), timezone-aware UTC.
 
-        Inside :meth:`transaction` (same thread) the first reading is the one taken with
-        the lock at ``BEGIN``, later ones are read on the transaction's own connection.
+        Inside :meth:`transaction` (same thread) the first reading is the one its start
+        took (with the lock at ``BEGIN``, or carried forward from the last reading when it
+        started from memory: :mod:`detente.storage.postgres_memory`), later ones are read
+        on the transaction's own connection.
 
         Raises:
             StoreError: ``store_unavailable`` when the database cannot be reached.
@@ -332,13 +355,14 @@ class PostgresStore(SqlSnapshots, SqlReads):
             StoreError: ``store_unavailable`` when the database cannot be reached.
         """
         reading: tuple[datetime, Any] | None = getattr(self._local, "reading", None)
-        if reading is not None:  # read under the lock at BEGIN, on this transaction
+        if reading is not None:  # this transaction's start: read at BEGIN, or remembered
             self._local.reading = None
             when, last = reading
         else:
             [(when, last)] = self._fetch(
                 "SELECT clock_timestamp(), (SELECT at FROM events ORDER BY seq DESC LIMIT 1)"
             )
+            self.memory.saw_clock(when.astimezone(UTC))
         return when.astimezone(UTC), (str(last) if last is not None else None)
 
     # ------------------------------------------------------------------ wake-ups

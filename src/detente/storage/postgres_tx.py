@@ -1,51 +1,69 @@
-"""A PostgreSQL write transaction in two round trips, whatever the batch size.
+"""A PostgreSQL write transaction in one round trip, or two, whatever the batch size.
 
 A group-committed batch (:mod:`detente.service.group_commit`) on PostgreSQL used to pay
 about ten round trips: ``BEGIN``, the advisory lock, the clock, the catch-up read, the
 chain head, the base-revision check, two ``executemany`` and ``pg_notify`` before the
 ``COMMIT``. Each is a wake-up of the server process and of this one, which on a loaded
-machine costs far more than the work. Here a transaction is:
+machine costs far more than the work. Here a transaction is one of:
 
-1. :data:`BEGIN_LOCKED`: ``BEGIN``, ``pg_advisory_xact_lock`` and one ``SELECT`` of the
-   database clock and the chain head, sent as one simple-protocol string. Under READ
-   COMMITTED each statement of the string takes its own snapshot, so the head is read
-   *after* the lock was granted (what the sequence-equals-commit-order argument of
-   :mod:`detente.storage.postgres` needs). With the head known, catching up when nothing
-   was committed elsewhere needs no query at all;
-2. :data:`WRITE`, ``pg_notify`` and ``COMMIT``, pipelined (psycopg's pipeline mode: sent
-   together, answered together). The one statement checks the base revisions the
-   appends were trusted with (a ``SELECT`` in a CTE, which sees the table as it was
-   before the statement's own inserts), inserts every event and upserts every projection
-   row (``json_to_recordset`` over one JSON document per table: one fixed text, prepared
-   by psycopg after a few uses, whatever the number of rows). A wrong base revision
-   raises (:data:`STALE_STREAM_FUNCTION`) and a duplicate ``(subject,
-   subject_revision)`` fails the statement (a race); either way the server skips the
-   ``COMMIT`` queued behind it and the caller rolls back.
+- **from memory** (one round trip): the store remembers the head its own last commit
+  left and a recent reading of the database clock
+  (:mod:`detente.storage.postgres_memory`). The commands are decided on that, and the
+  whole write is ONE autocommitted call of :data:`COMMIT_FUNCTION`, which takes the
+  append lock, checks that the head has not moved and writes. If another server
+  committed meanwhile, the call fails (``serialization_failure``) and the batch is
+  decided again on fresh state, as for any lost race;
+- **locked** (two round trips), when nothing is remembered (the first write, after a
+  lost race, after an idle spell):
+
+  1. :data:`BEGIN_LOCKED`: ``BEGIN``, ``pg_advisory_xact_lock`` and one ``SELECT`` of the
+     database clock and the chain head, sent as one simple-protocol string. Under READ
+     COMMITTED each statement of the string takes its own snapshot, so the head is read
+     *after* the lock was granted (what the sequence-equals-commit-order argument of
+     :mod:`detente.storage.postgres` needs). With the head known, catching up when
+     nothing was committed elsewhere needs no query at all;
+  2. :data:`WRITE` (the same function; the lock is already held) and ``COMMIT``,
+     pipelined (psycopg's pipeline mode: sent together, answered together).
+
+Either way the function checks the base revisions the appends were trusted with, inserts
+every event and upserts every projection row (``json_to_recordset`` over one JSON
+document per table: one fixed call, prepared by psycopg after a few uses, whatever the
+number of rows). A moved head or a wrong base revision raises ``serialization_failure``
+and a duplicate ``(subject, subject_revision)`` or sequence fails the statement (a race);
+either way nothing is written (see :func:`lost_race`).
 
 The approach is the usual one for batch inserts from a client (PostgreSQL documents
-``json_to_recordset`` in its JSON-functions chapter, data-modifying ``WITH`` in its
-"WITH Queries" chapter, and pipelining in libpq's "Pipeline Mode").
+``json_to_recordset`` in its JSON-functions chapter, the snapshot each statement of a
+VOLATILE function takes in "Function Volatility Categories", and pipelining in libpq's
+"Pipeline Mode"); starting from a remembered head is the optimistic compare-and-swap of
+:mod:`detente.storage.etcd_head`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 from psycopg import errors as pg_errors
 
 from detente.errors import ConcurrencyError
-from detente.eventlog.envelope import StoredEvent
+from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
 from detente.eventlog.records import RecordRow
 from detente.storage import rowjson
 from detente.storage.sql import Dialect, SqlTx, event_params, record_params
 
 __all__ = [
     "BEGIN_LOCKED",
-    "STALE_STREAM_FUNCTION",
+    "COMMIT_FUNCTION",
+    "HEAD_SEQ",
     "WRITE",
     "PgTx",
+    "begin",
     "begin_sql",
+    "commit_locked",
+    "commit_remembered",
     "lost_race",
     "write_params",
 ]
@@ -58,45 +76,68 @@ BEGIN_LOCKED = (
     "LEFT JOIN (SELECT seq, hash, at FROM events ORDER BY seq DESC LIMIT 1) AS h ON true"
 )
 
-#: Raises ``serialization_failure`` naming a stream and both revisions (called by
-#: :data:`WRITE` for a stream that is not at the revision an append expected, so the
-#: statement, and the ``COMMIT`` pipelined after it, fail).
-STALE_STREAM_FUNCTION = """
-CREATE OR REPLACE FUNCTION detente_stale_stream(subject text, have bigint, want bigint)
-RETURNS boolean LANGUAGE plpgsql AS $$
+#: The whole write of a transaction, as one function created at schema setup (plpgsql):
+#: take the append lock (a no-op when the transaction took it at ``BEGIN``), check that
+#: the log head is still ``p_head`` and that every trusted stream is at its expected
+#: revision (else raise ``serialization_failure`` naming what moved), insert the events,
+#: upsert the records, queue the ``pg_notify`` wake-up; answer ``clock_timestamp()``.
+#: Each statement of a VOLATILE function takes a fresh snapshot under READ COMMITTED, so
+#: the head is read after the lock was granted, as :data:`BEGIN_LOCKED` reads it. A
+#: stream's revision is one backward step of the ``(subject, subject_revision)`` index
+#: per subject (``MAX`` in a ``LATERAL`` subquery), never a scan of the stream's events:
+#: with ``GROUP BY`` over every subject at once, a renewal read every earlier renewal of
+#: its claim, so a write cost grew with the claim's age.
+COMMIT_FUNCTION = """
+CREATE OR REPLACE FUNCTION detente_commit(
+    p_lock bigint, p_head bigint, p_trusted json, p_events json, p_rows json,
+    p_channel text, p_payload text
+) RETURNS timestamptz LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+    have bigint;
+    stale record;
 BEGIN
-    RAISE EXCEPTION 'stream % is at revision %, expected %', subject, have, want
-        USING ERRCODE = 'serialization_failure';
+    PERFORM pg_advisory_xact_lock(p_lock);
+    SELECT COALESCE(MAX(seq), 0) INTO have FROM events;
+    IF have <> p_head THEN
+        RAISE EXCEPTION 'another server appended first (the log head is at %, expected %)',
+            have, p_head USING ERRCODE = 'serialization_failure';
+    END IF;
+    FOR stale IN
+        SELECT w.subject, COALESCE(b.revision, 0) AS have, w.revision AS want
+        FROM (SELECT key AS subject, value::bigint AS revision
+              FROM json_each_text(p_trusted)) AS w
+        LEFT JOIN LATERAL (
+            SELECT MAX(e.subject_revision) AS revision FROM events AS e
+            WHERE e.subject = w.subject
+        ) AS b ON true
+        WHERE COALESCE(b.revision, 0) <> w.revision
+    LOOP
+        RAISE EXCEPTION 'stream % is at revision %, expected %',
+            stale.subject, stale.have, stale.want USING ERRCODE = 'serialization_failure';
+    END LOOP;
+    INSERT INTO events
+        (seq, id, type, version, repo, subject, subject_revision, data, at, prev_hash, hash)
+    SELECT * FROM json_to_recordset(p_events) AS e(seq bigint, id text, type text,
+        version int, repo text, subject text, subject_revision int, data text, at text,
+        prev_hash text, hash text);
+    INSERT INTO records (kind, id, repo, revision, status, body)
+    SELECT * FROM json_to_recordset(p_rows) AS r(kind text, id text, repo text,
+        revision int, status text, body text)
+    ON CONFLICT (kind, id) DO UPDATE SET repo = excluded.repo,
+        revision = excluded.revision, status = excluded.status, body = excluded.body;
+    IF p_payload IS NOT NULL THEN
+        PERFORM pg_notify(p_channel, p_payload);
+    END IF;
+    RETURN clock_timestamp();
 END $$;
 """
 
-#: One statement: check the trusted base revisions (failing the statement on a wrong
-#: one), insert the events, upsert the records. Parameters: the trusted subjects and
-#: their expected revisions (binary ``text[]`` and ``int[]``), then the events and the
-#: records, each one JSON array of objects (see :func:`write_params`). Answers no rows.
-WRITE = """
-WITH want AS (
-    SELECT * FROM unnest(%b::text[], %b::bigint[]) AS w(subject, revision)
-), base AS (
-    SELECT subject, MAX(subject_revision) AS revision FROM events
-    WHERE subject IN (SELECT subject FROM want) GROUP BY subject
-), appended AS (
-    INSERT INTO events
-        (seq, id, type, version, repo, subject, subject_revision, data, at, prev_hash, hash)
-    SELECT * FROM json_to_recordset(%s::json) AS e(seq bigint, id text, type text,
-        version int, repo text, subject text, subject_revision int, data text, at text,
-        prev_hash text, hash text)
-), upserted AS (
-    INSERT INTO records (kind, id, repo, revision, status, body)
-    SELECT * FROM json_to_recordset(%s::json) AS r(kind text, id text, repo text,
-        revision int, status text, body text)
-    ON CONFLICT (kind, id) DO UPDATE SET repo = excluded.repo,
-        revision = excluded.revision, status = excluded.status, body = excluded.body
-)
-SELECT detente_stale_stream(w.subject, COALESCE(b.revision, 0), w.revision)
-FROM want AS w LEFT JOIN base AS b USING (subject)
-WHERE COALESCE(b.revision, 0) <> w.revision
-"""
+#: The call of :data:`COMMIT_FUNCTION`; its parameters are :func:`write_params`. Answers
+#: one row: the database clock after the write.
+WRITE = "SELECT detente_commit(%s, %s, %s::json, %s::json, %s::json, %s, %s)"
+
+#: The log head's sequence (0: empty), to check a write-less transaction started from memory.
+HEAD_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
 
 _EVENT_KEYS = (
     *("seq", "id", "type", "version", "repo", "subject", "subject_revision", "data"),
@@ -106,24 +147,34 @@ _RECORD_KEYS = ("kind", "id", "repo", "revision", "status", "body")
 
 
 def write_params(
-    trusted: Mapping[str, int], events: Sequence[StoredEvent], rows: Sequence[RecordRow]
+    lock: int,
+    head: int,
+    trusted: Mapping[str, int],
+    events: Sequence[StoredEvent],
+    rows: Sequence[RecordRow],
+    channel: str,
 ) -> list[Any]:
-    """The parameters of :data:`WRITE`.
+    """The parameters of :data:`WRITE`: the advisory lock key, the head sequence the
+    appends follow, the trusted subjects' expected revisions (a JSON object), the events,
+    the records, the ``pg_notify`` channel and payload (the last sequence; None: no event).
 
     The rows travel as one JSON document per table (encoded by orjson, unpacked by
     PostgreSQL's ``json_to_recordset``) rather than one array per column: psycopg adapts
     each array element in Python, which for a batch of N commands cost about 18 array
     adaptations plus N escaped JSON strings per column, several times the rest of the
-    write. The event payloads and record bodies stay JSON *text* inside the document.
+    write (the expected revisions too: their two arrays cost more than the rest of the
+    call). The event payloads and record bodies stay JSON *text* inside the document.
     """
     events_json = [dict(zip(_EVENT_KEYS, event_params(e), strict=True)) for e in events]
     rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
-    subjects = sorted(trusted)
     return [
-        subjects,
-        [trusted[s] for s in subjects],
+        lock,
+        head,
+        rowjson.dumps_text(trusted),
         rowjson.dumps_text(events_json),
         rowjson.dumps_text(rows_json),
+        channel,
+        str(events[-1].seq) if events else None,
     ]
 
 
@@ -137,12 +188,13 @@ Query = Callable[[str, Sequence[Any]], list[Any]]
 
 
 class PgTx(SqlTx):
-    """:class:`~detente.storage.sql.SqlTx` with the head read at ``BEGIN`` and one write.
+    """:class:`~detente.storage.sql.SqlTx` with a known starting head and one write.
 
     Args:
         dialect: the PostgreSQL dialect.
         fetch: runs a statement on the transaction's connection and returns its rows.
-        head: ``(seq, hash)`` of the log read under the lock at ``BEGIN``.
+        head: ``(seq, hash)`` of the log: read under the lock at ``BEGIN``, or remembered
+            from this store's own last commit (the write checks it either way).
     """
 
     def __init__(self, dialect: Dialect, fetch: Query, head: tuple[int, str]) -> None:
@@ -166,17 +218,23 @@ class PgTx(SqlTx):
             return (self.appended[-1].seq, self.appended[-1].hash)
         return self._head
 
-    def write(self) -> list[Any] | None:
-        """The parameters of :data:`WRITE` for everything not written yet (None: nothing
-        to write); marks it written. The caller sends the statement, then ``COMMIT``, in
-        one round trip (:meth:`detente.storage.postgres.PostgresStore.transaction`): a
-        wrong base revision or a lost insert race fails the statement and with it the
-        ``COMMIT`` (see :func:`lost_race`)."""
+    @property
+    def head(self) -> tuple[int, str]:
+        """``(seq, hash)`` of the log when the transaction started."""
+        return self._head
+
+    def write(self, lock: int, channel: str) -> list[Any] | None:
+        """The parameters of :data:`WRITE` (advisory lock key ``lock``, wake-ups on
+        ``channel``) for everything not written yet (None: nothing to write); marks it
+        written. The caller sends the call (:meth:`detente.storage.postgres.PostgresStore.
+        transaction`): a moved head, a wrong base revision or a lost insert race fails it
+        (see :func:`lost_race`)."""
         trusted = {s: self._base[s] for s in self._trusted}
         events = self.appended[self._flushed :]
         if not trusted and not events and not self._rows:
             return None
-        params = write_params(trusted, events, list(self._rows.values()))
+        rows = list(self._rows.values())
+        params = write_params(lock, self._head[0], trusted, events, rows, channel)
         self._trusted.clear()
         self._flushed = len(self.appended)
         self._rows.clear()
@@ -188,11 +246,66 @@ class PgTx(SqlTx):
 
 def lost_race(exc: BaseException) -> ConcurrencyError | None:
     """The :class:`~detente.errors.ConcurrencyError` a failed :data:`WRITE` stands for:
-    a stream not at its expected revision (``serialization_failure``, raised by
-    :data:`STALE_STREAM_FUNCTION`) or a duplicate ``(subject, subject_revision)`` or
+    a moved head or a stream not at its expected revision (``serialization_failure``,
+    raised by :data:`COMMIT_FUNCTION`) or a duplicate ``(subject, subject_revision)`` or
     sequence (another writer appended first); None for any other failure."""
     if isinstance(exc, pg_errors.SerializationFailure):
         return ConcurrencyError(exc.diag.message_primary or str(exc))
     if isinstance(exc, pg_errors.UniqueViolation):
         return ConcurrencyError(f"append lost a race: {exc}")
+    return None
+
+
+#: A connection of the store (autocommit, as the pool lends it).
+Conn = psycopg.Connection[Any]
+
+
+def begin(conn: Conn, lock: int) -> tuple[tuple[int, str], datetime, str | None]:
+    """``BEGIN``, take advisory lock ``lock``, read the clock and the head (one round trip):
+    ``((seq, hash), database clock in UTC, at of the head event or None)``."""
+    cur = conn.execute(begin_sql(lock))
+    cur.nextset()
+    cur.nextset()
+    [(now, seq, hash_, at)] = cur.fetchall()
+    head = (int(seq), str(hash_)) if seq is not None else (0, GENESIS_HASH)
+    return head, now.astimezone(UTC), (str(at) if at is not None else None)
+
+
+def commit_locked(conn: Conn, params: list[Any] | None) -> datetime | None:
+    """Write (if anything) and ``COMMIT`` a transaction opened by :func:`begin`, in one
+    round trip; the database clock after the write (None: nothing written). Never as
+    prepared statements: a statement psycopg prepares in a pipeline that a race aborts is
+    skipped by the server but cached as prepared by the client ("prepared statement does
+    not exist").
+
+    Raises:
+        psycopg.Error: the write failed (see :func:`lost_race`); nothing was committed.
+    """
+    cur = None
+    with conn.pipeline():
+        if params is not None:
+            cur = conn.execute(WRITE, params, prepare=False)
+        conn.execute("COMMIT", prepare=False)
+    row = cur.fetchone() if cur is not None else None
+    return row[0].astimezone(UTC) if row is not None else None
+
+
+def commit_remembered(conn: Conn, params: list[Any] | None, head: int) -> datetime | None:
+    """Commit a transaction started from memory: the write as one autocommitted call (it
+    takes the lock and checks that the log is still at ``head``), or, with nothing to
+    write, one read checking that the head has not moved (a refusal is never decided on
+    a log another server has moved). Returns the database clock after the write (None:
+    nothing written).
+
+    Raises:
+        ConcurrencyError: a write-less transaction's head moved.
+        psycopg.Error: the write failed (see :func:`lost_race`: a moved head is a
+            ``serialization_failure``); nothing was committed.
+    """
+    if params is not None:
+        row = conn.execute(WRITE, params).fetchone()
+        return row[0].astimezone(UTC) if row is not None else None
+    [(seq,)] = conn.execute(HEAD_SEQ).fetchall()
+    if int(seq) != head:
+        raise ConcurrencyError("another server appended first (the log head moved)")
     return None

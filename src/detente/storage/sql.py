@@ -218,13 +218,16 @@ class SqlTx:
         trusted = sorted(self._trusted)
         for start in range(0, len(trusted), 500):
             chunk = trusted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+            # One index step per subject (a MAX in a correlated subquery); a GROUP BY over
+            # ``subject IN (...)`` read every earlier revision of each stream, so a
+            # claim's renewal cost grew with the renewals before it.
+            marks = ",".join(["(?)"] * len(chunk))
             query = (
-                "SELECT subject, MAX(subject_revision) FROM events "
-                f"WHERE subject IN ({marks}) GROUP BY subject"
+                "SELECT w.column1, (SELECT MAX(e.subject_revision) FROM events AS e "
+                f"WHERE e.subject = w.column1) FROM (VALUES {marks}) AS w"
             )
-            have = {str(r[0]): int(r[1]) for r in self._fetch(self._dialect.sql(query), chunk)}
-            current = {s: have.get(s, 0) for s in chunk}
+            rows = self._fetch(self._dialect.sql(query), chunk)
+            current = {str(r[0]): int(r[1] or 0) for r in rows}
             check_expected({s: self._base[s] for s in chunk}, current.__getitem__)
         self._trusted.clear()
         events = self.appended[self._flushed :]
