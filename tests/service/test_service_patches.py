@@ -54,3 +54,21 @@ def test_patches_are_content_addressed_listed_and_leave_the_queue_when_integrate
     assert service.patches.get_patch(a_patch.id).mbox == a_mbox
     assert git(path, "rev-parse", "refs/heads/main") == a_head
     assert service.audit().ok
+
+
+def test_a_discard_reason_with_a_bidi_control_is_refused_and_the_patch_stays_published(
+    tmp_path: Path,
+) -> None:
+    path, m0 = make_repo(tmp_path / "repo")
+    service = make_service(path, tmp_path / "detente.db")
+    alice = service.claims.open_claim(replace(seed("a.py"), base_commit=m0)).claim
+    head = commit(path, {"a.py": "a = 2\n"}, "alice", parent=m0, when=10, ref="refs/heads/a")
+    patch, _ = service.patches.publish_patch(
+        PublishPatch(alice.id, m0, format_patch(path, m0, head))
+    )
+
+    with pytest.raises(ValidationError) as refused:
+        service.patches.discard_patch(DiscardPatch(patch.id, 1, "superseded \u202e by bob"))
+
+    assert refused.value.field == "reason"
+    assert [p.id for p in service.patches.list_patches()] == [patch.id]

@@ -167,6 +167,15 @@ def announce(
     _refuse_taken_workspace(state, branch, worktree)
     text_field(cmd.agent.id, "agent.id", policy, identifier=True)
     text_field(cmd.agent.name, "agent.name", policy, identifier=True)
+    deploy = None
+    if cmd.deployment_responsibility is not None:
+        deploy = text_field(
+            cmd.deployment_responsibility,
+            "deploymentResponsibility",
+            policy,
+            required=False,
+            identifier=True,
+        )
     if cmd.agent.session_id is not None:
         text_field(cmd.agent.session_id, "agent.sessionId", policy, identifier=True)
 
@@ -189,7 +198,7 @@ def announce(
             "symbols": list(symbols),
             "expectedContractChanges": [contract_to_wire(c) for c in contracts],
             "testResponsibility": test_plan if test_plan is not None else list(tests),
-            "deploymentResponsibility": cmd.deployment_responsibility,
+            "deploymentResponsibility": deploy,
             "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
             "lease": {
                 "id": ids("lse"),

@@ -17,8 +17,9 @@ from typing import Any
 
 from detente.domain import events as ev
 from detente.domain.claims.guards import get_claim
-from detente.domain.policy import OID_PATTERN, IdSource
+from detente.domain.policy import DEFAULT_POLICY, OID_PATTERN, IdSource
 from detente.domain.state import RepoState
+from detente.domain.validation import text_field
 from detente.errors import InvalidTransition, RevisionConflict, ValidationError
 
 __all__ = [
@@ -188,6 +189,11 @@ def decide_discard(state: RepoState, cmd: DiscardPatch, ids: IdSource) -> list[e
         InvalidTransition: the patch is not ``published``.
     """
     patch = state.gates.patches[cmd.patch_id]
+    reason = (
+        text_field(cmd.reason, "reason", DEFAULT_POLICY, required=False) or None
+        if cmd.reason is not None
+        else None
+    )
     if cmd.expected_revision != patch.revision:
         raise RevisionConflict(
             f"patch {patch.id} is at revision {patch.revision}, not {cmd.expected_revision}",
@@ -203,6 +209,6 @@ def decide_discard(state: RepoState, cmd: DiscardPatch, ids: IdSource) -> list[e
             ev.PATCH_DISCARDED,
             patchId=patch.id,
             claimId=patch.claim_id,
-            reason=cmd.reason,
+            reason=reason,
         )
     ]
