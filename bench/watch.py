@@ -1,7 +1,7 @@
 """Benchmark: delay from commit to delivery on the SSE stream with up to 1,000 subscribers.
 
-A detente server runs in a subprocess (SQLite store, uvicorn configured as ``detente
-serve`` configures it). N subscribers connect to ``/v1/events/stream`` from reader
+A detente server runs in a subprocess (SQLite store, served as ``detente serve`` serves
+it). N subscribers connect to ``/v1/events/stream`` from reader
 processes of their own (``_sse_readers.py``: one ``epoll`` loop over raw sockets that
 parses only the ``id:`` lines, a few microseconds per delivery, so the readers are not
 what is measured; ``--reader-processes`` spreads them);
@@ -37,13 +37,11 @@ from _servers import spawn_server
 _SERVER = """
 import sys
 from detente.clock import SystemClock
-from detente.server import make_server
+from detente.server import serve
 from detente.service import RepoConfig, Service
 from detente.storage.factory import open_store
 service = Service(open_store(sys.argv[1]), SystemClock(), [RepoConfig("demo")])
-server = make_server(service, port=int(sys.argv[2]), log_level="warning")
-server.config.backlog = 4096  # 1,000 subscribers connect at once
-server.run()
+serve(service, port=int(sys.argv[2]), log_level="warning")
 """
 
 

@@ -30,6 +30,7 @@ from detente.service import RepoConfig, Service
 from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
 from detente.vcs import RepoInfo, default_store_path, open_repo, resolve_commit
+from detente.vcs.commit_batch import CommitBatches
 
 __all__ = ["build_service", "default_store_url", "load_project_config", "resolve_store_url"]
 
@@ -162,4 +163,5 @@ def build_service(
         configs,
         policy=config.policy,
         resolve_commit=resolve_commit,
+        commit_check=CommitBatches().is_commit,
     )

@@ -10,6 +10,7 @@ It sits above the adapters: the HTTP app (:mod:`detente.api`) and the MCP server
 
 from __future__ import annotations
 
+import gc
 import signal
 import socket
 import threading
@@ -182,11 +183,33 @@ def serve(
         # the handler that was installed before it; this one turns that into a return.
         for sig in (signal.SIGINT, signal.SIGTERM):
             handlers[sig] = signal.signal(sig, lambda signum, _frame: stops.append(signum))
+    _freeze_heap_after_startup(server)
     try:
         server.run(sockets=[sock] if sock is not None else None)
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
+
+
+def _freeze_heap_after_startup(server: uvicorn.Server) -> None:
+    """Once ``server`` has started (the app's lifespan has warmed the service), collect
+    once and freeze the heap.
+
+    Everything built by then (modules, the application, the service's projections and
+    caches) lives as long as the process; frozen, a full collection no longer walks it.
+    Full collections of a warm server's heap took 0.2 to 0.8 s on the 2-core development
+    machine (``bench/watch.py`` with 1,000 subscribers), a pause that every request and
+    every event stream waits through. Frozen objects are never collected, hence the
+    collection first (see the ``gc.freeze`` documentation).
+    """
+    startup = server.startup
+
+    async def startup_then_freeze(sockets: list[socket.socket] | None = None) -> None:
+        await startup(sockets)
+        gc.collect()
+        gc.freeze()
+
+    server.startup = startup_then_freeze  # type: ignore[method-assign]
 
 
 def run_mcp_stdio(client: Client) -> None:

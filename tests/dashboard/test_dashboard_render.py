@@ -52,3 +52,15 @@ def test_durations_read_as_minutes_and_hours() -> None:
     assert render.duration(75) == "1:15"
     assert render.duration(3725) == "1:02:05"
     assert render.remaining("2026-11-30T12:00:00Z", "2026-11-30T12:00:01Z") == "expired"
+
+
+def test_the_page_renders_a_claim_with_a_typed_contract_change() -> None:
+    typed = claim(
+        "a",
+        ["web/**"],
+        expectedContractChanges=[{"type": "http", "area": "payments-api", "change": "add-retry"}],
+    )
+
+    html = render.render_page(render.context(_snapshot(typed), {}))
+
+    assert "API changes: http:payments-api:add-retry" in html

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dashboard_records import claim
 
 from detente.dashboard import views
+from detente.domain.claims.model import ContractChange
+from detente.domain.claims.wire import contract_to_wire
 
 
 def test_claims_are_grouped_once_by_the_top_directory_of_their_first_path() -> None:
@@ -120,3 +122,22 @@ def test_agents_show_heartbeat_age_in_seconds_from_the_server_clock() -> None:
 
     assert view["heartbeatAge"] == 65
     assert [c["id"] for c in view["claims"]] == ["a"]
+
+
+def test_evidence_needed_reads_typed_contract_changes_and_a_test_plan() -> (
+    None
+):
+    typed = contract_to_wire(ContractChange(area="payments-api", type="http", change="add-retry"))
+    owing = claim(
+        "a",
+        ["web/**"],
+        testResponsibility={"unit": ["tests/test_retry.py"], "integration": ["tests/it.py"]},
+        expectedContractChanges=[typed, "billing"],
+    )
+
+    needed = views.evidence_needed(owing)
+
+    assert needed[2:] == [
+        "tests: unit: tests/test_retry.py; integration: tests/it.py",
+        "API changes: http:payments-api:add-retry, billing",
+    ]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from detente.index import nearest as nearest_module
 from detente.index.nearest import NearestTexts
 from detente.index.semantic import Similarity
 from detente.service.search import MAX_SIMILAR, semantic_record, similar_record
@@ -84,6 +85,14 @@ def test_the_lexical_index_gives_the_same_advisories_as_comparing_every_holder()
 
 def test_the_semantic_index_gives_the_same_advisories_as_comparing_every_holder() -> None:
     _check_sample(require_model(), holders=300, queries=30)
+
+
+def test_holders_embedded_a_few_at_a_time_give_the_same_advisories(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sim = require_model()
+    monkeypatch.setattr(nearest_module, "_EMBED_CHUNK", 7)  # 300 holders: 43 chunks
+    _check_sample(sim, holders=300, queries=10)
 
 
 def test_a_tie_at_the_cut_is_decided_by_key_as_a_full_sort_decides_it() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from detente.errors import ValidationError
 from detente.service.known_commits import KnownCommits
+from detente.vcs.commit_batch import CommitBatches
 from detente.vcs.repo import resolve_commit
 
 from source_repo import make_source_repo
@@ -62,3 +63,18 @@ def test_the_least_recently_used_id_is_forgotten_past_the_bound(tmp_path: Path) 
     known(other, other_head)
     known(tmp_path / "repo", head)
     assert real.calls == [head, upper, other_head, head]
+
+
+def test_a_full_id_the_check_confirms_needs_no_resolution_and_anything_else_still_does(
+    tmp_path: Path,
+) -> None:
+    head = make_source_repo(tmp_path / "repo")
+    real = Counted()
+    batches = CommitBatches()
+    known = KnownCommits(real, check=batches.is_commit)
+    assert known(tmp_path / "repo", head) == head
+    assert known(tmp_path / "repo", "HEAD") == head  # not a full id: resolved
+    with pytest.raises(ValidationError):  # unknown to the check: resolved, and refused
+        known(tmp_path / "repo", "e" * 40)
+    assert real.calls == ["HEAD", "e" * 40]
+    batches.close()

@@ -92,3 +92,23 @@ def test_a_blank_objective_has_no_record(tmp_path: Path) -> None:
     service = _service(tmp_path / "d.db", FakeClock())
     service.claims.open_claim(seed("a/**", objective="retry the http client"))
     assert holder_similarity(service).record("demo", Similarity("lexical"), "  ") is None
+
+
+def test_once_the_model_answers_the_lexical_index_of_the_holders_is_let_go(
+    tmp_path: Path,
+) -> None:
+    from semantic_support import require_model
+
+    semantic = require_model()
+    lexical = Similarity("lexical")
+    subjects = _subjects(30)
+    service = _service(tmp_path / "d.db", FakeClock())
+    for i, subject in enumerate(subjects[:20]):
+        service.claims.open_claim(seed(f"src/p{i}/**", objective=subject, ttl=3600))
+    holders = holder_similarity(service)
+
+    assert holders.record("demo", lexical, subjects[25]) == _brute(service, lexical, subjects[25])
+    assert holders.record("demo", semantic, subjects[26]) == _brute(service, semantic, subjects[26])
+    assert list(holders._indexes) == [("demo", "semantic")]  # the lexical one freed
+    # asked again (a forced lexical call), it is rebuilt and answers as before
+    assert holders.record("demo", lexical, subjects[27]) == _brute(service, lexical, subjects[27])

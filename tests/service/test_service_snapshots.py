@@ -14,6 +14,7 @@ import pytest
 
 from detente.clock import FakeClock
 from detente.domain.claims.wire import claim_to_wire
+from detente.eventlog import snapshots
 from detente.eventlog.snapshots import Snapshot, snapshot_version
 from detente.service import RepoConfig, Service
 from detente.storage.base import SnapshotStore, Store
@@ -94,9 +95,19 @@ def _signed(snapshot: Snapshot, body: bytes) -> Snapshot:
         (lambda s: dataclasses.replace(s, body=s.body + b"x"), "digest"),
         (lambda s: _signed(s, zlib.compress(pickle.dumps(os.getcwd))), "not part of a state"),
         (lambda s: _signed(s, b"not zlib"), "does not decode"),
+        (lambda s: _signed(s, s.body[: len(s.body) // 2]), "does not decode"),
         (lambda s: _signed(s, zlib.compress(pickle.dumps({"a": 1}))), "not this repository"),
     ],
-    ids=["version", "chain", "seq", "digest", "foreign-global", "garbage", "not-a-state"],
+    ids=[
+        "version",
+        "chain",
+        "seq",
+        "digest",
+        "foreign-global",
+        "garbage",
+        "truncated",
+        "not-a-state",
+    ],
 )
 def test_an_unsound_snapshot_is_ignored_with_a_log_line_and_the_log_replayed(
     clock: FakeClock, caplog: pytest.LogCaptureFixture, spoil: object, why: str
@@ -114,6 +125,16 @@ def test_an_unsound_snapshot_is_ignored_with_a_log_line_and_the_log_replayed(
         logger.removeHandler(caplog.handler)
     [line] = {r.getMessage() for r in caplog.records if "snapshot" in r.getMessage()}
     assert "ignoring the projection snapshot of demo" in line and why in line
+    assert _wire(later) == claims
+
+
+def test_a_snapshot_inflated_a_few_bytes_at_a_time_restores_the_same_claims(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, snapshot, claims = _saved(clock)
+    monkeypatch.setattr(snapshots, "_INFLATE_CHUNK", 7)
+    later = _service(store, clock)
+    assert later.checkpoints.start("demo").last_seq == snapshot.seq
     assert _wire(later) == claims
 
 

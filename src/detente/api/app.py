@@ -30,6 +30,7 @@ from detente.api.auth import (
 from detente.api.edges import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
+    UnexpectedErrorMiddleware,
     http_error_handler,
     unexpected_error_handler,
 )
@@ -117,6 +118,7 @@ def create_app(
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(Exception, unexpected_error_handler)
+    app.add_middleware(UnexpectedErrorMiddleware)  # innermost: the connection stays usable
     # Kept answers live in the store's replay ledger: a retry after a restart replays too.
     app.add_middleware(
         IdempotencyMiddleware,

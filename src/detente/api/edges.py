@@ -196,3 +196,37 @@ async def unexpected_error_handler(request: Request, exc: Exception) -> JSONResp
         f"unexpected server error (incident {incident}); the server log has the details",
         incident=incident,
     )
+
+
+class UnexpectedErrorMiddleware:
+    """Answers an exception nobody translated with the 500 problem, and keeps the
+    connection open for the client's next request.
+
+    Starlette's outermost error middleware answers too, but then re-raises, and the server
+    drops the connection: a client's next request on it (a pooled keep-alive connection)
+    fails with a reset, and its caller cannot tell whether it was applied. Sits inside the
+    idempotency middleware, which keeps no 5xx answer. An exception after the answer has
+    started (a stream) is re-raised: there is nothing left to answer.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            if started:
+                raise
+            response = await unexpected_error_handler(Request(scope), exc)
+            await response(scope, receive, send)

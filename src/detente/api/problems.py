@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import Request
@@ -45,6 +46,17 @@ _TITLES = {
 }
 
 
+class ProblemResponse(JSONResponse):
+    """``application/problem+json``; text that is not Unicode (a lone surrogate echoed from
+    a request) is written as its JSON escape instead of failing the answer."""
+
+    media_type = "application/problem+json"
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.encode("utf-8", "backslashreplace")
+
+
 def problem(status: int, code: str, detail: str, **extra: Any) -> JSONResponse:
     body: dict[str, Any] = {
         "type": f"https://detente.dev/problems/{code.replace('_', '-')}",
@@ -54,7 +66,7 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> JSONResponse:
         "code": code,
     }
     body.update(extra)
-    return JSONResponse(body, status_code=status, media_type="application/problem+json")
+    return ProblemResponse(body, status_code=status)
 
 
 async def detente_error_handler(request: Request, exc: Exception) -> JSONResponse:

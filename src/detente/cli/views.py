@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from detente.cli.render import lease_timer
+from detente.domain.claims.wire import contract_text, tests_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -85,7 +86,6 @@ def claim_view(console: Console, claim: Mapping[str, Any], now: datetime) -> Non
         console.print(f"  {label:<10} {value}")
 
 
-_CONTRACT_PARTS = ("type", "area", "change")
 
 
 def intent_rows(claim: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -96,19 +96,12 @@ def intent_rows(claim: Mapping[str, Any]) -> list[tuple[str, str]]:
     mode other than ``section``: everything ``claim open`` was told.
     """
     rows: list[tuple[str, str]] = []
-    contracts = [
-        c if isinstance(c, str) else ":".join(str(c.get(k) or "") for k in _CONTRACT_PARTS)
-        for c in claim.get("expectedContractChanges") or []
-    ]
+    contracts = [contract_text(c) for c in claim.get("expectedContractChanges") or []]
     if contracts:
         rows.append(("contracts", ", ".join(contracts)))
-    tests = claim.get("testResponsibility") or []
-    if isinstance(tests, Mapping):
-        plan = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in tests.items() if names)
-        if plan:
-            rows.append(("tests", plan))
-    elif tests:
-        rows.append(("tests", ", ".join(str(t) for t in tests)))
+    tests = tests_text(claim.get("testResponsibility") or [])
+    if tests:
+        rows.append(("tests", tests))
     if claim.get("deploymentResponsibility"):
         rows.append(("deploy", str(claim["deploymentResponsibility"])))
     memory = []

@@ -27,53 +27,64 @@ from detente.service.checkpoints import SHORT_LIVED_TAIL
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["MAX_EVENTS_PAGE", "MAX_SEQ", "InProcessClient", "ServiceCalls", "body_models"]
+__all__ = [
+    "MAX_EVENTS_PAGE",
+    "MAX_SEQ",
+    "InProcessClient",
+    "ServiceCalls",
+    "body_model",
+]
+
+
+#: The body model of every operation that takes one: ``operation -> "module:Model"``.
+_BODY_MODELS: dict[str, str] = {
+    "open_claim": "bodies:ClaimIn",
+    "takeover": "bodies:TakeoverIn",
+    "approve_takeover": "bodies:ApproveTakeoverIn",
+    "renew": "bodies:RenewIn",
+    "announce": "bodies:AnnounceIn",
+    "scope_change": "bodies:ScopeChangeIn",
+    "change_objective": "bodies:ObjectiveChangeIn",
+    "suspend": "bodies:StatusChangeIn",
+    "resume": "bodies:StatusChangeIn",
+    "abandon": "bodies:AbandonIn",
+    "complete": "bodies:CompleteIn",
+    "check_writes": "bodies:WriteCheckIn",
+    "propose": "bodies:ProposalIn",
+    "accept_proposal": "bodies:AcceptIn",
+    "resolve_meeting": "bodies:ResolveIn",
+    "accept_handoff": "bodies:AcceptIn",
+    "register_agent": "agent_bodies:AgentIn",
+    "readiness": "agent_bodies:ReadinessIn",
+    "register_document": "memory_bodies:RegisterIn",
+    "patch_section": "memory_bodies:SectionPatchIn",
+    "write_document": "memory_bodies:WriteIn",
+    "append_entry": "memory_bodies:AppendIn",
+    "render": "memory_bodies:RenderIn",
+    "reconcile": "memory_bodies:ReconcileIn",
+    "reconcile_intents": "index_bodies:ReconcileIntentsIn",
+    "publish_patch": "gate_bodies:PatchIn",
+    "discard_patch": "gate_bodies:DiscardIn",
+    "deploy": "gate_bodies:DeployIn",
+    "set_deploy_policy": "gate_bodies:PolicyIn",
+    "pre_receive": "gate_bodies:PreReceiveIn",
+    "post_receive": "gate_bodies:PostReceiveIn",
+    "pre_commit": "gate_bodies:PreCommitIn",
+}
 
 
 @functools.cache
-def body_models() -> dict[str, type[BaseModel]]:
-    """The body model of every operation that takes one, by operation name (loaded on
-    first use: a read-only command never imports pydantic)."""
-    from detente.client import bodies as b
-    from detente.client import gate_bodies as g
-    from detente.client import memory_bodies as mb
-    from detente.client.agent_bodies import AgentIn, ReadinessIn
-    from detente.client.index_bodies import ReconcileIntentsIn
+def body_model(operation: str) -> type[BaseModel] | None:
+    """The body model of ``operation``, or None when it takes no body. Only its own module
+    is imported, on first use: a read never imports pydantic, a write one body module."""
+    where = _BODY_MODELS.get(operation)
+    if where is None:
+        return None
+    import importlib
 
-    return {
-        "open_claim": b.ClaimIn,
-        "takeover": b.TakeoverIn,
-        "approve_takeover": b.ApproveTakeoverIn,
-        "renew": b.RenewIn,
-        "announce": b.AnnounceIn,
-        "scope_change": b.ScopeChangeIn,
-        "change_objective": b.ObjectiveChangeIn,
-        "suspend": b.StatusChangeIn,
-        "resume": b.StatusChangeIn,
-        "abandon": b.AbandonIn,
-        "complete": b.CompleteIn,
-        "check_writes": b.WriteCheckIn,
-        "propose": b.ProposalIn,
-        "accept_proposal": b.AcceptIn,
-        "resolve_meeting": b.ResolveIn,
-        "accept_handoff": b.AcceptIn,
-        "register_agent": AgentIn,
-        "readiness": ReadinessIn,
-        "register_document": mb.RegisterIn,
-        "patch_section": mb.SectionPatchIn,
-        "write_document": mb.WriteIn,
-        "append_entry": mb.AppendIn,
-        "render": mb.RenderIn,
-        "reconcile": mb.ReconcileIn,
-        "reconcile_intents": ReconcileIntentsIn,
-        "publish_patch": g.PatchIn,
-        "discard_patch": g.DiscardIn,
-        "deploy": g.DeployIn,
-        "set_deploy_policy": g.PolicyIn,
-        "pre_receive": g.PreReceiveIn,
-        "post_receive": g.PostReceiveIn,
-        "pre_commit": g.PreCommitIn,
-    }
+    module, name = where.split(":")
+    model: type[BaseModel] = getattr(importlib.import_module(f"detente.client.{module}"), name)
+    return model
 
 
 def check_page(since: object, limit: object) -> tuple[int, int]:
@@ -179,7 +190,7 @@ class InProcessClient(Client):
                 kwargs.get("since", 0), kwargs.get("limit", 100)
             )
         # A read never takes a body: it never imports pydantic.
-        model = body_models().get(call.route.name) if call.route.method != "GET" else None
+        model = body_model(call.route.name) if call.route.method != "GET" else None
         if model is not None:
             from detente.client.body import parse
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from detente.clock import parse_time
+from detente.domain.claims.wire import contract_text, tests_text
 
 __all__ = [
     "FINISHED",
@@ -93,9 +94,9 @@ def evidence_needed(claim: Wire) -> list[str]:
     if claim["status"] in FINISHED or claim.get("evidence"):
         return []
     needed = ["head commit", "changed files"]
-    tests = claim.get("testResponsibility") or []
-    needed.append(f"tests: {', '.join(tests)}" if tests else "test results")
-    contracts = claim.get("expectedContractChanges") or []
+    tests = tests_text(claim.get("testResponsibility") or [])
+    needed.append(f"tests: {tests}" if tests else "test results")
+    contracts = [contract_text(c) for c in claim.get("expectedContractChanges") or []]
     if contracts:
         needed.append(f"API changes: {', '.join(contracts)}")
     impacts = claim.get("memoryImpacts") or []

@@ -82,6 +82,9 @@ class ServiceCore:
         ids: id source (``prefix -> id``); injectable for deterministic tests.
         resolve_commit: ``(repo_path, rev) -> full OID``; validates ``baseCommit`` against
             the real repository when the repo has a path.
+        commit_check: ``(repo_path, full OID) -> True`` when it surely names a commit, a
+            quicker first question than ``resolve_commit`` (see
+            :class:`~detente.service.known_commits.KnownCommits`).
     """
 
     def __init__(
@@ -93,6 +96,7 @@ class ServiceCore:
         policy: Policy = DEFAULT_POLICY,
         ids: Callable[[str], str] = new_id,
         resolve_commit: Callable[[Path, str], str] | None = None,
+        commit_check: Callable[[Path, str], bool | None] | None = None,
     ) -> None:
         self.store = store
         #: The time authority, read once per batch inside one (see :class:`BatchClock`).
@@ -102,7 +106,9 @@ class ServiceCore:
         self.broadcaster = Broadcaster()
         #: The id source (``prefix -> id``).
         self.ids = ids
-        self._resolve_commit = KnownCommits(resolve_commit) if resolve_commit else None
+        self._resolve_commit = (
+            KnownCommits(resolve_commit, check=commit_check) if resolve_commit else None
+        )
         self._states: dict[str, RepoState] = {}
         self._locks = {name: threading.RLock() for name in self.repos}
         #: Leases expired per transaction at most (see :meth:`timeouts`).

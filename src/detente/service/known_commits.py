@@ -6,6 +6,11 @@ its full object id (the CLI resolves ``HEAD`` before it sends), and an object id
 immutable content: once git has said that a full id is a commit, it stays one. A
 symbolic revision (``HEAD``, a branch, an abbreviated id) moves or may become ambiguous,
 so it is resolved every time.
+
+A full id not yet confirmed is asked, when a ``check`` is given, of a long-running
+``git cat-file --batch-check`` (:class:`~detente.vcs.commit_batch.CommitBatches`) rather
+than of a new ``git rev-parse`` process; whatever that check cannot confirm (missing, a
+tag, no answer) goes to ``resolve``, which gives the answer or the error.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ _FULL_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 #: ``(repository path, revision) -> full OID``; raises ``validation_error`` when unknown.
 Resolve = Callable[[Path, str], str]
+#: ``(repository path, full OID) -> True`` when it surely names a commit (else False/None).
+Check = Callable[[Path, str], "bool | None"]
 
 
 class KnownCommits:
@@ -30,10 +37,13 @@ class KnownCommits:
     Args:
         resolve: the real resolution (:func:`detente.vcs.repo.resolve_commit`).
         bound: the most ids remembered (least recently used forgotten first).
+        check: a quicker confirmation of full ids
+            (:meth:`~detente.vcs.commit_batch.CommitBatches.is_commit`); None: none.
     """
 
-    def __init__(self, resolve: Resolve, *, bound: int = 4096) -> None:
+    def __init__(self, resolve: Resolve, *, bound: int = 4096, check: Check | None = None) -> None:
         self._resolve = resolve
+        self._check = check
         self._bound = bound
         self._known: OrderedDict[tuple[Path, str], None] = OrderedDict()
         self._lock = threading.Lock()
@@ -50,8 +60,12 @@ class KnownCommits:
             if key in self._known:
                 self._known.move_to_end(key)
                 return rev
-        oid = self._resolve(repo, rev)
-        if oid == rev and _FULL_OID.fullmatch(rev):
+        full = _FULL_OID.fullmatch(rev) is not None
+        if full and self._check is not None and self._check(repo, rev) is True:
+            oid = rev
+        else:
+            oid = self._resolve(repo, rev)
+        if oid == rev and full:
             with self._lock:
                 self._known[key] = None
                 while len(self._known) > self._bound:

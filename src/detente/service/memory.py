@@ -97,7 +97,7 @@ class MemoryService:
         if worktree is None:
             return config.path
         wanted = Path(worktree)
-        if wanted.is_absolute():
+        if "\0" not in worktree and wanted.is_absolute():  # a NUL: no path, no worktree
             for entry in list_worktrees(config.path):
                 if entry.path.resolve() == wanted.resolve():
                     return entry.path

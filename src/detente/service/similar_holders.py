@@ -131,5 +131,9 @@ class HolderSimilarity:
         with self._lock:
             synced = self._indexes.get(key)
             if synced is None or synced.sim is not sim:
+                # A new mode (the model loaded) or similarity: the repository's other
+                # indexes are not asked again (one rebuild if they are), so they go.
+                for stale in [k for k in self._indexes if k[0] == repo]:
+                    del self._indexes[stale]
                 synced = self._indexes[key] = _Synced(sim)
             return synced

@@ -14,8 +14,10 @@ makes was always such a first one (issue #14: "a claim open stalls ~0.5 s under
 contention").
 
 :func:`warm` does that work once, before a server listens (the HTTP app's lifespan calls
-it): it builds every per-aggregate service, imports :data:`WRITE_PATH` and loads each
-repository's projection from its snapshot. ``tests/service/test_warmup.py`` checks that
+it): it builds every per-aggregate service, imports :data:`WRITE_PATH`, loads each
+repository's projection from its snapshot and confirms the default branch's tip as a
+commit (starting the commit check's ``git cat-file`` process,
+:mod:`detente.vcs.commit_batch`). ``tests/api/test_api_warmup.py`` checks that
 the first opening, renewal, section patch and completion after it import nothing more.
 """
 
@@ -24,6 +26,8 @@ from __future__ import annotations
 import importlib
 import logging
 from typing import TYPE_CHECKING
+
+from detente.errors import DetenteError
 
 if TYPE_CHECKING:
     from detente.service import Service
@@ -89,3 +93,18 @@ def warm(service: Service) -> None:
             logging.getLogger("detente.storage").warning(
                 "warm-up could not load the projection of %s: %s", repo, exc, exc_info=True
             )
+        _known_tip(service, repo)
+
+
+def _known_tip(service: Service, repo: str) -> None:
+    """Confirm the default branch's tip as a commit: the commit check's process starts now
+    and the first opening naming that tip asks no git (nothing when the branch is unborn
+    or git fails: the opening resolves its base as it would have)."""
+    config = service.repo(repo)
+    if config.path is None or config.refs is not None:
+        return
+    try:
+        tip = service.base_commit(config, config.default_branch)
+        service.base_commit(config, tip)
+    except DetenteError:
+        return

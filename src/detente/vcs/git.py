@@ -240,6 +240,11 @@ class Git:
         """
         return self.run(*args, input=input, env=env).stdout.rstrip("\n")
 
+    def environment(self) -> dict[str, str]:
+        """The environment every call runs git with (see the module docstring): for a
+        git process the caller starts and talks to itself (a ``--batch`` process)."""
+        return self._environment(None)
+
     def _environment(self, extra: Mapping[str, str] | None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in REPO_LOCAL_ENV}
         env["GIT_TERMINAL_PROMPT"] = "0"

@@ -7,7 +7,7 @@ CLI's ``--json``, and compared by ``audit verify`` against a full replay.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from detente.clock import format_time
@@ -86,6 +86,20 @@ def tests_to_wire(claim: Claim) -> list[str] | dict[str, list[str]]:
     if claim.test_plan is not None:
         return {kind: list(names) for kind, names in claim.test_plan.items()}
     return list(claim.test_responsibility)
+
+
+def contract_text(wire: str | Mapping[str, Any]) -> str:
+    """A contract change as people write it: ``TYPE:AREA:CHANGE``, or the bare area."""
+    if isinstance(wire, str):
+        return wire
+    return ":".join(str(wire.get(k) or "") for k in ("type", "area", "change"))
+
+
+def tests_text(wire: Sequence[str] | Mapping[str, Sequence[str]]) -> str:
+    """The test responsibility as one line: ``a, b`` or ``unit: a, b; integration: c``."""
+    if isinstance(wire, Mapping):
+        return "; ".join(f"{kind}: {', '.join(names)}" for kind, names in wire.items() if names)
+    return ", ".join(str(t) for t in wire)
 
 
 def memory_impact_from_wire(data: dict[str, Any]) -> MemoryImpact:
