@@ -32,3 +32,21 @@ def test_claim_open_shows_memory_sections_deploy_contracts_and_tests(repo: Path)
     assert rows["tests"] == "unit"
     claim_id = result.stdout.split()[1]
     assert _rows(Cli(repo)("claim", "status", claim_id).stdout)["deploy"] == "staging"
+
+
+def test_text_with_emoji_codes_prints_as_stored_in_open_status_and_list(repo: Path) -> None:
+    objective = "fix :b: and :smile: x"
+    result = Cli(repo)(
+        "claim", "open", "-o", objective, "-p", "q2.py", "--no-worktree",
+        "--contract", "a:b:c", "--agent", "bot:b:",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = _rows(result.stdout)
+    assert rows["objective"] == objective
+    assert rows["contracts"] == "a:b:c"
+    claim_id = result.stdout.split()[1]
+    status = Cli(repo)("claim", "status", claim_id).stdout
+    assert _rows(status)["objective"] == objective and _rows(status)["contracts"] == "a:b:c"
+    listing = Cli(repo)("claim", "list").stdout
+    assert "bot:b:" in listing
+    assert "\U0001f604" not in status + listing and "\U0001f171" not in status + listing

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
+import pytest
 from cli_harness import Cli, Git
 
 
@@ -112,15 +114,34 @@ def test_an_unknown_base_revision_exits_2_before_anything_is_claimed(cli: Cli) -
     assert cli.json("claim", "list")[1]["claims"] == []
 
 
-def test_a_failed_worktree_creation_abandons_the_accepted_claim(
-    cli: Cli, repo: Path, git: Git
+@pytest.mark.parametrize("where", ["under-a-file", "/proc/nope"])
+def test_a_worktree_directory_that_cannot_be_made_exits_2_before_anything_is_claimed(
+    cli: Cli, repo: Path, where: str
 ) -> None:
     blocker = repo.parent / "a-file"
     blocker.write_text("not a directory\n")
+    target = blocker / "wt" if where == "under-a-file" else Path(where)
+    events = cli.json("audit", "verify")[1]["events"]
 
-    code, body = cli.json(
-        "claim", "open", "-o", "x", "-p", "src/**", "--worktree-dir", str(blocker / "wt")
-    )
+    code, body = cli.json("claim", "open", "-o", "x", "-p", "src/**", "--worktree-dir", str(target))
+
+    assert code == 2, body
+    assert body["code"] == "validation_error" and body["field"] == "worktree"
+    assert "cannot create the worktree directory" in body["detail"]
+    assert cli.json("claim", "list")[1]["claims"] == []
+    assert cli.json("audit", "verify")[1]["events"] == events
+    assert not target.exists()
+
+
+def test_a_failed_worktree_creation_abandons_the_accepted_claim(
+    cli: Cli, repo: Path, git: Git
+) -> None:
+    # a place git itself refuses: a registered worktree whose directory was deleted
+    stale = repo.parent / "stale-wt"
+    git(repo, "worktree", "add", "-q", "-b", "elsewhere", str(stale))
+    shutil.rmtree(stale)
+
+    code, body = cli.json("claim", "open", "-o", "x", "-p", "src/**", "--worktree-dir", str(stale))
 
     assert code == 1
     assert body["code"] == "vcs_error"

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from cli_harness import Cli
 
 from detente.clock import FakeClock
@@ -136,3 +137,17 @@ def test_every_error_code_of_the_hierarchy_has_its_exit_code() -> None:
     assert unexpected <= {"error", "internal_error", "vcs_error", "demo_failed"}
     assert exit_code_for("overlap_blocking") == 6
     assert exit_code_for("server_unavailable") == 9
+
+
+def test_an_explicit_local_flag_overrides_detente_url_from_the_environment(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DETENTE_LOCAL")
+    monkeypatch.setenv("DETENTE_URL", "http://127.0.0.1:1")  # nothing listens there
+    for args in (["--local", "claim", "list", "--json"], ["claim", "list", "--json", "--local"]):
+        result = Cli(repo)(*args)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["mode"] == "local"
+    both = Cli(repo)("--server", "http://127.0.0.1:1", "--local", "claim", "list", "--json")
+    assert both.exit_code == 2
+    assert json.loads(both.stdout)["code"] == "validation_error"

@@ -125,3 +125,16 @@ def test_patch_publish_list_and_apply_in_another_worktree(
     assert code == 0, applied
     assert (other / "src/pkg/a.py").read_text() == "a = 6\n"
     assert git(other, "log", "-1", "--format=%s") == "six"
+
+
+def test_completing_a_claim_opened_without_a_worktree_says_so_and_what_to_pass(
+    cli: Cli, git: Git, repo: Path
+) -> None:
+    code, opened = cli.json("claim", "open", "-o", "notes", "-p", "src/pkg/b.py", "--no-worktree")
+    assert code == 0, opened
+    claim = opened["claim"]
+    code, body = cli.json("claim", "complete", claim["id"], "--no-integrate")
+    assert code == 2 and body["code"] == "validation_error" and body["field"] == "worktree"
+    assert "has no worktree (it was opened with --no-worktree)" in body["detail"]
+    assert "not on this machine" not in body["detail"] and "--worktree DIR" in body["detail"]
+    assert cli.json("claim", "status", claim["id"])[1]["claim"]["status"] == "active"

@@ -21,7 +21,14 @@ def test_a_plain_directory_recorded_as_the_worktree_is_treated_as_absent(tmp_pat
     assert release_record(claim) == (None, {})
     gathered = evidence(claim)
     assert gathered["worktreePresent"] is False
-    assert "the claim's worktree is not on this machine" in gathered["missing"]
+    assert f"the claim's worktree {plain} is not a git checkout on this machine" in gathered[
+        "missing"
+    ]
+
+
+def test_a_claim_opened_without_a_worktree_is_said_to_have_none() -> None:
+    gathered = evidence({"id": "clm_1", "worktree": None, "baseCommit": "a" * 40})
+    assert "claim clm_1 has no worktree (it was opened with --no-worktree)" in gathered["missing"]
 
 
 def test_a_real_checkout_is_read(tmp_path: Path) -> None:

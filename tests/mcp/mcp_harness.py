@@ -93,6 +93,12 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     return dict(result.structured_content)
 
 
+async def register(client: Client, *session_ids: str) -> None:
+    """Register each session (named after itself), as an agent does before claim_files."""
+    for sid in session_ids:
+        await call(client, "register_agent_work", agent_name=sid, intent="test", session_id=sid)
+
+
 async def fail(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     """Call a tool that must fail with a tool error; the error's data."""
     result = await client.call_tool(tool, arguments)

@@ -9,7 +9,7 @@ import httpx
 import httpx2
 import pytest
 from mcp.client.streamable_http import streamable_http_client
-from mcp_harness import call, deadline
+from mcp_harness import call, deadline, register
 
 from api.conftest import running
 from detente.clock import FakeClock
@@ -59,6 +59,7 @@ async def test_mcp_tool_calls_with_a_bearer_token_act_as_its_principal(
         httpx2.AsyncClient(headers=headers, timeout=15) as http,
         Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client,
     ):
+        await register(client, "s1")
         await call(client, "claim_files", session_id="s1", paths=["a.py"], reason="r")
     events = httpx.get(f"{base}/v1/events", headers=headers, timeout=10).json()["events"]
     assert events and {e["data"]["actor"]["principal"] for e in events} == {"alice"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from mcp_harness import McpEnv, call, deadline, fail
+from mcp_harness import McpEnv, call, deadline, fail, register
 
 pytestmark = pytest.mark.anyio
 
@@ -52,6 +52,7 @@ async def test_ttl_expiry_releases_the_advisory_claim_without_an_explicit_call(
     env: McpEnv,
 ) -> None:
     async with env.connect() as client:
+        await register(client, "s1", "s2")
         claimed = await call(
             client,
             "claim_files",
@@ -78,6 +79,7 @@ async def test_ttl_expiry_releases_the_advisory_claim_without_an_explicit_call(
 
 async def test_release_files_restores_ready_for_the_other_session_at_once(env: McpEnv) -> None:
     async with env.connect() as first, env.connect() as second:
+        await register(second, "s1", "s2")
         await call(
             first,
             "claim_files",
@@ -100,6 +102,7 @@ async def test_a_stale_revision_is_a_tool_error_carrying_revision_conflict_and_t
     env: McpEnv,
 ) -> None:
     async with env.connect() as client:
+        await register(client, "s1")
         opened = await call(
             client, "claim_open", objective="refactor app", paths=["src/app.py"], session_id="s1"
         )

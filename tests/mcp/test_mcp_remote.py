@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mcp_harness import call, fail, stdio_client
+from mcp_harness import call, fail, register, stdio_client
 
 from api.conftest import running
 from detente.client import connect
@@ -56,6 +56,7 @@ async def test_remote_tools_report_caution_and_release_through_the_http_api(
     remote: Client, service: Service
 ) -> None:
     async with remote:
+        await register(remote, "s1", "s2")
         claimed = await call(
             remote,
             "claim_files",
@@ -78,6 +79,7 @@ async def test_remote_tools_see_the_servers_clock_release_an_expired_lease(
     remote: Client, clock: FakeClock
 ) -> None:
     async with remote:
+        await register(remote, "s1", "s2")
         await call(remote, "claim_files", session_id="s1", paths=["a.py"], reason="r", ttl_secs=30)
         clock.advance(31)
         free = await call(remote, "verify_change_readiness", session_id="s2", paths=["a.py"])

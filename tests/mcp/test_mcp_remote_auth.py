@@ -16,7 +16,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from mcp.client.stdio import get_default_environment
-from mcp_harness import call, detente_command
+from mcp_harness import call, detente_command, register
 
 from api.conftest import running
 from detente.clock import FakeClock
@@ -92,6 +92,7 @@ async def test_mcp_with_a_server_url_signs_every_call_with_detente_key(
     with running(service, auth=gate) as base:
         env = {"DETENTE_KEY": str(key_file), "DETENTE_KEY_ID": "ci-bot"}
         async with _mcp(base, repo, **env) as client:
+            await register(client, "k1")
             claimed = await call(
                 client, "claim_files", session_id="k1", paths=["src/app.py"], reason="fix"
             )

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp_harness import call, fail, git, resource
+from mcp_harness import call, fail, git, register, resource
 from starlette.testclient import TestClient
 
 from api.conftest import running
@@ -90,6 +90,7 @@ async def test_release_files_with_a_glob_narrows_a_claim_and_keeps_the_rest(
     client: Client,
 ) -> None:
     async with client:
+        await register(client, "s1", "s2")
         claimed = await call(
             client,
             "claim_files",
@@ -110,6 +111,7 @@ async def test_release_files_with_a_glob_covering_a_claimed_glob_releases_it(
     client: Client,
 ) -> None:
     async with client:
+        await register(client, "s1", "s2")
         claimed = await call(
             client,
             "claim_files",
@@ -128,6 +130,7 @@ async def test_release_files_with_a_glob_covering_a_claimed_glob_releases_it(
 
 async def test_release_files_with_a_narrower_glob_keeps_the_wider_claim(client: Client) -> None:
     async with client:
+        await register(client, "s1")
         await call(client, "claim_files", session_id="s1", paths=["lib/**"], reason="r")
         out = await call(client, "release_files", session_id="s1", paths=["lib/gen/*.py"])
         assert out["next"].startswith("nothing of yours matched these paths")
@@ -137,6 +140,7 @@ async def test_release_files_with_a_narrower_glob_keeps_the_wider_claim(client: 
 
 async def test_release_files_never_touches_another_sessions_claims(client: Client) -> None:
     async with client:
+        await register(client, "s1", "s2")
         await call(client, "claim_files", session_id="s1", paths=["a.py"], reason="r")
         out = await call(client, "release_files", session_id="s2", paths=["a.py"])
         assert out["next"] == "nothing of yours matched these paths"
@@ -146,6 +150,7 @@ async def test_release_files_never_touches_another_sessions_claims(client: Clien
 
 async def test_claiming_the_same_paths_again_replaces_the_older_claim(client: Client) -> None:
     async with client:
+        await register(client, "s1")
         first = await call(client, "claim_files", session_id="s1", paths=["a.py"], reason="r")
         second = await call(
             client, "claim_files", session_id="s1", paths=["a.py", "b.py"], reason="r2"
@@ -158,6 +163,7 @@ async def test_claiming_the_same_paths_again_replaces_the_older_claim(client: Cl
 
 async def test_claim_files_itself_reports_caution_with_the_holder(client: Client) -> None:
     async with client:
+        await register(client, "s1", "s2")
         await call(client, "register_agent_work", agent_name="alice", intent="i", session_id="s1")
         mine = await call(client, "claim_files", session_id="s1", paths=["src/**"], reason="api")
         theirs = await call(
@@ -178,6 +184,7 @@ async def test_reconcile_reports_shared_paths_with_a_witness_and_disjoint_intent
     client: Client,
 ) -> None:
     async with client:
+        await register(client, "s1")
         await call(client, "claim_files", session_id="s1", paths=["src/api/**"], reason="api")
         shared = await call(
             client,
@@ -202,8 +209,11 @@ async def test_reconcile_reports_shared_paths_with_a_witness_and_disjoint_intent
             b={"paths": ["src/*/x.py"], "symbols": ["app.other"]},
         )
         assert clear["overlap"] is False and "shared" not in clear
-        empty = await fail(client, "reconcile_diff_intent", a={"session_id": "nobody"}, b={})
+        await register(client, "idle")
+        empty = await fail(client, "reconcile_diff_intent", a={"session_id": "idle"}, b={})
         assert empty["code"] == "validation_error" and empty["field"] == "a"
+        ghost = await fail(client, "reconcile_diff_intent", a={"session_id": "nobody"}, b={})
+        assert ghost["code"] == "not_found" and ghost["field"] == "a.session_id"
 
 
 async def test_a_departed_session_is_listed_only_while_it_has_unexpired_claims(
@@ -243,14 +253,15 @@ async def test_activity_shows_each_active_sessions_last_calls_with_their_scope(
         )
         for name in ("a.py", "b.py", "c.py"):
             await call(client, "verify_change_readiness", session_id="s1", paths=[name])
-        await call(client, "verify_change_readiness", session_id="s2", paths=["z.py"])
-        await fail(client, "verify_change_readiness", session_id="s2", paths=["../up"])
+        await fail(client, "verify_change_readiness", session_id="s1", paths=["../up"])
+        await fail(client, "verify_change_readiness", session_id="s2", paths=["z.py"])
         activity = (await resource(client, ACTIVITY_URI))["sessions"]
         assert [s["sessionId"] for s in activity] == ["s2", "s1"]
         s2, s1 = activity
-        assert s2["status"] == "unregistered"
-        assert [c["outcome"] for c in s2["calls"]] == ["ok", "validation_error"]
-        assert [c["scope"] for c in s1["calls"]] == [["a.py"], ["b.py"], ["c.py"]]  # last 3
+        assert s2["status"] == "unregistered"  # a ghost's refused calls are still shown
+        assert [c["outcome"] for c in s2["calls"]] == ["not_found"]
+        assert [c["outcome"] for c in s1["calls"]][-1] == "validation_error"
+        assert [c["scope"] for c in s1["calls"]] == [["b.py"], ["c.py"], ["../up"]]  # last 3
         clock.advance(11)
         after = (await resource(client, ACTIVITY_URI))["sessions"]
         assert [s["sessionId"] for s in after] == ["s2"]  # s1 departed
@@ -258,13 +269,15 @@ async def test_activity_shows_each_active_sessions_last_calls_with_their_scope(
 
 async def test_a_bad_path_is_a_validation_error_naming_the_field(client: Client) -> None:
     async with client:
+        await register(client, "s1")
         error = await fail(
             client, "claim_files", session_id="s1", paths=["ok.py", "/etc/passwd"], reason="r"
         )
         assert error["code"] == "validation_error" and error["field"] == "paths[1]"
         assert "next" in error
         bad_session = await fail(client, "verify_change_readiness", session_id="a b", paths=["x"])
-        assert bad_session["field"] == "sessionId"
+        assert bad_session["code"] == "validation_error"
+        assert bad_session["field"] == "session_id"
 
 
 async def test_a_completion_without_base_ref_is_refused_and_the_claim_stays_active(
@@ -445,6 +458,7 @@ async def test_readiness_and_the_claims_resource_read_a_splits_carve_outs(
     }
     service.meetings.resolve(Resolve(meeting.id, meeting.revision, split, "lead"))
     async with client:
+        await register(client, "s2")
         on_a = await call(client, "verify_change_readiness", session_id="s2", paths=["docs/foo.md"])
         on_b = await call(client, "verify_change_readiness", session_id="s2", paths=["docs/bar.md"])
         live = await resource(client, CLAIMS_URI)

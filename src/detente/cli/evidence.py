@@ -27,6 +27,15 @@ def local_worktree(claim: Mapping[str, Any]) -> Path | None:
     return path if path.is_dir() and (path / ".git").exists() else None
 
 
+def no_worktree_reason(claim: Mapping[str, Any]) -> str:
+    """Why :func:`local_worktree` found none, in words a user can act on."""
+    who = f"claim {claim['id']}" if claim.get("id") else "the claim"
+    recorded = claim.get("worktree")
+    if not recorded:
+        return f"{who} has no worktree (it was opened with --no-worktree)"
+    return f"{who}'s worktree {recorded} is not a git checkout on this machine"
+
+
 def evidence(claim: Mapping[str, Any]) -> dict[str, Any]:
     """The evidence completion will require, as far as it can be gathered locally now.
 
@@ -45,7 +54,7 @@ def evidence(claim: Mapping[str, Any]) -> dict[str, Any]:
     tests = [{"name": t, "status": "not_run"} for t in claim.get("testResponsibility", [])]
     missing: list[str] = []
     if worktree is None:
-        missing.append("the claim's worktree is not on this machine")
+        missing.append(no_worktree_reason(claim))
     elif head == claim.get("baseCommit"):
         missing.append("no commit since the base commit")
     missing.extend(f"test result for {t['name']}" for t in tests)

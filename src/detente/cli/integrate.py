@@ -118,12 +118,14 @@ def gather_evidence(
 
 
 def _worktree(claim: Mapping[str, Any], given: Path | None) -> Path:
+    from detente.cli.evidence import no_worktree_reason
     from detente.cli.workspace import local_worktree
 
     found = given or local_worktree(claim)
     if found is None:
         raise ValidationError(
-            f"claim {claim['id']}'s worktree is not on this machine; pass --worktree DIR",
+            f"{no_worktree_reason(claim)}: pass --worktree DIR, the checkout holding its "
+            "commits (--worktree . for the current one)",
             field="worktree",
         )
     return found

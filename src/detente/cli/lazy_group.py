@@ -195,7 +195,8 @@ def _global(
         typer.Option(
             "--local",
             envvar="DETENTE_LOCAL",
-            help="Work in-process on the repository's own store; never use a server.",
+            help="Work in-process on the repository's own store; never use a server "
+            "(overrides DETENTE_URL; an explicit --server with --local is an error).",
         ),
     ] = False,
     json_flag: JsonFlag = False,
@@ -213,6 +214,16 @@ def _global(
         ),
     ] = False,
 ) -> None:
+    # An explicit flag beats an environment variable (the usual precedence). Sources are
+    # compared by name: typer's context may report them with its own copy of click's enum.
+    def source(name: str) -> str:
+        found = ctx.get_parameter_source(name)
+        return found.name if found is not None else ""
+
+    if local and source("local") == "COMMANDLINE" and source("server") == "ENVIRONMENT":
+        server = None  # --local with DETENTE_URL set: work locally
+    elif server and source("server") == "COMMANDLINE" and source("local") == "ENVIRONMENT":
+        local = False  # --server with DETENTE_LOCAL set: use that server
     ctx.obj = Settings(
         server=server,
         repo=(repo or Path.cwd()).absolute(),

@@ -208,4 +208,5 @@ def _lease_revision(record: Mapping[str, Any]) -> str:
 def _make_console(*, stderr: bool) -> Console:
     from rich.console import Console
 
-    return Console(stderr=stderr, soft_wrap=True, highlight=False)
+    # emoji=False: user text prints as stored (a contract area "a:b:c" is not "a🅱c")
+    return Console(stderr=stderr, soft_wrap=True, highlight=False, emoji=False)

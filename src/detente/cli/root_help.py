@@ -46,7 +46,8 @@ GLOBAL_OPTIONS = (
     GlobalOption(("--repo",), "A directory inside the repository (default: cwd).", "PATH"),
     GlobalOption(
         ("--local",),
-        "Work in-process on the repository's own store; never use a server.",
+        "Work in-process on the repository's own store; never use a server (overrides "
+        "DETENTE_URL; an explicit --server with --local is an error).",
         envvar="DETENTE_LOCAL",
     ),
     GlobalOption(("--json",), "Print one machine-readable JSON document on stdout."),

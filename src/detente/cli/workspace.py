@@ -12,6 +12,7 @@ accepted one gets exactly its base commit:
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 from collections.abc import Mapping, Sequence
@@ -120,7 +121,8 @@ def plan_placement(repo: Path, objective: str, worktree_dir: Path | None = None)
 
     Raises:
         ValidationError: ``validation_error`` (field ``worktree``) when ``worktree_dir``
-            exists and is not an empty directory.
+            exists and is not an empty directory, or the directory cannot be created
+            (checked before the claim is posted, so a refused place leaves no claim).
     """
     import secrets  # here, not at import: a read command needs no random source
 
@@ -140,12 +142,42 @@ def plan_placement(repo: Path, objective: str, worktree_dir: Path | None = None)
                     field="worktree",
                 )
             continue
+        _check_creatable(path)
         return Placement(branch=branch, path=path)
     raise ValidationError("could not find a free claim branch name; try again", field="branch")
 
 
 def _occupied(path: Path) -> bool:
     return path.exists() and (not path.is_dir() or any(path.iterdir()))
+
+
+def _check_creatable(path: Path) -> None:
+    """Create ``path`` (and its missing parents) and remove what was created: the worktree
+    can be made there. Permission bits alone cannot tell (root may write anywhere, yet not
+    under ``/proc``), so the directory is really made.
+
+    Raises:
+        ValidationError: ``validation_error`` (field ``worktree``) naming the OS's reason.
+    """
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        for directory in reversed(missing):
+            directory.mkdir()
+    except OSError as exc:
+        raise ValidationError(
+            f"cannot create the worktree directory {path}: {exc.strerror or exc}; "
+            "choose another --worktree-dir",
+            field="worktree",
+        ) from None
+    finally:
+        for directory in missing:
+            # not created (the mkdir above failed first) or no longer empty: leave it
+            with contextlib.suppress(OSError):
+                directory.rmdir()
 
 
 def claim_body(

@@ -50,8 +50,10 @@ def connect(
 ) -> Client:
     """Open a client for the repository at ``repo``.
 
-    Resolution order: an explicit ``url`` (or ``$DETENTE_URL``) is used as is; local mode
-    when ``local`` (or ``$DETENTE_LOCAL=1``) says so; otherwise a server answering
+    Resolution order: an explicit ``url`` is used as is; local mode when ``local`` is
+    True; then the environment, ``$DETENTE_URL`` or ``$DETENTE_LOCAL=1`` (an explicit
+    argument beats the environment, as a command-line flag beats an environment variable:
+    ``--local`` with ``DETENTE_URL`` set works locally); otherwise a server answering
     ``probe_url/healthz`` within ``probe_timeout`` seconds *and serving this repository*;
     otherwise local mode: the service built in-process on the repository's default store.
 
@@ -59,7 +61,8 @@ def connect(
         url: the server's base URL, e.g. ``http://127.0.0.1:7420``.
         repo: a directory inside the repository the commands are about (may be None, or
             not a repository, when ``url`` is given).
-        local: force (True) or forbid (False) local mode; None reads ``$DETENTE_LOCAL``.
+        local: force (True) or forbid (False) local mode; None reads ``$DETENTE_LOCAL``
+            (unless ``url`` is given).
         probe_url: where to look for a running server.
         probe_timeout: seconds to wait for the probe.
 
@@ -67,17 +70,25 @@ def connect(
         The :class:`Client`; close it when done.
 
     Raises:
-        ValidationError: ``validation_error`` when both a URL and local mode are asked
-            for, or local mode is needed and ``repo`` is not a git working tree.
+        ValidationError: ``validation_error`` when both ``url`` and ``local`` are given
+            (or, with neither, both ``$DETENTE_URL`` and ``$DETENTE_LOCAL``), or local mode
+            is needed and ``repo`` is not a git working tree.
         ServerUnavailable: an explicit server cannot be reached.
     """
-    url = url or os.environ.get(URL_ENV) or None
-    if local is None:
-        local = _env_flag(LOCAL_ENV)
     if url and local:
         raise errors.ValidationError(
             "choose either a server (--server/DETENTE_URL) or local mode (--local)", field="server"
         )
+    if not url and not local:
+        url = os.environ.get(URL_ENV) or None
+        if local is None and _env_flag(LOCAL_ENV):
+            if url:
+                raise errors.ValidationError(
+                    "both DETENTE_URL and DETENTE_LOCAL are set: unset one, or choose with "
+                    "--server URL or --local",
+                    field="server",
+                )
+            local = True
     info, info_error = _open(repo)
     if url:
         from detente.client.http import HttpClient

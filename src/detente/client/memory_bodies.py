@@ -3,10 +3,11 @@ render, reconcile): pydantic, camelCase on the wire, unknown fields refused."""
 
 from __future__ import annotations
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from detente.client.body import Body
 from detente.domain.memory import commands as mc
+from detente.domain.text_rules import section_key_problem
 
 __all__ = ["AppendIn", "ReconcileIn", "RegisterIn", "RenderIn", "SectionPatchIn", "WriteIn"]
 
@@ -47,6 +48,15 @@ class SectionPatchIn(Body):
     fencing_token: int = Field(strict=True, ge=0)
     worktree: str | None = None
     patch: PatchBody
+
+    @field_validator("section_key")
+    @classmethod
+    def _one_key_rule(cls, key: str) -> str:
+        # checked before the document is looked up: the same rule as memoryImpacts
+        problem = section_key_problem(key)
+        if problem is not None:
+            raise ValueError(f"section key {key!r} {problem}")
+        return key
 
     def to_command(self) -> mc.PatchSection:
         return mc.PatchSection(

@@ -16,6 +16,13 @@ from detente.domain.claims.model import ContractChange
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.policy import Policy
 from detente.domain.state import RepoState
+from detente.domain.text_rules import (
+    BIDI_CONTROLS,
+    control_char,
+    format_char,
+    section_key_problem,
+    visible,
+)
 from detente.errors import (
     NotFoundError,
     RevisionConflict,
@@ -75,20 +82,54 @@ def check_revision(
         )
 
 
-def text_field(value: str, fld: str, policy: Policy, *, required: bool = True) -> str:
-    """A stripped text field; refuses empty (when required), overlong and control chars.
+def text_field(
+    value: str, fld: str, policy: Policy, *, required: bool = True, identifier: bool = False
+) -> str:
+    """A stripped text field, checked by the one text rule of :mod:`detente.domain.text_rules`.
 
-    Control characters (terminal escapes, NUL) would reach every terminal and log that
-    shows the record: they are refused, except tab and newline in free text.
+    Args:
+        value: the text as sent.
+        fld: the field named in errors.
+        policy: gives the longest text (``max_text``).
+        required: refuse a text that is empty, or blank once its invisible format
+            characters are removed (``"\u200b"`` reads as ``""``).
+        identifier: a name (path, symbol, agent, contract area): no format character
+            (category Cf) at all, and no tab or newline; otherwise free text, where only
+            the bidirectional controls are refused.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld``: empty (when required),
+            overlong, a control character or a refused format character.
     """
     value = value.strip()
-    if required and not value:
+    if required and not visible(value):
         raise ValidationError(f"{fld} must not be empty", field=fld)
-    if any((ord(c) < 32 and c not in "\t\n") or 127 <= ord(c) < 160 for c in value):
-        raise ValidationError(f"{fld} contains a control character", field=fld)
+    bad = control_char(value, free_text=not identifier)
+    if bad is not None:
+        raise ValidationError(f"{fld} contains a control character ({bad!r})", field=fld)
+    bad = format_char(value, free_text=not identifier)
+    if bad is not None:
+        what = "a bidirectional control" if bad in BIDI_CONTROLS else "an invisible format"
+        raise ValidationError(
+            f"{fld} contains {what} character (U+{ord(bad):04X}), which would make it "
+            "print differently from what is stored",
+            field=fld,
+        )
     if len(value) > policy.max_text:
         raise ValidationError(f"{fld} is longer than {policy.max_text} characters", field=fld)
     return value
+
+
+def section_key(key: str, fld: str) -> str:
+    """A memory section key, checked by :func:`~detente.domain.text_rules.section_key_problem`.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld``.
+    """
+    problem = section_key_problem(key)
+    if problem is not None:
+        raise ValidationError(f"{fld}: section key {key!r} {problem}", field=fld)
+    return key
 
 
 def ttl_field(ttl: int, fld: str, policy: Policy) -> int:
@@ -157,7 +198,7 @@ def pattern_list(state: RepoState, raw: Sequence[str], fld: str, policy: Policy)
 def name_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
     out: list[str] = []
     for i, item in enumerate(raw):
-        value = text_field(item, f"{fld}[{i}]", policy)
+        value = text_field(item, f"{fld}[{i}]", policy, identifier=True)
         if value not in out:
             out.append(value)
     return tuple(out)
@@ -170,6 +211,28 @@ def identifier_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, 
     return tuple(
         dict.fromkeys(unicodedata.normalize("NFC", n) for n in name_list(raw, fld, policy))
     )
+
+
+def symbol_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]:
+    """Symbol names (:func:`identifier_list`): ``path::Qualified.name`` or a bare
+    ``Qualified.name``. A symbol is one definition in one file, so the file part is a path,
+    never a glob: ``*`` or ``?`` in it is refused (``[`` stays, as in ``app/[id]/page.tsx``,
+    the literal reading paths have).
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld[i]``.
+    """
+    names = identifier_list(raw, fld, policy)
+    for i, name in enumerate(names):
+        path, sep, qualname = name.rpartition("::")
+        if sep and ("*" in path or "?" in path):
+            raise ValidationError(
+                f"{fld}[{i}] {name!r}: a symbol names one file, and {path.strip()!r} is a "
+                "glob; claim the files as paths, or name each symbol as "
+                f"'path::{qualname.strip()}'",
+                field=f"{fld}[{i}]",
+            )
+    return names
 
 
 _MODULE_PART = re.compile(r"[^\s*?\[\]{}\\:]+")
@@ -220,7 +283,7 @@ def contract_list(
         if isinstance(item, ContractChange):
             change = item
         elif isinstance(item, str):
-            change = ContractChange(area=text_field(item, f"{fld}[{i}]", policy))
+            change = ContractChange(area=text_field(item, f"{fld}[{i}]", policy, identifier=True))
         elif isinstance(item, Mapping):
             extra = sorted(set(item) - {"type", "area", "change"})
             if extra:
@@ -231,8 +294,14 @@ def contract_list(
                 )
             kind, what = item.get("type"), item.get("change")
             change = ContractChange(
-                area=text_field(item.get("area") or "", f"{fld}[{i}].area", policy),
-                type=text_field(str(kind), f"{fld}[{i}].type", policy) if kind else None,
+                area=text_field(
+                    item.get("area") or "", f"{fld}[{i}].area", policy, identifier=True
+                ),
+                type=(
+                    text_field(str(kind), f"{fld}[{i}].type", policy, identifier=True)
+                    if kind
+                    else None
+                ),
                 change=text_field(str(what), f"{fld}[{i}].change", policy) if what else None,
             )
         else:
@@ -260,7 +329,9 @@ def test_names(
                     f"{fld}.{kind} must be a list of test names", field=f"{fld}.{kind}"
                 )
         plan = {
-            text_field(str(kind), fld, policy): list(name_list(names, f"{fld}.{kind}", policy))
+            text_field(str(kind), fld, policy, identifier=True): list(
+                name_list(names, f"{fld}.{kind}", policy)
+            )
             for kind, names in raw.items()
         }
         names = tuple(dict.fromkeys(n for group in plan.values() for n in group))

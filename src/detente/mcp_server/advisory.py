@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from detente.domain.agents.advisory import Intent, reconcile
 from detente.errors import ValidationError
@@ -55,7 +55,9 @@ _CAUTION_NEXT = (
 
 
 class IntentIn(BaseModel):
-    """One side of ``reconcile_diff_intent``."""
+    """One side of ``reconcile_diff_intent`` (unknown fields refused, as in every tool)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     session_id: str | None = Field(
         default=None, description="A registered session: its live claims' paths and symbols."
@@ -177,7 +179,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         ttl_secs: TtlSecs = 900,
         agent_name: Annotated[
             str | None,
-            Field(description="Your name, if you did not register_agent_work."),
+            Field(description="Your name; default the agent_name you registered."),
         ] = None,
     ) -> CallToolResult:
         """Tell other agents you are about to edit these files (an advisory lease, backed
@@ -188,9 +190,9 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         expiresAt; release_files ends it earlier."""
 
         def call() -> dict[str, Any]:
+            registered = ctx.known_session(session_id, active=True)
             repo = ctx.repo_for(session_id)
-            registered = ctx.session(session_id)
-            name = agent_name or (registered["agentName"] if registered else None) or "agent"
+            name = agent_name or registered.get("agentName") or "agent"
             opened = ctx.client.open_claim(
                 {
                     "repo": repo,
@@ -236,6 +238,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         abandoned; others are narrowed. Only your own advisory claims are touched."""
 
         def call() -> dict[str, Any]:
+            ctx.known_session(session_id, active=False)
             return release(ctx, session_id, paths)
 
         return ctx.run("release_files", session_id, paths or [], call)
@@ -249,6 +252,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         coordinate, wait, or choose other files; on ready, claim_files then edit."""
 
         def call() -> dict[str, Any]:
+            ctx.known_session(session_id, active=False)
             repo = ctx.repo_for(session_id)
             ready = ctx.client.readiness(session_id, paths, repo=repo)
             caution = ready["readiness"] == "caution"
@@ -274,6 +278,9 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         and the blast radius (references between them, bounded, truncation stated)."""
 
         def call() -> dict[str, Any]:
+            for label, side in (("a", a), ("b", b)):
+                if side.session_id:
+                    ctx.known_session(side.session_id, active=False, field=f"{label}.session_id")
             if any(side.claim_id or side.actual for side in (a, b)):
                 return prune(ctx.client.reconcile_intents(_symbolic(a), _symbolic(b)))
             repo = ctx.repo_for(a.session_id or b.session_id)

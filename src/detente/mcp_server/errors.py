@@ -9,7 +9,8 @@ what                                       answer               ``code``
 =========================================  ===================  ============================
 arguments fail the tool's schema (missing  tool error           ``validation_error``
 ``session_id``, a wrong type, a TTL out                         (``field``, ``errors``)
-of range)
+of range, an argument the tool does not
+have)
 unknown tool name                          tool error           ``not_found``
 a tool body raised something unexpected    tool error (logged)  ``internal_error``
                                                                 (``incident``)
@@ -92,6 +93,9 @@ class DetenteMCPServer(MCPServer[Any]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         """Call a tool; failures outside its body become detente tool errors (see above)."""
+        unknown = self._unknown_arguments(name, arguments)
+        if unknown is not None:
+            return failure(unknown)
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
@@ -123,6 +127,24 @@ class DetenteMCPServer(MCPServer[Any]):
                     )
                 )
             raise
+
+    def _unknown_arguments(self, name: str, arguments: dict[str, Any]) -> ValidationError | None:
+        """``validation_error`` naming the arguments ``name``'s schema does not list, as the
+        HTTP API refuses unknown fields: a misspelled optional argument (``sesion_id``)
+        would otherwise be dropped and the call do something else than asked."""
+        tool = self._tool_manager.get_tool(name)
+        if tool is None or not isinstance(arguments, dict):
+            return None
+        known = tool.parameters.get("properties", {})
+        unknown = sorted(str(k) for k in arguments if k not in known)
+        if not unknown:
+            return None
+        return ValidationError(
+            f"{name}: unknown argument{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}; its arguments are {', '.join(sorted(known))}",
+            field=unknown[0],
+            errors=[{"field": k, "msg": "Extra inputs are not permitted"} for k in unknown],
+        )
 
     async def run_stdio_async(self) -> None:
         """Serve over stdio, answering every malformed line with a JSON-RPC error."""

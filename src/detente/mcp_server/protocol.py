@@ -105,6 +105,9 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
 
         def call() -> dict[str, Any]:
             name = agent_name or "agent"
+            if session_id is not None:
+                registered = ctx.known_session(session_id, active=True)
+                name = agent_name or registered.get("agentName") or name
             opened = ctx.client.open_claim(
                 prune(
                     {

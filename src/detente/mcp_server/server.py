@@ -87,6 +87,9 @@ def build_server(
     protocol.register(mcp, ctx)
     records.register(mcp, ctx)
     resources.register(mcp, ctx)
+    for tool in mcp._tool_manager.list_tools():
+        # said in tools/list as it is enforced (DetenteMCPServer refuses unknown arguments)
+        tool.parameters["additionalProperties"] = False
     return mcp
 
 

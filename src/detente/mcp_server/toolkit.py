@@ -10,7 +10,8 @@ from mcp.types import CallToolResult
 
 from detente.client import Client, wire
 from detente.clock import Clock
-from detente.errors import DetenteError, ValidationError
+from detente.domain.agents.decide import check_session_id
+from detente.errors import DetenteError, NotFoundError, ValidationError
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.results import failure, success
 
@@ -71,6 +72,49 @@ class ToolContext:
             if agent.get("sessionId") == session_id:
                 return agent
         return None
+
+    def known_session(
+        self, session_id: str, *, active: bool, field: str = "session_id"
+    ) -> wire.AgentSession:
+        """The registry record of ``session_id``, which must have registered.
+
+        A session id is how the other agents, ``release_files`` and the activity log find
+        an agent's claims: a mistyped or stale one would file work under a ghost session
+        nobody can see or release.
+
+        Args:
+            session_id: the id the agent passed.
+            active: also refuse a session that has ended (departed: no heartbeat before its
+                deadline); for the tools that take new targets under it.
+            field: the argument named in errors.
+
+        Raises:
+            ValidationError: ``validation_error`` naming ``field``: not a session id.
+            NotFoundError: ``not_found`` naming ``field``, with the next step.
+        """
+        check_session_id(session_id, field)
+        found = self.session(session_id)
+        renew = (
+            f"call register_agent_work with session_id={session_id!r} to renew it, then "
+            "call this tool again"
+        )
+        if found is None:
+            raise NotFoundError(
+                f"no registered session {session_id!r}: session ids come from register_agent_work",
+                field=field,
+                sessionId=session_id,
+                next="call register_agent_work (agent_name, intent) and pass the sessionId "
+                "it returns as session_id",
+            )
+        if active and found.get("status") != "active":
+            raise NotFoundError(
+                f"session {session_id!r} has ended (no heartbeat before its deadline "
+                f"{found.get('expiresAt')})",
+                field=field,
+                sessionId=session_id,
+                next=renew,
+            )
+        return found
 
     def repo_for(self, session_id: str | None, repo: str | None = None) -> str:
         """The repository a call is about: ``repo``, the default, or the session's.

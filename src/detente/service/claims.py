@@ -72,10 +72,17 @@ class ClaimsService:
         """A claim objective's similar holders (but ``exclude``), computed outside the
         repository's transaction (the model costs milliseconds that serialized writes need
         not pay) against the repository's index of the holders' objectives; ``at``: when,
-        for a changed objective."""
+        for a changed objective.
+
+        Raises:
+            ValidationError: ``validation_error`` (field ``objective``): the decision's own
+                text rule, checked before the text reaches the model's tokenizer.
+        """
         # Writes only (numpy comes with the index): a read of claims never imports it.
+        from detente.domain.validation import text_field
         from detente.service.similar_holders import holder_similarity
 
+        text_field(objective, "objective", self.core.policy)
         sim = similarity_now(self._holding_objectives)
         when = format_time(at) if at is not None else None
         return holder_similarity(self.core).record(repo, sim, objective, exclude=exclude, at=when)

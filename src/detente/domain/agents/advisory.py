@@ -21,7 +21,7 @@ from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.overlap.symbols import SEPARATOR
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
-from detente.domain.validation import identifier_list, pattern_list
+from detente.domain.validation import pattern_list, symbol_list
 from detente.domain.write_check import split_target
 from detente.errors import ValidationError
 
@@ -195,7 +195,7 @@ class Intent:
         return Intent(
             label=label,
             paths=normalised,
-            symbols=identifier_list(symbols, f"{fld}.symbols", policy),
+            symbols=symbol_list(symbols, f"{fld}.symbols", policy),
             change_kind=change_kind,
         )
 

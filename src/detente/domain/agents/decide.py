@@ -32,7 +32,7 @@ def check_session_id(session_id: str, fld: str = "sessionId") -> str:
 def _optional_text(value: str | None, fld: str, policy: Policy) -> str | None:
     if value is None:
         return None
-    return text_field(value, fld, policy, required=False) or None
+    return text_field(value, fld, policy, required=False, identifier=True) or None
 
 
 def decide_register(
@@ -52,7 +52,7 @@ def decide_register(
             ``intent``, ``branch``, ``worktree`` or ``ttlSeconds``.
     """
     session_id = check_session_id(cmd.session_id)
-    name = text_field(cmd.agent_name, "agentName", policy)
+    name = text_field(cmd.agent_name, "agentName", policy, identifier=True)
     if len(name) > 200:
         raise ValidationError("agentName is longer than 200 characters", field="agentName")
     ttl = ttl_field(cmd.ttl_seconds, "ttlSeconds", policy)

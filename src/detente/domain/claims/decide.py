@@ -38,6 +38,7 @@ from detente.domain.validation import (
     identifier_list,
     module_list,
     pattern_list,
+    symbol_list,
     text_field,
     ttl_field,
 )
@@ -145,7 +146,7 @@ def decide_scope_change(
         m for m in module_list(cmd.add_modules, "addModules", policy) if m not in kept_modules
     )
     symbols = tuple(
-        s for s in identifier_list(cmd.add_symbols, "addSymbols", policy) if s not in kept_symbols
+        s for s in symbol_list(cmd.add_symbols, "addSymbols", policy) if s not in kept_symbols
     )
     contracts = tuple(
         c

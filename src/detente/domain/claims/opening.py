@@ -9,6 +9,7 @@ so two claims racing for one path can never both become ``active``.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -26,9 +27,10 @@ from detente.domain.policy import DEFAULT_POLICY, OID_PATTERN, IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import (
     contract_list,
-    identifier_list,
     module_list,
     pattern_list,
+    section_key,
+    symbol_list,
     test_names,
     text_field,
     ttl_field,
@@ -95,6 +97,36 @@ def decide_announce_draft(
     return [announced, *activate_or_negotiate(state, claim.id, Targets.of(claim), now, ids, policy)]
 
 
+#: What a memory impact may declare: its sections (``section``) or appends (``append``;
+#: two appending claims never block each other).
+MEMORY_MODES = ("section", "append")
+
+
+def memory_impacts(
+    state: RepoState, raw: Sequence[MemoryImpact], fld: str
+) -> tuple[MemoryImpact, ...]:
+    """Validated memory impacts: a normalised path pattern, a known mode and section keys
+    by the one rule of :func:`~detente.domain.validation.section_key`.
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``fld[i].path``, ``fld[i].mode`` or
+            ``fld[i].sections[j]``.
+    """
+    out: list[MemoryImpact] = []
+    for i, m in enumerate(raw):
+        path = normalize_pattern(
+            m.path, case_insensitive=state.case_insensitive, field=f"{fld}[{i}].path"
+        )
+        if m.mode not in MEMORY_MODES:
+            raise ValidationError(
+                f"{fld}[{i}].mode must be one of {', '.join(MEMORY_MODES)}, got {m.mode!r}",
+                field=f"{fld}[{i}].mode",
+            )
+        keys = [section_key(s, f"{fld}[{i}].sections[{j}]") for j, s in enumerate(m.sections)]
+        out.append(MemoryImpact(path=path, mode=m.mode, sections=tuple(dict.fromkeys(keys))))
+    return tuple(out)
+
+
 def announce(
     state: RepoState,
     cmd: OpenClaim,
@@ -118,19 +150,10 @@ def announce(
     ttl = ttl_field(cmd.lease_ttl_seconds, "leaseTtlSeconds", policy)
     paths = pattern_list(state, cmd.paths, "paths", policy)
     modules = module_list(cmd.modules, "modules", policy)
-    symbols = identifier_list(cmd.symbols, "symbols", policy)
+    symbols = symbol_list(cmd.symbols, "symbols", policy)
     contracts = contract_list(cmd.expected_contract_changes, "expectedContractChanges", policy)
     tests, test_plan = test_names(cmd.test_responsibility, "testResponsibility", policy)
-    memory = tuple(
-        MemoryImpact(
-            path=normalize_pattern(
-                m.path, case_insensitive=state.case_insensitive, field=f"memoryImpacts[{i}].path"
-            ),
-            mode=m.mode,
-            sections=tuple(dict.fromkeys(m.sections)),
-        )
-        for i, m in enumerate(cmd.memory_impacts)
-    )
+    memory = memory_impacts(state, cmd.memory_impacts, "memoryImpacts")
     if not (paths or modules or symbols or contracts or memory):
         raise ValidationError(
             "a claim must name at least one target (paths, modules, symbols, "
@@ -142,8 +165,10 @@ def announce(
     branch = workspace_branch(cmd.branch)
     worktree = workspace_path(cmd.worktree)
     _refuse_taken_workspace(state, branch, worktree)
-    text_field(cmd.agent.id, "agent.id", policy)
-    text_field(cmd.agent.name, "agent.name", policy)
+    text_field(cmd.agent.id, "agent.id", policy, identifier=True)
+    text_field(cmd.agent.name, "agent.name", policy, identifier=True)
+    if cmd.agent.session_id is not None:
+        text_field(cmd.agent.session_id, "agent.sessionId", policy, identifier=True)
 
     claim_id = cmd.claim_id or ids("clm")
     token = state.claims.last_fencing_token + 1

@@ -253,7 +253,7 @@ def decide_approve(
         raise InvalidTransition(
             succ.status.value, "active", f"claim {succ.id} has no takeover awaiting approval"
         )
-    who = text_field(approver, "approver", policy)
+    who = text_field(approver, "approver", policy, identifier=True)
     if kind not in APPROVER_KINDS:
         raise ValidationError(f"kind must be one of {', '.join(APPROVER_KINDS)}", field="kind")
     owners = [str(o) for o in info.get("owners", [])]

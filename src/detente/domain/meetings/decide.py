@@ -24,8 +24,10 @@ from detente.domain.meetings.resolution_events import apply_events
 from detente.domain.meetings.resolutions import OwnersOf, as_submitted, validate
 from detente.domain.overlap.analysis import UNDECIDED_REASON
 from detente.domain.overlap.model import Overlap, Severity
-from detente.domain.policy import IdSource, Policy
+from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
+from detente.domain.text_rules import visible
+from detente.domain.validation import text_field
 from detente.errors import (
     ForbiddenError,
     InvalidTransition,
@@ -272,9 +274,9 @@ def decide_resolve(
     meeting = get_meeting(state, cmd.meeting_id)
     check_meeting_revision(meeting, cmd.expected_meeting_revision)
     _require_status(meeting, {MeetingStatus.OPEN, MeetingStatus.ESCALATED}, "resolve")
-    who = cmd.resolved_by.strip()
-    if not who:
+    if not visible(cmd.resolved_by):
         raise ValidationError("resolvedBy must name the human principal", field="resolvedBy")
+    who = text_field(cmd.resolved_by, "resolvedBy", DEFAULT_POLICY, identifier=True)
     if (
         meeting.status is MeetingStatus.ESCALATED
         and meeting.arbitrators

@@ -39,6 +39,7 @@ from detente.domain.overlap.carveouts import carved_may_overlap, intersect_carve
 from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
+from detente.domain.validation import section_key
 from detente.errors import ValidationError
 
 OwnersOf = Callable[[Sequence[str]], tuple[list[str], list[str]]]
@@ -242,7 +243,7 @@ def _own_target(state: RepoState, claim: Claim, target: str, fld: str) -> str:
     carved = [c for p in claim.paths + claim.pending_paths for c in claim.carved(p)]
     if not is_covered(norm, own) or any(may_overlap(norm, c) for c in carved):
         raise ValidationError(refusal, field=fld)
-    return f"{norm}#{section}" if section else norm
+    return f"{norm}#{section_key(section, fld)}" if section else norm
 
 
 class Scope(NamedTuple):

@@ -52,6 +52,7 @@ from detente.domain.memory.model import DocClass, MemoryDocument, outline_to_wir
 from detente.domain.memory.text_style import encode_like
 from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
+from detente.domain.validation import section_key
 from detente.errors import (
     NotFoundError,
     OverlapBlocking,
@@ -108,9 +109,9 @@ def decide_patch(
         NotFoundError, ForbiddenError, LeaseExpired, OverlapBlocking, InvalidTransition,
         StaleFencingToken, RevisionConflict, ValidationError (malformed patch or file).
     """
+    key = section_key(cmd.section_key, "sectionKey")
     doc = get_document(state, cmd.path)
     require_class(doc, DocClass.SECTION_OWNED)
-    key = cmd.section_key
     record = doc.section(key)
     claim = check_writer(state, doc, cmd.claim_id, cmd.fencing_token, [key], now)
     revision = record.revision if record is not None else 0

@@ -33,7 +33,9 @@ Choices made here (every one is deliberate and tested):
   leading ``!`` (negation is not supported), a ``.git`` segment (git never tracks one),
   a segment with leading or trailing white space (``' '``, ``'a.py '``: almost always a
   typo, and a second spelling of the same file), control characters (Unicode category Cc,
-  NUL included) and lone surrogates, an unbalanced or empty ``[`` class, a reversed range such
+  NUL included) and lone surrogates, in a claim pattern also Unicode format characters
+  (category Cf: zero-width and bidirectional controls, :mod:`detente.domain.text_rules`),
+  an unbalanced or empty ``[`` class, a reversed range such
   as ``[z-a]``, and ``**`` mixed into a segment (``a**b``, ``***``, ``**.py``): gitignore
   would read those as ``*`` while a user most likely meant a recursive match, so the
   client is told instead of guessed for.
@@ -47,6 +49,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
+from detente.domain.text_rules import format_char
 from detente.errors import ValidationError
 
 __all__ = [
@@ -282,6 +285,16 @@ def _check_policy(raw: str, segments: list[str], *, field: str, kind: str) -> No
                 f"has a segment with leading or trailing white space ({part!r})",
                 kind=kind,
             )
+    invisible = format_char(raw, free_text=False) if kind == "path pattern" else None
+    if invisible is not None:
+        # a claim target is shown to every other party: an invisible or reordering
+        # character would make two different targets print alike (text_rules)
+        raise _invalid(
+            field,
+            raw,
+            f"contains the invisible format character U+{ord(invisible):04X}",
+            kind=kind,
+        )
 
 
 def _parse_segment(text: str) -> Segment:
