@@ -1,11 +1,11 @@
 """Benchmark: delay from commit to delivery on the SSE stream with up to 1,000 subscribers.
 
 A detente server runs in a subprocess (SQLite store, served as ``detente serve`` serves
-it). N subscribers connect to ``/v1/events/stream`` from reader
-processes of their own (``_sse_readers.py``: one ``epoll`` loop over raw sockets that
-parses only the ``id:`` lines, a few microseconds per delivery, so the readers are not
-what is measured; ``--reader-processes`` spreads them);
-this process then opens claims at a steady pace over HTTP. For every delivered event the
+it). N subscribers connect to ``/v1/events/stream`` from reader processes of their own
+(``_sse_readers.py``: one ``epoll`` loop over raw sockets that parses only the ``id:``
+lines, a few microseconds per delivery, so the readers are not what is measured;
+``--reader-processes`` spreads them). Once the server is quiet (its set-up of the streams
+done), this process opens claims at a steady pace over HTTP. For every delivered event the
 delay is the arrival time minus the event's ``at`` (recorded inside the committing
 transaction, same machine clock; read back once from ``GET /v1/events``). Reported per N:
 events delivered, p50 and p99 delay, and the ratio against the 1-subscriber run measured
@@ -94,8 +94,9 @@ def _run(
     last = first + 2 * claims - 1
     connect_cpu = _cpu_seconds(pid)
     readers = _readers(port, first, last, subscribers, processes, tmp)
-    events_cpu = _cpu_seconds(pid)  # every stream answered (an event before that is
-    connect_cpu = events_cpu - connect_cpu  # replayed from the log, never lost)
+    _settle(pid)  # every stream answered and the server has taken them all in
+    events_cpu = _cpu_seconds(pid)
+    connect_cpu = events_cpu - connect_cpu
     with httpx.Client(base_url=base, timeout=30) as http:
         t0 = time.perf_counter()
         for n in range(claims):
@@ -122,6 +123,18 @@ def _run(
     delays = [arrivals[i + 1] - at[int(arrivals[i])] for i in range(0, len(arrivals), 2)]
     assert len(delays) == subscribers * 2 * claims, "every subscriber gets every event"
     return delays, connect_cpu, events_cpu, client_cpu
+
+
+def _settle(pid: int, timeout: float = 10.0) -> None:
+    """Wait (at most ``timeout`` seconds) until the server process uses under 5 % of a core
+    for 0.2 s: the streams' set-up (tasks, log reads, a full collection of the grown heap)
+    has ended, so the events measure the fan-out of a steady server, not its connecting."""
+    deadline = time.monotonic() + timeout
+    quiet = 0
+    while quiet < 2 and time.monotonic() < deadline:
+        before = _cpu_seconds(pid)
+        time.sleep(0.1)  # sampling the server's CPU, not waiting for a result
+        quiet = quiet + 1 if _cpu_seconds(pid) - before < 0.005 else 0
 
 
 def _cpu_seconds(pid: int) -> float:

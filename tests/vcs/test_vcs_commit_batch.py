@@ -81,3 +81,18 @@ def test_batches_keep_one_process_per_repository(tmp_path: Path) -> None:
 
 def _files(repo: Path) -> list[str]:
     return git(repo, "ls-files").splitlines()
+
+
+def test_a_process_holding_over_a_thousand_descriptors_still_gets_answers(tmp_path: Path) -> None:
+    head = make_source_repo(tmp_path / "repo")
+    held = []
+    try:
+        while not held or held[-1] < 1100:  # the pipes to git are numbered above 1024
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        batch = CommitBatch(tmp_path / "repo")
+        assert batch.is_commit(head) is True
+        assert batch.is_commit("f" * 40) is False
+        batch.close()
+    finally:
+        for fd in held:
+            os.close(fd)

@@ -286,6 +286,8 @@ class _Hub:
         await self.add(sub)
         try:
             sub.delivered = sub.position
+            # Nothing to replay (a stream from the head): live at once, without a log read.
+            sub.live = sub.position >= self.position
             while not sub.live:
                 target = self.position  # committed before the read below starts
                 batch = await asyncio.to_thread(self._read, sub.position, sub.filter.repo)

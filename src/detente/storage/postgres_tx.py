@@ -93,17 +93,17 @@ CREATE OR REPLACE FUNCTION detente_commit(
     p_channel text, p_payload text
 ) RETURNS timestamptz LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
-    have bigint;
-    stale record;
+    refusal record;
 BEGIN
     PERFORM pg_advisory_xact_lock(p_lock);
-    SELECT COALESCE(MAX(seq), 0) INTO have FROM events;
-    IF have <> p_head THEN
-        RAISE EXCEPTION 'another server appended first (the log head is at %, expected %)',
-            have, p_head USING ERRCODE = 'serialization_failure';
-    END IF;
-    FOR stale IN
-        SELECT w.subject, COALESCE(b.revision, 0) AS have, w.revision AS want
+    FOR refusal IN
+        SELECT 0 AS rank, format('another server appended first (the log head is at %s, '
+            'expected %s)', h.have, p_head) AS message
+        FROM (SELECT COALESCE(MAX(seq), 0) AS have FROM events) AS h
+        WHERE h.have <> p_head
+        UNION ALL
+        SELECT 1, format('stream %s is at revision %s, expected %s',
+            w.subject, COALESCE(b.revision, 0), w.revision)
         FROM (SELECT key AS subject, value::bigint AS revision
               FROM json_each_text(p_trusted)) AS w
         LEFT JOIN LATERAL (
@@ -111,15 +111,17 @@ BEGIN
             WHERE e.subject = w.subject
         ) AS b ON true
         WHERE COALESCE(b.revision, 0) <> w.revision
+        ORDER BY rank LIMIT 1
     LOOP
-        RAISE EXCEPTION 'stream % is at revision %, expected %',
-            stale.subject, stale.have, stale.want USING ERRCODE = 'serialization_failure';
+        RAISE EXCEPTION USING MESSAGE = refusal.message, ERRCODE = 'serialization_failure';
     END LOOP;
-    INSERT INTO events
-        (seq, id, type, version, repo, subject, subject_revision, data, at, prev_hash, hash)
-    SELECT * FROM json_to_recordset(p_events) AS e(seq bigint, id text, type text,
-        version int, repo text, subject text, subject_revision int, data text, at text,
-        prev_hash text, hash text);
+    WITH appended AS (
+        INSERT INTO events
+            (seq, id, type, version, repo, subject, subject_revision, data, at, prev_hash, hash)
+        SELECT * FROM json_to_recordset(p_events) AS e(seq bigint, id text, type text,
+            version int, repo text, subject text, subject_revision int, data text, at text,
+            prev_hash text, hash text)
+    )
     INSERT INTO records (kind, id, repo, revision, status, body)
     SELECT * FROM json_to_recordset(p_rows) AS r(kind text, id text, repo text,
         revision int, status text, body text)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import select
+import selectors
 import subprocess
 import threading
 import weakref
@@ -125,13 +125,17 @@ class CommitBatch:
     def _read_line(self, proc: subprocess.Popen[bytes]) -> str | None:
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
-        while b"\n" not in self._pending:
-            ready, _, _ = select.select([fd], [], [], self.timeout)
-            chunk = os.read(fd, 4096) if ready else b""
-            if not chunk:  # timed out, or the process ended
-                self._kill()
-                return None
-            self._pending += chunk
+        # A selector, not select.select: that one refuses descriptors numbered 1024 and up,
+        # which a long-lived server (or a test process) reaches.
+        with selectors.DefaultSelector() as waiting:
+            waiting.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._pending:
+                ready = waiting.select(self.timeout)
+                chunk = os.read(fd, 4096) if ready else b""
+                if not chunk:  # timed out, or the process ended
+                    self._kill()
+                    return None
+                self._pending += chunk
         line, _, self._pending = self._pending.partition(b"\n")
         return line.decode("ascii", "replace")
 

@@ -264,6 +264,9 @@ def test_any_sequence_of_adds_and_removes_keeps_the_index_exact(
     assert len(index) == len(live)
     assert list(index) == sorted(live)
     assert index.overlapping(query) == _brute(sorted(live), query)
+    for everything in ("**", "**/*.py", "a/**/*.py"):  # the views of the entries below
+        assert index.overlapping(everything) == _brute(sorted(live), everything)
+    assert index.candidates("**") == {key for key, _ in live}
 
 
 def test_a_directory_query_takes_every_entry_below_it_with_that_entrys_own_witness() -> None:

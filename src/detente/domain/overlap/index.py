@@ -15,7 +15,7 @@ its ancestors.
 A second filter is the literal extension: when every path a pattern matches ends with
 ``".py"`` it cannot meet a pattern whose paths all end with ``".yml"``. Entries are
 bucketed by extension (``None`` when unknown) both on their own node and in each
-ancestor's subtree view, so ``**/*.yml`` never even looks at ``x/a.py``.
+ancestor's view of the entries below it, so ``**/*.yml`` never even looks at ``x/a.py``.
 
 A ``dir/**`` query contains every entry below ``dir``'s node: those it takes in bulk,
 already sorted, from the node's list of answers
@@ -59,16 +59,27 @@ _Buckets = dict[str | None, _Group]
 #: container is replaced, never filled, so a restored snapshot's shared ones stay empty).
 _NO_CHILDREN: dict[str, _Node] = {}
 _NO_ANSWERS: list[Answer] = []
+_NO_BUCKETS: _Buckets = {}
 
 
 class _Node:
-    __slots__ = ("below", "children", "own", "subtree")
+    """A trie node: ``own`` the entries on it, ``deeper`` those strictly below it (the
+    entries of the subtree are both: a leaf, most nodes of a large index, keeps its
+    entries once), ``below`` the answers of the uncarved ones strictly below."""
+
+    __slots__ = ("below", "children", "deeper", "own")
 
     def __init__(self) -> None:
         self.children: dict[str, _Node] = _NO_CHILDREN
         self.own: _Buckets = {}
-        self.subtree: _Buckets = {}
+        self.deeper: _Buckets = _NO_BUCKETS
         self.below: list[Answer] = _NO_ANSWERS  # entries strictly below, uncarved (sorted)
+
+    def put_deeper(self, bucket: str | None, pattern: str, holders: set[str]) -> None:
+        """List ``pattern`` (held by ``holders``) among the entries strictly below."""
+        if not self.deeper:
+            self.deeper = {}
+        _put(self.deeper, bucket, pattern, holders)
 
     def child(self, segment: str) -> _Node:
         """The child named ``segment``, created when missing."""
@@ -146,14 +157,12 @@ class PatternIndex:
         bucket = compiled.extension
         answer = (key, canonical, canonical if compiled.is_literal else compiled.witness())
         node = self._root
-        if first:
-            _put(node.subtree, bucket, canonical, holders)
         for segment in compiled.literal_segments:
+            if first:
+                node.put_deeper(bucket, canonical, holders)
             if not carve_outs:
                 node.add_below(answer)
             node = node.child(segment)
-            if first:
-                _put(node.subtree, bucket, canonical, holders)
         if first:
             _put(node.own, bucket, canonical, holders)
         self._size += 1
@@ -190,13 +199,13 @@ class PatternIndex:
             del self._holders[canonical]
             del self._compiled[canonical]
             _discard(path[-1].own, bucket, canonical)
-            for node in path:
-                _discard(node.subtree, bucket, canonical)
+            for node in path[:-1]:
+                _discard(node.deeper, bucket, canonical)
         if not carved:
             for node in path[:-1]:
                 discard(node.below, key, canonical)
         for depth in range(len(path) - 1, 0, -1):
-            if path[depth].subtree:
+            if path[depth].own or path[depth].deeper:
                 break
             del path[depth - 1].children[compiled.literal_segments[depth - 1]]
         self._size -= 1
@@ -381,7 +390,8 @@ class PatternIndex:
         for depth, segment in enumerate(query.segments):
             if segment is GLOBSTAR:
                 for node in level:
-                    found.extend(_compatible(node.subtree, extension))
+                    found.extend(_compatible(node.own, extension))
+                    found.extend(_compatible(node.deeper, extension))
                 return found
             for node in level:
                 found.extend(_compatible(node.own, extension))
