@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -119,3 +121,26 @@ def repo_paths(name: str = "ansible-paths.txt") -> list[str]:
         parts = [rng.choice(tops), *(rng.choice(words) for _ in range(depth))]
         out.add("/".join(parts) + f"/{rng.choice(words)}_{rng.randint(0, 40)}.{rng.choice(exts)}")
     return sorted(out)
+
+
+@contextlib.contextmanager
+def log_records(name: str, level: int = logging.INFO) -> Iterator[list[logging.LogRecord]]:
+    """The records logger ``name`` emits at ``level`` or above inside the block, read through
+    a handler of its own: ``caplog`` listens at the root and misses them once an in-process
+    server has turned propagation off (``detente.logs.configure``)."""
+    seen: list[logging.LogRecord] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    logger, handler = logging.getLogger(name), _Collect(level)
+    was = logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > level:
+        logger.setLevel(level)
+    try:
+        yield seen
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(was)

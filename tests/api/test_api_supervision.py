@@ -21,7 +21,7 @@ from detente.clock import FakeClock
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 
-from support import claim_body, counting_ids, wait_until
+from support import claim_body, counting_ids, log_records, wait_until
 
 WAIT = 15.0
 
@@ -152,13 +152,12 @@ def test_healthz_lists_the_sweeper_and_the_store(tmp_path: Path) -> None:
     assert body["tasks"]["sweeper"]["state"] == "running"
 
 
-def test_every_request_has_one_access_log_line_with_fields(
-    http: httpx.Client, caplog: pytest.LogCaptureFixture
-) -> None:
-    def lines() -> list[logging.LogRecord]:
-        return [r for r in caplog.records if r.name == "detente.access"]
+def test_every_request_has_one_access_log_line_with_fields(http: httpx.Client) -> None:
+    with log_records("detente.access") as seen:
 
-    with caplog.at_level(logging.INFO, logger="detente.access"):
+        def lines() -> list[logging.LogRecord]:
+            return [r for r in seen if r.name == "detente.access"]
+
         http.get("/v1/claims")
         http.get("/v1/nothing")
         # The line is written once the response is sent: wait for it, bounded.

@@ -9,7 +9,6 @@ first opening, renewal, section patch and completion must import no module.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -24,6 +23,8 @@ from detente.clock import FakeClock
 from detente.server import build_app
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
+
+from support import log_records
 
 _FIRST_WRITES = textwrap.dedent(
     """
@@ -124,15 +125,14 @@ def test_the_first_writes_after_a_served_app_started_import_nothing(tmp_path: Pa
     assert {step: mods for step, mods in imported.items() if mods} == {}
 
 
-def test_the_warm_up_walk_answers_404_and_leaves_no_access_log_line(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_the_warm_up_walk_answers_404_and_leaves_no_access_log_line(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "d.db")
     service = Service(store, FakeClock(), [RepoConfig("demo")])
     app = build_app(service, sweep_interval=None)
-    with caplog.at_level(logging.INFO, logger="detente.access"), TestClient(app) as http:
+    with log_records("detente.access") as seen, TestClient(app) as http:
         assert http.portal is not None
         assert http.portal.call(warm_routes, app) == 404
         assert http.get("/v1/repos").status_code == 200
-    assert [r for r in caplog.records if WARM_PATH in r.getMessage()] == []
+    assert [r for r in seen if WARM_PATH in r.getMessage()] == []
+    assert [r for r in seen if "/v1/repos" in r.getMessage()]  # the log was listened to
     store.close()

@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import pytest
-
 from detente.clock import FakeClock
 from detente.runtime import build_service
 from detente.service import RepoConfig, Service
@@ -14,6 +12,7 @@ from detente.service.warmup import SERVICES, warm
 from detente.storage.sqlite import SqliteStore
 
 from source_repo import make_source_repo
+from support import log_records
 
 
 def test_warm_builds_every_aggregate_service_and_loads_every_projection(tmp_path: Path) -> None:
@@ -28,15 +27,13 @@ def test_warm_builds_every_aggregate_service_and_loads_every_projection(tmp_path
     store.close()
 
 
-def test_warm_logs_a_projection_it_cannot_load_and_returns(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_warm_logs_a_projection_it_cannot_load_and_returns(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "d.db")
     service = Service(store, FakeClock(), [RepoConfig("a")])
     store.close()  # every read now fails
-    with caplog.at_level(logging.WARNING, logger="detente.storage"):
+    with log_records("detente.storage", logging.WARNING) as seen:
         warm(service)
-    [record] = [r for r in caplog.records if "warm-up" in r.getMessage()]
+    [record] = [r for r in seen if "warm-up" in r.getMessage()]
     assert "projection of a" in record.getMessage()
     assert record.exc_info is not None
 
