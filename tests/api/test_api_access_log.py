@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from detente.api.access_log import AccessLogMiddleware
 from detente.api.server_send import STREAMED_BYTES
 
-
-class _Records(logging.Handler):
-    """The records of one logger, whatever an earlier test configured (a server started
-    in-process turns the ``detente`` loggers' propagation off, which hides them from
-    ``caplog``)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
+from support import log_records
 
 
 def test_the_logged_size_adds_the_bytes_a_stream_sent_straight_to_the_server() -> None:
@@ -37,15 +25,8 @@ def test_the_logged_size_adds_the_bytes_a_stream_sent_straight_to_the_server() -
         return {"type": "http.disconnect"}
 
     scope = {"type": "http", "method": "GET", "path": "/v1/events/stream", "client": None}
-    logger = logging.getLogger("detente.access")
-    handler, level = _Records(), logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
+    with log_records("detente.access") as seen:
         asyncio.run(AccessLogMiddleware(app)(scope, receive, send))  # type: ignore[arg-type]
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-    [line] = handler.records
+    [line] = seen
     assert line.bytes == 105  # type: ignore[attr-defined]
     assert line.status == 200  # type: ignore[attr-defined]
