@@ -218,6 +218,10 @@ class ConcurrencyError(StoreError):
     """Raised by a store when an append's expected stream revision lost a race.
 
     Services retry or translate it to :class:`RevisionConflict`; it never reaches a client.
+    ``remembered`` is True when the transaction started from the head the store's own
+    last commit left, not from a head it read: another server had appended since, which
+    says nothing about the race a retry (reading the head) runs.
     """
 
     code = "store_concurrency"
+    remembered = False

@@ -16,7 +16,8 @@ one ``Txn`` on etcd). Inside the batch nothing changes for a command:
 
 A batch the store refuses as a whole: a lost race (``ConcurrencyError``) is retried once on
 fresh state (the projection restored from the newest snapshot plus the log's tail, never
-replayed from event 1); a second loss, a batch larger than a bounded store takes, or an
+replayed from event 1; a start from a stale remembered head does not count, as the retry
+reads the head); a second loss, a batch larger than a bounded store takes, or an
 unexpected failure re-runs its commands one per transaction, so one bad command sinks
 only itself. A store outage (``store_unavailable``) answers every command with it.
 
@@ -249,7 +250,9 @@ class GroupCommit:
                                 answers.append((p, None, exc, stored))
             except ConcurrencyError as exc:
                 core.discard(repo, folded=folded > 0)
-                races += 1
+                # A start from a remembered head that was stale is a miss, not a race the
+                # retry could lose again: the store reads the head for the next ones.
+                races += 0 if exc.remembered else 1
                 if races < 2:
                     continue
                 return self._alone(repo, batch, exc)

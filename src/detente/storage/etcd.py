@@ -237,8 +237,9 @@ class EtcdStore(EtcdSnapshots, PagedReads):
                         head = Head(last.seq, last.hash, revision, revision)
                 elif head.remembered and self._read_head().mod_revision != head.mod_revision:
                     raise ConcurrencyError("another server appended first (the log head moved)")
-            except ConcurrencyError:
+            except ConcurrencyError as exc:
                 self.heads.lost()
+                exc.remembered = head.remembered
                 raise
             except BaseException:
                 self.heads.forget()

@@ -263,6 +263,7 @@ class PostgresStore(SqlSnapshots, SqlReads):
         """
         appended: list[str] = []
         clock: datetime | None = None
+        start = None
         try:
             with self._pooled() as conn:
 
@@ -302,8 +303,9 @@ class PostgresStore(SqlSnapshots, SqlReads):
                 finally:
                     self._local.conn = None
                     self._local.reading = None
-        except ConcurrencyError:
+        except ConcurrencyError as exc:
             self.memory.heads.lost()
+            exc.remembered = start is not None
             raise
         except StoreError as exc:
             self.memory.heads.forget()
