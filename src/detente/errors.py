@@ -23,6 +23,7 @@ Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit c
     |   +-- BranchInUse          branch_in_use         a branch is checked out by another worktree
     +-- VcsError                 vcs_error             git failed for a reason we do not model
     +-- StoreError               store_unavailable     the storage backend failed
+    +-- StartupFailed            startup_failed        a server process could not start (CLI only)
 
 Errors never wrap foreign exceptions in their public fields: adapters translate
 ``sqlite3``/git errors into these at the boundary.
@@ -212,6 +213,39 @@ class VcsError(DetenteError):
 
 class StoreError(DetenteError):
     code = "store_unavailable"
+
+
+class StartupFailed(DetenteError):
+    """A server (``detente serve``, the demo's) could not start; ``detail`` names the cause:
+    the innermost exception its start-up raised, e.g. ``ModuleNotFoundError: No module
+    named 'numpy'``. Raised in the process that runs the server, never sent over HTTP.
+    """
+
+    code = "startup_failed"
+
+    @classmethod
+    def caused_by(cls, exc: BaseException | None, what: str = "the server") -> StartupFailed:
+        """The error for a start-up of ``what`` that raised ``exc`` (None: it stopped
+        without one)."""
+        if exc is None:
+            return cls(f"{what} did not start (its start-up stopped without an error)")
+        cause = innermost(exc)
+        return cls(
+            f"{what} did not start: {type(cause).__name__}: {cause}",
+            cause=type(cause).__name__,
+        )
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """The exception that started ``exc``: the first leaf of an exception group, followed
+    through explicit causes (``raise ... from``)."""
+    while True:
+        if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            exc = exc.exceptions[0]
+        elif exc.__cause__ is not None:
+            exc = exc.__cause__
+        else:
+            return exc
 
 
 class ConcurrencyError(StoreError):

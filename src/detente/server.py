@@ -14,7 +14,11 @@ import gc
 import signal
 import socket
 import threading
+import weakref
 from typing import TYPE_CHECKING
+
+from detente.errors import StartupFailed
+from detente.startup import StartupRecord, watch_lifespan
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -27,10 +31,23 @@ if TYPE_CHECKING:
     from detente.security.authn import AuthGate
     from detente.service import Service
 
-__all__ = ["SWEEP_INTERVAL", "build_app", "make_server", "run_mcp_stdio", "serve"]
+__all__ = [
+    "SWEEP_INTERVAL",
+    "build_app",
+    "make_server",
+    "run_mcp_stdio",
+    "serve",
+    "start_in_thread",
+    "startup_record",
+]
 
 #: Seconds between background lease sweeps of a served app.
 SWEEP_INTERVAL = 1.0
+
+#: Each server's start-up record (see :func:`startup_record`).
+_RECORDS: weakref.WeakKeyDictionary[uvicorn.Server, StartupRecord] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def build_app(
@@ -106,7 +123,9 @@ def make_server(
 
     Returns:
         The ``uvicorn.Server``; run it with ``server.run()`` (blocking, in any thread) and
-        stop it with ``server.should_exit = True``.
+        stop it with ``server.should_exit = True``. Whether it started, and the cause when
+        it did not, is :func:`startup_record`'s (:func:`serve` and
+        :func:`start_in_thread` raise it).
     """
     import uvicorn
 
@@ -121,6 +140,8 @@ def make_server(
         auth=auth,
         allowed_origins=allowed_origins,
     )
+    record = StartupRecord()
+    app.router.lifespan_context = watch_lifespan(app.router.lifespan_context, record)
     config = uvicorn.Config(
         ForwardedHostMiddleware(app) if behind_proxy else app,
         host=host,
@@ -135,7 +156,50 @@ def make_server(
         proxy_headers=behind_proxy,
         forwarded_allow_ips="*" if behind_proxy else None,
     )
-    return uvicorn.Server(config)
+    server = uvicorn.Server(config)
+    _RECORDS[server] = record
+    return server
+
+
+def startup_record(server: uvicorn.Server) -> StartupRecord:
+    """The start-up record of a server made by :func:`make_server`."""
+    return _RECORDS[server]
+
+
+def start_in_thread(
+    server: uvicorn.Server, sock: socket.socket, *, timeout: float = 120.0
+) -> threading.Thread:
+    """Run ``server`` on the listening ``sock`` in a daemon thread; return once it serves.
+
+    Args:
+        server: made by :func:`make_server`.
+        sock: a bound, listening socket (:func:`detente.cli.serving.bind`).
+        timeout: seconds its start-up (the warm-up) may take.
+
+    Returns:
+        The thread; stop the server with ``server.should_exit = True``, then join it.
+
+    Raises:
+        StartupFailed: ``startup_failed`` naming the cause when the server did not start
+            (the thread has ended), or did not within ``timeout``.
+    """
+    record = startup_record(server)
+
+    def run() -> None:
+        try:
+            server.run(sockets=[sock])
+        except BaseException as exc:  # uvicorn exits the process on some failures
+            record.failed(exc)
+        finally:
+            record.finished()
+
+    thread = threading.Thread(target=run, name="detente-server", daemon=True)
+    thread.start()
+    if not record.wait(timeout):
+        server.should_exit = True
+        raise StartupFailed(f"the server did not start within {timeout:g} s")
+    record.raise_if_failed(server.started or thread.is_alive())
+    return thread
 
 
 def serve(
@@ -186,9 +250,15 @@ def serve(
     _freeze_heap_after_startup(server)
     try:
         server.run(sockets=[sock] if sock is not None else None)
+    except SystemExit:  # uvicorn exits when the lifespan (the warm-up) fails
+        if server.started or stops:
+            raise
+        startup_record(server).raise_if_failed(started=False)
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
+    if not stops:  # a signal before start-up is a stop, not a failure
+        startup_record(server).raise_if_failed(server.started)
 
 
 def _freeze_heap_after_startup(server: uvicorn.Server) -> None:
@@ -217,7 +287,13 @@ def run_mcp_stdio(client: Client) -> None:
 
     Nothing else may write to stdout meanwhile: it is the protocol channel. The client
     is closed at the end.
-    """
-    from detente.mcp_server.server import run_stdio
 
+    Raises:
+        StartupFailed: ``startup_failed`` naming the cause when the MCP server cannot start.
+    """
+    try:
+        from detente.mcp_server.server import run_stdio
+    except Exception as exc:  # the MCP SDK or a module of ours failed to import
+        client.close()
+        raise StartupFailed.caused_by(exc, "the MCP server") from exc
     run_stdio(client)

@@ -120,7 +120,7 @@ def run_demo(source: str, *, out: Output, keep: bool = False) -> dict[str, Any]:
 
 def _story(source: str, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]:
     from detente import runtime
-    from detente.cli.serving import bind, make_server
+    from detente.cli.serving import bind, make_server, start_in_thread
     from detente.client.http import HttpClient
     from detente.vcs import Git
 
@@ -134,14 +134,18 @@ def _story(source: str, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
     service = runtime.build_service([clone], store_url=store_url)
     sock, url = bind("127.0.0.1", 0)
     server = make_server(service, sweep_interval=0.2)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
+    try:
+        thread = start_in_thread(server, sock)  # StartupFailed names why it did not start
+    except BaseException:
+        sock.close()
+        service.store.close()
+        raise
     repo_name = service.list_repos()[0].name
     client = HttpClient.to(url, repo_name=repo_name)
     client.repo_path = clone
     watcher = Watcher(HttpClient.to(url), say)
     try:
-        client.health()  # the socket already listens: this waits until uvicorn serves
+        client.health()
         say(f"2. server listening on {url} (store {store_url})")
         watcher.start()
         summary = _Story(client, watcher, clone, say).run()

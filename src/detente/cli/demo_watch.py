@@ -91,8 +91,10 @@ class Watcher:
         return time.monotonic() - start
 
     def stop(self) -> None:
+        """Stop following (a no-op for the thread when :meth:`start` never ran)."""
         self._stop.set()
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
         self.client.close()
 
 

@@ -69,3 +69,6 @@ def mcp_command(
         run_mcp_stdio(client)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    except DetenteError as exc:  # startup_failed: the cause is the last line
+        print(f"error[{exc.code}]: {exc.detail}", file=sys.stderr)
+        raise typer.Exit(exit_code_for(exc.code)) from None

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from detente.errors import ValidationError
 
 if TYPE_CHECKING:
+    import threading
+
     import uvicorn
 
     from detente.cli.auth_flags import Exposure
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from detente.security.authn import AuthGate
     from detente.service import Service
 
-__all__ = ["bind", "make_server", "run_mcp_stdio", "serve"]
+__all__ = ["bind", "make_server", "run_mcp_stdio", "serve", "start_in_thread"]
 
 
 def serve(
@@ -56,6 +58,14 @@ def make_server(service: Service, *, sweep_interval: float) -> uvicorn.Server:
     from detente import server
 
     return server.make_server(service, sweep_interval=sweep_interval)
+
+
+def start_in_thread(server: uvicorn.Server, sock: socket.socket) -> threading.Thread:
+    """Run ``server`` on ``sock`` in a daemon thread; return once it serves (see
+    :func:`detente.server.start_in_thread`; ``startup_failed`` names why it did not)."""
+    from detente import server as root
+
+    return root.start_in_thread(server, sock)
 
 
 def run_mcp_stdio(client: Client) -> None:

@@ -35,6 +35,7 @@ from mcp.server.mcpserver import MCPServer
 from detente import __version__
 from detente.client import Client
 from detente.clock import Clock, SystemClock
+from detente.errors import StartupFailed
 from detente.mcp_server import advisory, index_tools, objective_tool, protocol, records, resources
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.errors import DetenteMCPServer
@@ -97,8 +98,15 @@ def run_stdio(client: Client) -> None:
     """Serve MCP over stdin/stdout until the client closes stdin (blocking).
 
     Nothing else may write to stdout meanwhile: it is the protocol channel.
+
+    Raises:
+        StartupFailed: ``startup_failed`` naming the cause when the server cannot be built.
     """
-    server = build_server(client)
+    try:
+        server = build_server(client)
+    except Exception as exc:
+        client.close()
+        raise StartupFailed.caused_by(exc, "the MCP server") from exc
     try:
         anyio.run(server.run_stdio_async)
     finally:
