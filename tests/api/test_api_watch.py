@@ -213,9 +213,13 @@ def _ids(base: str, count: int, params: dict[str, str]) -> Iterator[tuple[str, s
 
 def test_filters_by_claim_path_prefix_and_event_type_deliver_only_matching_events() -> None:
     service = _service()
-    a = service.claims.open_claim(seed("src/api/**", agent="alice")).claim
-    b = service.claims.open_claim(seed("docs/guide.md", agent="bob")).claim
-    c = service.claims.open_claim(seed("src/api/routes.py", agent="carol")).claim  # overlaps a
+    # Objectives with no word in common: a claim announced as similar to b would name b
+    # in its payload, and the claim filter delivers every event that names the claim.
+    a = service.claims.open_claim(seed("src/api/**", agent="alice", objective="alpha")).claim
+    b = service.claims.open_claim(seed("docs/guide.md", agent="bob", objective="bravo")).claim
+    c = service.claims.open_claim(  # overlaps a
+        seed("src/api/routes.py", agent="carol", objective="charlie")
+    ).claim
     service.claims.change_scope(
         ChangeScope(b.id, expected_claim_revision=b.revision, add_paths=("docs/faq.md",))
     )
