@@ -12,21 +12,33 @@ measures, in one run, ``git update-ref`` in a bare repository
 
 Each row is the median wall time of one ``git update-ref`` over ``--updates`` runs.
 
-Usage: ``python bench/hooks.py [--updates 40]``
+A second table measures what the local ``pre-commit`` guard costs a ``git commit`` in a
+repository with two claims (the committing claim's own file, so the commit goes through):
+in local mode (the SQLite store under the common git directory) and in server mode (a
+``detente serve`` subprocess on the same repository, ``DETENTE_URL`` set), each against
+``git commit --no-verify`` of the same kind of change, interleaved in the same run.
+Median and p99 over ``--commits`` commits, ratio of the medians.
+
+Usage: ``python bench/hooks.py [--updates 40] [--commits 40]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from detente.vcs.hook_scripts import install_server
+from detente.vcs.hook_scripts import install_local, install_server
 from detente.vcs.hookpass import pass_env
 
 
@@ -86,9 +98,143 @@ def _time(bare: Path, updates: int, commits: list[str], *, protected: bool) -> f
     return _median_ms(samples)
 
 
+def _detente(repo: Path, *args: str, env: dict[str, str]) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-m", "detente", "--repo", str(repo), *args, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **env},
+    )
+    found: dict[str, object] = json.loads(done.stdout)
+    return found
+
+
+def _claimed(root: Path) -> tuple[Path, str]:
+    """A repository where alice claims ``src/a.py`` and bob ``src/b.py`` (local store),
+    with the guard installed; (checkout, bob's claim id)."""
+    repo = root / "claimed"
+    (repo / "src").mkdir(parents=True)
+    _git(root, "init", "-q", "-b", "main", str(repo))
+    for rel in ("src/a.py", "src/b.py"):
+        (repo / rel).write_text(f"# {rel}\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "initial", env=_IDENTITY)
+    local = {"DETENTE_LOCAL": "1"}
+    bob = ""
+    for agent, rel in (("alice", "src/a.py"), ("bob", "src/b.py")):
+        opened = _detente(
+            repo,
+            "claim",
+            "open",
+            "-o",
+            agent,
+            "-p",
+            rel,
+            "--agent",
+            agent,
+            "--no-worktree",
+            "--ttl",
+            "3600",
+            env=local,
+        )
+        claim = opened["claim"]
+        assert isinstance(claim, dict)
+        bob = str(claim["id"])
+    install_local(repo)
+    return repo, bob
+
+
+def _commit_samples(
+    repo: Path, commits: int, env: dict[str, str]
+) -> tuple[list[float], list[float]]:
+    """``commits`` guarded commits and as many ``--no-verify`` ones, interleaved; each
+    changes bob's file. (guarded seconds, baseline seconds)."""
+    guarded: list[float] = []
+    plain: list[float] = []
+    full = {**os.environ, **_IDENTITY, **env}
+    for i in range(commits):
+        for samples, extra in ((guarded, []), (plain, ["--no-verify"])):
+            (repo / "src/b.py").write_text(f"# change {i} {len(samples)} {extra}\n")
+            subprocess.run(["git", "add", "src/b.py"], cwd=repo, check=True, env=full)
+            argv = ["git", "commit", "-q", *extra, "-m", f"c{i}"]
+            start = time.perf_counter()
+            done = subprocess.run(argv, cwd=repo, env=full, capture_output=True, text=True)
+            samples.append(time.perf_counter() - start)
+            if done.returncode != 0:
+                raise SystemExit(f"git commit failed: {done.stderr}")
+    return guarded, plain
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def _serving(repo: Path) -> Iterator[str]:
+    """``detente serve`` on ``repo`` (its default store) on a free port; its URL."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "detente", "serve", "--repo", str(repo), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={k: v for k, v in os.environ.items() if k != "DETENTE_LOCAL"},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=1) as answer:
+                    if json.load(answer).get("ok") is True:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise SystemExit("detente serve did not start within 60 s")
+            time.sleep(0.1)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _p99_ms(run: list[float]) -> float:
+    ordered = sorted(run)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))] * 1000
+
+
+def _commit_table(root: Path, commits: int) -> list[str]:
+    repo, bob = _claimed(root)
+    rows: list[tuple[str, list[float], list[float]]] = []
+    env = {"DETENTE_CLAIM": bob}
+    rows.append(("local mode (SQLite store)", *_commit_samples(repo, commits, env)))
+    with _serving(repo) as url:
+        server_env = {**env, "DETENTE_URL": url}
+        rows.append(("server mode (detente serve)", *_commit_samples(repo, commits, server_env)))
+    lines = [
+        f"git commit of one file with the pre-commit guard, {commits} commits per row "
+        "(each against git commit --no-verify of the same change, interleaved)",
+        "",
+        "| mode | --no-verify median (ms) | guarded median (ms) | guarded p99 (ms) | ratio |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for label, guarded, plain in rows:
+        base, hooked = _median_ms(plain), _median_ms(guarded)
+        lines.append(
+            f"| {label} | {base:.1f} | {hooked:.1f} | {_p99_ms(guarded):.1f} | "
+            f"{hooked / base:.1f}x |"
+        )
+    return lines
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=40)
+    parser.add_argument("--commits", type=int, default=40)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -99,6 +245,7 @@ def main(argv: list[str]) -> int:
         base_main = _time(plain, args.updates, plain_commits, protected=True)
         topic = _time(hooked, args.updates, hooked_commits, protected=False)
         main_ = _time(hooked, args.updates, hooked_commits, protected=True)
+        commit_lines = _commit_table(root, args.commits)
     print(f"git update-ref in a bare repository, median of {args.updates} updates")
     print()
     print("| update | no hooks (ms) | detente hooks (ms) | ratio |")
@@ -108,6 +255,8 @@ def main(argv: list[str]) -> int:
         f"| protected ref, integration pass | {base_main:.1f} | {main_:.1f} | "
         f"{main_ / base_main:.1f}x |"
     )
+    print()
+    print("\n".join(commit_lines))
     return 0
 
 

@@ -63,9 +63,23 @@ def install(
     force: Annotated[
         bool, typer.Option("--force", help="Replace a hook detente did not write.")
     ] = False,
+    repo_hooks: Annotated[
+        bool,
+        typer.Option(
+            "--repo-hooks",
+            help="When core.hooksPath points outside the repository (a global hooks "
+            "directory), install into the repository's own hooks directory and set "
+            "core.hooksPath there in its config (the shared directory's hooks then no "
+            "longer run in it). Without it such an install is refused.",
+        ),
+    ] = False,
     json_flag: JsonFlag = False,
 ) -> None:
-    """Install the pre-commit guard here, or the server-side checks in --bare BARE."""
+    """Install the pre-commit guard here, or the server-side checks in --bare BARE.
+
+    Refused (exit 2, nothing written) when core.hooksPath points outside the repository:
+    the hooks would run in every repository sharing that directory (see --repo-hooks).
+    """
 
     def body(session: Session) -> None:
         from detente.vcs.hook_scripts import install_local, install_server
@@ -76,7 +90,9 @@ def install(
         elif session.settings.server and not _is_url(session.settings.server):
             _refuse_old_spelling(session.settings.server)
         if server is None:
-            done = install_local(session.settings.repo, warn=warn, force=force)
+            done = install_local(
+                session.settings.repo, warn=warn, force=force, repo_hooks=repo_hooks
+            )
         else:
             url = session.settings.server or os.environ.get("DETENTE_URL")
             if not url:
@@ -98,6 +114,7 @@ def install(
                 protect=protect or (),
                 warn=warn,
                 force=force,
+                repo_hooks=repo_hooks,
             )
         data = {
             "installed": [str(p) for p in done.scripts],
@@ -156,7 +173,8 @@ def status(
 ) -> None:
     """Show which detente hooks are installed, their versions, and whether they are current.
 
-    Exit status 1 when a hook is missing, outdated or not detente's.
+    Exit status 1 when a hook is missing, outdated or not detente's, or when
+    core.hooksPath points outside the repository.
     """
 
     def body(session: Session) -> int:
@@ -178,6 +196,14 @@ def status(
             for key, values in found.config.items():
                 for value in values:
                     console.print(f"  git config {key} {value}", markup=False)
+            if not found.inside:
+                origin = f" (set in {found.origin})" if found.origin else ""
+                console.print(
+                    f"core.hooksPath points outside this repository, at {found.hooks_dir}"
+                    f"{origin}: hooks there run in every repository using it; install with "
+                    "--repo-hooks to give this repository its own",
+                    markup=False,
+                )
             if found.kind == "server" and not found.reference_transaction:
                 console.print(
                     f"git {'.'.join(map(str, found.git_version))} predates the "
@@ -186,6 +212,7 @@ def status(
                 )
             if not found.ok:
                 again = "detente hooks install" + (f" --bare {where}" if server else "")
+                again += "" if found.inside else " --repo-hooks"
                 console.print(f"reinstall with: {again}", markup=False)
 
         session.emit(found.to_wire(), text)

@@ -19,10 +19,9 @@ from detente import errors
 from detente.client.protocol import Client
 
 if TYPE_CHECKING:
-    from detente.client.http import HttpClient
     from detente.vcs.repo import RepoInfo
 
-__all__ = ["DEFAULT_URL", "LOCAL_ENV", "URL_ENV", "connect", "open_local"]
+__all__ = ["DEFAULT_URL", "LOCAL_ENV", "URL_ENV", "connect", "connect_server", "open_local"]
 
 #: Where ``connect`` looks for a running server when none is named.
 DEFAULT_URL = "http://127.0.0.1:7420"
@@ -75,6 +74,42 @@ def connect(
             is needed and ``repo`` is not a git working tree.
         ServerUnavailable: an explicit server cannot be reached.
     """
+    url, local = _resolve(url, local)
+    info, info_error = _open(repo)
+    server = _server(url, local, info, probe_url, probe_timeout, light=False)
+    if server is not None:
+        return server
+    if info is None:
+        raise info_error or errors.ValidationError("no repository given", field="repo")
+    return _local_client(info)
+
+
+def connect_server(
+    repo: Path, *, probe_url: str = DEFAULT_URL, probe_timeout: float = _PROBE_TIMEOUT
+) -> tuple[Client | None, RepoInfo]:
+    """The server :func:`connect` would choose for ``repo`` (with no ``url`` or ``local``
+    argument), on the light transport (:func:`~detente.client.stdlib_http.light_client`:
+    no ``httpx`` unless requests must be signed); None where :func:`connect` would work
+    locally. Nothing is opened or created locally: the git hooks decide then whether the
+    repository has a store at all.
+
+    Returns:
+        ``(client or None, the repository opened)``; close the client when done.
+
+    Raises:
+        ValidationError: ``validation_error`` when both ``$DETENTE_URL`` and
+            ``$DETENTE_LOCAL`` are set, or ``repo`` is not a git working tree.
+        ServerUnavailable: the server named by ``$DETENTE_URL`` cannot be reached.
+    """
+    url, local = _resolve(None, None)
+    info, info_error = _open(repo)
+    if info is None:
+        raise info_error or errors.ValidationError("no repository given", field="repo")
+    return _server(url, local, info, probe_url, probe_timeout, light=True), info
+
+
+def _resolve(url: str | None, local: bool | None) -> tuple[str | None, bool | None]:
+    """The arguments, else the environment (see :func:`connect`)."""
     if url and local:
         raise errors.ValidationError(
             "choose either a server (--server/DETENTE_URL) or local mode (--local)", field="server"
@@ -89,11 +124,21 @@ def connect(
                     field="server",
                 )
             local = True
-    info, info_error = _open(repo)
-    if url:
-        from detente.client.http import HttpClient
+    return url, local
 
-        client = HttpClient.to(url)
+
+def _server(
+    url: str | None,
+    local: bool | None,
+    info: RepoInfo | None,
+    probe_url: str,
+    probe_timeout: float,
+    *,
+    light: bool,
+) -> Client | None:
+    """The server client :func:`connect` chooses (None: local mode)."""
+    if url:
+        client = _client_of(url, light)
         client.repo_path = info.path if info else None
         try:
             client.repo_name = _name_on_server(client, info, explicit=True)
@@ -102,7 +147,7 @@ def connect(
             raise
         return client
     if not local and info is not None:
-        probe = _probe(probe_url, probe_timeout)
+        probe = _probe(probe_url, probe_timeout, light=light)
         if probe is not None:
             client = probe
             client.repo_path = info.path
@@ -114,9 +159,17 @@ def connect(
                 client.repo_name = name
                 return client
             client.close()  # a server for other repositories: work locally
-    if info is None:
-        raise info_error or errors.ValidationError("no repository given", field="repo")
-    return _local_client(info)
+    return None
+
+
+def _client_of(url: str, light: bool) -> Client:
+    if light:
+        from detente.client.stdlib_http import light_client
+
+        return light_client(url)
+    from detente.client.http import HttpClient
+
+    return HttpClient.to(url)
 
 
 def _open(repo: Path | None) -> tuple[RepoInfo | None, errors.DetenteError | None]:
@@ -130,13 +183,24 @@ def _open(repo: Path | None) -> tuple[RepoInfo | None, errors.DetenteError | Non
         return None, exc
 
 
-def _probe(url: str, timeout: float) -> HttpClient | None:
+def _probe(url: str, timeout: float, *, light: bool = False) -> Client | None:
     """A client of the server answering ``url/healthz`` within ``timeout`` seconds.
 
     A port nobody listens on is found with one TCP connection attempt, before httpx is
     imported: local mode, the common case of a CLI call, does not pay for the HTTP stack.
     """
-    if not _listening(url, timeout):
+    if not listening(url, timeout):
+        return None
+    if light:
+        from detente.client.stdlib_http import light_client
+
+        found = light_client(url)
+        try:
+            if found.health().get("ok") is True:
+                return found
+        except errors.DetenteError:
+            pass
+        found.close()
         return None
     import httpx
 
@@ -154,7 +218,7 @@ def _probe(url: str, timeout: float) -> HttpClient | None:
     return None
 
 
-def _listening(url: str, timeout: float) -> bool:
+def listening(url: str, timeout: float = _PROBE_TIMEOUT) -> bool:
     """Whether something accepts TCP connections on ``url``'s host and port."""
     import socket
     from urllib.parse import urlsplit

@@ -14,6 +14,10 @@ worktree, libgit2 tools) all run :func:`check_updates`:
    the integration rule: each added commit names a ``ready_for_review``/``integrated``
    claim whose targets cover its paths, held by no other live claim.
 
+A repository without any ``detente.*`` git configuration is not checked at all (a
+hooks directory shared by many repositories, ``core.hooksPath``, reaches repositories
+detente was never installed in); nothing is written there.
+
 The server must answer within ``git config detente.timeout`` seconds (default 5) or the
 update is refused (fail closed), as it is when the server is unreachable or not
 configured. ``git config detente.warn true`` (``hooks install --bare BARE --warn``)
@@ -79,6 +83,8 @@ class ServerSide:
         protected: protected refs (``detente.protectedRef``, else HEAD's ref).
         warn: ``detente.warn``: print refusals, refuse nothing.
         timeout: ``detente.timeout``: seconds the server has to answer.
+        installed: the repository has ``detente.*`` configuration at all (``hooks
+            install --bare`` writes it); without any, the hooks check nothing.
     """
 
     url: str | None
@@ -86,6 +92,7 @@ class ServerSide:
     protected: tuple[str, ...]
     warn: bool = False
     timeout: float = DEFAULT_TIMEOUT
+    installed: bool = True
 
     @classmethod
     def read(cls, repo: HookRepo) -> ServerSide:
@@ -110,6 +117,7 @@ class ServerSide:
             protected=protected,
             warn=(last("detente.warn") or "").lower() in ("true", "yes", "on", "1"),
             timeout=_seconds(last("detente.timeout")),
+            installed=bool(values),
         )
 
 
@@ -151,6 +159,8 @@ def check_updates(
         0 to let git proceed, 1 to refuse (every reason printed, prefixed ``detente:``).
     """
     cfg = settings or ServerSide.read(repo)
+    if not cfg.installed:
+        return 0  # no detente here: the hooks came from a shared hooks directory
     protected = set(cfg.protected)
     mine = [_with_old(repo, u) for u in updates if u.ref in protected]
     mine = [u for u in mine if not already_checked(u)]

@@ -21,7 +21,7 @@ push to a protected ref, and the local ``pre-commit`` guard.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -259,6 +259,7 @@ class GatesService:
         paths: Sequence[str],
         *,
         edits: Mapping[str, Edit] | None = None,
+        read_edits: Callable[[], Mapping[str, Edit] | None] | None = None,
     ) -> CommitCheck:
         """May ``claim_id`` (or nobody) commit these staged paths?
 
@@ -270,6 +271,8 @@ class GatesService:
                 (innermost symbols touched, lines outside every symbol)``, read by the
                 hook from the index git commits); a staged file missing from it is
                 judged whole. None: read from the claim's worktree (a superset).
+            read_edits: reads ``edits`` (None when it cannot), called only when symbols
+                matter to this commit (the local hook: parsing is skipped otherwise).
 
         Returns:
             The :class:`CommitCheck` (the hook refuses unless ``ok``).
@@ -285,7 +288,13 @@ class GatesService:
                 for i, p in enumerate(paths)
             ]
             claim = get_claim(state, claim_id) if claim_id is not None else None
-            matter = symbols_matter(state, claim, norm, staged=edits is not None)
+            staged = edits is not None or read_edits is not None
+            matter = symbols_matter(state, claim, norm, staged=staged)
+        if matter and edits is None and read_edits is not None:
+            edits = read_edits()
+            if edits is None:  # unreadable: as if the hook had sent none
+                with self.core.lock(repo):
+                    matter = symbols_matter(state, claim, norm)
         if edits is not None:
             judged = _normalized_edits(edits, state.case_insensitive) if matter else None
         else:  # an older hook: the claim's worktree diff (a superset of what is staged)

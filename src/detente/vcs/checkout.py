@@ -125,9 +125,7 @@ def checkout_base(worktree: Path, old: str) -> str:
     if not index.ok:
         return old
     tree = index.stdout.strip()
-    log = git.run(
-        "log", "--first-parent", f"-n{_STALE_DEPTH}", "--format=%H %T", old, check=False
-    )
+    log = git.run("log", "--first-parent", f"-n{_STALE_DEPTH}", "--format=%H %T", old, check=False)
     if not log.ok:
         return old
     for line in log.stdout.splitlines():
@@ -137,9 +135,7 @@ def checkout_base(worktree: Path, old: str) -> str:
     return old
 
 
-def dirty_paths(
-    worktree: Path, old: str, new: str, maintained: Collection[str] = ()
-) -> list[str]:
+def dirty_paths(worktree: Path, old: str, new: str, maintained: Collection[str] = ()) -> list[str]:
     """What keeps ``worktree`` from following its branch from ``old`` to ``new``; sorted.
 
     Every staged or unstaged change to a tracked file (the whole worktree, not only the

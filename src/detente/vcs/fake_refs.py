@@ -284,4 +284,3 @@ class FakeRefStore:
         old = self.commits[base].files if base is not None else {}
         new = self.commits[head].files
         return sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p))
-

@@ -28,9 +28,11 @@ __all__ = [
     "LOCAL_HOOKS",
     "SERVER_HOOKS",
     "VERSION_MARKER",
+    "HooksPath",
     "Installed",
     "hook_script",
     "hooks_dir",
+    "hooks_path",
     "install_local",
     "install_server",
 ]
@@ -108,6 +110,87 @@ def _hooks_dir(git: Git) -> Path:
     return found if found.is_absolute() else (git.cwd / found).resolve()
 
 
+@dataclass(frozen=True)
+class HooksPath:
+    """Where git looks for the repository's hooks, and whether that is the repository's own.
+
+    Attributes:
+        path: the hooks directory (absolute).
+        inside: it lies in the repository: under the common git directory or the working
+            tree's top level (husky's ``.husky/_``). False for a directory shared by other
+            repositories (``git config --global core.hooksPath ~/.githooks``).
+        origin: where ``core.hooksPath`` is set (``file:/root/.gitconfig``), None when unset.
+        own: the repository's own hooks directory, ``<common git dir>/hooks``.
+    """
+
+    path: Path
+    inside: bool
+    origin: str | None
+    own: Path
+
+    def refusal(self, install: str) -> ValidationError:
+        """The error of an install that would write into a shared directory.
+
+        Args:
+            install: the install command, to name its ``--repo-hooks`` spelling.
+        """
+        where = f" (set in {self.origin})" if self.origin else ""
+        scope = self.origin or ""
+        unset = (
+            "git config --global --unset core.hooksPath"
+            if scope.endswith(".gitconfig") or "/.config/git/" in scope
+            else "git config --unset core.hooksPath"
+        )
+        return ValidationError(
+            f"core.hooksPath points outside this repository, at {self.path}{where}: detente's "
+            "hooks there would run in every repository that uses it. Nothing was written. "
+            f"Install into this repository's own hooks directory with `{install} "
+            f"--repo-hooks` (it sets core.hooksPath to {self.own} in this repository's "
+            f"config, so the hooks in {self.path} no longer run here), or `{unset}` and "
+            "install again",
+            field="hooksPath",
+            hooksPath=str(self.path),
+            origin=self.origin,
+        )
+
+
+def hooks_path(git: Git) -> HooksPath:
+    """Where ``git`` (a repository's) hooks run from, and whether that is its own.
+
+    Raises:
+        VcsError: ``vcs_error`` when ``git.cwd`` is not in a git repository.
+    """
+    found = _hooks_dir(git)
+    common = Path(git.text("rev-parse", "--git-common-dir"))
+    common = (common if common.is_absolute() else git.cwd / common).resolve()
+    roots = [common]
+    top = git.run("rev-parse", "--show-toplevel", check=False)
+    if top.ok and top.stdout.strip():
+        roots.append(Path(top.stdout.strip()).resolve())
+    inside = any(found == r or found.is_relative_to(r) for r in roots)
+    origin = None
+    shown = git.run("config", "--show-origin", "--get", "core.hooksPath", check=False)
+    if shown.ok and shown.stdout.strip():
+        origin = shown.stdout.split("\t", 1)[0]
+    return HooksPath(found, inside, origin, common / "hooks")
+
+
+def _target(
+    git: Git, *, repo_hooks: bool, install: str
+) -> tuple[Path, tuple[tuple[str, str], ...]]:
+    """The directory to write into and the git configuration that takes (nothing written).
+
+    Raises:
+        ValidationError: ``core.hooksPath`` is outside the repository and not ``repo_hooks``.
+    """
+    where = hooks_path(git)
+    if where.inside:
+        return where.path, ()
+    if not repo_hooks:
+        raise where.refusal(install)
+    return where.own, (("core.hooksPath", str(where.own)),)
+
+
 def _check_free(path: Path, force: bool) -> None:
     if path.exists() and HOOK_MARKER not in path.read_text(errors="replace") and not force:
         raise ValidationError(
@@ -125,17 +208,33 @@ def _write(hooks: Path, hook: str, text: str, force: bool) -> Path:
     return path
 
 
-def install_local(worktree: Path, *, warn: bool = False, force: bool = False) -> Installed:
+def install_local(
+    worktree: Path, *, warn: bool = False, force: bool = False, repo_hooks: bool = False
+) -> Installed:
     """Install the ``pre-commit`` guard for the repository of ``worktree`` (every worktree
     of a repository shares its hooks directory).
 
+    Args:
+        worktree: a directory in the repository.
+        warn: the guard only prints what it would refuse.
+        force: replace a ``pre-commit`` hook detente did not write.
+        repo_hooks: when ``core.hooksPath`` points outside the repository, install into
+            ``<common git dir>/hooks`` and set ``core.hooksPath`` there in the repository's
+            own config (returned in :attr:`Installed.config`).
+
     Raises:
-        ValidationError: a foreign hook is in the way (and not ``force``).
+        ValidationError: ``core.hooksPath`` points outside the repository (and not
+            ``repo_hooks``; field ``hooksPath``), or a foreign hook is in the way (and not
+            ``force``); nothing is written then.
         VcsError: ``worktree`` is not in a git repository.
     """
-    hooks = _hooks_dir(Git(worktree))
+    git = Git(worktree)
+    hooks, config = _target(git, repo_hooks=repo_hooks, install="detente hooks install")
+    _check_free(hooks / "pre-commit", force)
+    for key, value in config:
+        git.run("config", "--local", key, value)
     text = hook_script("pre-commit", *(["--warn"] if warn else []))
-    return Installed((_write(hooks, "pre-commit", text, force),))
+    return Installed((_write(hooks, "pre-commit", text, force),), config)
 
 
 def install_server(
@@ -146,6 +245,7 @@ def install_server(
     protect: Sequence[str] = (),
     warn: bool = False,
     force: bool = False,
+    repo_hooks: bool = False,
 ) -> Installed:
     """Install the server-side checks in the shared repository: ``pre-receive``,
     ``update`` and ``reference-transaction`` (see :mod:`detente.hooks.refcheck`), the
@@ -159,10 +259,12 @@ def install_server(
         protect: protected refs (``detente.protectedRef``); default the HEAD branch.
         warn: ``detente.warn``: the hooks print refusals but refuse nothing.
         force: replace a hook detente did not write.
+        repo_hooks: see :func:`install_local`.
 
     Raises:
-        ValidationError: not a git repository (field ``bare``), a bad ref name, or a
-            foreign hook in the way (nothing is written then).
+        ValidationError: not a git repository (field ``bare``), a bad ref name,
+            ``core.hooksPath`` outside the repository (field ``hooksPath``, unless
+            ``repo_hooks``), or a foreign hook in the way (nothing is written then).
     """
     from detente.vcs.hookpass import ensure_key
     from detente.vcs.refs import check_ref_name
@@ -175,10 +277,11 @@ def install_server(
     if not refs:
         head = git.run("symbolic-ref", "--quiet", "HEAD", check=False).stdout.strip()
         refs = [head or "refs/heads/main"]
-    hooks = _hooks_dir(git)
+    hooks, moved = _target(git, repo_hooks=repo_hooks, install="detente hooks install --bare")
     for hook in SERVER_HOOKS:  # refuse before writing anything
         _check_free(hooks / hook, force)
     config = [
+        *moved,
         ("detente.url", url),
         ("detente.repo", repo_name),
         ("detente.warn", "true" if warn else "false"),

@@ -21,7 +21,7 @@ from detente.vcs.hook_scripts import (
     SERVER_HOOKS,
     VERSION_MARKER,
     hook_script,
-    hooks_dir,
+    hooks_path,
 )
 
 __all__ = ["HookState", "HooksStatus", "hooks_status", "parse_git_version"]
@@ -70,12 +70,19 @@ class HooksStatus:
         hooks: one entry per hook detente installs there.
         config: the ``detente.*`` git configuration (server only).
         git_version: the local git's version, e.g. ``(2, 39, 5)``.
+        hooks_dir: where git looks for the hooks (``core.hooksPath`` honoured).
+        inside: ``hooks_dir`` is the repository's own (not a directory shared with
+            other repositories, :class:`~detente.vcs.hook_scripts.HooksPath`).
+        origin: where ``core.hooksPath`` is set, None when unset.
     """
 
     kind: Literal["local", "server"]
     hooks: tuple[HookState, ...]
     config: dict[str, list[str]]
     git_version: tuple[int, ...]
+    hooks_dir: Path | None = None
+    inside: bool = True
+    origin: str | None = None
 
     @property
     def reference_transaction(self) -> bool:
@@ -84,11 +91,12 @@ class HooksStatus:
 
     @property
     def ok(self) -> bool:
-        """Every hook present and current."""
-        return all(h.state == "current" for h in self.hooks)
+        """Every hook present and current, in the repository's own hooks directory."""
+        return self.inside and all(h.state == "current" for h in self.hooks)
 
     def to_wire(self) -> dict[str, Any]:
-        """``{kind, ok, hooks[], config{}, gitVersion, referenceTransaction}``."""
+        """``{kind, ok, hooks[], config{}, gitVersion, referenceTransaction, hooksDir,
+        hooksDirInside, hooksPathOrigin}``."""
         return {
             "kind": self.kind,
             "ok": self.ok,
@@ -96,6 +104,9 @@ class HooksStatus:
             "config": self.config,
             "gitVersion": ".".join(str(n) for n in self.git_version),
             "referenceTransaction": self.reference_transaction,
+            "hooksDir": str(self.hooks_dir) if self.hooks_dir else None,
+            "hooksDirInside": self.inside,
+            "hooksPathOrigin": self.origin,
         }
 
 
@@ -108,7 +119,8 @@ def hooks_status(repo: Path, *, server: bool) -> HooksStatus:
     git = Git(repo)
     if not git.run("rev-parse", "--git-dir", check=False).ok:
         raise ValidationError(f"{repo} is not a git repository", field="repo")
-    where = hooks_dir(git)
+    located = hooks_path(git)
+    where = located.path
     names = SERVER_HOOKS if server else LOCAL_HOOKS
     states = tuple(_state(where / name, name) for name in names)
     config: dict[str, list[str]] = {}
@@ -118,7 +130,8 @@ def hooks_status(repo: Path, *, server: bool) -> HooksStatus:
             key, _, value = line.partition(" ")
             config.setdefault(key, []).append(value)
     version = parse_git_version(git.text("version"))
-    return HooksStatus("server" if server else "local", states, config, version)
+    kind: Literal["local", "server"] = "server" if server else "local"
+    return HooksStatus(kind, states, config, version, where, located.inside, located.origin)
 
 
 def parse_git_version(text: str) -> tuple[int, ...]:
