@@ -81,9 +81,16 @@ class TermRows:
             if size <= 0:
                 return []
 
+            known: dict[str, float] = {}  # each term's IDF once per query
+
             def term_idf(term: str) -> float:
-                found = len(self._postings.get(term, ()))
-                return idf(size, found - (skipped is not None and term in skipped))
+                value = known.get(term)
+                if value is None:
+                    found = len(self._postings.get(term, ()))
+                    value = known[term] = idf(
+                        size, found - (skipped is not None and term in skipped)
+                    )
+                return value
 
             mine = weights(asked, term_idf)
             mine_norm = norm(mine)
