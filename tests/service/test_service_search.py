@@ -33,8 +33,8 @@ class Repo:
             MemoryStore(), FakeClock(), [RepoConfig("demo", path=root)], ids=counting_ids()
         )
 
-    def open(self, *paths: str, agent: str, objective: str) -> ClaimView:
-        cmd = replace(seed(*paths, agent=agent, objective=objective), base_commit=self.head)
+    def open(self, *paths: str, agent: str, objective: str, **more: object) -> ClaimView:
+        cmd = replace(seed(*paths, agent=agent, objective=objective, **more), base_commit=self.head)
         return self.service.claims.open_claim(cmd)
 
 
@@ -152,3 +152,39 @@ def test_a_claim_opening_never_waits_for_the_model_to_load(tmp_path: Path) -> No
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.split() == ["lexical", "semantic"]
+
+
+@pytest.fixture
+def lexical_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    """A repository served without the model (a default install): the lexical mode."""
+    monkeypatch.setattr(search_module, "_SIMILARITY", [Similarity("lexical")])
+    return Repo(tmp_path / "repo")
+
+
+def test_without_the_model_search_finds_retries_for_a_query_about_retry_behaviour(
+    lexical_repo: Repo,
+) -> None:
+    settlement = lexical_repo.open(
+        "src/settlement/**",
+        agent="alice",
+        objective="Make settlement retries idempotent using a retry key",
+    )
+    lexical_repo.open("web/**", agent="carol", objective="Dark theme for the dashboard")
+    for query in ("retry behaviour of payments", "retrying payments"):
+        found = lexical_repo.service.search.search(query, repo="demo")
+        assert found["similarity"]["mode"] == "lexical"
+        assert [r["claimId"] for r in found["results"]] == [settlement.claim.id], query
+
+
+def test_search_matches_a_claims_contract_areas_and_test_names(lexical_repo: Repo) -> None:
+    ledger = lexical_repo.open(
+        "src/ledger/**",
+        agent="alice",
+        objective="Rework the ledger",
+        expected_contract_changes=({"area": "payments-api", "change": "idempotency header"},),
+        test_responsibility=("tests/test_ledger.py::test_reconciliation_survives_restarts",),
+    )
+    lexical_repo.open("web/**", agent="carol", objective="Dark theme for the dashboard")
+    for query in ("payments API", "idempotency", "reconciliation after a restart"):
+        found = lexical_repo.service.search.search(query, repo="demo")
+        assert [r["claimId"] for r in found["results"]] == [ledger.claim.id], query

@@ -17,9 +17,9 @@ Embeddings are the attention-masked mean of the last hidden state, L2-normalised
 model's own pooling, as in its sentence-transformers configuration); similarity is the
 cosine, in [-1, 1].
 
-Lexical mode: Okapi BM25 (Robertson and Zaragoza 2009, "The Probabilistic Relevance
-Framework: BM25 and Beyond"; k1 = 1.2, b = 0.75) over lower-cased word tokens, for
-ranking; pairs are compared by the cosine of their term-count vectors.
+Lexical mode (:mod:`detente.index.lexical`, pure Python: what a default install runs):
+stemmed terms; documents are ranked by Okapi BM25, pairs compared by the cosine of their
+BM25-weighted term vectors with IDF over the texts compared against.
 
 Every answer states its mode, and each mode has its own calibrated threshold
 (:data:`THRESHOLDS`, from ``bench/semantic.py`` on labelled commit pairs).
@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import math
 import os
-import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
+
+from detente.index.lexical import Corpus, bm25_scores, cosine, norm, terms, weights
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -54,7 +54,7 @@ __all__ = [
     "cosines",
     "embed_threads",
     "model_tried",
-    "words",
+    "terms",
 ]
 
 Mode = Literal["semantic", "lexical"]
@@ -66,12 +66,11 @@ TOKENIZER_FILE: Final = Path(__file__).with_name("minilm") / "tokenizer.json"
 
 #: Similarity at or above which two objectives are reported as a semantic overlap,
 #: per mode; calibrated by ``bench/semantic.py`` (see docs/overlap.md for the run).
-THRESHOLDS: Final[dict[str, float]] = {"semantic": 0.37, "lexical": 0.20}
+THRESHOLDS: Final[dict[str, float]] = {"semantic": 0.37, "lexical": 0.08}
 
 _MAX_TOKENS = 128
 _DIMENSIONS = 384
 _CACHE = 100_000
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def _package_file(package: str, *parts: str) -> Path | None:
@@ -250,7 +249,7 @@ class Similarity:
 
     def _model_name(self) -> str:
         if self._model is None:
-            return "bm25"
+            return "bm25 (snowball stems)"
         if self._model.int8:
             return "all-MiniLM-L6-v2 (onnx, int8 matrix products)"
         return f"all-MiniLM-L6-v2 (onnx, fp32 matrix products: {self._model.fp32_reason})"
@@ -311,16 +310,35 @@ class Similarity:
             while len(self._cache) > bound:
                 self._cache.popitem(last=False)
 
-    def pairwise(self, left: Sequence[str], right: Sequence[str]) -> list[list[float]]:
-        """Similarity of every ``left[i]`` with every ``right[j]``."""
+    def pairwise(
+        self,
+        left: Sequence[str],
+        right: Sequence[str],
+        *,
+        corpus: Sequence[str] | None = None,
+    ) -> list[list[float]]:
+        """Similarity of every ``left[i]`` with every ``right[j]``, in [-1, 1].
+
+        Semantic mode: the cosine of the embeddings. Lexical mode: the cosine of
+        BM25-weighted term vectors (:mod:`detente.index.lexical`), the IDF taken over
+        ``corpus`` (default: ``right``, the texts compared against; for a claim's
+        objective, the holders).
+        """
         if not left or not right:
             return [[] for _ in left]
         if self._model is not None:
             a, b = self.embed(left), self.embed(right)
             return [[float(x) for x in cosines(b, row)] for row in a]
-        vl = [Counter(words(t)) for t in left]
-        vr = [Counter(words(t)) for t in right]
-        return [[_cosine(x, y) for y in vr] for x in vl]
+        counts_right = [Counter(terms(t)) for t in right]
+        stats = Corpus(counts_right if corpus is None else (Counter(terms(t)) for t in corpus))
+        wr = [weights(c, stats.idf) for c in counts_right]
+        nr = [norm(w) for w in wr]
+        out = []
+        for text in left:
+            wl = weights(Counter(terms(text)), stats.idf)
+            nl = norm(wl)
+            out.append([cosine(wl, nl, w, n) for w, n in zip(wr, nr, strict=True)])
+        return out
 
     def rank(self, query: str, documents: Sequence[str]) -> list[float]:
         """A relevance score of each document for ``query`` (higher is better).
@@ -376,40 +394,3 @@ def _embedding_store(model: _Model | None) -> EmbeddingStore | None:
 
 def _text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-
-
-def words(text: str) -> list[str]:
-    """The lower-cased word tokens (``[a-z0-9]+``) the lexical mode compares."""
-    return _WORD.findall(text.lower())
-
-
-def _cosine(a: Counter[str], b: Counter[str]) -> float:
-    dot = sum(v * b.get(k, 0) for k, v in a.items())
-    if not dot:
-        return 0.0
-    return dot / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
-
-
-def bm25_scores(
-    query: str, documents: Sequence[str], *, k1: float = 1.2, b: float = 0.75
-) -> list[float]:
-    """Okapi BM25 score of each document for ``query`` (see the module docstring)."""
-    docs = [words(d) for d in documents]
-    n = len(docs)
-    average = sum(len(d) for d in docs) / n if n else 0.0
-    frequency: Counter[str] = Counter()
-    for doc in docs:
-        frequency.update(set(doc))
-    terms = words(query)
-    scores = []
-    for doc in docs:
-        counts = Counter(doc)
-        score = 0.0
-        for term in terms:
-            tf = counts.get(term, 0)
-            if not tf:
-                continue
-            idf = math.log(1 + (n - frequency[term] + 0.5) / (frequency[term] + 0.5))
-            score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc) / (average or 1)))
-        scores.append(score)
-    return scores

@@ -78,7 +78,7 @@ class ClaimsService:
             ValidationError: ``validation_error`` (field ``objective``): the decision's own
                 text rule, checked before the text reaches the model's tokenizer.
         """
-        # Writes only (numpy comes with the index): a read of claims never imports it.
+        # Writes only (the holders' index): a read of claims never imports it.
         from detente.domain.validation import text_field
         from detente.service.similar_holders import holder_similarity
 

@@ -6,10 +6,11 @@ objectives are at least as similar as the calibrated threshold
 severity: advisory`` ("different files, same subsystem"), listed beside the symbolic
 ones and never blocking; a pair that already overlaps symbolically gets none.
 
-Search (``GET /v1/search?q=``): holding claims (objective, paths, modules, symbols) and
-the sections of registered memory documents (title and body, read from the working
-tree) ranked by relevance to ``q``; each claim comes with its symbolic overlaps. The
-``similarity`` block of every answer states the mode (``semantic`` or ``lexical``).
+Search (``GET /v1/search?q=``): holding claims (objective, paths, modules, symbols,
+contract areas, test names) and the sections of registered memory documents (title and
+body, read from the working tree) ranked by relevance to ``q``; each claim comes with its
+symbolic overlaps. The ``similarity`` block of every answer states the mode
+(``semantic`` or ``lexical``).
 """
 
 from __future__ import annotations
@@ -337,7 +338,17 @@ class SearchService:
 
 
 def _claim_text(claim: Claim) -> str:
-    parts = [claim.objective, *claim.paths, *claim.modules, *claim.symbols]
+    """What a search matches a claim on: its objective, scope (paths, modules, symbols),
+    expected contract changes (area and change) and the tests it answers for."""
+    contracts = [p for c in claim.expected_contract_changes for p in (c.area, c.change) if p]
+    parts = [
+        claim.objective,
+        *claim.paths,
+        *claim.modules,
+        *claim.symbols,
+        *contracts,
+        *claim.test_responsibility,
+    ]
     return " ".join(parts)
 
 

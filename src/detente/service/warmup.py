@@ -2,11 +2,11 @@
 costs what every later one does.
 
 A command imports what it needs on first use (the per-aggregate services, the deciding
-modules, the overlap index with numpy, the memory parser), so that a short-lived CLI call
+modules, the holders' similarity index, the memory parser), so that a short-lived CLI call
 that only reads never pays for writes. A server pays each of those imports inside the
 first request that needs them: measured on a 2-core machine, the first claim opening after
 a start took 330-750 ms (the openings after it 5-20 ms), most of it importing
-:mod:`detente.service.similar_holders` (numpy, about 160 ms on an idle machine), the
+:mod:`detente.service.similar_holders` (then with numpy, about 160 ms on an idle machine), the
 claim decision and the meeting reactions; the first section patch and the first
 completion paid their own. In ``tests/storage/test_storage_faults.py`` every server lives
 for a handful of acknowledgements, so under a renew + patch load the one opening a round
@@ -23,6 +23,7 @@ the first opening, renewal, section patch and completion after it import nothing
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 from typing import TYPE_CHECKING
@@ -32,7 +33,7 @@ from detente.errors import DetenteError
 if TYPE_CHECKING:
     from detente.service import Service
 
-__all__ = ["SERVICES", "WRITE_PATH", "warm"]
+__all__ = ["SERVICES", "WRITE_PATH", "WRITE_PATH_EXTRAS", "warm"]
 
 #: The per-aggregate services of :class:`~detente.service.Service` (built on first use).
 SERVICES: tuple[str, ...] = (
@@ -71,6 +72,10 @@ WRITE_PATH: tuple[str, ...] = (
     "markdown_it",  # the memory documents' parser (detente.domain.memory.markdown)
 )
 
+#: Write-path modules that need an extra (the semantic index's numpy rows): imported when
+#: the extra is installed, skipped without it (a default install runs the lexical mode).
+WRITE_PATH_EXTRAS: tuple[str, ...] = ("detente.index.nearest_vectors",)
+
 
 def warm(service: Service) -> None:
     """Import the write path and load every repository's projection (see the module
@@ -85,6 +90,9 @@ def warm(service: Service) -> None:
         getattr(service, name)
     for module in WRITE_PATH:
         importlib.import_module(module)
+    for module in WRITE_PATH_EXTRAS:
+        with contextlib.suppress(ImportError):  # no extra: its mode never runs
+            importlib.import_module(module)
     for repo in service.names():
         try:
             with service.lock(repo):
