@@ -30,12 +30,15 @@ __all__ = ["LEVELS", "FieldsFormatter", "configure"]
 LEVELS: Final = ("debug", "info", "warning", "error", "critical")
 
 # Attributes every LogRecord has: anything else on a record came from ``extra``.
+# ``color_message`` is uvicorn's copy of the message with terminal colour codes: the
+# message itself is already on the line.
 _STANDARD: Final = frozenset(
     {
         *logging.LogRecord("", 0, "", 0, "", None, None).__dict__,
         "message",
         "asctime",
         "taskName",
+        "color_message",
     }
 )
 

@@ -133,7 +133,8 @@ def _story(source: str, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
     store_url = f"sqlite:///{tmp / 'detente.db'}"
     service = runtime.build_service([clone], store_url=store_url)
     sock, url = bind("127.0.0.1", 0)
-    server = make_server(service, sweep_interval=0.2)
+    # Its log would bury the story on the same terminal: warnings and errors only.
+    server = make_server(service, sweep_interval=0.2, log_level="warning")
     try:
         thread = start_in_thread(server, sock)  # StartupFailed names why it did not start
     except BaseException:

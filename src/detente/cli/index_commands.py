@@ -144,6 +144,8 @@ def search(
         def text(console: Console) -> None:
             similarity = result["similarity"]
             console.print(f"({similarity['mode']} ranking)", markup=False, style="dim")
+            if not result["results"]:
+                console.print(f"nothing matches {query!r}", markup=False)
             for hit in result["results"]:
                 label = hit.get("claimId") or f"{hit.get('path')}#{hit.get('section')}"
                 console.print(f"{hit['score']:.3f}  {label}  {hit['text'][:80]}", markup=False)

@@ -53,11 +53,13 @@ def serve(
     )
 
 
-def make_server(service: Service, *, sweep_interval: float) -> uvicorn.Server:
+def make_server(
+    service: Service, *, sweep_interval: float, log_level: str = "info"
+) -> uvicorn.Server:
     """A uvicorn server for ``service`` (not started; see :func:`detente.server.make_server`)."""
     from detente import server
 
-    return server.make_server(service, sweep_interval=sweep_interval)
+    return server.make_server(service, sweep_interval=sweep_interval, log_level=log_level)
 
 
 def start_in_thread(server: uvicorn.Server, sock: socket.socket) -> threading.Thread:

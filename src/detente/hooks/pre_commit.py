@@ -122,8 +122,13 @@ def run(*, warn: bool = False, worktree: Path | None = None) -> int:
         return refuse
     if result["ok"]:
         return 0
-    who = f"claim {claim_id}" if claim_id else "this commit (no claim of yours is checked out)"
-    lines = [f"{who} may not commit:", *(f"  {r}" for r in result["reasons"])]
+    who = (
+        f"claim {claim_id} may not commit this:"
+        if claim_id
+        else "no claim is checked out here (to commit as one: DETENTE_CLAIM=clm_... git commit),"
+        " and this commit touches what live claims hold:"
+    )
+    lines = [who, *(f"  {r}" for r in result["reasons"])]
     held = sorted({f["path"] for f in result["findings"]})
     if held:
         lines.append(f"  unstage with: git restore --staged -- {' '.join(held)}")
