@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import httpx
+import pytest
 
 from detente.clock import FakeClock
 
@@ -137,6 +138,7 @@ def test_claims_are_filtered_by_status_path_and_agent(http: httpx.Client) -> Non
     assert http.get("/v1/claims", params={"status": "bogus"}).json()["code"] == "validation_error"
 
 
+@pytest.mark.slow
 def test_two_clients_racing_for_one_file_200_times_leave_exactly_one_active_each_time(
     live: str,
 ) -> None:

@@ -57,6 +57,7 @@ def two_servers(request: pytest.FixtureRequest) -> Iterator[tuple[list[Service],
         s.store.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("two_servers", "rounds"), [("postgres", 200), ("etcd", 40)], indirect=["two_servers"]
 )

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import httpx
+import pytest
 
 from detente.api import sse
 from detente.api.sse import StreamSettings
@@ -49,6 +50,7 @@ def _messages(text: str) -> list[dict[str, str]]:
     return [m for m in parse_sse(iter(text.replace("\r\n", "\n").split("\n"))) if ":" not in m]
 
 
+@pytest.mark.slow
 def test_a_slow_consumer_is_cut_off_with_a_resync_hint_while_100_fast_ones_get_everything() -> None:
     service = _service(buffer_events=16, send_timeout_seconds=60)
     fast_count, extra_claims = 100, 3

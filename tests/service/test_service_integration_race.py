@@ -81,6 +81,7 @@ def _attempt(
     return view.claim.status.value, None
 
 
+@pytest.mark.slow
 def test_each_racing_round_has_one_winner_and_the_loser_gets_stale_base_with_its_oid(
     tmp_path: Path,
 ) -> None:

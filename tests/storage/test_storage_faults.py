@@ -318,6 +318,7 @@ def _kill_9_rounds(url: str, tmp_path: Path) -> None:
     assert len(acked.completed) >= 1 and len(acked.sections) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_kill_9_of_detente_serve_in_rounds_of_mixed_writes_on_sqlite_loses_nothing(
     tmp_path: Path,
@@ -325,6 +326,7 @@ def test_kill_9_of_detente_serve_in_rounds_of_mixed_writes_on_sqlite_loses_nothi
     _kill_9_rounds(f"sqlite:///{tmp_path / 'detente.db'}", tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_kill_9_of_detente_serve_in_rounds_of_mixed_writes_on_postgres_loses_nothing(
     tmp_path: Path, postgres_server: PostgresServer

@@ -109,6 +109,7 @@ def _signal_all(pids: list[int], sig: signal.Signals) -> None:
             continue
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_stalled_then_killed_postgres_is_store_unavailable_and_writes_resume_after(
     tmp_path: Path,
@@ -138,6 +139,7 @@ def test_a_stalled_then_killed_postgres_is_store_unavailable_and_writes_resume_a
         server.close()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_stalled_then_killed_etcd_cluster_is_store_unavailable_and_writes_resume_after(
     etcd_cluster: EtcdCluster,
