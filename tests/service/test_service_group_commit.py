@@ -13,8 +13,8 @@ import pytest
 from detente.clock import FakeClock
 from detente.domain.claims.commands import ChangeObjective, RenewLease
 from detente.domain.claims.decide import decide_renew
-from detente.domain.claims.objective import decide_objective_change
 from detente.domain.claims.model import Claim
+from detente.domain.claims.objective import decide_objective_change
 from detente.errors import ConcurrencyError, RevisionConflict
 from detente.service import RepoConfig, Service
 from detente.storage.base import Store
