@@ -181,7 +181,7 @@ def test_a_handoff_both_sides_accepted_moves_the_target_at_once() -> None:
 
 def test_a_human_resolution_takes_effect_and_names_who_resolved() -> None:
     g = _contest()
-    [resolved, suspended] = g.when(Resolve(ROOM, _rev(g), SERIALIZE, "carol")).then(
+    [resolved, _suspended] = g.when(Resolve(ROOM, _rev(g), SERIALIZE, "carol")).then(
         ev_types.MEETING_RESOLVED, ev(ev_types.CLAIM_SUSPENDED, claimId="clm_b")
     )
     assert resolved.data["resolution"]["resolvedBy"] == "carol"
