@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.claims.commands import RenewLease
+from detente.domain.claims.commands import ChangeObjective, RenewLease
+from detente.domain.claims.decide import decide_renew
 from detente.domain.claims.model import Claim
+from detente.domain.claims.objective import decide_objective_change
 from detente.errors import ConcurrencyError, RevisionConflict
 from detente.service import RepoConfig, Service
 from detente.storage.base import Store
@@ -81,6 +83,72 @@ def test_a_refused_command_in_a_batch_does_not_sink_the_others(service: Service)
     assert isinstance(answers[1], RevisionConflict)
     assert [answers[0].id, answers[2].id] == [a.id, c.id]
     assert service.head() == head + 2  # the two renewals, nothing of the refused one
+
+
+def _renew_failing_its_answer(service: Service, claim: Claim) -> Any:
+    """A renewal whose answer (view) fails after its events were appended and folded."""
+
+    def view(state: Any, stored: Any) -> Any:
+        raise KeyError("a view that fails")
+
+    def decide(state: Any) -> Any:
+        now = service.clock.now()
+        return decide_renew(state, _renew(claim), now, service.ids, service.policy)
+
+    return service.run("demo", decide, view)
+
+
+def test_a_command_whose_answer_fails_appends_nothing_and_leaves_no_trace_in_the_projection(
+    service: Service,
+) -> None:
+    claim = service.claims.open_claim(seed("x/**")).claim
+    head = service.head()
+    with pytest.raises(KeyError):
+        _renew_failing_its_answer(service, claim)
+    assert service.head() == head
+    assert service.claims.get_claim(claim.id).claim.lease.revision == claim.lease.revision
+    renewed = service.claims.renew(_renew(claim)).claim  # the same renewal, answered this time
+    assert renewed.lease.revision == claim.lease.revision + 1
+    assert service.audit().ok
+
+
+def test_a_changed_objective_whose_answer_fails_is_not_in_the_log(service: Service) -> None:
+    claim = service.claims.open_claim(seed("x/**")).claim
+    head = service.head()
+    cmd = ChangeObjective(claim.id, claim.revision, "a new objective")
+    with pytest.raises(KeyError):
+        service.run(
+            "demo",
+            lambda s: decide_objective_change(
+                s, cmd, service.clock.now(), service.ids, service.policy
+            ),
+            lambda s, _: s.claims["clm_elsewhere"],
+        )
+    assert service.head() == head
+    assert [e.type for e in service.events(since=head)[0]] == []
+
+
+def test_a_command_whose_answer_fails_in_a_batch_is_dropped_and_the_others_commit(
+    service: Service,
+) -> None:
+    a, b, c = (service.claims.open_claim(seed(f"{n}/**", agent=n)).claim for n in "abc")
+    head = service.head()
+    calls = [
+        lambda: service.claims.renew(_renew(a)).claim,
+        lambda: _renew_failing_its_answer(service, b),
+        lambda: service.claims.renew(_renew(c)).claim,
+    ]
+    with _queued(service, calls) as answers:
+        pass
+    assert isinstance(answers[1], KeyError)
+    assert [answers[0].lease.revision, answers[2].lease.revision] == [
+        a.lease.revision + 1,
+        c.lease.revision + 1,
+    ]
+    assert service.head() == head + 2  # the two renewals, nothing of the dropped one
+    assert [e.subject for e in service.events(since=head)[0]] == [f"claim/{a.id}", f"claim/{c.id}"]
+    assert service.claims.get_claim(b.id).claim.lease.revision == b.lease.revision
+    assert service.audit().ok
 
 
 def test_each_command_is_decided_against_the_state_its_predecessor_left(

@@ -457,14 +457,14 @@ def test_a_failed_commit_undoes_the_file_write(
 ) -> None:
     base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
     c = claim(svc, "alice", "build")
-    original_commit = svc._commit
+    original_commit = svc.commit_events
 
     def failing(tx: Any, state: Any, events: Any, *actor: Any) -> Any:
         if any(e.type == "memory.section_patched" for e in events):
             raise StoreError("disk full")
         return original_commit(tx, state, events, *actor)
 
-    monkeypatch.setattr(svc, "_commit", failing)
+    monkeypatch.setattr(svc, "commit_events", failing)
     with pytest.raises(StoreError):
         patch(svc, c, "build", "\nRun ninja.\n\n", base)
 

@@ -22,7 +22,6 @@ import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -198,8 +197,8 @@ class ServiceCore:
             state = self._states[repo] = self.checkpoints.start(repo)
         return state
 
-    # The command path's steps, as the batch runner (:mod:`.group_commit`) uses them; call
-    # them holding the repository's lock.
+    # The command path's steps (:class:`~detente.service.group_commit.CommandPath`), as the
+    # batch runner uses them; call them holding the repository's lock.
 
     def current_state(self, repo: str) -> RepoState:
         """The cached projection of ``repo`` (from its snapshot on first use)."""
@@ -219,19 +218,6 @@ class ServiceCore:
 
     def catch_up_tx(self, tx: StoreTx, state: RepoState) -> None:
         """Fold the log's events after ``state.last_seq`` (read in ``tx``)."""
-        self._catch_up_tx(tx, state)
-
-    def commit_events(
-        self, tx: StoreTx, state: RepoState, events: Sequence[Event]
-    ) -> list[StoredEvent]:
-        """Append ``events`` and the reactions they trigger, folding each round."""
-        return self._commit(tx, state, events)
-
-    def timeouts(self, state: RepoState) -> tuple[list[Event], bool]:
-        """Expiries and meeting escalations due now (see :meth:`_timeouts`)."""
-        return self._timeouts(state, self.clock.now())
-
-    def _catch_up_tx(self, tx: StoreTx, state: RepoState) -> None:
         for event in tx.read_after(state.last_seq, state.repo):
             apply_stored(state, event)
 
@@ -243,8 +229,10 @@ class ServiceCore:
             for event in batch:
                 apply_stored(state, event)
 
-    def _commit(self, tx: StoreTx, state: RepoState, events: Sequence[Event]) -> list[StoredEvent]:
-        """Append ``events`` and the reactions they trigger (bounded), projecting each batch.
+    def commit_events(
+        self, tx: StoreTx, state: RepoState, events: Sequence[Event]
+    ) -> list[StoredEvent]:
+        """Append ``events`` and the reactions they trigger (bounded), folding each round.
 
         Every event's payload records an ``actor`` (``data.actor``, covered by the chain):
         a command's events carry their principal's (stamped by :meth:`run`), the
@@ -296,8 +284,8 @@ class ServiceCore:
 
         return lookup
 
-    def _timeouts(self, state: RepoState, now: datetime) -> tuple[list[Event], bool]:
-        """Leases past their deadline expire; open meetings past theirs escalate.
+    def timeouts(self, state: RepoState) -> tuple[list[Event], bool]:
+        """Leases past their deadline expire; open meetings past theirs escalate (now).
 
         At most :attr:`expiry_batch` leases expire in one transaction (a store bounds the
         size of one: etcd's ``--max-txn-ops``); the flag says more are still due.
@@ -307,6 +295,7 @@ class ServiceCore:
         from detente.domain.claims.decide import decide_expiry
         from detente.domain.meetings.decide import decide_deadlines, due_meetings
 
+        now = self.clock.now()
         expired = decide_expiry(state, now, self.ids)
         if len(expired) > self.expiry_batch:
             return expired[: self.expiry_batch], True

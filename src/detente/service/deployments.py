@@ -99,11 +99,12 @@ class DeploymentsService:
         with self.core.lock(repo):
             claim = state.claims.get(cmd.claim_id)
         facts = self._deploy_facts(repo, claim, cmd.commit_oid)
-        with self.core.lock(repo):
-            state, _ = self.core.execute(
-                repo, lambda s: decide_deploy(s, cmd, facts, self.core.ids)
-            )
-            return _env_view(state, name)
+        # The view is built inside the command's unit of work (see :meth:`ServiceCore.run`).
+        return self.core.run(
+            repo,
+            lambda s: decide_deploy(s, cmd, facts, self.core.ids),
+            lambda s, _: _env_view(s, name),
+        )
 
     def get_deployment(self, environment: str, repo: str | None = None) -> DeploymentView:
         """The environment's current deployment, history and effective policy."""
@@ -133,9 +134,11 @@ class DeploymentsService:
     def set_deploy_policy(self, cmd: SetPolicy) -> DeploymentView:
         """Set the environment's policy (evented). Raises ``revision_conflict``."""
         repo = self._deploy_repo(cmd.repo)
-        with self.core.lock(repo):
-            state, _ = self.core.execute(repo, lambda s: decide_policy(s, cmd, self.core.ids))
-            return _env_view(state, cmd.environment)
+        return self.core.run(
+            repo,
+            lambda s: decide_policy(s, cmd, self.core.ids),
+            lambda s, _: _env_view(s, cmd.environment),
+        )
 
 
 def _env_view(state: RepoState, name: str) -> DeploymentView:

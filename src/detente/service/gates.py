@@ -248,9 +248,7 @@ class GatesService:
             claim = check_completion(s, cmd, self.core.clock.now())
             return decide_finish(claim, cmd, self.core.ids)
 
-        with self.core.lock(repo):
-            state, _ = self.core.execute(repo, decide)
-            return claim_view(state, state.claims[cmd.claim_id])
+        return self.core.run(repo, decide, lambda s, _: claim_view(s, s.claims[cmd.claim_id]))
 
     def check_commit(
         self,

@@ -9,8 +9,14 @@ one ``Txn`` on etcd). Inside the batch nothing changes for a command:
 - each command is decided in queue order against the state its predecessors left,
   its events appended with their expected stream revisions and folded, and its answer
   (``view``) computed right then, so it sees its own effect and nobody's after it;
-- a command that is refused (a :class:`~detente.errors.DetenteError`) or whose decision
-  or answer fails is answered with its own error and appends nothing; the others commit;
+- a command is one unit of work: decide, append, fold (with the reactions it triggers)
+  and answer. A command that is refused (a :class:`~detente.errors.DetenteError`) or
+  whose decision fails appends nothing and the batch goes on. A command whose append,
+  reactions or answer fails is *dropped*: the batch's transaction rolls back (nothing
+  of it was durable, nothing of it was answered), the projection restarts from its
+  snapshot, and the batch runs again without it; it is answered with its own error.
+  No savepoint per command, so no extra round trip on PostgreSQL or etcd: a batch pays
+  for a failure only when one happens (a bug, never a refusal);
 - the batch is acknowledged only after the commit returns, so nothing acknowledged can be
   lost: a crash before the commit loses the whole batch, and none of it was answered.
 
@@ -35,23 +41,20 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from detente.clock import Clock
 from detente.domain.events import Event
 from detente.domain.state import RepoState
 from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import StoredEvent
-from detente.storage.base import BoundedStore
+from detente.storage.base import BoundedStore, Store, StoreTx
 
-if TYPE_CHECKING:
-    from detente.service.core import ServiceCore
-
-__all__ = ["MAX_BATCH", "BatchClock", "GroupCommit", "Pending"]
+__all__ = ["MAX_BATCH", "BatchClock", "CommandPath", "GroupCommit", "Pending"]
 
 #: Commands one batch holds at most (on any store).
 MAX_BATCH = 128
@@ -94,6 +97,57 @@ class BatchClock:
             self._local.at = before
 
 
+class CommandPath(Protocol):
+    """The steps of the command path the batch runner composes (the service core's);
+    call each holding the repository's lock."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def clock(self) -> BatchClock: ...
+
+    def lock(self, repo: str) -> threading.RLock:
+        """The repository's command lock (re-entrant)."""
+        ...
+
+    def current_state(self, repo: str) -> RepoState:
+        """The cached projection of ``repo``."""
+        ...
+
+    def catch_up_tx(self, tx: StoreTx, state: RepoState) -> None:
+        """Fold the log's events after ``state.last_seq`` (read in ``tx``)."""
+        ...
+
+    def timeouts(self, state: RepoState) -> tuple[list[Event], bool]:
+        """Expiries and meeting escalations due now; the flag: more are due after these."""
+        ...
+
+    def commit_events(
+        self, tx: StoreTx, state: RepoState, events: Sequence[Event]
+    ) -> list[StoredEvent]:
+        """Append ``events`` and the reactions they trigger in ``tx``, folding them into
+        ``state``."""
+        ...
+
+    def discard(self, repo: str, *, folded: bool) -> None:
+        """A transaction rolled back: forget the projection when it folded anything."""
+        ...
+
+    def committed(self, state: RepoState, *, appended: bool) -> None:
+        """A transaction committed: wake watchers, snapshot when due."""
+        ...
+
+
+class _Dropped(Exception):
+    """A command's append, reactions or answer failed: its batch rolls back and runs again
+    without it."""
+
+    def __init__(self, pending: Pending, error: Exception) -> None:
+        super().__init__(str(error))
+        self.pending, self.error = pending, error
+
+
 @dataclass(eq=False)
 class Pending:
     """One queued command and, once its batch committed, its answer or error."""
@@ -115,9 +169,13 @@ class Pending:
 
 
 class GroupCommit:
-    """The queues and the batch runner of one :class:`~detente.service.core.ServiceCore`."""
+    """The queues and the batch runner of one service core.
 
-    def __init__(self, core: ServiceCore) -> None:
+    Args:
+        core: the command path's steps (a :class:`~detente.service.core.ServiceCore`).
+    """
+
+    def __init__(self, core: CommandPath) -> None:
         self._core = core
         self._mutex = threading.Lock()
         self._queues: dict[str, deque[Pending]] = defaultdict(deque)
@@ -218,14 +276,18 @@ class GroupCommit:
             state = core.current_state(repo)
             answers: list[tuple[Pending, Any, BaseException | None, list[StoredEvent]]] = []
             deferred: list[Pending] = []
-            folded = appended = 0
+            # Set before anything is folded (a step may fail halfway): the projection of a
+            # transaction that rolls back restarts from its snapshot.
+            folded = False
+            appended = 0
             more_due = False
             try:
                 with core.store.transaction(repo) as tx, core.clock.pinned():
                     core.catch_up_tx(tx, state)
                     timeouts, more_due = core.timeouts(state)
+                    folded = bool(timeouts)
                     common = core.commit_events(tx, state, timeouts)
-                    folded = appended = len(common)
+                    appended = len(common)
                     if not more_due:
                         for p in batch:
                             if deferred:
@@ -240,16 +302,19 @@ class GroupCommit:
                             if budget is not None and answers and appended + len(events) > budget:
                                 deferred.append(p)
                                 continue
-                            mine = core.commit_events(tx, state, events)
-                            folded += len(mine)
-                            appended += len(mine)
-                            stored = carried + common + mine
-                            try:
-                                answers.append((p, p.view(state, stored), None, stored))
-                            except Exception as exc:
-                                answers.append((p, None, exc, stored))
+                            folded = folded or bool(events)
+                            stored, answer = self._unit(tx, state, p, events, carried + common)
+                            appended += len(stored) - len(carried) - len(common)
+                            answers.append((p, answer, None, stored))
+            except _Dropped as drop:
+                core.discard(repo, folded=True)
+                drop.pending.finish(None, drop.error, [])
+                batch = [p for p in batch if p is not drop.pending]
+                if not batch:
+                    return []
+                continue  # the others, on the state before the batch
             except ConcurrencyError as exc:
-                core.discard(repo, folded=folded > 0)
+                core.discard(repo, folded=folded)
                 # A start from a remembered head that was stale is a miss, not a race the
                 # retry could lose again: the store reads the head for the next ones.
                 races += 0 if exc.remembered else 1
@@ -257,19 +322,19 @@ class GroupCommit:
                     continue
                 return self._alone(repo, batch, exc)
             except StoreError as exc:
-                core.discard(repo, folded=folded > 0)
+                core.discard(repo, folded=folded)
                 if self._bound is not None and appended > self._bound:
                     return self._alone(repo, batch, exc)
                 self._fail(batch, exc)
                 return []
             except Exception as exc:
-                core.discard(repo, folded=folded > 0)
+                core.discard(repo, folded=folded)
                 return self._alone(repo, batch, exc)
             except BaseException as exc:
-                core.discard(repo, folded=folded > 0)
+                core.discard(repo, folded=folded)
                 self._fail(batch, exc)
                 raise
-            core.committed(state, appended=folded > 0)
+            core.committed(state, appended=appended > 0)
             if more_due:  # expire the next lot before the commands run
                 carried += common
                 continue
@@ -278,6 +343,32 @@ class GroupCommit:
             self.batches += 1
             self.commands += len(answers)
             return deferred
+
+    def _unit(
+        self,
+        tx: StoreTx,
+        state: RepoState,
+        p: Pending,
+        events: list[Event],
+        before: list[StoredEvent],
+    ) -> tuple[list[StoredEvent], Any]:
+        """One command's append, fold, reactions and answer, in the batch's transaction.
+
+        Returns:
+            The events stored for the command (``before``: the batch's timeouts first) and
+            its answer.
+
+        Raises:
+            _Dropped: a step failed (the batch rolls back and runs again without ``p``).
+            StoreError: the store refused the append (the whole batch's fate).
+        """
+        try:
+            stored = before + self._core.commit_events(tx, state, events)
+            return stored, p.view(state, stored)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise _Dropped(p, exc) from exc
 
     def _alone(self, repo: str, batch: list[Pending], exc: BaseException) -> list[Pending]:
         """Re-run each command of a failed batch in its own transaction; a batch of one

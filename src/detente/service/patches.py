@@ -37,9 +37,11 @@ class PatchesService:
         """
         repo = self.core.repo_of_claim(cmd.claim_id)
         pid = patch_id(repo, cmd.mbox)
-        with self.core.lock(repo):
-            state, stored = self.core.execute(repo, lambda s: decide_publish(s, cmd, self.core.ids))
-            return state.gates.patches[pid], bool(stored)
+        return self.core.run(
+            repo,
+            lambda s: decide_publish(s, cmd, self.core.ids),
+            lambda s, stored: (s.gates.patches[pid], bool(stored)),
+        )
 
     def get_patch(self, patch_id_: str) -> Patch:
         """One artifact (with its mbox). Raises ``not_found``."""
@@ -79,6 +81,8 @@ class PatchesService:
             NotFoundError, RevisionConflict (``expectedRevision``), InvalidTransition.
         """
         repo = self.get_patch(cmd.patch_id).repo
-        with self.core.lock(repo):
-            state, _ = self.core.execute(repo, lambda s: decide_discard(s, cmd, self.core.ids))
-            return state.gates.patches[cmd.patch_id]
+        return self.core.run(
+            repo,
+            lambda s: decide_discard(s, cmd, self.core.ids),
+            lambda s, _: s.gates.patches[cmd.patch_id],
+        )

@@ -71,25 +71,24 @@ class TakeoverService:
         # The successor's semantic record, computed like an opening's (outside the lock):
         # the holders its objective resembles now, the predecessor's no longer holding.
         record = self.claims._semantic_record(repo.name, seed.objective, exclude=pred.id)
-        with self.core.lock(repo.name):
-            state, _ = self.core.execute(
-                repo.name,
-                lambda s: announce_semantic(
+        return self.core.run(
+            repo.name,
+            lambda s: announce_semantic(
+                s,
+                t.decide_takeover(
                     s,
-                    t.decide_takeover(
-                        s,
-                        seeded,
-                        request,
-                        facts,
-                        self.core.clock.now(),
-                        self.core.ids,
-                        self.core.policy,
-                    ),
-                    claim_id,
-                    record,
+                    seeded,
+                    request,
+                    facts,
+                    self.core.clock.now(),
+                    self.core.ids,
+                    self.core.policy,
                 ),
-            )
-            return self.claims._with_semantic(state, claim_view(state, state.claims[claim_id]))
+                claim_id,
+                record,
+            ),
+            lambda s, _: self.claims._with_semantic(s, claim_view(s, s.claims[claim_id])),
+        )
 
     def approve_takeover(
         self, successor_id: str, expected_claim_revision: int, approver: str, kind: str
