@@ -66,6 +66,7 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     auth: AuthGate | None = None,
     allowed_origins: Sequence[str] = (),
+    calls: AuthorizedCalls | None = None,
 ) -> FastAPI:
     """Build the ASGI app around ``service``.
 
@@ -79,6 +80,9 @@ def create_app(
             the loopback principal ``local`` with every role.
         allowed_origins: browser origins allowed to make state-changing requests
             besides the server's own (``403 forbidden`` for any other ``Origin``).
+        calls: the authorized operations the routes call; default ones over ``service``
+            with ``auth``'s rate limiter. The composition root passes the instance the
+            MCP endpoint calls too: one set of rules, one limiter for ``/v1`` and ``/mcp``.
     """
 
     @contextlib.asynccontextmanager
@@ -136,7 +140,8 @@ def create_app(
     if auth is not None:
         _serve_metadata(app, auth)
     # Roles and ownership (all pass for ``local``), then the rate limits of an auth server.
-    calls = AuthorizedCalls(service, limiter=auth.limiter if auth is not None else None)
+    if calls is None:
+        calls = AuthorizedCalls(service, limiter=auth.limiter if auth is not None else None)
     areas = (system, claims, meetings, events, agents, memory)
     for area in (*areas, integration, patches, deployments, index):
         app.include_router(area.router(calls))

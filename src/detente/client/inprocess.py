@@ -148,6 +148,9 @@ class InProcessClient(Client):
         repo_name: the current repository's name; None means the only one served, if one.
         repo_path: top level of the current repository's working tree, if any.
         owns_store: close the service's store in :meth:`close`.
+        calls: the operations to call; default plain :class:`ServiceCalls` (no rules).
+            A served app gives its :class:`~detente.client.authorized.AuthorizedCalls`,
+            so MCP over HTTP is authorized and rate-limited exactly as ``/v1`` is.
     """
 
     def __init__(
@@ -157,6 +160,7 @@ class InProcessClient(Client):
         repo_name: str | None = None,
         repo_path: Path | None = None,
         owns_store: bool = False,
+        calls: ServiceCalls | None = None,
     ) -> None:
         if repo_name is None:
             names = [r.name for r in service.list_repos()]
@@ -174,7 +178,7 @@ class InProcessClient(Client):
             repo_path=repo_path,
             on_close=close_store if owns_store else None,
         )
-        self.calls = ServiceCalls(service)
+        self.calls = calls if calls is not None else ServiceCalls(service)
         self.clock = service.clock
 
     @property
