@@ -57,6 +57,7 @@ from detente.security.authn import AuthGate
 from detente.service import Service
 from detente.service.warmup import warm
 from detente.storage.ledger import ledger_for
+from detente.storage.served import mark_served_with_auth
 
 
 def create_app(
@@ -77,7 +78,10 @@ def create_app(
         max_body_bytes: the request body limit in bytes (``413 payload_too_large``
             beyond it; default 1 MiB).
         auth: the authentication of every non-public request; None: every caller is
-            the loopback principal ``local`` with every role.
+            the loopback principal ``local`` with every role. With it, the app's start
+            marks the store as served with authentication
+            (:mod:`detente.storage.served`): local processes on it then hold only the
+            roles of ``[local] roles``.
         allowed_origins: browser origins allowed to make state-changing requests
             besides the server's own (``403 forbidden`` for any other ``Origin``).
         calls: the authorized operations the routes call; default ones over ``service``
@@ -89,6 +93,13 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Before the first request: its first command costs what every later one does.
         await asyncio.to_thread(warm, service)
+        if auth is not None:
+            # Local processes on this store now act only with [local] roles (their refusal
+            # names --server and $DETENTE_TOKEN): see detente.client.local_principal.
+            schemes = [n for n, on in (("oidc", auth.oidc), ("keys", auth.keys)) if on]
+            await asyncio.to_thread(
+                mark_served_with_auth, service.store, schemes, service.clock.now()
+            )
         await warm_routes(app)
         task: asyncio.Task[None] | None = None
         if sweep_interval is not None:
