@@ -523,3 +523,18 @@ async def test_one_rate_limit_counts_claim_opens_on_v1_mcp_and_in_process_alike(
     assert outcomes == {"v1": "rate_limited", "mcp": "rate_limited", "inprocess": "rate_limited"}
     assert files.is_error and (files.structured_content or {}).get("code") == "rate_limited"
     assert bob == "ok"  # bob has his own count
+
+
+async def test_releasing_another_principals_session_files_over_mcp_is_forbidden(
+    tmp_path: Path, repo: Path
+) -> None:
+    async with served(tmp_path, repo, {}) as world:
+        alice, bob = world.mcp["alice"], world.mcp["bob"]
+        session = {"session_id": "alice-1", "agent_name": "a", "intent": "edit"}
+        assert not (await alice.call_tool("register_agent_work", session)).is_error
+        files = {"session_id": "alice-1", "paths": [world.path()], "reason": "edit"}
+        assert not (await alice.call_tool("claim_files", files)).is_error
+        before = world.head()
+        released = await bob.call_tool("release_files", {"session_id": "alice-1"})
+        assert world.head() == before
+    assert released.is_error and (released.structured_content or {}).get("code") == "forbidden"
