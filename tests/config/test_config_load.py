@@ -200,3 +200,22 @@ def test_the_service_refuses_to_start_on_an_invalid_file(tmp_path: Path) -> None
     _write(main, "[policy]\nmax-ttl = 5\n")
     with pytest.raises(ValidationError, match="unknown key 'max-ttl'"):
         build_service([main], store_url="memory://")
+
+
+def test_local_roles_are_none_by_default_and_named_roles_when_granted(tmp_path: Path) -> None:
+    assert load_config(tmp_path).local_roles == ()
+    _write(tmp_path, '[local]\nroles = ["claim", "integrate"]\n')
+    config = load_config(tmp_path)
+    assert config.local_roles == ("claim", "integrate")
+    assert effective(config)["local.roles"] == ["claim", "integrate"]
+    assert config.source("local.roles") == "detente.toml"
+
+
+def test_local_roles_outside_the_role_names_or_other_local_keys_are_refused(
+    tmp_path: Path,
+) -> None:
+    error = _error(tmp_path, '[local]\nroles = ["root"]\n')
+    assert error.field == "local.roles" and "unknown: root" in error.detail
+    assert "repeated names" in _error(tmp_path, '[local]\nroles = ["claim", "claim"]\n').detail
+    error = _error(tmp_path, '[local]\nuser = "me"\n')
+    assert error.field == "local.user" and "expected one of: roles" in error.detail

@@ -57,6 +57,7 @@ from detente.security.authn import AuthGate
 from detente.service import Service
 from detente.service.warmup import warm
 from detente.storage.ledger import ledger_for
+from detente.storage.served import mark_served_with_auth
 
 
 def create_app(
@@ -66,6 +67,7 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     auth: AuthGate | None = None,
     allowed_origins: Sequence[str] = (),
+    calls: AuthorizedCalls | None = None,
 ) -> FastAPI:
     """Build the ASGI app around ``service``.
 
@@ -76,15 +78,28 @@ def create_app(
         max_body_bytes: the request body limit in bytes (``413 payload_too_large``
             beyond it; default 1 MiB).
         auth: the authentication of every non-public request; None: every caller is
-            the loopback principal ``local`` with every role.
+            the loopback principal ``local`` with every role. With it, the app's start
+            marks the store as served with authentication
+            (:mod:`detente.storage.served`): local processes on it then hold only the
+            roles of ``[local] roles``.
         allowed_origins: browser origins allowed to make state-changing requests
             besides the server's own (``403 forbidden`` for any other ``Origin``).
+        calls: the authorized operations the routes call; default ones over ``service``
+            with ``auth``'s rate limiter. The composition root passes the instance the
+            MCP endpoint calls too: one set of rules, one limiter for ``/v1`` and ``/mcp``.
     """
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Before the first request: its first command costs what every later one does.
         await asyncio.to_thread(warm, service)
+        if auth is not None:
+            # Local processes on this store now act only with [local] roles (their refusal
+            # names --server and $DETENTE_TOKEN): see detente.client.local_principal.
+            schemes = [n for n, on in (("oidc", auth.oidc), ("keys", auth.keys)) if on]
+            await asyncio.to_thread(
+                mark_served_with_auth, service.store, schemes, service.clock.now()
+            )
         await warm_routes(app)
         task: asyncio.Task[None] | None = None
         if sweep_interval is not None:
@@ -136,7 +151,8 @@ def create_app(
     if auth is not None:
         _serve_metadata(app, auth)
     # Roles and ownership (all pass for ``local``), then the rate limits of an auth server.
-    calls = AuthorizedCalls(service, limiter=auth.limiter if auth is not None else None)
+    if calls is None:
+        calls = AuthorizedCalls(service, limiter=auth.limiter if auth is not None else None)
     areas = (system, claims, meetings, events, agents, memory)
     for area in (*areas, integration, patches, deployments, index):
         app.include_router(area.router(calls))

@@ -29,21 +29,29 @@ The rules (issue #15):
   (post-receive): ``integrate``.
 
 ``admin`` passes every rule. The loopback principal ``local`` (no ``--auth``) holds every
-role, so a server without authentication behaves as before.
+role, so a server without authentication behaves as before. Every surface calls through
+this class: ``/v1``, MCP over HTTP (the same instance and rate limiter,
+:mod:`detente.server`), and the in-process client of a local process, whose principal
+:func:`~detente.client.local_principal.local_principal` decides (on a store served with
+authentication, ``local`` holds only ``[local] roles``; its refusals say how to go through
+the server).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detente.client import wire
-from detente.client.bodies import ApproveTakeoverIn, ResolveIn
-from detente.client.inprocess import ServiceCalls
+from detente.client.calls import ServiceCalls
 from detente.errors import ForbiddenError, NotFoundError
 from detente.security.identity import Principal, current_principal
-from detente.security.ratelimit import RateLimiter
-from detente.service import Service
+
+if TYPE_CHECKING:  # annotations only, spelled as in ServiceCalls (the routes resolve them
+    # in its namespace): a local read never imports pydantic
+    from detente.client import bodies as b
+    from detente.client import wire
+    from detente.security.ratelimit import RateLimiter
+    from detente.service import Service
 
 __all__ = [
     "LIMITED",
@@ -255,6 +263,18 @@ LIMITED: dict[str, str] = {
 }
 
 
+def _local_refusal(exc: ForbiddenError) -> ForbiddenError:
+    """``exc`` for the local principal of a store served with authentication: with how to
+    act through the server instead."""
+    from detente.client.local_principal import LOCAL_HINT
+
+    return ForbiddenError(
+        f"{exc.detail}; this store is served with authentication, where a local process "
+        f"holds only the roles of [local] roles in detente.toml: {LOCAL_HINT}",
+        **exc.extra,
+    )
+
+
 class AuthorizedCalls(ServiceCalls):
     """:class:`ServiceCalls` whose state-changing operations check :data:`RULES` first,
     then the rate limits of :data:`LIMITED` (admins included).
@@ -277,7 +297,12 @@ class AuthorizedCalls(ServiceCalls):
         def guarded(*args: Any, **kwargs: Any) -> Any:
             who = current_principal()
             if not who.has("admin"):
-                rule(self, who, *args, *kwargs.values())
+                try:
+                    rule(self, who, *args, *kwargs.values())
+                except ForbiddenError as exc:
+                    if who.via != "local":
+                        raise
+                    raise _local_refusal(exc) from None
             action = LIMITED.get(name)
             if action is not None and self.limiter is not None:
                 self.limiter.check(action, who.name, _session(args[-1]) if args else None)
@@ -285,7 +310,7 @@ class AuthorizedCalls(ServiceCalls):
 
         return guarded
 
-    def resolve_meeting(self, meeting_id: str, body: ResolveIn) -> wire.MeetingView:
+    def resolve_meeting(self, meeting_id: str, body: b.ResolveIn) -> wire.MeetingView:
         """Resolve as the authenticated human: ``resolvedBy`` is its owner handle (or
         name), never what the body claims (an admin's body is taken as written)."""
         who = current_principal()
@@ -294,7 +319,7 @@ class AuthorizedCalls(ServiceCalls):
             body = body.model_copy(update={"resolved_by": handle})
         return super().resolve_meeting(meeting_id, body)
 
-    def approve_takeover(self, claim_id: str, body: ApproveTakeoverIn) -> wire.ClaimView:
+    def approve_takeover(self, claim_id: str, body: b.ApproveTakeoverIn) -> wire.ClaimView:
         """Approve as the authenticated human: a ``human`` approval is recorded under the
         caller's name (an ``owner`` approval already had to name the caller)."""
         who = current_principal()

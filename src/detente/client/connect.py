@@ -286,12 +286,35 @@ def open_local(
         repo_path: top level of the current repository's working tree, if known.
         opened: ``repo`` already opened (:func:`~detente.vcs.open_repo`): saves its git calls.
 
+    Its writes are authorized as :func:`~detente.client.local_principal.local_principal`
+    says: every role on a store never served with authentication, else only the roles
+    of ``[local] roles`` in the repository's ``detente.toml`` (none: ``forbidden``
+    naming ``--server`` and ``$DETENTE_TOKEN``). Reads are always allowed.
+
     Raises:
-        ValidationError: ``repo`` is not a git working tree, or the store URL is bad.
+        ValidationError: ``repo`` is not a git working tree, the store URL is bad, or
+            ``detente.toml`` is invalid.
         StoreError: the store cannot be opened.
     """
-    from detente.client.inprocess import InProcessClient
-    from detente.runtime import build_service
+    import functools
 
-    service = build_service([repo], store_url=store_url, opened=[opened] if opened else [])
-    return InProcessClient(service, repo_name=repo_name, repo_path=repo_path, owns_store=True)
+    from detente.client.authorized import AuthorizedCalls
+    from detente.client.inprocess import InProcessClient
+    from detente.client.local_principal import local_principal
+    from detente.config import load_config
+    from detente.runtime import build_service
+    from detente.vcs.repo import open_repo
+
+    info = opened or open_repo(Path(repo))
+    config = load_config(info.main_worktree or info.path)
+    service = build_service([repo], store_url=store_url, opened=[info], config=config)
+    return InProcessClient(
+        service,
+        repo_name=repo_name,
+        repo_path=repo_path,
+        owns_store=True,
+        # the same rules as a server's; the principal is local, whose roles depend on
+        # whether a server with authentication serves this store (asked per write)
+        calls=AuthorizedCalls(service),
+        principal=functools.partial(local_principal, service, config.local_roles),
+    )

@@ -21,6 +21,7 @@ from detente.client.base import Call, Follow, Wire
 from detente.client.calls import MAX_EVENTS_PAGE, MAX_SEQ, ServiceCalls
 from detente.client.protocol import Client
 from detente.client.sse import SseMessage
+from detente.security.identity import Principal, acting_as
 from detente.service import Service
 from detente.service.checkpoints import SHORT_LIVED_TAIL
 
@@ -148,6 +149,14 @@ class InProcessClient(Client):
         repo_name: the current repository's name; None means the only one served, if one.
         repo_path: top level of the current repository's working tree, if any.
         owns_store: close the service's store in :meth:`close`.
+        calls: the operations to call; default plain :class:`ServiceCalls` (no rules).
+            A served app gives its :class:`~detente.client.authorized.AuthorizedCalls`,
+            so MCP over HTTP is authorized and rate-limited exactly as ``/v1`` is.
+        principal: asked before every write (not before reads); the principal the write
+            is made as (bound with :func:`~detente.security.identity.acting_as`). Local
+            mode gives :func:`~detente.client.local_principal.local_principal`, which
+            raises ``forbidden`` on a store served with authentication. None: the
+            principal already bound (a served app's request).
     """
 
     def __init__(
@@ -157,6 +166,8 @@ class InProcessClient(Client):
         repo_name: str | None = None,
         repo_path: Path | None = None,
         owns_store: bool = False,
+        calls: ServiceCalls | None = None,
+        principal: Callable[[], Principal] | None = None,
     ) -> None:
         if repo_name is None:
             names = [r.name for r in service.list_repos()]
@@ -174,7 +185,8 @@ class InProcessClient(Client):
             repo_path=repo_path,
             on_close=close_store if owns_store else None,
         )
-        self.calls = ServiceCalls(service)
+        self.calls = calls if calls is not None else ServiceCalls(service)
+        self.principal = principal
         self.clock = service.clock
 
     @property
@@ -183,6 +195,12 @@ class InProcessClient(Client):
         return "inprocess://detente"
 
     def _send(self, call: Call) -> Wire:
+        if self.principal is not None and call.route.method != "GET":
+            with acting_as(self.principal()):
+                return self._dispatch(call)
+        return self._dispatch(call)
+
+    def _dispatch(self, call: Call) -> Wire:
         handler: Callable[..., Wire] = getattr(self.calls, call.route.name)
         kwargs: dict[str, Any] = dict(call.params)
         if call.route.name == "events":

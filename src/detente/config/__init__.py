@@ -27,6 +27,9 @@ A repository tunes detente in one TOML file (read with :mod:`tomllib`)::
     arbitrate = ["group:leads"]
     admin = []
 
+    [local]                             # the CLI and `detente mcp` without --server, on a
+    roles = ["claim"]                   # store a server with --auth serves (default: none)
+
     [limits.claim-open]                 # rate limits (unset: unlimited)
     per-principal = 60
     per-session = 20

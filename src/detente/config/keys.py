@@ -12,7 +12,15 @@ from typing import Literal
 from detente.config.model import LIMITED_ACTIONS, ROLE_NAMES
 from detente.domain.policy import APPROVAL_GATES
 
-__all__ = ["ALL_KEYS", "GENERATED_KEYS", "LIMIT_KEYS", "POLICY_KEYS", "ROLE_KEYS", "Key"]
+__all__ = [
+    "ALL_KEYS",
+    "GENERATED_KEYS",
+    "LIMIT_KEYS",
+    "LOCAL_KEYS",
+    "POLICY_KEYS",
+    "ROLE_KEYS",
+    "Key",
+]
 
 _DAY = 24 * 3600
 
@@ -142,4 +150,12 @@ LIMIT_KEYS = tuple(
     )
 )
 
-ALL_KEYS = POLICY_KEYS + GENERATED_KEYS + ROLE_KEYS + LIMIT_KEYS
+LOCAL_KEYS = (
+    Key(
+        "local", "roles", "choices", choices=ROLE_NAMES,
+        help="Roles of the local principal (the CLI and `detente mcp` without --server) on a "
+        "store served with authentication; none by default: it may only read there.",
+    ),
+)
+
+ALL_KEYS = POLICY_KEYS + GENERATED_KEYS + ROLE_KEYS + LOCAL_KEYS + LIMIT_KEYS

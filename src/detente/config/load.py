@@ -93,6 +93,7 @@ def effective(config: ProjectConfig) -> dict[str, Any]:
     out["generated.artifacts"] = [f"{a.path} <- {' '.join(a.inputs)}" for a in config.artifacts]
     for key in ROLE_KEYS:
         out[key.dotted] = list(config.roles.members(key.name))
+    out["local.roles"] = list(config.local_roles)
     for key in LIMIT_KEYS:
         limit = config.limits[key.section.split(".", 1)[1]]
         out[key.dotted] = getattr(limit, key.name.replace("-", "_"))
@@ -311,6 +312,7 @@ def _build(values: Mapping[str, tuple[Any, str]], read: Path | None) -> ProjectC
         generated=generated,
         artifacts=artifacts,
         roles=roles,
+        local_roles=values.get("local.roles", ((), DEFAULT_SOURCE))[0],
         limits=limits,
         file=read,
         sources={dotted: source for dotted, (_, source) in values.items()},

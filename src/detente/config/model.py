@@ -106,6 +106,11 @@ class ProjectConfig:
         artifacts: first-class generated artifacts with their generator inputs
             (``[[generated.artifacts]]``).
         roles: who holds which role (``[roles]``).
+        local_roles: the roles of the local principal (the CLI and ``detente mcp``
+            without ``--server``) on a store that a server with authentication serves
+            (``[local] roles``; names out of :data:`ROLE_NAMES`). Empty by default: there
+            the local principal may read but not change anything. On a store never served
+            with authentication the local principal holds every role, as before.
         limits: action (one of :data:`LIMITED_ACTIONS`) -> its rate limit (``[limits]``).
         file: the configuration file read; None when there was none.
         sources: dotted key (``policy.max-ttl-seconds``) -> where its value came from:
@@ -116,6 +121,7 @@ class ProjectConfig:
     generated: tuple[str, ...] = ()
     artifacts: tuple[Artifact, ...] = ()
     roles: Roles = field(default_factory=Roles)
+    local_roles: tuple[str, ...] = ()
     limits: Mapping[str, RateLimit] = field(default_factory=_default_limits)
     file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
