@@ -121,12 +121,21 @@ class TermRows:
         bound: dict[int, float] = {}
         for i, term in enumerate(order):
             weight = mine[term]
-            admit = to_come[i] >= floor
-            for row in self._postings.get(term, ()):
-                if row in bound:
-                    bound[row] += weight
-                elif admit and row != skip:
-                    bound[row] = weight
+            posting = self._postings.get(term, {})
+            if to_come[i] >= floor:
+                for row in posting:
+                    if row in bound:
+                        bound[row] += weight
+                    elif row != skip:
+                        bound[row] = weight
+            elif len(bound) < len(posting):  # only rows already met: walk the fewer
+                for row in bound:
+                    if row in posting:
+                        bound[row] += weight
+            else:
+                for row in posting:
+                    if row in bound:
+                        bound[row] += weight
         return [row for row, total in bound.items() if total >= floor]
 
     def _put(self, key: str, text: str) -> None:
