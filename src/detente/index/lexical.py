@@ -2,7 +2,7 @@
 
 What the lexical mode of :class:`~detente.index.semantic.Similarity` runs when the model
 is not installed (the default install has no numpy, onnxruntime or tokenizers), so this
-module imports nothing beyond the standard library and ``snowballstemmer``.
+module imports nothing beyond the standard library and (on the first stem) ``snowballstemmer``.
 
 Terms: the alphanumeric runs of a text, split again at camelCase boundaries
 (``RetryPolicy`` is ``retry policy``), lower-cased and stemmed with the Snowball English
@@ -43,8 +43,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-
-import snowballstemmer
+from typing import Any
 
 __all__ = [
     "K1",
@@ -67,15 +66,20 @@ B = 0.75
 # An alphanumeric run, cut before an upper-case letter that starts a lower-case word
 # (``HTTPClient`` -> ``HTTP`` ``Client``) and between letters and digits.
 _TOKEN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_STEMMER = snowballstemmer.stemmer("english")
 _STEM_LOCK = threading.Lock()  # a Snowball stemmer keeps its word in itself while it works
+_STEMMER: list[Any] = []  # built on the first stem: the package imports every language
+# (about 15 ms), which the commands that never compare texts (the pre-commit hook) skip
 
 
 @functools.lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """The Snowball English stem of a lower-case ``word`` (``retries`` -> ``retri``)."""
     with _STEM_LOCK:
-        return str(_STEMMER.stemWord(word))
+        if not _STEMMER:
+            import snowballstemmer
+
+            _STEMMER.append(snowballstemmer.stemmer("english"))
+        return str(_STEMMER[0].stemWord(word))
 
 
 def terms(text: str) -> list[str]:

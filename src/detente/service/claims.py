@@ -19,11 +19,6 @@ from detente.errors import NotFoundError, ValidationError
 from detente.service.claim_work import check_worktree
 from detente.service.core import ServiceCore
 from detente.service.repo_index import resolve_symbols, symbols_matter, worktree_edits
-from detente.service.search import (
-    announce_semantic,
-    semantic_overlaps,
-    similarity_now,
-)
 from detente.service.views import ClaimView, claim_command, claim_view
 
 if TYPE_CHECKING:
@@ -47,6 +42,8 @@ class ClaimsService:
         """The view plus its advisory semantic overlaps, as stored when claims opened."""
         if not view.claim.holding:
             return view
+        from detente.service.search import semantic_overlaps  # the index: not for every read
+
         return replace(view, semantic=semantic_overlaps(state, view.claim, view.overlaps))
 
     def _command(
@@ -80,6 +77,7 @@ class ClaimsService:
         """
         # Writes only (the holders' index): a read of claims never imports it.
         from detente.domain.validation import text_field
+        from detente.service.search import similarity_now
         from detente.service.similar_holders import holder_similarity
 
         text_field(objective, "objective", self.core.policy)
@@ -121,6 +119,7 @@ class ClaimsService:
         symbols = resolve_symbols(repo.path, cmd.symbols, base, field="symbols")
         seeded = replace(cmd, base_commit=base, claim_id=claim_id, symbols=symbols)
         record = self._semantic_record(repo.name, cmd.objective)
+        from detente.service.search import announce_semantic
         # Group-committed with the other commands waiting on the repository; the view is
         # built inside the batch, right after this opening.
         return self.core.run(
@@ -295,6 +294,7 @@ class ClaimsService:
             (a claim that no longer holds), ``validation_error`` (blank or unchanged).
         """
         from detente.domain.claims.objective import decide_objective_change
+        from detente.service.search import announce_semantic
 
         repo = self.core.repo_of_claim(cmd.claim_id)
         now = self.core.clock.now()

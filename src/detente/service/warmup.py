@@ -70,6 +70,7 @@ WRITE_PATH: tuple[str, ...] = (
     "detente.vcs.hookpass",
     "detente.vcs.worktrees",
     "markdown_it",  # the memory documents' parser (detente.domain.memory.markdown)
+    "snowballstemmer",  # the lexical mode's stemmer (detente.index.lexical, on first stem)
 )
 
 #: Write-path modules that need an extra (the semantic index's numpy rows): imported when
