@@ -86,6 +86,8 @@ def check_serve(repo: Path) -> None:
     )
     try:
         described = read_json_document(server.stdout)
+        if "listening" not in described:  # an error document: the server did not start
+            raise SystemExit(f"detente serve did not start: {json.dumps(described)}")
         url = str(described["listening"])
         status, page = fetch(url + "/")
         assert status == 200 and "<html" in page.lower(), (status, page[:200])
