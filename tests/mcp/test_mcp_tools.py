@@ -14,6 +14,7 @@ from detente.client import connect
 from detente.client.inprocess import InProcessClient
 from detente.clock import FakeClock
 from detente.domain.claims.model import Claim
+from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.domain.memory import commands as mc
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.resources import ACTIVITY_URI, CLAIMS_URI
@@ -456,7 +457,9 @@ async def test_readiness_and_the_claims_resource_read_a_splits_carve_outs(
             {"claimId": a.id, "targets": ["docs/foo.md"]},
         ],
     }
-    service.meetings.resolve(Resolve(meeting.id, meeting.revision, split, "lead"))
+    service.meetings.resolve(
+        Resolve(meeting.id, meeting.revision, resolution_from_wire(split), "lead")
+    )
     async with client:
         await register(client, "s2")
         on_a = await call(client, "verify_change_readiness", session_id="s2", paths=["docs/foo.md"])

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from detente.clock import format_time
+from detente.domain.meetings.resolution_types import RESOLUTION_TYPES, Outcome, Proposal
 
 
 class MeetingStatus(StrEnum):
@@ -28,15 +29,12 @@ class ContestedTarget:
     reason: str
 
 
-RESOLUTION_TYPES = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
-
-
 @dataclass(frozen=True)
 class Meeting:
     """A meeting room opened by a blocking overlap.
 
-    ``proposals`` are dicts ``{id, claimId, resolution, affected[], acceptedBy[], status}``;
-    ``resolution`` is the applied resolution ``{type, ..., meetingId, resolvedBy}``;
+    ``proposals`` are the proposed resolutions (:class:`Proposal`); ``resolution`` is what
+    closed the meeting: the applied resolution (:class:`Decided`) or a dissolution;
     ``arbitrators`` are the CODEOWNERS owners asked to decide after an escalation;
     ``notices`` are notifications to participants (e.g. a serialized first expired).
     """
@@ -50,8 +48,8 @@ class Meeting:
     deadline: datetime
     created_at: datetime
     updated_at: datetime
-    proposals: tuple[dict[str, object], ...] = ()
-    resolution: dict[str, object] | None = None
+    proposals: tuple[Proposal, ...] = ()
+    resolution: Outcome | None = None
     options: tuple[str, ...] = field(default=RESOLUTION_TYPES)
     arbitrators: tuple[str, ...] = ()
     escalation: dict[str, object] | None = None
@@ -71,9 +69,9 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
             {"target": t.target, "claimIds": list(t.claim_ids), "reason": t.reason}
             for t in meeting.contested_targets
         ],
-        "proposals": list(meeting.proposals),
+        "proposals": [p.to_wire() for p in meeting.proposals],
         "deadline": format_time(meeting.deadline),
-        "resolution": meeting.resolution,
+        "resolution": meeting.resolution.to_wire() if meeting.resolution is not None else None,
         "options": list(meeting.options),
         "arbitrators": list(meeting.arbitrators),
         "escalation": meeting.escalation,

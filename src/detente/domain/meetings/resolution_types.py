@@ -1,0 +1,449 @@
+"""The meeting resolutions as a tagged union of frozen dataclasses (API.md "Meetings").
+
+One class per resolution ``type``, each with its wire shape (:meth:`to_wire`, the JSON
+stored in ``meeting.proposal_added`` and ``meeting.resolved`` and shown in the meeting
+record) and what it settles between the claims it names:
+
+- :meth:`lets_write` -- may ``writer`` write what the other claim of a resolved pair holds
+  (``joint`` members, the ``serialize`` ``first``, the sender of a pending ``handoff``);
+- :attr:`shares_targets` -- the pair may keep overlapping targets (the overlap stays in
+  reports as advisory);
+- :meth:`activates` -- which affected claims go ``active`` once it is applied;
+- :meth:`queue` -- a ``(first, then)`` order the fold keeps (``serialize``);
+- :meth:`awaits` -- the claim whose own acceptance it still waits for (a pending handoff);
+- :attr:`couples` -- the claims form one group (they share test responsibility);
+- :attr:`escalates` -- applying it escalates the meeting to human arbitration.
+
+Parsing happens once: :func:`resolution_from_wire` (stored events, the CLI's rendering)
+picks the class by its ``type`` tag; the HTTP/MCP edge parses request bodies with a
+pydantic discriminated union whose members build these classes. Validating a resolution
+against a meeting and the claim events it implies are decisions, kept out of the fold
+(:mod:`detente.domain.meetings.resolutions`, :mod:`~detente.domain.meetings.resolution_events`),
+each a ``match`` over this union that mypy checks for exhaustiveness.
+
+To add a type: a class here (listed in :data:`Resolution` and :data:`_KINDS`), its case
+in ``resolutions.validate`` and ``resolution_events.apply_events``, and its body model
+at the edge (``client/resolution_bodies.py``); see docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import ClassVar, Literal
+
+from detente.clock import format_time
+from detente.errors import ValidationError
+
+__all__ = [
+    "RESOLUTION_TYPES",
+    "Assignment",
+    "Decided",
+    "Dissolved",
+    "Handoff",
+    "HumanArbitration",
+    "Joint",
+    "Outcome",
+    "Proposal",
+    "Resolution",
+    "Serialize",
+    "Settlement",
+    "SplitOwnership",
+    "decided_from_wire",
+    "resolution_from_wire",
+]
+
+
+def _text(raw: Mapping[str, object], key: str) -> str:
+    value = raw.get(key)
+    if not isinstance(value, str):
+        raise ValidationError(f"resolution.{key} must be a claim id", field=f"resolution.{key}")
+    return value
+
+
+def _texts(raw: Mapping[str, object], key: str, where: str = "resolution") -> tuple[str, ...]:
+    value = raw.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError(f"{where}.{key} must be a list of strings", field=f"{where}.{key}")
+    return tuple(str(v) for v in value)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One claim's share of a split: ``{claimId, targets[]}``."""
+
+    claim_id: str
+    targets: tuple[str, ...] = ()
+
+    def to_wire(self) -> dict[str, object]:
+        return {"claimId": self.claim_id, "targets": list(self.targets)}
+
+
+@dataclass(frozen=True)
+class SplitOwnership:
+    """``split_ownership {assignments[{claimId, targets[]}]}``: the contested targets are
+    partitioned; each listed claim keeps its uncontested scope."""
+
+    TYPE: ClassVar[Literal["split_ownership"]] = "split_ownership"
+    couples: ClassVar[bool] = False
+    escalates: ClassVar[bool] = False
+    shares_targets: ClassVar[bool] = False
+
+    assignments: tuple[Assignment, ...]
+
+    @classmethod
+    def from_wire(cls, raw: Mapping[str, object]) -> SplitOwnership:
+        items = raw.get("assignments")
+        if not isinstance(items, list):
+            raise ValidationError(
+                "split_ownership needs assignments[{claimId, targets[]}]",
+                field="resolution.assignments",
+            )
+        out: list[Assignment] = []
+        for i, item in enumerate(items):
+            where = f"resolution.assignments[{i}]"
+            if not isinstance(item, Mapping):
+                raise ValidationError(f"{where} must be an object", field=where)
+            claim_id = item.get("claimId")
+            if not isinstance(claim_id, str):
+                raise ValidationError(f"{where}.claimId must be a claim id", field=where)
+            out.append(Assignment(claim_id, _texts(item, "targets", where)))
+        return cls(tuple(out))
+
+    def to_wire(self) -> dict[str, object]:
+        return {"type": self.TYPE, "assignments": [a.to_wire() for a in self.assignments]}
+
+    def affected(self, participants: Sequence[str]) -> tuple[str, ...]:
+        return tuple(a.claim_id for a in self.assignments)
+
+    def assigned(self) -> dict[str, tuple[str, ...]]:
+        """``claim id -> its assigned targets``."""
+        return {a.claim_id: a.targets for a in self.assignments}
+
+    def lets_write(self, writer: str) -> bool:
+        return False
+
+    def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
+        return tuple(affected)
+
+    def queue(self) -> tuple[str, str] | None:
+        return None
+
+    def awaits(self) -> str | None:
+        return None
+
+    def submitted(self) -> SplitOwnership:
+        return self
+
+    def accepted_by_all(self) -> SplitOwnership:
+        return self
+
+    def describe(self) -> str:
+        parts = [f"{a.claim_id} -> {', '.join(a.targets)}" for a in self.assignments]
+        return "split: " + "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class Serialize:
+    """``serialize {first, then}``: ``then`` waits (``suspended``) until ``first`` is
+    integrated, completed or abandoned."""
+
+    TYPE: ClassVar[Literal["serialize"]] = "serialize"
+    couples: ClassVar[bool] = False
+    escalates: ClassVar[bool] = False
+    shares_targets: ClassVar[bool] = True
+
+    first: str
+    then: str
+
+    @classmethod
+    def from_wire(cls, raw: Mapping[str, object]) -> Serialize:
+        return cls(_text(raw, "first"), _text(raw, "then"))
+
+    def to_wire(self) -> dict[str, object]:
+        return {"type": self.TYPE, "first": self.first, "then": self.then}
+
+    def affected(self, participants: Sequence[str]) -> tuple[str, ...]:
+        return (self.first, self.then)
+
+    def lets_write(self, writer: str) -> bool:
+        return writer == self.first
+
+    def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
+        return tuple(c for c in affected if c != self.then)
+
+    def queue(self) -> tuple[str, str] | None:
+        return (self.first, self.then)
+
+    def awaits(self) -> str | None:
+        return None
+
+    def submitted(self) -> Serialize:
+        return self
+
+    def accepted_by_all(self) -> Serialize:
+        return self
+
+    def describe(self) -> str:
+        return f"serialize: {self.first} first, then {self.then}"
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """``handoff {fromClaimId, toClaimId}``: the recipient's patterns that meet the
+    sender's move to it once it accepts.
+
+    ``targets`` (what moves) and ``accepted`` are derived when the handoff is validated;
+    a handoff as submitted has ``targets`` None and neither is on its wire shape.
+    """
+
+    TYPE: ClassVar[Literal["handoff"]] = "handoff"
+    couples: ClassVar[bool] = False
+    escalates: ClassVar[bool] = False
+    shares_targets: ClassVar[bool] = True
+
+    from_claim_id: str
+    to_claim_id: str
+    targets: tuple[str, ...] | None = None
+    accepted: bool = False
+
+    @classmethod
+    def from_wire(cls, raw: Mapping[str, object]) -> Handoff:
+        src, dst = _text(raw, "fromClaimId"), _text(raw, "toClaimId")
+        if "targets" not in raw:
+            return cls(src, dst)
+        return cls(src, dst, _texts(raw, "targets"), raw.get("accepted") is True)
+
+    def to_wire(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "type": self.TYPE,
+            "fromClaimId": self.from_claim_id,
+            "toClaimId": self.to_claim_id,
+        }
+        if self.targets is not None:
+            out["targets"] = list(self.targets)
+            out["accepted"] = self.accepted
+        return out
+
+    def affected(self, participants: Sequence[str]) -> tuple[str, ...]:
+        return (self.from_claim_id, self.to_claim_id)
+
+    def lets_write(self, writer: str) -> bool:
+        return not self.accepted and writer == self.from_claim_id
+
+    def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
+        return tuple(c for c in affected if self.accepted or c != self.to_claim_id)
+
+    def queue(self) -> tuple[str, str] | None:
+        return None
+
+    def awaits(self) -> str | None:
+        return None if self.accepted else self.to_claim_id
+
+    def submitted(self) -> Handoff:
+        return Handoff(self.from_claim_id, self.to_claim_id)
+
+    def accepted_by_all(self) -> Handoff:
+        return replace(self, accepted=True)
+
+    def describe(self) -> str:
+        moved = ", ".join(self.targets or ()) or "its overlapping targets"
+        state = "accepted" if self.accepted else "awaiting the recipient's acceptance"
+        return f"handoff: {self.from_claim_id} -> {self.to_claim_id} ({moved}; {state})"
+
+
+@dataclass(frozen=True)
+class Joint:
+    """``joint {claimIds[]}``: one coupled group sharing the contested targets."""
+
+    TYPE: ClassVar[Literal["joint"]] = "joint"
+    couples: ClassVar[bool] = True
+    escalates: ClassVar[bool] = False
+    shares_targets: ClassVar[bool] = True
+
+    claim_ids: tuple[str, ...]
+
+    @classmethod
+    def from_wire(cls, raw: Mapping[str, object]) -> Joint:
+        return cls(_texts(raw, "claimIds"))
+
+    def to_wire(self) -> dict[str, object]:
+        return {"type": self.TYPE, "claimIds": list(self.claim_ids)}
+
+    def affected(self, participants: Sequence[str]) -> tuple[str, ...]:
+        return tuple(sorted(set(self.claim_ids)))
+
+    def lets_write(self, writer: str) -> bool:
+        return True
+
+    def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
+        return tuple(affected)
+
+    def queue(self) -> tuple[str, str] | None:
+        return None
+
+    def awaits(self) -> str | None:
+        return None
+
+    def submitted(self) -> Joint:
+        return self
+
+    def accepted_by_all(self) -> Joint:
+        return self
+
+    def describe(self) -> str:
+        return "joint: " + ", ".join(self.claim_ids)
+
+
+@dataclass(frozen=True)
+class HumanArbitration:
+    """``human_arbitration {}``: the meeting escalates; participants are ``blocked`` until
+    an arbitrator resolves with one of the other types."""
+
+    TYPE: ClassVar[Literal["human_arbitration"]] = "human_arbitration"
+    couples: ClassVar[bool] = False
+    escalates: ClassVar[bool] = True
+    shares_targets: ClassVar[bool] = False
+
+    @classmethod
+    def from_wire(cls, raw: Mapping[str, object]) -> HumanArbitration:
+        return cls()
+
+    def to_wire(self) -> dict[str, object]:
+        return {"type": self.TYPE}
+
+    def affected(self, participants: Sequence[str]) -> tuple[str, ...]:
+        return tuple(participants)
+
+    def lets_write(self, writer: str) -> bool:
+        return False
+
+    def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
+        return ()
+
+    def queue(self) -> tuple[str, str] | None:
+        return None
+
+    def awaits(self) -> str | None:
+        return None
+
+    def submitted(self) -> HumanArbitration:
+        return self
+
+    def accepted_by_all(self) -> HumanArbitration:
+        return self
+
+    def describe(self) -> str:
+        return "human arbitration"
+
+
+#: A meeting resolution: one of the API.md types.
+Resolution = SplitOwnership | Serialize | Handoff | Joint | HumanArbitration
+
+_KINDS: dict[str, type[Resolution]] = {
+    kind.TYPE: kind for kind in (SplitOwnership, Serialize, Handoff, Joint, HumanArbitration)
+}
+
+#: The resolution ``type`` names, in the order a meeting offers them.
+RESOLUTION_TYPES: tuple[str, ...] = tuple(_KINDS)
+
+
+def resolution_from_wire(raw: object) -> Resolution:
+    """The resolution a ``{type, ...}`` JSON object spells (stored or submitted shape;
+    the fields :class:`Decided` adds are ignored here).
+
+    Raises:
+        ValidationError: ``validation_error`` naming ``resolution.type`` (not an object,
+            or an unknown type) or the malformed field.
+    """
+    kind = _KINDS.get(str(raw.get("type"))) if isinstance(raw, Mapping) else None
+    if kind is None or not isinstance(raw, Mapping):
+        raise ValidationError(
+            f"resolution.type must be one of {', '.join(RESOLUTION_TYPES)}", field="resolution.type"
+        )
+    return kind.from_wire(raw)
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A validated resolution with the claims it affects (whose acceptance it needs) and,
+    once applied, who resolved it: ``{type, ..., affected[], resolvedBy?}`` on the wire."""
+
+    resolution: Resolution
+    affected: tuple[str, ...]
+    resolved_by: str | None = None
+
+    def to_wire(self) -> dict[str, object]:
+        out = {**self.resolution.to_wire(), "affected": list(self.affected)}
+        if self.resolved_by is not None:
+            out["resolvedBy"] = self.resolved_by
+        return out
+
+
+def decided_from_wire(raw: object) -> Decided:
+    """A stored ``{type, ..., affected[], resolvedBy?}`` as a :class:`Decided`.
+
+    Raises:
+        ValidationError: as :func:`resolution_from_wire`.
+    """
+    resolution = resolution_from_wire(raw)
+    assert isinstance(raw, Mapping)
+    affected = raw.get("affected", [])
+    by = raw.get("resolvedBy")
+    return Decided(
+        resolution,
+        tuple(str(c) for c in affected) if isinstance(affected, list) else (),
+        str(by) if by is not None else None,
+    )
+
+
+@dataclass(frozen=True)
+class Dissolved:
+    """A meeting closed with no contest left (``meeting.dissolved``): on the wire
+    ``{type: dissolved, reason, affected: []}`` in the meeting's ``resolution``."""
+
+    reason: object = None
+
+    def to_wire(self) -> dict[str, object]:
+        return {"type": "dissolved", "reason": self.reason, "affected": []}
+
+
+#: What closed a meeting: an applied resolution, or a dissolution.
+Outcome = Decided | Dissolved
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A resolution as it settles one pair of claims, with the meeting that recorded it."""
+
+    meeting_id: str
+    resolution: Resolution
+
+
+ProposalStatus = Literal["open", "accepted", "superseded"]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A proposed resolution in a meeting: ``{id, claimId, resolution, affected[],
+    acceptedBy[], status, at}`` on the wire."""
+
+    id: str
+    claim_id: str
+    decided: Decided
+    affected: tuple[str, ...]
+    accepted_by: tuple[str, ...]
+    status: ProposalStatus
+    at: datetime
+
+    def to_wire(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "claimId": self.claim_id,
+            "resolution": self.decided.to_wire(),
+            "affected": list(self.affected),
+            "acceptedBy": list(self.accepted_by),
+            "status": self.status,
+            "at": format_time(self.at),
+        }
