@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Self
 
 from detente.clock import format_time
 from detente.errors import ValidationError
@@ -69,6 +69,45 @@ def _texts(raw: Mapping[str, object], key: str, where: str = "resolution") -> tu
     return tuple(str(v) for v in value)
 
 
+class _Kind:
+    """What every resolution says about itself; a type overrides what differs."""
+
+    #: The pair may keep overlapping targets (the overlap stays, as advisory).
+    shares_targets: ClassVar[bool] = False
+    #: The claims form one group (they share test responsibility).
+    couples: ClassVar[bool] = False
+    #: Applying it escalates the meeting to human arbitration.
+    escalates: ClassVar[bool] = False
+
+    def affected(self, participants: Sequence[str]) -> tuple[str, ...]:
+        """The claims whose acceptance it needs (``participants``: the meeting's)."""
+        return tuple(participants)
+
+    def lets_write(self, writer: str) -> bool:
+        """May ``writer`` write what the other claim of a pair it settled holds?"""
+        return False
+
+    def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
+        """The ``affected`` claims that go ``active`` once it is applied."""
+        return tuple(affected)
+
+    def queue(self) -> tuple[str, str] | None:
+        """``(first, then)``: ``then`` waits until ``first`` is done."""
+        return None
+
+    def awaits(self) -> str | None:
+        """The claim whose own acceptance it still waits for."""
+        return None
+
+    def submitted(self) -> Self:
+        """As a caller submitted it (the fields validation derives dropped)."""
+        return self
+
+    def accepted_by_all(self) -> Self:
+        """Accepted by every claim it affects."""
+        return self
+
+
 @dataclass(frozen=True)
 class Assignment:
     """One claim's share of a split: ``{claimId, targets[]}``."""
@@ -81,14 +120,11 @@ class Assignment:
 
 
 @dataclass(frozen=True)
-class SplitOwnership:
+class SplitOwnership(_Kind):
     """``split_ownership {assignments[{claimId, targets[]}]}``: the contested targets are
     partitioned; each listed claim keeps its uncontested scope."""
 
     TYPE: ClassVar[Literal["split_ownership"]] = "split_ownership"
-    couples: ClassVar[bool] = False
-    escalates: ClassVar[bool] = False
-    shares_targets: ClassVar[bool] = False
 
     assignments: tuple[Assignment, ...]
 
@@ -121,37 +157,17 @@ class SplitOwnership:
         """``claim id -> its assigned targets``."""
         return {a.claim_id: a.targets for a in self.assignments}
 
-    def lets_write(self, writer: str) -> bool:
-        return False
-
-    def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
-        return tuple(affected)
-
-    def queue(self) -> tuple[str, str] | None:
-        return None
-
-    def awaits(self) -> str | None:
-        return None
-
-    def submitted(self) -> SplitOwnership:
-        return self
-
-    def accepted_by_all(self) -> SplitOwnership:
-        return self
-
     def describe(self) -> str:
         parts = [f"{a.claim_id} -> {', '.join(a.targets)}" for a in self.assignments]
         return "split: " + "; ".join(parts)
 
 
 @dataclass(frozen=True)
-class Serialize:
+class Serialize(_Kind):
     """``serialize {first, then}``: ``then`` waits (``suspended``) until ``first`` is
     integrated, completed or abandoned."""
 
     TYPE: ClassVar[Literal["serialize"]] = "serialize"
-    couples: ClassVar[bool] = False
-    escalates: ClassVar[bool] = False
     shares_targets: ClassVar[bool] = True
 
     first: str
@@ -176,21 +192,12 @@ class Serialize:
     def queue(self) -> tuple[str, str] | None:
         return (self.first, self.then)
 
-    def awaits(self) -> str | None:
-        return None
-
-    def submitted(self) -> Serialize:
-        return self
-
-    def accepted_by_all(self) -> Serialize:
-        return self
-
     def describe(self) -> str:
         return f"serialize: {self.first} first, then {self.then}"
 
 
 @dataclass(frozen=True)
-class Handoff:
+class Handoff(_Kind):
     """``handoff {fromClaimId, toClaimId}``: the recipient's patterns that meet the
     sender's move to it once it accepts.
 
@@ -199,8 +206,6 @@ class Handoff:
     """
 
     TYPE: ClassVar[Literal["handoff"]] = "handoff"
-    couples: ClassVar[bool] = False
-    escalates: ClassVar[bool] = False
     shares_targets: ClassVar[bool] = True
 
     from_claim_id: str
@@ -235,9 +240,6 @@ class Handoff:
     def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
         return tuple(c for c in affected if self.accepted or c != self.to_claim_id)
 
-    def queue(self) -> tuple[str, str] | None:
-        return None
-
     def awaits(self) -> str | None:
         return None if self.accepted else self.to_claim_id
 
@@ -254,12 +256,11 @@ class Handoff:
 
 
 @dataclass(frozen=True)
-class Joint:
+class Joint(_Kind):
     """``joint {claimIds[]}``: one coupled group sharing the contested targets."""
 
     TYPE: ClassVar[Literal["joint"]] = "joint"
     couples: ClassVar[bool] = True
-    escalates: ClassVar[bool] = False
     shares_targets: ClassVar[bool] = True
 
     claim_ids: tuple[str, ...]
@@ -277,34 +278,17 @@ class Joint:
     def lets_write(self, writer: str) -> bool:
         return True
 
-    def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
-        return tuple(affected)
-
-    def queue(self) -> tuple[str, str] | None:
-        return None
-
-    def awaits(self) -> str | None:
-        return None
-
-    def submitted(self) -> Joint:
-        return self
-
-    def accepted_by_all(self) -> Joint:
-        return self
-
     def describe(self) -> str:
         return "joint: " + ", ".join(self.claim_ids)
 
 
 @dataclass(frozen=True)
-class HumanArbitration:
+class HumanArbitration(_Kind):
     """``human_arbitration {}``: the meeting escalates; participants are ``blocked`` until
     an arbitrator resolves with one of the other types."""
 
     TYPE: ClassVar[Literal["human_arbitration"]] = "human_arbitration"
-    couples: ClassVar[bool] = False
     escalates: ClassVar[bool] = True
-    shares_targets: ClassVar[bool] = False
 
     @classmethod
     def from_wire(cls, raw: Mapping[str, object]) -> HumanArbitration:
@@ -313,26 +297,8 @@ class HumanArbitration:
     def to_wire(self) -> dict[str, object]:
         return {"type": self.TYPE}
 
-    def affected(self, participants: Sequence[str]) -> tuple[str, ...]:
-        return tuple(participants)
-
-    def lets_write(self, writer: str) -> bool:
-        return False
-
     def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
         return ()
-
-    def queue(self) -> tuple[str, str] | None:
-        return None
-
-    def awaits(self) -> str | None:
-        return None
-
-    def submitted(self) -> HumanArbitration:
-        return self
-
-    def accepted_by_all(self) -> HumanArbitration:
-        return self
 
     def describe(self) -> str:
         return "human arbitration"
