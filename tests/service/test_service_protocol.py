@@ -17,8 +17,8 @@ from detente.clock import FakeClock
 from detente.domain.claims.commands import ChangeScope, SetStatus, TakeoverRequest
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.meetings.commands import Resolve
-from detente.domain.meetings.model import MeetingStatus
-from detente.domain.meetings.resolution_types import Dissolved, resolution_from_wire
+from detente.domain.meetings.model import Dissolved, MeetingStatus
+from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.domain.memory import commands as mc
 from detente.errors import (
     InvalidTransition,

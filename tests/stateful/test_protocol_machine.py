@@ -45,8 +45,8 @@ from detente.domain.claims.model import ClaimStatus
 from detente.domain.gates.evidence import BaseRef, Evidence
 from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
-from detente.domain.meetings.model import MeetingStatus
-from detente.domain.meetings.resolution_types import Decided, Handoff, resolution_from_wire
+from detente.domain.meetings.model import Decided, MeetingStatus
+from detente.domain.meetings.resolution_types import Handoff, resolution_from_wire
 from detente.domain.overlap.globs import matches
 from detente.errors import DetenteError
 from detente.service import RepoConfig, Service

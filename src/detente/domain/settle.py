@@ -33,9 +33,8 @@ from typing import Any
 from detente.domain import events as ev
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
-from detente.domain.meetings.model import Meeting, MeetingStatus
+from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
 from detente.domain.meetings.resolution_events import grant_events, grant_pending_events
-from detente.domain.meetings.resolution_types import Decided
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap
 from detente.domain.policy import IdSource, Policy

@@ -10,17 +10,15 @@ import pytest
 from detente.domain import events as ev_types
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.meetings.commands import Propose, Resolve
-from detente.domain.meetings.model import meeting_to_wire
+from detente.domain.meetings.model import Decided, decided_from_wire, meeting_to_wire
 from detente.domain.meetings.resolution_types import (
     RESOLUTION_TYPES,
     Assignment,
-    Decided,
     Handoff,
     HumanArbitration,
     Joint,
     Serialize,
     SplitOwnership,
-    decided_from_wire,
     resolution_from_wire,
 )
 from detente.errors import ValidationError

@@ -20,9 +20,9 @@ from detente.domain import events as ev
 from detente.domain.claims.guards import check_alive, get_claim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.guards import check_meeting_revision, get_meeting
-from detente.domain.meetings.model import Meeting, MeetingStatus, past_deadline
+from detente.domain.meetings.model import Decided, Meeting, MeetingStatus, past_deadline
 from detente.domain.meetings.resolution_events import apply_events
-from detente.domain.meetings.resolution_types import Decided, HumanArbitration
+from detente.domain.meetings.resolution_types import HumanArbitration
 from detente.domain.meetings.resolutions import OwnersOf, validate
 from detente.domain.overlap.analysis import UNDECIDED_REASON
 from detente.domain.overlap.model import Overlap, Severity

@@ -22,10 +22,12 @@ from typing import Any
 
 from detente.clock import format_time, parse_time
 from detente.domain import events as ev
-from detente.domain.meetings.model import ContestedTarget, Meeting, MeetingStatus
-from detente.domain.meetings.resolution_types import (
+from detente.domain.meetings.model import (
+    ContestedTarget,
     Decided,
     Dissolved,
+    Meeting,
+    MeetingStatus,
     Proposal,
     Settlement,
     decided_from_wire,

@@ -24,9 +24,8 @@ from typing import Any
 
 from detente.domain import events as ev
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.model import Decided, MeetingStatus
 from detente.domain.meetings.resolution_events import activation_events, still_blocked
-from detente.domain.meetings.resolution_types import Decided
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.settle import settle
 from detente.domain.state import RepoState

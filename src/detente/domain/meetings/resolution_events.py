@@ -18,10 +18,9 @@ from detente.domain.authority import carries_authority
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.claims.transitions import allowed
 from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
-from detente.domain.meetings.model import Meeting
+from detente.domain.meetings.model import Decided, Meeting
 from detente.domain.meetings.resolution_types import (
     Assignment,
-    Decided,
     Handoff,
     HumanArbitration,
     Joint,

@@ -30,27 +30,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import ClassVar, Literal, Self
 
-from detente.clock import format_time
 from detente.errors import ValidationError
 
 __all__ = [
     "RESOLUTION_TYPES",
     "Assignment",
-    "Decided",
-    "Dissolved",
     "Handoff",
     "HumanArbitration",
     "Joint",
-    "Outcome",
-    "Proposal",
     "Resolution",
     "Serialize",
-    "Settlement",
     "SplitOwnership",
-    "decided_from_wire",
     "resolution_from_wire",
 ]
 
@@ -317,7 +309,7 @@ RESOLUTION_TYPES: tuple[str, ...] = tuple(_KINDS)
 
 def resolution_from_wire(raw: object) -> Resolution:
     """The resolution a ``{type, ...}`` JSON object spells (stored or submitted shape;
-    the fields :class:`Decided` adds are ignored here).
+    the fields :class:`~detente.domain.meetings.model.Decided` adds are ignored here).
 
     Raises:
         ValidationError: ``validation_error`` naming ``resolution.type`` (not an object,
@@ -329,87 +321,3 @@ def resolution_from_wire(raw: object) -> Resolution:
             f"resolution.type must be one of {', '.join(RESOLUTION_TYPES)}", field="resolution.type"
         )
     return kind.from_wire(raw)
-
-
-@dataclass(frozen=True)
-class Decided:
-    """A validated resolution with the claims it affects (whose acceptance it needs) and,
-    once applied, who resolved it: ``{type, ..., affected[], resolvedBy?}`` on the wire."""
-
-    resolution: Resolution
-    affected: tuple[str, ...]
-    resolved_by: str | None = None
-
-    def to_wire(self) -> dict[str, object]:
-        out = {**self.resolution.to_wire(), "affected": list(self.affected)}
-        if self.resolved_by is not None:
-            out["resolvedBy"] = self.resolved_by
-        return out
-
-
-def decided_from_wire(raw: object) -> Decided:
-    """A stored ``{type, ..., affected[], resolvedBy?}`` as a :class:`Decided`.
-
-    Raises:
-        ValidationError: as :func:`resolution_from_wire`.
-    """
-    resolution = resolution_from_wire(raw)
-    assert isinstance(raw, Mapping)
-    affected = raw.get("affected", [])
-    by = raw.get("resolvedBy")
-    return Decided(
-        resolution,
-        tuple(str(c) for c in affected) if isinstance(affected, list) else (),
-        str(by) if by is not None else None,
-    )
-
-
-@dataclass(frozen=True)
-class Dissolved:
-    """A meeting closed with no contest left (``meeting.dissolved``): on the wire
-    ``{type: dissolved, reason, affected: []}`` in the meeting's ``resolution``."""
-
-    reason: object = None
-
-    def to_wire(self) -> dict[str, object]:
-        return {"type": "dissolved", "reason": self.reason, "affected": []}
-
-
-#: What closed a meeting: an applied resolution, or a dissolution.
-Outcome = Decided | Dissolved
-
-
-@dataclass(frozen=True)
-class Settlement:
-    """A resolution as it settles one pair of claims, with the meeting that recorded it."""
-
-    meeting_id: str
-    resolution: Resolution
-
-
-ProposalStatus = Literal["open", "accepted", "superseded"]
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """A proposed resolution in a meeting: ``{id, claimId, resolution, affected[],
-    acceptedBy[], status, at}`` on the wire."""
-
-    id: str
-    claim_id: str
-    decided: Decided
-    affected: tuple[str, ...]
-    accepted_by: tuple[str, ...]
-    status: ProposalStatus
-    at: datetime
-
-    def to_wire(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "claimId": self.claim_id,
-            "resolution": self.decided.to_wire(),
-            "affected": list(self.affected),
-            "acceptedBy": list(self.accepted_by),
-            "status": self.status,
-            "at": format_time(self.at),
-        }

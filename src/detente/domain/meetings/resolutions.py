@@ -35,10 +35,9 @@ from typing import NamedTuple, assert_never
 
 from detente.domain.claims.model import Claim, MemoryImpact
 from detente.domain.meetings import split_named
-from detente.domain.meetings.model import Meeting
+from detente.domain.meetings.model import Decided, Meeting
 from detente.domain.meetings.resolution_types import (
     Assignment,
-    Decided,
     Handoff,
     HumanArbitration,
     Joint,
