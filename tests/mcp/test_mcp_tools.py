@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from detente.client import connect
 from detente.client.inprocess import InProcessClient
 from detente.clock import FakeClock
 from detente.domain.claims.model import Claim
-from detente.domain.meetings.resolution_types import resolution_from_wire
+from detente.domain.meetings.resolution_types import RESOLUTION_TYPES, resolution_from_wire
 from detente.domain.memory import commands as mc
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.resources import ACTIVITY_URI, CLAIMS_URI
@@ -411,6 +412,34 @@ async def test_a_blocking_overlap_is_settled_through_meeting_resolve(client: Cli
         assert accepted["status"] == "resolved"
         status = await call(client, "claim_status", claim_id=b["claimId"])
         assert status["status"] == "active"
+
+
+async def test_a_malformed_resolution_over_mcp_is_a_validation_error_naming_its_field(
+    client: Client,
+) -> None:
+    async with client:
+        await call(client, "claim_open", objective="a", paths=["src/**"], agent_name="alice")
+        b = await call(client, "claim_open", objective="b", paths=["src/app.py"], agent_name="bob")
+        [meeting] = (await call(client, "meeting_list"))["meetings"]
+        refused = await fail(
+            client,
+            "meeting_resolve",
+            meeting_id=meeting["meetingId"],
+            expected_meeting_revision=meeting["revision"],
+            claim_id=b["claimId"],
+            resolution={"type": "serialize", "first": b["claimId"]},
+        )
+        assert refused["code"] == "validation_error" and refused["field"] == "resolution.then"
+        [after] = (await call(client, "meeting_list"))["meetings"]
+        assert after["revision"] == meeting["revision"]
+
+
+async def test_the_meeting_resolve_schema_spells_every_resolution_type(client: Client) -> None:
+    async with client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    schema = json.dumps(tools["meeting_resolve"].input_schema)
+    for kind in RESOLUTION_TYPES:
+        assert f'"const": "{kind}"' in schema, kind
 
 
 async def test_events_since_pages_the_log_without_hashes(client: Client) -> None:
