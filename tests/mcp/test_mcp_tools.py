@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from detente.client import connect
 from detente.client.inprocess import InProcessClient
 from detente.clock import FakeClock
 from detente.domain.claims.model import Claim
+from detente.domain.meetings.resolution_types import RESOLUTION_TYPES, resolution_from_wire
 from detente.domain.memory import commands as mc
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.resources import ACTIVITY_URI, CLAIMS_URI
@@ -412,6 +414,34 @@ async def test_a_blocking_overlap_is_settled_through_meeting_resolve(client: Cli
         assert status["status"] == "active"
 
 
+async def test_a_malformed_resolution_over_mcp_is_a_validation_error_naming_its_field(
+    client: Client,
+) -> None:
+    async with client:
+        await call(client, "claim_open", objective="a", paths=["src/**"], agent_name="alice")
+        b = await call(client, "claim_open", objective="b", paths=["src/app.py"], agent_name="bob")
+        [meeting] = (await call(client, "meeting_list"))["meetings"]
+        refused = await fail(
+            client,
+            "meeting_resolve",
+            meeting_id=meeting["meetingId"],
+            expected_meeting_revision=meeting["revision"],
+            claim_id=b["claimId"],
+            resolution={"type": "serialize", "first": b["claimId"]},
+        )
+        assert refused["code"] == "validation_error" and refused["field"] == "resolution.then"
+        [after] = (await call(client, "meeting_list"))["meetings"]
+        assert after["revision"] == meeting["revision"]
+
+
+async def test_the_meeting_resolve_schema_spells_every_resolution_type(client: Client) -> None:
+    async with client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    schema = json.dumps(tools["meeting_resolve"].input_schema)
+    for kind in RESOLUTION_TYPES:
+        assert f'"const": "{kind}"' in schema, kind
+
+
 async def test_events_since_pages_the_log_without_hashes(client: Client) -> None:
     async with client:
         await call(client, "register_agent_work", agent_name="a", intent="x", session_id="s1")
@@ -456,7 +486,9 @@ async def test_readiness_and_the_claims_resource_read_a_splits_carve_outs(
             {"claimId": a.id, "targets": ["docs/foo.md"]},
         ],
     }
-    service.meetings.resolve(Resolve(meeting.id, meeting.revision, split, "lead"))
+    service.meetings.resolve(
+        Resolve(meeting.id, meeting.revision, resolution_from_wire(split), "lead")
+    )
     async with client:
         await register(client, "s2")
         on_a = await call(client, "verify_change_readiness", session_id="s2", paths=["docs/foo.md"])

@@ -17,6 +17,7 @@ from detente.clock import FakeClock
 from detente.domain.claims.commands import ChangeScope
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.commands import Resolve
+from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.errors import OutOfScope, OverlapBlocking
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
@@ -34,7 +35,9 @@ def _split(service: Service, newcomer: Claim, *assignments: tuple[Claim, list[st
         "type": "split_ownership",
         "assignments": [{"claimId": c.id, "targets": t} for c, t in assignments],
     }
-    service.meetings.resolve(Resolve(meeting.id, meeting.revision, resolution, "lead"))
+    service.meetings.resolve(
+        Resolve(meeting.id, meeting.revision, resolution_from_wire(resolution), "lead")
+    )
 
 
 def _claim(service: Service, claim: Claim) -> Claim:

@@ -12,6 +12,7 @@ from detente.domain.claims.commands import OpenClaim
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.gates.evidence import BaseRef, TestRecord
 from detente.domain.meetings.commands import Accept, Propose
+from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.errors import (
     EvidenceRejected,
     StaleBase,
@@ -195,10 +196,12 @@ def test_a_joint_group_member_must_present_every_members_required_tests(
     )
     meeting = b_view.meetings[0]
     joint = {"type": "joint", "claimIds": [a.id, b_view.claim.id]}
-    proposed = service.meetings.propose(Propose(meeting.id, meeting.revision, a.id, joint))
+    proposed = service.meetings.propose(
+        Propose(meeting.id, meeting.revision, a.id, resolution_from_wire(joint))
+    )
     proposal = proposed.meeting.proposals[-1]
     service.meetings.accept(
-        Accept(meeting.id, proposed.meeting.revision, b_view.claim.id, str(proposal["id"]))
+        Accept(meeting.id, proposed.meeting.revision, b_view.claim.id, proposal.id)
     )
     a = service.claims.get_claim(a.id).claim
     head = commit(path, {"a.py": "a = 3\n"}, parent=m0, when=10)

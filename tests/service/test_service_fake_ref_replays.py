@@ -21,6 +21,7 @@ from detente.domain.gates.deployments import Deploy
 from detente.domain.gates.evidence import BaseRef, Evidence
 from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Resolve
+from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.domain.overlap.model import Severity
 from detente.errors import BranchInUse, EvidenceRejected, StaleBase
 from detente.service import RepoConfig, Service
@@ -208,7 +209,9 @@ def test_a_witness_on_a_real_tree_never_lies_in_a_carve_out(
             {"claimId": a.id, "targets": ["docs/a.md"]},
         ],
     }
-    service.meetings.resolve(Resolve(meeting.id, meeting.revision, split, "lead"))
+    service.meetings.resolve(
+        Resolve(meeting.id, meeting.revision, resolution_from_wire(split), "lead")
+    )
 
     f = _open(service, refs, "docs/*.md", agent="f")
     [on_d] = [o for o in service.claims.get_claim(f.id).overlaps if o.claim_id == d.id]

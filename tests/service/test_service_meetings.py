@@ -11,7 +11,8 @@ from detente.clock import FakeClock
 from detente.domain.claims.commands import ChangeScope, SetStatus
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
-from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.model import MeetingStatus, meeting_to_wire
+from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.errors import (
     ForbiddenError,
     OutOfScope,
@@ -46,10 +47,10 @@ def test_a_split_gives_each_claim_its_assignment_and_refuses_writes_outside_it(
             {"claimId": b, "targets": ["docs/api/**"]},
         ],
     }
-    view = service.meetings.propose(Propose(mtg, meeting.revision, b, split))
+    view = service.meetings.propose(Propose(mtg, meeting.revision, b, resolution_from_wire(split)))
     assert view.meeting.status is MeetingStatus.OPEN
     proposal = view.meeting.proposals[0]
-    view = service.meetings.accept(Accept(mtg, view.meeting.revision, a, str(proposal["id"])))
+    view = service.meetings.accept(Accept(mtg, view.meeting.revision, a, proposal.id))
     assert view.meeting.status is MeetingStatus.RESOLVED
     claim_b = service.claims.get_claim(b).claim
     assert claim_b.status is ClaimStatus.ACTIVE
@@ -77,10 +78,10 @@ def test_a_split_that_still_overlaps_or_grants_new_territory_is_refused(service:
         ],
     }
     with pytest.raises(ValidationError, match="still overlap"):
-        service.meetings.propose(Propose(mtg, rev, a, overlapping))
+        service.meetings.propose(Propose(mtg, rev, a, resolution_from_wire(overlapping)))
     grabbing = {"type": "split_ownership", "assignments": [{"claimId": b, "targets": ["lib/**"]}]}
     with pytest.raises(ValidationError, match="never grants new territory"):
-        service.meetings.propose(Propose(mtg, rev, b, grabbing))
+        service.meetings.propose(Propose(mtg, rev, b, resolution_from_wire(grabbing)))
     assert service.meetings.get_meeting(mtg).revision == rev
 
 
@@ -88,7 +89,9 @@ def test_serialize_suspends_then_and_resumes_it_when_first_is_abandoned(service:
     a, b, mtg = _pair(service, ("lib/**",), ("lib/core.py",))
     rev = service.meetings.get_meeting(mtg).revision
     view = service.meetings.resolve(
-        Resolve(mtg, rev, {"type": "serialize", "first": a, "then": b}, "lead")
+        Resolve(
+            mtg, rev, resolution_from_wire({"type": "serialize", "first": a, "then": b}), "lead"
+        )
     )
     assert {c.id: c.status for c in view.claims} == {
         a: ClaimStatus.ACTIVE,
@@ -115,7 +118,7 @@ def test_serialize_leaves_then_suspended_with_a_notice_when_first_expires(
         Resolve(
             mtg,
             service.meetings.get_meeting(mtg).revision,
-            {"type": "serialize", "first": a, "then": b.id},
+            resolution_from_wire({"type": "serialize", "first": a, "then": b.id}),
             "lead",
         )
     )
@@ -131,9 +134,14 @@ def test_a_handoff_not_yet_accepted_leaves_ownership_with_the_sender(service: Se
     a, b, mtg = _pair(service, ("pkg/**",), ("pkg/mod.py",))
     rev = service.meetings.get_meeting(mtg).revision
     view = service.meetings.resolve(
-        Resolve(mtg, rev, {"type": "handoff", "fromClaimId": a, "toClaimId": b}, "lead")
+        Resolve(
+            mtg,
+            rev,
+            resolution_from_wire({"type": "handoff", "fromClaimId": a, "toClaimId": b}),
+            "lead",
+        )
     )
-    assert view.meeting.resolution is not None and view.meeting.resolution["accepted"] is False
+    assert meeting_to_wire(view.meeting)["resolution"]["accepted"] is False
     assert service.claims.check_write(a, ["pkg/mod.py"]) == ["pkg/mod.py"]
     with pytest.raises(OverlapBlocking):
         service.claims.check_write(b, ["pkg/mod.py"])
@@ -153,7 +161,9 @@ def test_a_handoff_not_yet_accepted_leaves_ownership_with_the_sender(service: Se
 def test_a_joint_resolution_lets_both_claims_write_the_shared_targets(service: Service) -> None:
     a, b, mtg = _pair(service, ("api/**",), ("api/schema.json",))
     rev = service.meetings.get_meeting(mtg).revision
-    service.meetings.resolve(Resolve(mtg, rev, {"type": "joint", "claimIds": [a, b]}, "lead"))
+    service.meetings.resolve(
+        Resolve(mtg, rev, resolution_from_wire({"type": "joint", "claimIds": [a, b]}), "lead")
+    )
     assert service.claims.check_write(a, ["api/schema.json"]) and service.claims.check_write(
         b, ["api/schema.json"]
     )
@@ -174,7 +184,7 @@ def test_two_resolves_racing_with_the_same_revision_let_exactly_one_win(tmp_path
     def resolve(resolution: dict[str, object]) -> None:
         barrier.wait(timeout=10)
         try:
-            service.meetings.resolve(Resolve(mtg, rev, resolution, "lead"))
+            service.meetings.resolve(Resolve(mtg, rev, resolution_from_wire(resolution), "lead"))
             outcomes.append("ok")
         except RevisionConflict as exc:
             assert exc.extra["current"]["status"] == "resolved"
@@ -212,11 +222,19 @@ def test_a_meeting_past_its_deadline_escalates_to_codeowners_and_blocks_its_clai
     assert {service.claims.get_claim(c).claim.status for c in (a, b)} == {ClaimStatus.BLOCKED}
     with pytest.raises(ForbiddenError):
         service.meetings.resolve(
-            Resolve(mtg, meeting.revision, {"type": "joint", "claimIds": [a, b]}, "@someone")
+            Resolve(
+                mtg,
+                meeting.revision,
+                resolution_from_wire({"type": "joint", "claimIds": [a, b]}),
+                "@someone",
+            )
         )
     view = service.meetings.resolve(
         Resolve(
-            mtg, meeting.revision, {"type": "serialize", "first": a, "then": b}, "@billing-team"
+            mtg,
+            meeting.revision,
+            resolution_from_wire({"type": "serialize", "first": a, "then": b}),
+            "@billing-team",
         )
     )
     assert {c.id: c.status for c in view.claims} == {
@@ -238,11 +256,11 @@ def test_proposals_need_a_participant_and_the_current_revision(service: Service)
     rev = service.meetings.get_meeting(mtg).revision
     joint = {"type": "joint", "claimIds": [a, b]}
     with pytest.raises(ForbiddenError):
-        service.meetings.propose(Propose(mtg, rev, outsider, joint))
+        service.meetings.propose(Propose(mtg, rev, outsider, resolution_from_wire(joint)))
     with pytest.raises(RevisionConflict):
-        service.meetings.propose(Propose(mtg, rev + 1, a, joint))
+        service.meetings.propose(Propose(mtg, rev + 1, a, resolution_from_wire(joint)))
     with pytest.raises(ValidationError):
-        service.meetings.propose(Propose(mtg, rev, a, {"type": "coin_flip"}))
+        service.meetings.propose(Propose(mtg, rev, a, resolution_from_wire({"type": "coin_flip"})))
     assert service.meetings.get_meeting(mtg).proposals == ()
 
 
@@ -252,7 +270,7 @@ def test_the_audit_replays_meeting_history_exactly(service: Service) -> None:
         Resolve(
             mtg,
             service.meetings.get_meeting(mtg).revision,
-            {"type": "serialize", "first": a, "then": b},
+            resolution_from_wire({"type": "serialize", "first": a, "then": b}),
             "lead",
         )
     )

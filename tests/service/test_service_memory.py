@@ -18,6 +18,7 @@ from detente.clock import FakeClock
 from detente.domain.claims.commands import SetStatus
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.meetings.commands import Resolve
+from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.domain.memory import commands as mc
 from detente.errors import (
     DetenteError,
@@ -536,7 +537,7 @@ def test_a_split_ownership_resolution_assigns_sections_that_each_claim_may_then_
         Resolve(
             meeting.id,
             meeting.revision,
-            {"type": "split_ownership", "assignments": assignments},
+            resolution_from_wire({"type": "split_ownership", "assignments": assignments}),
             "human",
         )
     )
@@ -593,13 +594,15 @@ def test_a_glob_a_split_carved_a_memory_file_out_of_no_longer_refuses_its_new_ow
         Resolve(
             meeting.id,
             meeting.revision,
-            {
-                "type": "split_ownership",
-                "assignments": [
-                    {"claimId": owner.id, "targets": ["CLAUDE.md"]},
-                    {"claimId": holder.id, "targets": []},
-                ],
-            },
+            resolution_from_wire(
+                {
+                    "type": "split_ownership",
+                    "assignments": [
+                        {"claimId": owner.id, "targets": ["CLAUDE.md"]},
+                        {"claimId": holder.id, "targets": []},
+                    ],
+                }
+            ),
             "lead",
         )
     )

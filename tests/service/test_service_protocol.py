@@ -17,7 +17,8 @@ from detente.clock import FakeClock
 from detente.domain.claims.commands import ChangeScope, SetStatus, TakeoverRequest
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.meetings.commands import Resolve
-from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.model import Dissolved, MeetingStatus
+from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.domain.memory import commands as mc
 from detente.errors import (
     InvalidTransition,
@@ -42,7 +43,7 @@ def _status(service: Service, claim_id: str) -> ClaimStatus:
 
 def _resolve(service: Service, meeting_id: str, resolution: dict[str, object]) -> None:
     rev = service.meetings.get_meeting(meeting_id).revision
-    service.meetings.resolve(Resolve(meeting_id, rev, resolution, "lead"))
+    service.meetings.resolve(Resolve(meeting_id, rev, resolution_from_wire(resolution), "lead"))
 
 
 # ---------------------------------------------------------------------------- 1. split
@@ -99,7 +100,9 @@ def test_a_split_that_would_leave_two_claims_overlapping_is_refused_and_changes_
         ],
     }
     with pytest.raises(ValidationError, match="both covering"):
-        service.meetings.resolve(Resolve(meeting.id, meeting.revision, split, "lead"))
+        service.meetings.resolve(
+            Resolve(meeting.id, meeting.revision, resolution_from_wire(split), "lead")
+        )
     assert service.meetings.get_meeting(meeting.id).revision == meeting.revision
     assert _status(service, b.id) is ClaimStatus.NEGOTIATING
 
@@ -172,7 +175,7 @@ def _assert_released(service: Service, b: str, meeting_id: str) -> None:
     assert view.overlaps == []
     meeting = service.meetings.get_meeting(meeting_id)
     assert meeting.status is MeetingStatus.RESOLVED
-    assert meeting.resolution is not None and meeting.resolution["type"] == "dissolved"
+    assert isinstance(meeting.resolution, Dissolved)
     events, _ = service.events(repo="demo", limit=1000)
     assert [e.type for e in events if e.subject == f"meeting/{meeting_id}"][-1] == (
         "meeting.dissolved"

@@ -11,6 +11,7 @@ from detente.clock import FakeClock
 from detente.domain.claims.commands import SetStatus, TakeoverRequest
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.commands import Resolve
+from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.errors import DetenteError
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
@@ -75,7 +76,9 @@ def test_a_successor_keeps_the_carve_outs_of_the_patterns_it_continues(world: Wo
             {"claimId": a.id, "targets": ["src/settlement/retry.py"]},
         ],
     }
-    world.service.meetings.resolve(Resolve(meeting.id, meeting.revision, split, "lead"))
+    world.service.meetings.resolve(
+        Resolve(meeting.id, meeting.revision, resolution_from_wire(split), "lead")
+    )
     world.abandon(d)
 
     e = world.take_over(d, "e")

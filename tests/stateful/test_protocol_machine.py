@@ -45,7 +45,8 @@ from detente.domain.claims.model import ClaimStatus
 from detente.domain.gates.evidence import BaseRef, Evidence
 from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
-from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.model import Decided, MeetingStatus
+from detente.domain.meetings.resolution_types import Handoff, resolution_from_wire
 from detente.domain.overlap.globs import matches
 from detente.errors import DetenteError
 from detente.service import RepoConfig, Service
@@ -246,7 +247,7 @@ class ProtocolMachine(RuleBasedStateMachine):
         resolution = self._resolution(meeting, kind, who)
         self._try(
             lambda: self.service.meetings.propose(
-                Propose(meeting.id, meeting.revision, proposer, resolution)
+                Propose(meeting.id, meeting.revision, proposer, resolution_from_wire(resolution))
             )
         )
 
@@ -257,11 +258,11 @@ class ProtocolMachine(RuleBasedStateMachine):
         if meeting is None or not meeting.proposals:
             return
         proposal = meeting.proposals[-1]
-        affected = [str(c) for c in proposal["affected"]]
+        affected = list(proposal.affected)
         claim_id = affected[who % len(affected)]
         self._try(
             lambda: self.service.meetings.accept(
-                Accept(meeting.id, meeting.revision, claim_id, str(proposal["id"]))
+                Accept(meeting.id, meeting.revision, claim_id, proposal.id)
             )
         )
 
@@ -275,7 +276,7 @@ class ProtocolMachine(RuleBasedStateMachine):
         by = meeting.arbitrators[0] if meeting.arbitrators else "lead"
         self._try(
             lambda: self.service.meetings.resolve(
-                Resolve(meeting.id, meeting.revision, resolution, by)
+                Resolve(meeting.id, meeting.revision, resolution_from_wire(resolution), by)
             )
         )
 
@@ -283,9 +284,12 @@ class ProtocolMachine(RuleBasedStateMachine):
     @rule(pick=_pick)
     def accept_handoff(self, pick: int) -> None:
         meeting = self._meeting(pick, MeetingStatus.RESOLVED)
-        if meeting is None or (meeting.resolution or {}).get("type") != "handoff":
+        decided = meeting.resolution if meeting is not None else None
+        if meeting is None or not isinstance(decided, Decided):
             return
-        to = str((meeting.resolution or {}).get("toClaimId"))
+        if not isinstance(decided.resolution, Handoff):
+            return
+        to = decided.resolution.to_claim_id
         self._try(
             lambda: self.service.meetings.accept_handoff(
                 AcceptHandoff(meeting.id, meeting.revision, to)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from detente.cli.context import Session
     from detente.client import Client
+    from detente.domain.meetings.resolution_types import Resolution
 
 __all__ = [
     "countdown",
@@ -44,26 +45,22 @@ def status_label(meeting: Mapping[str, Any]) -> str:
     return str(meeting["status"])
 
 
+def _parsed(resolution: Mapping[str, Any]) -> Resolution | None:
+    """The typed resolution of a record's ``resolution`` (None: a dissolution, or a type
+    this CLI does not know)."""
+    from detente.domain.meetings.resolution_types import resolution_from_wire
+    from detente.errors import ValidationError
+
+    try:
+        return resolution_from_wire(resolution)
+    except ValidationError:
+        return None
+
+
 def describe_resolution(resolution: Mapping[str, Any]) -> str:
     """One line: ``serialize: clm_a first, then clm_b`` and so on."""
-    kind = resolution.get("type")
-    if kind == "split_ownership":
-        parts = [f"{a['claimId']} -> {', '.join(a['targets'])}" for a in resolution["assignments"]]
-        text = "split: " + "; ".join(parts)
-    elif kind == "serialize":
-        text = f"serialize: {resolution['first']} first, then {resolution['then']}"
-    elif kind == "handoff":
-        moved = ", ".join(resolution.get("targets") or []) or "its overlapping targets"
-        state = "accepted" if resolution.get("accepted") else "awaiting the recipient's acceptance"
-        text = (
-            f"handoff: {resolution['fromClaimId']} -> {resolution['toClaimId']} ({moved}; {state})"
-        )
-    elif kind == "joint":
-        text = "joint: " + ", ".join(resolution["claimIds"])
-    elif kind == "human_arbitration":
-        text = "human arbitration"
-    else:
-        text = str(kind)
+    parsed = _parsed(resolution)
+    text = parsed.describe() if parsed is not None else str(resolution.get("type"))
     if resolution.get("resolvedBy"):
         text += f"  (by {resolution['resolvedBy']})"
     return text
@@ -138,9 +135,10 @@ def pending_commands(meeting: Mapping[str, Any]) -> list[str]:
                     commands.append(
                         f"detente meeting accept {mtg} {proposal['id']} --as {claim_id}"
                     )
-    resolution = meeting.get("resolution") or {}
-    if resolution.get("type") == "handoff" and not resolution.get("accepted"):
-        commands.append(f"detente meeting accept-handoff {mtg} --as {resolution['toClaimId']}")
+    parsed = _parsed(meeting.get("resolution") or {})
+    recipient = parsed.awaits() if parsed is not None else None
+    if recipient is not None:
+        commands.append(f"detente meeting accept-handoff {mtg} --as {recipient}")
     return commands
 
 

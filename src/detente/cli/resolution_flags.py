@@ -105,6 +105,7 @@ def build_resolution(
     Raises:
         ValidationError: ``validation_error`` (exit 2) naming the flag at fault.
     """
+    from detente.domain.meetings import resolution_types as r
     from detente.errors import ValidationError
 
     chosen = [
@@ -138,25 +139,26 @@ def build_resolution(
                 )
             merged = assignments.setdefault(claim_id, [])
             merged.extend(t for t in _ids(targets) if t not in merged)
-        return {
-            "type": "split_ownership",
-            "assignments": [{"claimId": c, "targets": t} for c, t in assignments.items()],
-        }
+        return r.SplitOwnership(
+            tuple(r.Assignment(c, tuple(t)) for c, t in assignments.items())
+        ).to_wire()
     if kind == "--serialize":
         for name, value in (("first", first), ("then", then)):
             if not value:
                 raise ValidationError(
                     "--serialize needs --first CLAIM and --then CLAIM", field=name
                 )
-        return {"type": "serialize", "first": first, "then": then}
+        assert first is not None and then is not None
+        return r.Serialize(first, then).to_wire()
     if kind == "--handoff":
         for name, value in (("from", from_claim), ("to", to_claim)):
             if not value:
                 raise ValidationError("--handoff needs --from CLAIM and --to CLAIM", field=name)
-        return {"type": "handoff", "fromClaimId": from_claim, "toClaimId": to_claim}
+        assert from_claim is not None and to_claim is not None
+        return r.Handoff(from_claim, to_claim).to_wire()
     if kind == "--join":
         members = list(dict.fromkeys(c for entry in join for c in _ids(entry)))
         if len(members) < 2:
             raise ValidationError("--join needs at least two claims: CLAIM,CLAIM", field="join")
-        return {"type": "joint", "claimIds": members}
-    return {"type": "human_arbitration"}
+        return r.Joint(tuple(members)).to_wire()
+    return r.HumanArbitration().to_wire()

@@ -11,6 +11,7 @@ from detente.client import body_examples as examples
 from detente.client.body import Body
 from detente.client.claim_pages import ClaimQuery
 from detente.client.evidence_bodies import BaseRefIn, EvidenceIn
+from detente.client.resolution_bodies import ResolutionIn
 from detente.domain.claims.commands import (
     ChangeObjective,
     ChangeScope,
@@ -298,10 +299,11 @@ class ProposalIn(Body):
 
     expected_meeting_revision: int = Field(strict=True)
     claim_id: str = Field(min_length=1)
-    resolution: dict[str, Any]
+    resolution: ResolutionIn
 
     def to_command(self, meeting_id: str) -> Propose:
-        return Propose(meeting_id, self.expected_meeting_revision, self.claim_id, self.resolution)
+        resolution = self.resolution.to_domain()
+        return Propose(meeting_id, self.expected_meeting_revision, self.claim_id, resolution)
 
 
 class AcceptIn(Body):
@@ -321,12 +323,12 @@ class ResolveIn(Body):
     """``POST /v1/meetings/{id}/resolve``: a human principal decides."""
 
     expected_meeting_revision: int = Field(strict=True)
-    resolution: dict[str, Any]
+    resolution: ResolutionIn
     resolved_by: str = Field(default="human", min_length=1, max_length=200)
 
     def to_command(self, meeting_id: str) -> Resolve:
         rev = self.expected_meeting_revision
-        return Resolve(meeting_id, rev, self.resolution, self.resolved_by)
+        return Resolve(meeting_id, rev, self.resolution.to_domain(), self.resolved_by)
 
 
 class WriteCheckIn(Body):

@@ -84,17 +84,8 @@ def may_share(state: RepoState, claim_id: str | None, other: Claim) -> bool:
         return True
     if claim_id is None:
         return False
-    resolution = state.meetings.resolved_pairs.get(frozenset({claim_id, other.id}))
-    if resolution is None:
-        return False
-    kind = resolution["type"]
-    if kind == "joint":
-        return True
-    if kind == "serialize":
-        return bool(resolution["first"] == claim_id)
-    if kind == "handoff" and not resolution.get("accepted"):
-        return bool(resolution["fromClaimId"] == claim_id)
-    return False
+    settled = state.meetings.resolved_pairs.get(frozenset({claim_id, other.id}))
+    return settled is not None and settled.resolution.lets_write(claim_id)
 
 
 def blocks(

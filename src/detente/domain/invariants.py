@@ -33,12 +33,14 @@ from detente.domain.authority import carries_authority
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
 from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.resolution_types import SplitOwnership, resolution_from_wire
 from detente.domain.meetings.split_named import carved_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.carveouts import is_covered
 from detente.domain.overlap.model import Severity
 from detente.domain.settle import awaiting_handoff, meeting_is_live, waits_on_someone
 from detente.domain.state import RepoState
+from detente.errors import ValidationError
 
 __all__ = ["Replay", "state_violations"]
 
@@ -128,7 +130,7 @@ class Replay:
         claim_id = data.get("claimId")
         before = self.state.claims.get(claim_id) if isinstance(claim_id, str) else None
         if event_type == ev.MEETING_RESOLVED:
-            self._expect_kept(str(data.get("meetingId")), dict(data.get("resolution") or {}))
+            self._expect_kept(str(data.get("meetingId")), data.get("resolution"))
         apply(self.state)
         after = self.state.claims.get(claim_id) if isinstance(claim_id, str) else None
         if (
@@ -158,20 +160,20 @@ class Replay:
                     f"{after.id}: {', '.join(lost)}"
                 )
 
-    def _expect_kept(self, meeting_id: str, resolution: dict[str, Any]) -> None:
-        if resolution.get("type") != "split_ownership":
-            return
-        assignments = [a for a in resolution.get("assignments", ()) if isinstance(a, dict)]
+    def _expect_kept(self, meeting_id: str, stored: object) -> None:
+        try:
+            resolution = resolution_from_wire(stored)
+        except ValidationError:
+            return  # not a resolution this detente can read: the fold reports it
+        if not isinstance(resolution, SplitOwnership):
+            return  # only a split narrows scopes by assignment
+        assignments = resolution.assignments
         for a in assignments:
-            claim = self.state.claims.get(str(a.get("claimId")))
+            claim = self.state.claims.get(a.claim_id)
             if claim is None:
                 continue
             theirs = [
-                cut
-                for b in assignments
-                if b is not a
-                for t in b.get("targets", ())
-                for cut in carved_for(str(t))
+                cut for b in assignments if b is not a for t in b.targets for cut in carved_for(t)
             ]
             kept = [
                 p

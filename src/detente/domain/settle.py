@@ -33,7 +33,7 @@ from typing import Any
 from detente.domain import events as ev
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
-from detente.domain.meetings.model import Meeting, MeetingStatus
+from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
 from detente.domain.meetings.resolution_events import grant_events, grant_pending_events
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap
@@ -63,12 +63,8 @@ def live_blockers(state: RepoState, claim: Claim) -> list[Overlap]:
 def awaiting_handoff(state: RepoState, claim_id: str) -> bool:
     """True when ``claim_id`` is the recipient of a handoff it has not accepted yet."""
     for meeting_id in state.meetings.rooms_of_claim.get(claim_id, ()):
-        resolution = state.meetings[meeting_id].resolution or {}
-        if (
-            resolution.get("type") == "handoff"
-            and not resolution.get("accepted")
-            and resolution.get("toClaimId") == claim_id
-        ):
+        outcome = state.meetings[meeting_id].resolution
+        if isinstance(outcome, Decided) and outcome.resolution.awaits() == claim_id:
             return True
     return False
 

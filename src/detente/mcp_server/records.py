@@ -13,6 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from detente.client.resolution_bodies import ResolutionIn
 from detente.errors import DetenteError, InvalidTransition, ValidationError
 from detente.mcp_server.shapes import claim_brief, event_brief, meeting_brief, prune
 from detente.mcp_server.toolkit import ToolContext
@@ -68,7 +69,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         ],
         claim_id: Annotated[str, Field(description="Your claim in the meeting.")],
         resolution: Annotated[
-            dict[str, Any] | None,
+            ResolutionIn | None,
             Field(
                 description="Propose: {type: split_ownership, assignments[{claimId, "
                 "targets[]}]} | {type: serialize, first, then} | {type: handoff, "
@@ -95,7 +96,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                     meeting_id,
                     expected_meeting_revision=expected_meeting_revision,
                     claim_id=claim_id,
-                    resolution=resolution,
+                    resolution=resolution.to_domain().to_wire(),
                 )
             else:
                 assert proposal_id is not None

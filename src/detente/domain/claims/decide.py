@@ -198,10 +198,10 @@ def decide_scope_change(
         settled = state.meetings.resolved_pairs.get(frozenset({claim.id, overlap.claim_id}))
         if settled is not None:
             raise OverlapBlocking(
-                f"meeting {settled['meetingId']} already settled these targets "
-                f"({settled['type']}): {overlap.reason}",
+                f"meeting {settled.meeting_id} already settled these targets "
+                f"({settled.resolution.TYPE}): {overlap.reason}",
                 claimId=claim.id,
-                meetingId=settled["meetingId"],
+                meetingId=settled.meeting_id,
                 blockers=[overlap.claim_id],
             )
     status = claim.status

@@ -159,8 +159,8 @@ def evidence_to_wire(evidence: Evidence, base_ref: BaseRef | None = None) -> dic
 def joint_members(state: RepoState, claim: Claim) -> list[Claim]:
     """The other live members of ``claim``'s ``joint`` groups, sorted by id."""
     out: dict[str, Claim] = {}
-    for pair, resolution in state.meetings.resolved_pairs.items():
-        if claim.id not in pair or resolution.get("type") != "joint":
+    for pair, settled in state.meetings.resolved_pairs.items():
+        if claim.id not in pair or not settled.resolution.couples:
             continue
         for other_id in pair - {claim.id}:
             other = state.claims.get(other_id)

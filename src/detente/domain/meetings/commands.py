@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from detente.domain.meetings.resolution_types import Resolution
 
 
 @dataclass(frozen=True)
@@ -13,7 +14,7 @@ class Propose:
     meeting_id: str
     expected_meeting_revision: int
     claim_id: str
-    resolution: dict[str, Any]
+    resolution: Resolution
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Resolve:
 
     meeting_id: str
     expected_meeting_revision: int
-    resolution: dict[str, Any]
+    resolution: Resolution
     resolved_by: str
 
 

@@ -11,6 +11,7 @@ itself. Every call names ``expectedMeetingRevision``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -19,9 +20,10 @@ from detente.domain import events as ev
 from detente.domain.claims.guards import check_alive, get_claim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.guards import check_meeting_revision, get_meeting
-from detente.domain.meetings.model import Meeting, MeetingStatus, past_deadline
+from detente.domain.meetings.model import Decided, Meeting, MeetingStatus, past_deadline
 from detente.domain.meetings.resolution_events import apply_events
-from detente.domain.meetings.resolutions import OwnersOf, as_submitted, validate
+from detente.domain.meetings.resolution_types import HumanArbitration
+from detente.domain.meetings.resolutions import OwnersOf, validate
 from detente.domain.overlap.analysis import UNDECIDED_REASON
 from detente.domain.overlap.model import Overlap, Severity
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
@@ -128,20 +130,20 @@ def _live_participant(state: RepoState, meeting: Meeting, claim_id: str, now: da
 def _resolution_events(
     state: RepoState,
     meeting: Meeting,
-    resolution: dict[str, Any],
+    decided: Decided,
     ids: IdSource,
     owners_of: OwnersOf,
     *,
     resolved_by: str,
     proposal_id: str | None = None,
 ) -> list[ev.Event]:
-    if resolution["type"] == "human_arbitration":
+    if decided.resolution.escalates:
         return escalation_events(state, meeting, ids, owners_of, reason=f"asked by {resolved_by}")
-    data: dict[str, Any] = {"resolution": {**resolution, "resolvedBy": resolved_by}}
+    data: dict[str, Any] = {"resolution": replace(decided, resolved_by=resolved_by).to_wire()}
     if proposal_id is not None:
         data["proposalId"] = proposal_id
     resolved = ev.meeting_event(ids, meeting.id, ev.MEETING_RESOLVED, **data)
-    return [resolved, *apply_events(state, meeting, resolution, ids)]
+    return [resolved, *apply_events(state, meeting, decided.resolution, ids)]
 
 
 def escalation_events(
@@ -159,7 +161,7 @@ def escalation_events(
         contestedPaths=paths,
         invalidCodeownersLines=invalid,
     )
-    blocked = apply_events(state, meeting, {"type": "human_arbitration"}, ids)
+    blocked = apply_events(state, meeting, HumanArbitration(), ids)
     return [escalated, *blocked]
 
 
@@ -176,7 +178,7 @@ def decide_propose(
     check_meeting_revision(meeting, cmd.expected_meeting_revision)
     _require_status(meeting, {MeetingStatus.OPEN}, "propose")
     _live_participant(state, meeting, cmd.claim_id, now)
-    resolution = validate(state, meeting, cmd.resolution)
+    decided = validate(state, meeting, cmd.resolution)
     proposal_id = ids("prp")
     added = ev.meeting_event(
         ids,
@@ -184,15 +186,15 @@ def decide_propose(
         ev.MEETING_PROPOSAL_ADDED,
         proposalId=proposal_id,
         claimId=cmd.claim_id,
-        resolution=resolution,
-        affected=resolution["affected"],
+        resolution=decided.to_wire(),
+        affected=list(decided.affected),
         acceptedBy=[cmd.claim_id],
     )
-    if set(resolution["affected"]) <= {cmd.claim_id} or resolution["type"] == "human_arbitration":
+    if set(decided.affected) <= {cmd.claim_id} or decided.resolution.escalates:
         applied = _resolution_events(
             state,
             meeting,
-            _accepted(resolution),
+            _accepted(decided),
             ids,
             owners_of,
             resolved_by=cmd.claim_id,
@@ -202,9 +204,9 @@ def decide_propose(
     return [added]
 
 
-def _accepted(resolution: dict[str, Any]) -> dict[str, Any]:
+def _accepted(decided: Decided) -> Decided:
     """Acceptance by every affected claim includes the handoff recipient's."""
-    return {**resolution, "accepted": True} if resolution["type"] == "handoff" else resolution
+    return replace(decided, resolution=decided.resolution.accepted_by_all())
 
 
 def decide_accept(
@@ -220,14 +222,13 @@ def decide_accept(
     check_meeting_revision(meeting, cmd.expected_meeting_revision)
     _require_status(meeting, {MeetingStatus.OPEN}, "accept")
     _live_participant(state, meeting, cmd.claim_id, now)
-    proposal = next((p for p in meeting.proposals if p["id"] == cmd.proposal_id), None)
-    if proposal is None or proposal["status"] != "open":
+    proposal = next((p for p in meeting.proposals if p.id == cmd.proposal_id), None)
+    if proposal is None or proposal.status != "open":
         raise NotFoundError(
             f"no open proposal {cmd.proposal_id!r} in meeting {meeting.id}",
             proposalId=cmd.proposal_id,
         )
-    affected = [str(c) for c in proposal["affected"]]  # type: ignore[attr-defined]
-    accepted_by = [str(c) for c in proposal["acceptedBy"]]  # type: ignore[attr-defined]
+    affected, accepted_by = proposal.affected, proposal.accepted_by
     if cmd.claim_id not in affected:
         raise ForbiddenError(
             f"claim {cmd.claim_id} is not affected by proposal {cmd.proposal_id}",
@@ -247,11 +248,11 @@ def decide_accept(
         )
     ]
     if set(affected) <= {*accepted_by, cmd.claim_id}:
-        resolution = validate(state, meeting, as_submitted(proposal["resolution"]))
+        decided = validate(state, meeting, proposal.decided.resolution.submitted())
         out += _resolution_events(
             state,
             meeting,
-            _accepted(resolution),
+            _accepted(decided),
             ids,
             owners_of,
             resolved_by="participants",
@@ -287,12 +288,12 @@ def decide_resolve(
             f"{who} is not one of its arbitrators",
             meetingId=meeting.id,
         )
-    resolution = validate(state, meeting, cmd.resolution)
-    if resolution["type"] == "human_arbitration" and meeting.status is MeetingStatus.ESCALATED:
+    decided = validate(state, meeting, cmd.resolution)
+    if decided.resolution.escalates and meeting.status is MeetingStatus.ESCALATED:
         raise InvalidTransition(
             "escalated", "escalated", f"meeting {meeting.id} is already escalated"
         )
-    return _resolution_events(state, meeting, resolution, ids, owners_of, resolved_by=who)
+    return _resolution_events(state, meeting, decided, ids, owners_of, resolved_by=who)
 
 
 def decide_accept_handoff(
@@ -306,19 +307,20 @@ def decide_accept_handoff(
     """
     meeting = get_meeting(state, cmd.meeting_id)
     check_meeting_revision(meeting, cmd.expected_meeting_revision)
-    resolution = meeting.resolution or {}
-    if resolution.get("type") != "handoff" or resolution.get("accepted"):
+    pending = meeting.resolution.resolution if isinstance(meeting.resolution, Decided) else None
+    recipient = pending.awaits() if pending is not None else None
+    if pending is None or recipient is None:
         raise InvalidTransition(
             meeting.status.value, "handoff_accepted", f"meeting {meeting.id} has no pending handoff"
         )
-    if cmd.claim_id != resolution.get("toClaimId"):
+    if cmd.claim_id != recipient:
         raise ForbiddenError(
-            f"only the recipient {resolution.get('toClaimId')} can accept this handoff",
+            f"only the recipient {recipient} can accept this handoff",
             meetingId=meeting.id,
         )
     check_alive(get_claim(state, cmd.claim_id), now)
     accepted = ev.meeting_event(ids, meeting.id, ev.MEETING_HANDOFF_ACCEPTED, claimId=cmd.claim_id)
-    return [accepted, *apply_events(state, meeting, {**resolution, "accepted": True}, ids)]
+    return [accepted, *apply_events(state, meeting, pending.accepted_by_all(), ids)]
 
 
 def decide_deadlines(

@@ -6,7 +6,7 @@ callers only read, updated by :meth:`MeetingBook.apply`. Besides the records it 
 the derived indexes the domain consults:
 
 - ``serialized``: ``first claim id -> claim ids waiting behind it`` (serialize);
-- ``resolved_pairs``: ``frozenset({a, b}) -> resolution`` for every pair of claims a
+- ``resolved_pairs``: ``frozenset({a, b}) -> settlement`` for every pair of claims a
   meeting resolution covers, so overlap reports and write checks honour the outcome;
 - ``room_of_target``: ``held target -> open meeting id``, so a newcomer finds the room
   negotiating its target without scanning every meeting;
@@ -22,7 +22,16 @@ from typing import Any
 
 from detente.clock import format_time, parse_time
 from detente.domain import events as ev
-from detente.domain.meetings.model import ContestedTarget, Meeting, MeetingStatus
+from detente.domain.meetings.model import (
+    ContestedTarget,
+    Decided,
+    Dissolved,
+    Meeting,
+    MeetingStatus,
+    Proposal,
+    Settlement,
+    decided_from_wire,
+)
 
 
 def _targets(data: dict[str, Any]) -> tuple[ContestedTarget, ...]:
@@ -60,7 +69,7 @@ class MeetingBook(dict[str, Meeting]):
         self.serialized: dict[str, set[str]] = {}
         self.room_of_target: dict[str, str] = {}
         self.rooms_of_claim: dict[str, list[str]] = {}
-        self.resolved_pairs: dict[frozenset[str], dict[str, Any]] = {}
+        self.resolved_pairs: dict[frozenset[str], Settlement] = {}
         #: The ids of the meetings that are ``open`` (deadline checks read only these).
         self.open_ids: set[str] = set()
 
@@ -122,47 +131,41 @@ def _evolve(
             contested_targets=_merge(old.contested_targets, _targets(data)),
         )
     if event_type == ev.MEETING_PROPOSAL_ADDED:
-        proposal = {
-            "id": str(data["proposalId"]),
-            "claimId": str(data["claimId"]),
-            "resolution": data["resolution"],
-            "affected": list(data["affected"]),
-            "acceptedBy": list(data["acceptedBy"]),
-            "status": "open",
-            "at": format_time(at),
-        }
+        proposal = Proposal(
+            id=str(data["proposalId"]),
+            claim_id=str(data["claimId"]),
+            decided=decided_from_wire(data["resolution"]),
+            affected=tuple(str(c) for c in data["affected"]),
+            accepted_by=tuple(str(c) for c in data["acceptedBy"]),
+            status="open",
+            at=at,
+        )
         return replace(old, proposals=(*old.proposals, proposal))
     if event_type == ev.MEETING_PROPOSAL_ACCEPTED:
         return replace(
             old,
             proposals=tuple(
-                {**p, "acceptedBy": [*list(p["acceptedBy"]), data["claimId"]]}  # type: ignore[call-overload]
-                if p["id"] == data["proposalId"]
+                replace(p, accepted_by=(*p.accepted_by, str(data["claimId"])))
+                if p.id == data["proposalId"]
                 else p
                 for p in old.proposals
             ),
         )
     if event_type == ev.MEETING_RESOLVED:
-        resolution = dict(data["resolution"])
-        _index_resolution(book, old.id, resolution)
+        decided = decided_from_wire(data["resolution"])
+        _index_resolution(book, old.id, decided)
         proposals = tuple(
-            {**p, "status": "accepted" if p["id"] == data.get("proposalId") else "superseded"}
-            if p["status"] == "open"
+            replace(p, status="accepted" if p.id == data.get("proposalId") else "superseded")
+            if p.status == "open"
             else p
             for p in old.proposals
         )
-        return replace(
-            old, status=MeetingStatus.RESOLVED, resolution=resolution, proposals=proposals
-        )
+        return replace(old, status=MeetingStatus.RESOLVED, resolution=decided, proposals=proposals)
     if event_type == ev.MEETING_DISSOLVED:
-        outcome: dict[str, object] = {
-            "type": "dissolved",
-            "reason": data.get("reason"),
-            "affected": [],
-        }
         proposals = tuple(
-            {**p, "status": "superseded"} if p["status"] == "open" else p for p in old.proposals
+            replace(p, status="superseded") if p.status == "open" else p for p in old.proposals
         )
+        outcome = Dissolved(data.get("reason"))
         return replace(old, status=MeetingStatus.RESOLVED, resolution=outcome, proposals=proposals)
     if event_type == ev.MEETING_ESCALATED:
         return replace(
@@ -171,10 +174,10 @@ def _evolve(
             arbitrators=tuple(str(a) for a in data.get("arbitrators", ())),
             escalation={k: v for k, v in data.items() if k != "meetingId"},
         )
-    if event_type == ev.MEETING_HANDOFF_ACCEPTED and old.resolution is not None:
-        resolution = {**old.resolution, "accepted": True}
-        _index_resolution(book, old.id, resolution)
-        return replace(old, resolution=resolution)
+    if event_type == ev.MEETING_HANDOFF_ACCEPTED and isinstance(old.resolution, Decided):
+        decided = replace(old.resolution, resolution=old.resolution.resolution.accepted_by_all())
+        _index_resolution(book, old.id, decided)
+        return replace(old, resolution=decided)
     if event_type == ev.MEETING_NOTICE:
         notice = {
             "claimId": data.get("claimId"),
@@ -185,10 +188,11 @@ def _evolve(
     return old
 
 
-def _index_resolution(book: MeetingBook, meeting_id: str, resolution: dict[str, Any]) -> None:
-    kind = resolution.get("type")
-    affected = [str(c) for c in resolution.get("affected", ())]
-    for a, b in combinations(sorted(set(affected)), 2):
-        book.resolved_pairs[frozenset({a, b})] = {**resolution, "meetingId": meeting_id}
-    if kind == "serialize":
-        book.serialized.setdefault(str(resolution["first"]), set()).add(str(resolution["then"]))
+def _index_resolution(book: MeetingBook, meeting_id: str, decided: Decided) -> None:
+    settlement = Settlement(meeting_id, decided.resolution)
+    for a, b in combinations(sorted(set(decided.affected)), 2):
+        book.resolved_pairs[frozenset({a, b})] = settlement
+    queue = decided.resolution.queue()
+    if queue is not None:
+        first, then = queue
+        book.serialized.setdefault(first, set()).add(then)

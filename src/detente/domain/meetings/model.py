@@ -1,18 +1,26 @@
 """The meeting record: a room where overlapping claims settle a contested set of targets.
 
 Frozen dataclasses, replaced wholesale by :mod:`detente.domain.meetings.evolve`; times are
-timezone-aware UTC.
+timezone-aware UTC. A meeting holds its resolutions typed
+(:mod:`detente.domain.meetings.resolution_types`): each :class:`Proposal` and the
+:class:`Decided` resolution that closed it, read from the log's JSON and written back as
+the same JSON.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from detente.clock import format_time
+from detente.domain.meetings.resolution_types import (
+    RESOLUTION_TYPES,
+    Resolution,
+    resolution_from_wire,
+)
 
 
 class MeetingStatus(StrEnum):
@@ -28,15 +36,96 @@ class ContestedTarget:
     reason: str
 
 
-RESOLUTION_TYPES = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
+@dataclass(frozen=True)
+class Decided:
+    """A validated resolution with the claims it affects (whose acceptance it needs) and,
+    once applied, who resolved it: ``{type, ..., affected[], resolvedBy?}`` on the wire."""
+
+    resolution: Resolution
+    affected: tuple[str, ...]
+    resolved_by: str | None = None
+
+    def to_wire(self) -> dict[str, object]:
+        out = {**self.resolution.to_wire(), "affected": list(self.affected)}
+        if self.resolved_by is not None:
+            out["resolvedBy"] = self.resolved_by
+        return out
+
+
+def decided_from_wire(raw: object) -> Decided:
+    """A stored ``{type, ..., affected[], resolvedBy?}`` as a :class:`Decided`.
+
+    Raises:
+        ValidationError: as :func:`resolution_from_wire`.
+    """
+    resolution = resolution_from_wire(raw)
+    assert isinstance(raw, Mapping)
+    affected = raw.get("affected", [])
+    by = raw.get("resolvedBy")
+    return Decided(
+        resolution,
+        tuple(str(c) for c in affected) if isinstance(affected, list) else (),
+        str(by) if by is not None else None,
+    )
+
+
+@dataclass(frozen=True)
+class Dissolved:
+    """A meeting closed with no contest left (``meeting.dissolved``): on the wire
+    ``{type: dissolved, reason, affected: []}`` in the meeting's ``resolution``."""
+
+    reason: object = None
+
+    def to_wire(self) -> dict[str, object]:
+        return {"type": "dissolved", "reason": self.reason, "affected": []}
+
+
+#: What closed a meeting: an applied resolution, or a dissolution.
+Outcome = Decided | Dissolved
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A resolution as it settles one pair of claims, with the meeting that recorded it."""
+
+    meeting_id: str
+    resolution: Resolution
+
+
+ProposalStatus = Literal["open", "accepted", "superseded"]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A proposed resolution in a meeting: ``{id, claimId, resolution, affected[],
+    acceptedBy[], status, at}`` on the wire."""
+
+    id: str
+    claim_id: str
+    decided: Decided
+    affected: tuple[str, ...]
+    accepted_by: tuple[str, ...]
+    status: ProposalStatus
+    at: datetime
+
+    def to_wire(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "claimId": self.claim_id,
+            "resolution": self.decided.to_wire(),
+            "affected": list(self.affected),
+            "acceptedBy": list(self.accepted_by),
+            "status": self.status,
+            "at": format_time(self.at),
+        }
 
 
 @dataclass(frozen=True)
 class Meeting:
     """A meeting room opened by a blocking overlap.
 
-    ``proposals`` are dicts ``{id, claimId, resolution, affected[], acceptedBy[], status}``;
-    ``resolution`` is the applied resolution ``{type, ..., meetingId, resolvedBy}``;
+    ``proposals`` are the proposed resolutions (:class:`Proposal`); ``resolution`` is what
+    closed the meeting: the applied resolution (:class:`Decided`) or a dissolution;
     ``arbitrators`` are the CODEOWNERS owners asked to decide after an escalation;
     ``notices`` are notifications to participants (e.g. a serialized first expired).
     """
@@ -50,8 +139,8 @@ class Meeting:
     deadline: datetime
     created_at: datetime
     updated_at: datetime
-    proposals: tuple[dict[str, object], ...] = ()
-    resolution: dict[str, object] | None = None
+    proposals: tuple[Proposal, ...] = ()
+    resolution: Outcome | None = None
     options: tuple[str, ...] = field(default=RESOLUTION_TYPES)
     arbitrators: tuple[str, ...] = ()
     escalation: dict[str, object] | None = None
@@ -71,9 +160,9 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
             {"target": t.target, "claimIds": list(t.claim_ids), "reason": t.reason}
             for t in meeting.contested_targets
         ],
-        "proposals": list(meeting.proposals),
+        "proposals": [p.to_wire() for p in meeting.proposals],
         "deadline": format_time(meeting.deadline),
-        "resolution": meeting.resolution,
+        "resolution": meeting.resolution.to_wire() if meeting.resolution is not None else None,
         "options": list(meeting.options),
         "arbitrators": list(meeting.arbitrators),
         "escalation": meeting.escalation,

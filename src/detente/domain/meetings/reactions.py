@@ -24,7 +24,7 @@ from typing import Any
 
 from detente.domain import events as ev
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.model import Decided, MeetingStatus
 from detente.domain.meetings.resolution_events import activation_events, still_blocked
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.settle import settle
@@ -61,8 +61,8 @@ def _react(
     for event_type, data in batch:
         if event_type in (ev.MEETING_RESOLVED, ev.MEETING_HANDOFF_ACCEPTED):
             meeting = state.meetings[str(data["meetingId"])]
-            if meeting.resolution is not None and meeting.status is MeetingStatus.RESOLVED:
-                out += activation_events(state, meeting, dict(meeting.resolution), ids)
+            if isinstance(meeting.resolution, Decided) and meeting.status is MeetingStatus.RESOLVED:
+                out += activation_events(state, meeting, meeting.resolution, ids)
             continue
         if not event_type.startswith("claim.") or "status" not in data:
             continue
@@ -105,8 +105,8 @@ def _react(
 
 
 def _serialize_meeting(state: RepoState, first: str, then: str) -> str | None:
-    resolution = state.meetings.resolved_pairs.get(frozenset({first, then}))
-    return str(resolution["meetingId"]) if resolution else None
+    settled = state.meetings.resolved_pairs.get(frozenset({first, then}))
+    return settled.meeting_id if settled is not None else None
 
 
 def _notice(ids: IdSource, meeting_id: str, claim_id: str, reason: str) -> ev.Event:

@@ -11,14 +11,23 @@ serialized claim's suspension, a handoff's moved targets, an escalation's blocks
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, assert_never
 
 from detente.domain import events as ev
 from detente.domain.authority import carries_authority
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.claims.transitions import allowed
 from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
-from detente.domain.meetings.model import Meeting
+from detente.domain.meetings.model import Decided, Meeting
+from detente.domain.meetings.resolution_types import (
+    Assignment,
+    Handoff,
+    HumanArbitration,
+    Joint,
+    Resolution,
+    Serialize,
+    SplitOwnership,
+)
 from detente.domain.meetings.resolutions import split_scopes
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Severity
@@ -131,7 +140,7 @@ def _scope(
 
 
 def apply_events(
-    state: RepoState, meeting: Meeting, resolution: dict[str, Any], ids: IdSource
+    state: RepoState, meeting: Meeting, resolution: Resolution, ids: IdSource
 ) -> list[ev.Event]:
     """Claim events implied by a validated resolution (not the ``meeting.resolved`` itself).
 
@@ -139,125 +148,128 @@ def apply_events(
     caller folds ``meeting.resolved`` first (making the pair resolved) and then calls this
     with the updated state when it needs the activation checks to see the resolution.
     """
-    kind = resolution["type"]
-    out: list[ev.Event] = []
-    why = f"meeting {meeting.id} resolved: {kind}"
-    if kind == "split_ownership":
-        scopes = split_scopes(state, resolution)
-        for claim_id, kept in scopes.items():
-            claim = state.claims[claim_id]
-            paths, memory = kept.paths, kept.memory
-            # A pending target a claim outside the split holds stays pending: the split
-            # settles this meeting's contest, not that one.
-            waiting = [
-                p
-                for p in paths
-                if p in claim.pending_paths and _held_by_others(state, p, set(scopes))
-            ]
-            scope = _scope(
-                claim,
-                [p for p in paths if p not in waiting],
-                memory,
-                why,
-                (kept.modules, kept.symbols),
-            )
-            scope["pendingPaths"] = waiting
-            scope["carveOuts"] = kept.carve_outs
-            out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
-            if not (paths or memory or kept.modules or kept.symbols or claim.contract_areas):
-                # Everything it held went to others: a claim with no target is closed.
-                out += _set_status(
-                    ids,
-                    claim,
-                    ClaimStatus.ABANDONED,
-                    ev.CLAIM_ABANDONED,
-                    f"the split of meeting {meeting.id} left it no target",
-                    meetingId=meeting.id,
-                )
-    elif kind == "serialize":
-        then = state.claims[resolution["then"]]
-        out += _set_status(
-            ids,
-            then,
-            ClaimStatus.SUSPENDED,
-            ev.CLAIM_SUSPENDED,
-            f"serialized behind {resolution['first']} (meeting {meeting.id})",
-            meetingId=meeting.id,
-        )
-    elif kind == "handoff" and resolution.get("accepted"):
-        sender = state.claims[resolution["fromClaimId"]]
-        recipient = state.claims[resolution["toClaimId"]]
-        moved = list(resolution["targets"])
-        # Only what the recipient asked for moves: the sender keeps the rest of its
-        # patterns with the recipient's targets carved out, as in a split.
-        left = split_scopes(
-            state,
-            {
-                "assignments": [
-                    {"claimId": recipient.id, "targets": moved},
-                    {"claimId": sender.id, "targets": []},
-                ]
-            },
-        )[sender.id]
-        handed = f"handed off to {recipient.id}"
-        scope = _scope(sender, left.paths, left.memory, handed, (left.modules, left.symbols))
-        scope["carveOuts"] = left.carve_outs
-        out.append(ev.claim_event(ids, sender.id, ev.CLAIM_SCOPE_CHANGED, **scope))
-        if not (left.paths or left.memory or left.modules or left.symbols):
-            # Its whole scope moved on: a claim with no target holds nothing; close it.
-            out += _set_status(
+    match resolution:
+        case SplitOwnership():
+            return _split_events(state, meeting, resolution, ids)
+        case Serialize(first=first, then=then_id):
+            return _set_status(
                 ids,
-                sender,
-                ClaimStatus.ABANDONED,
-                ev.CLAIM_ABANDONED,
-                f"handed its whole scope off to {recipient.id} (meeting {meeting.id})",
+                state.claims[then_id],
+                ClaimStatus.SUSPENDED,
+                ev.CLAIM_SUSPENDED,
+                f"serialized behind {first} (meeting {meeting.id})",
                 meetingId=meeting.id,
             )
-        wanted = [
-            *recipient.pending_paths,
-            *(p for p in moved if p not in recipient.paths),
+        case Handoff(accepted=True):
+            return _handoff_events(state, meeting, resolution, ids)
+        case Handoff() | Joint():
+            return []  # a pending handoff moves nothing yet; a joint group shares as is
+        case HumanArbitration():
+            return [
+                e
+                for claim_id in meeting.participants
+                for e in _set_status(
+                    ids,
+                    state.claims[claim_id],
+                    ClaimStatus.BLOCKED,
+                    ev.CLAIM_BLOCKED,
+                    f"meeting {meeting.id} escalated to human arbitration",
+                    meetingId=meeting.id,
+                )
+            ]
+        case _:
+            assert_never(resolution)
+
+
+def _split_events(
+    state: RepoState, meeting: Meeting, resolution: SplitOwnership, ids: IdSource
+) -> list[ev.Event]:
+    out: list[ev.Event] = []
+    why = f"meeting {meeting.id} resolved: {resolution.TYPE}"
+    scopes = split_scopes(state, resolution)
+    for claim_id, kept in scopes.items():
+        claim = state.claims[claim_id]
+        paths, memory = kept.paths, kept.memory
+        # A pending target a claim outside the split holds stays pending: the split
+        # settles this meeting's contest, not that one.
+        waiting = [
+            p for p in paths if p in claim.pending_paths and _held_by_others(state, p, set(scopes))
         ]
-        # What a third claim holds with authority by now stays pending: the recipient
-        # negotiates for it (:mod:`detente.domain.settle` rooms it), never takes it.
-        contested = [p for p in wanted if _held_by_others(state, p, {sender.id, recipient.id})]
-        gained = [*recipient.paths, *(p for p in wanted if p not in contested)]
         scope = _scope(
-            recipient,
-            list(dict.fromkeys(gained)),
-            recipient.memory_impacts,
-            f"handoff from {sender.id}",
+            claim,
+            [p for p in paths if p not in waiting],
+            memory,
+            why,
+            (kept.modules, kept.symbols),
         )
-        scope["pendingPaths"] = list(dict.fromkeys(contested))
-        out.append(ev.claim_event(ids, recipient.id, ev.CLAIM_SCOPE_CHANGED, **scope))
-    elif kind == "human_arbitration":
-        for claim_id in meeting.participants:
-            claim = state.claims[claim_id]
+        scope["pendingPaths"] = waiting
+        scope["carveOuts"] = kept.carve_outs
+        out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
+        if not (paths or memory or kept.modules or kept.symbols or claim.contract_areas):
+            # Everything it held went to others: a claim with no target is closed.
             out += _set_status(
                 ids,
                 claim,
-                ClaimStatus.BLOCKED,
-                ev.CLAIM_BLOCKED,
-                f"meeting {meeting.id} escalated to human arbitration",
+                ClaimStatus.ABANDONED,
+                ev.CLAIM_ABANDONED,
+                f"the split of meeting {meeting.id} left it no target",
                 meetingId=meeting.id,
             )
     return out
 
 
+def _handoff_events(
+    state: RepoState, meeting: Meeting, resolution: Handoff, ids: IdSource
+) -> list[ev.Event]:
+    out: list[ev.Event] = []
+    sender = state.claims[resolution.from_claim_id]
+    recipient = state.claims[resolution.to_claim_id]
+    moved = list(resolution.targets or ())
+    # Only what the recipient asked for moves: the sender keeps the rest of its
+    # patterns with the recipient's targets carved out, as in a split.
+    left = split_scopes(
+        state,
+        SplitOwnership((Assignment(recipient.id, tuple(moved)), Assignment(sender.id))),
+    )[sender.id]
+    handed = f"handed off to {recipient.id}"
+    scope = _scope(sender, left.paths, left.memory, handed, (left.modules, left.symbols))
+    scope["carveOuts"] = left.carve_outs
+    out.append(ev.claim_event(ids, sender.id, ev.CLAIM_SCOPE_CHANGED, **scope))
+    if not (left.paths or left.memory or left.modules or left.symbols):
+        # Its whole scope moved on: a claim with no target holds nothing; close it.
+        out += _set_status(
+            ids,
+            sender,
+            ClaimStatus.ABANDONED,
+            ev.CLAIM_ABANDONED,
+            f"handed its whole scope off to {recipient.id} (meeting {meeting.id})",
+            meetingId=meeting.id,
+        )
+    wanted = [
+        *recipient.pending_paths,
+        *(p for p in moved if p not in recipient.paths),
+    ]
+    # What a third claim holds with authority by now stays pending: the recipient
+    # negotiates for it (:mod:`detente.domain.settle` rooms it), never takes it.
+    contested = [p for p in wanted if _held_by_others(state, p, {sender.id, recipient.id})]
+    gained = [*recipient.paths, *(p for p in wanted if p not in contested)]
+    scope = _scope(
+        recipient,
+        list(dict.fromkeys(gained)),
+        recipient.memory_impacts,
+        f"handoff from {sender.id}",
+    )
+    scope["pendingPaths"] = list(dict.fromkeys(contested))
+    out.append(ev.claim_event(ids, recipient.id, ev.CLAIM_SCOPE_CHANGED, **scope))
+    return out
+
+
 def activation_events(
-    state: RepoState, meeting: Meeting, resolution: dict[str, Any], ids: IdSource
+    state: RepoState, meeting: Meeting, decided: Decided, ids: IdSource
 ) -> list[ev.Event]:
     """After a resolution is folded in: activate the claims it unblocked."""
-    kind = resolution["type"]
-    why = f"meeting {meeting.id} resolved: {kind}"
-    waiting: set[str] = set()
-    if kind == "serialize":
-        waiting.add(resolution["then"])
-    if kind == "handoff" and not resolution.get("accepted"):
-        waiting.add(resolution["toClaimId"])
-    if kind == "human_arbitration":
-        return []
+    why = f"meeting {meeting.id} resolved: {decided.resolution.TYPE}"
     out: list[ev.Event] = []
-    for claim_id in resolution["affected"]:
-        if claim_id not in waiting:
-            out += _activate(ids, state, state.claims[claim_id], meeting, why)
+    for claim_id in decided.resolution.activates(decided.affected):
+        out += _activate(ids, state, state.claims[claim_id], meeting, why)
     return out

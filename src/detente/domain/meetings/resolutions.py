@@ -1,6 +1,8 @@
-"""Typed meeting resolutions: validation and the scopes a split leaves.
+"""Meeting resolutions checked against a meeting (a decision), and the scopes a split leaves.
 
-A resolution is a dict ``{type, ...}`` (API.md "Meetings"):
+A resolution is one of the classes of :mod:`detente.domain.meetings.resolution_types`
+(API.md "Meetings"); :func:`validate` checks it against the meeting and the claims it
+names, one ``match`` case per type:
 
 - ``split_ownership {assignments[{claimId, targets[]}]}``: partitions the *contested*
   targets only (``targets: []`` names a claim that gets nothing contested; at least one
@@ -29,11 +31,20 @@ The claim events each type implies live in :mod:`detente.domain.meetings.resolut
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple, assert_never
 
 from detente.domain.claims.model import Claim, MemoryImpact
 from detente.domain.meetings import split_named
-from detente.domain.meetings.model import RESOLUTION_TYPES, Meeting
+from detente.domain.meetings.model import Decided, Meeting
+from detente.domain.meetings.resolution_types import (
+    Assignment,
+    Handoff,
+    HumanArbitration,
+    Joint,
+    Resolution,
+    Serialize,
+    SplitOwnership,
+)
 from detente.domain.overlap import modules
 from detente.domain.overlap.carveouts import carved_may_overlap, intersect_carved, is_covered
 from detente.domain.overlap.globs import Undecided, intersect, may_overlap
@@ -46,8 +57,8 @@ OwnersOf = Callable[[Sequence[str]], tuple[list[str], list[str]]]
 """``paths -> (owners, invalid CODEOWNERS lines)`` for choosing arbitrators."""
 
 
-def _participant(meeting: Meeting, value: Any, fld: str) -> str:
-    if not isinstance(value, str) or value not in meeting.participants:
+def _participant(meeting: Meeting, value: str, fld: str) -> str:
+    if value not in meeting.participants:
         raise ValidationError(
             f"{fld} must be a participant of meeting {meeting.id} "
             f"({', '.join(meeting.participants)}), got {value!r}",
@@ -56,125 +67,76 @@ def _participant(meeting: Meeting, value: Any, fld: str) -> str:
     return value
 
 
-#: The fields each resolution type takes (API.md "Meetings"); any other is refused.
-_FIELDS: dict[str, frozenset[str]] = {
-    "split_ownership": frozenset({"type", "assignments"}),
-    "serialize": frozenset({"type", "first", "then"}),
-    "handoff": frozenset({"type", "fromClaimId", "toClaimId"}),
-    "joint": frozenset({"type", "claimIds"}),
-    "human_arbitration": frozenset({"type"}),
-}
-_ASSIGNMENT_FIELDS = frozenset({"claimId", "targets"})
+def validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Decided:
+    """Check a submitted resolution against the meeting and the claims it names.
 
-
-def _known_fields(raw: dict[str, Any], allowed: frozenset[str], fld: str, shape: str) -> None:
-    extra = sorted(str(k) for k in raw if k not in allowed)
-    if extra:
-        raise ValidationError(
-            f"{fld} has unknown fields {', '.join(map(repr, extra))} (expected {shape})",
-            field=f"{fld}.{extra[0]}",
-        )
-
-
-def as_submitted(resolution: object) -> object:
-    """A stored (normalised) resolution as a caller would submit it: the fields
-    :func:`validate` derives (``affected``, a handoff's ``targets`` and ``accepted``) and
-    any a proposal stored before unknown fields were refused are dropped, so it can be
-    validated again against the state of the moment (accepting a proposal). Anything
-    but a dict is returned as it is, for :func:`validate` to refuse."""
-    if not isinstance(resolution, dict):
-        return resolution
-    fields = _FIELDS.get(str(resolution.get("type")), frozenset({"type"}))
-    out = {k: v for k, v in resolution.items() if k in fields}
-    if isinstance(out.get("assignments"), list):
-        out["assignments"] = [
-            {k: v for k, v in a.items() if k in _ASSIGNMENT_FIELDS} if isinstance(a, dict) else a
-            for a in out["assignments"]
-        ]
-    return out
-
-
-def validate(state: RepoState, meeting: Meeting, raw: Any) -> dict[str, Any]:
-    """Check a resolution against the meeting; returns it normalised with ``affected``.
-
-    A field the resolution's type does not take (a misspelt ``firts``, a ``targets`` on a
-    serialize) is refused rather than ignored: it would otherwise be stored and shown
-    while meaning nothing.
+    Returns:
+        The resolution normalised (a split's targets normalised, a joint's ids sorted, a
+        handoff's moved ``targets`` derived, not yet accepted) with the claims it
+        ``affected``.
 
     Raises:
         ValidationError: ``validation_error`` with ``field`` = ``resolution.<field>``.
     """
-    if not isinstance(raw, dict) or raw.get("type") not in RESOLUTION_TYPES:
-        raise ValidationError(
-            f"resolution.type must be one of {', '.join(RESOLUTION_TYPES)}", field="resolution.type"
-        )
-    kind = raw["type"]
-    fields = _FIELDS[kind]
-    _known_fields(raw, fields, "resolution", f"{kind} {{{', '.join(sorted(fields))}}}")
-    if kind == "split_ownership":
-        return _validate_split(state, meeting, raw)
-    if kind == "serialize":
-        first = _participant(meeting, raw.get("first"), "resolution.first")
-        then = _participant(meeting, raw.get("then"), "resolution.then")
-        if first == then:
-            raise ValidationError("serialize needs two different claims", field="resolution.then")
-        return {"type": kind, "first": first, "then": then, "affected": [first, then]}
-    if kind == "handoff":
-        src = _participant(meeting, raw.get("fromClaimId"), "resolution.fromClaimId")
-        dst = _participant(meeting, raw.get("toClaimId"), "resolution.toClaimId")
-        if src == dst:
-            raise ValidationError(
-                "handoff needs two different claims", field="resolution.toClaimId"
-            )
-        moved = _handed_targets(state.claims[src], state.claims[dst])
-        return {
-            "type": kind,
-            "fromClaimId": src,
-            "toClaimId": dst,
-            "targets": moved,
-            "accepted": False,
-            "affected": [src, dst],
-        }
-    if kind == "joint":
-        members = raw.get("claimIds")
-        if not isinstance(members, list) or len(set(members)) < 2:
-            raise ValidationError("joint needs at least two claimIds", field="resolution.claimIds")
-        ids = [_participant(meeting, c, f"resolution.claimIds[{i}]") for i, c in enumerate(members)]
-        return {"type": kind, "claimIds": sorted(set(ids)), "affected": sorted(set(ids))}
-    return {"type": kind, "affected": list(meeting.participants)}
+    match submitted:
+        case SplitOwnership():
+            return _validate_split(state, meeting, submitted)
+        case Serialize(first=first, then=then):
+            _participant(meeting, first, "resolution.first")
+            _participant(meeting, then, "resolution.then")
+            if first == then:
+                raise ValidationError(
+                    "serialize needs two different claims", field="resolution.then"
+                )
+            return Decided(submitted, submitted.affected(meeting.participants))
+        case Handoff(from_claim_id=src, to_claim_id=dst):
+            _participant(meeting, src, "resolution.fromClaimId")
+            _participant(meeting, dst, "resolution.toClaimId")
+            if src == dst:
+                raise ValidationError(
+                    "handoff needs two different claims", field="resolution.toClaimId"
+                )
+            moved = _handed_targets(state.claims[src], state.claims[dst])
+            handoff = Handoff(src, dst, tuple(moved), accepted=False)
+            return Decided(handoff, handoff.affected(meeting.participants))
+        case Joint(claim_ids=members):
+            if len(set(members)) < 2:
+                raise ValidationError(
+                    "joint needs at least two claimIds", field="resolution.claimIds"
+                )
+            for i, c in enumerate(members):
+                _participant(meeting, c, f"resolution.claimIds[{i}]")
+            joint = Joint(tuple(sorted(set(members))))
+            return Decided(joint, joint.affected(meeting.participants))
+        case HumanArbitration():
+            return Decided(submitted, submitted.affected(meeting.participants))
+        case _:
+            assert_never(submitted)
 
 
-def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> dict[str, Any]:
-    assignments = raw.get("assignments")
-    if not isinstance(assignments, list) or not assignments:
+def _validate_split(state: RepoState, meeting: Meeting, split: SplitOwnership) -> Decided:
+    if not split.assignments:
         raise ValidationError(
             "split_ownership needs assignments[{claimId, targets[]}]",
             field="resolution.assignments",
         )
-    out: list[dict[str, Any]] = []
-    for i, item in enumerate(assignments):
+    out: list[Assignment] = []
+    for i, item in enumerate(split.assignments):
         fld = f"resolution.assignments[{i}]"
-        if not isinstance(item, dict):
-            raise ValidationError(f"{fld} must be an object", field=fld)
-        _known_fields(item, _ASSIGNMENT_FIELDS, fld, "{claimId, targets}")
-        claim_id = _participant(meeting, item.get("claimId"), f"{fld}.claimId")
-        targets = item.get("targets")
-        if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
-            raise ValidationError(
-                f"{fld}.targets must be a list of targets", field=f"{fld}.targets"
-            )
+        claim_id = _participant(meeting, item.claim_id, f"{fld}.claimId")
         claim = state.claims[claim_id]
-        normalised: list[str] = []
-        for j, target in enumerate(targets):
-            normalised.append(_own_target(state, claim, target, f"{fld}.targets[{j}]"))
-        out.append({"claimId": claim_id, "targets": normalised})
-    if not any(a["targets"] for a in out):
+        normalised = tuple(
+            _own_target(state, claim, target, f"{fld}.targets[{j}]")
+            for j, target in enumerate(item.targets)
+        )
+        out.append(Assignment(claim_id, normalised))
+    if not any(a.targets for a in out):
         raise ValidationError(
             "a split assigns at least one target (an empty list means: this claim keeps "
             "only what nobody else is assigned)",
             field="resolution.assignments",
         )
-    seen = [a["claimId"] for a in out]
+    seen = [a.claim_id for a in out]
     if len(set(seen)) != len(seen):
         raise ValidationError(
             "each claim may appear in one assignment", field="resolution.assignments"
@@ -189,30 +151,31 @@ def _validate_split(state: RepoState, meeting: Meeting, raw: dict[str, Any]) -> 
         )
     for a in range(len(out)):
         for b in range(a + 1, len(out)):
-            for ta in out[a]["targets"]:
-                for tb in out[b]["targets"]:
+            for ta in out[a].targets:
+                for tb in out[b].targets:
                     clash = _targets_meet(ta, tb)
                     if clash is not None:
                         raise ValidationError(
-                            f"assigned targets still overlap: {ta!r} ({out[a]['claimId']}) and "
-                            f"{tb!r} ({out[b]['claimId']}) both cover {clash!r}",
+                            f"assigned targets still overlap: {ta!r} ({out[a].claim_id}) and "
+                            f"{tb!r} ({out[b].claim_id}) both cover {clash!r}",
                             field="resolution.assignments",
                         )
-    resolution = {"type": "split_ownership", "assignments": out, "affected": seen}
+    resolution = SplitOwnership(tuple(out))
     scopes = split_scopes(state, resolution)
-    given = {x["claimId"] for x in out if x["targets"]}
-    for i, a in enumerate(seen):
-        for b in seen[i + 1 :]:
-            if a not in given and b not in given:
+    given = {x.claim_id for x in out if x.targets}
+    for i, a_id in enumerate(seen):
+        for b_id in seen[i + 1 :]:
+            if a_id not in given and b_id not in given:
                 continue  # two bystanders: whatever they share, this split did not give
-            clash = _scope_clash(state, a, scopes[a], b, scopes[b])
+            clash = _scope_clash(state, a_id, scopes[a_id], b_id, scopes[b_id])
             if clash is not None:
                 raise ValidationError(
-                    f"the split leaves claims {a} and {b} both covering {clash!r}: assign "
-                    "every contested target to one of them (or choose serialize or joint)",
+                    f"the split leaves claims {a_id} and {b_id} both covering {clash!r}: "
+                    "assign every contested target to one of them (or choose serialize "
+                    "or joint)",
                     field="resolution.assignments",
                 )
-    return resolution
+    return Decided(resolution, resolution.affected(meeting.participants))
 
 
 def _own_target(state: RepoState, claim: Claim, target: str, fld: str) -> str:
@@ -272,12 +235,12 @@ def _trim_impact(impact: MemoryImpact, theirs: Sequence[str]) -> MemoryImpact | 
     return MemoryImpact(path=impact.path, mode=impact.mode, sections=tuple(sections))
 
 
-def split_scopes(state: RepoState, resolution: dict[str, Any]) -> dict[str, Scope]:
+def split_scopes(state: RepoState, resolution: SplitOwnership) -> dict[str, Scope]:
     """Each assigned claim's scope after a split: its assigned targets plus all of its
     own scope that no *other* assignment names (a split partitions only the contested
     targets; uncontested scope is kept, with the others' targets carved out of the
     patterns that cover them)."""
-    assigned = {str(a["claimId"]): list(a["targets"]) for a in resolution["assignments"]}
+    assigned = resolution.assigned()
     out: dict[str, Scope] = {}
     for claim_id, targets in assigned.items():
         claim = state.claims[claim_id]

@@ -42,11 +42,6 @@ _KIND_ORDER = (
 )
 
 
-#: Resolutions under which two claims may keep overlapping targets: the overlap stays in
-#: reports as advisory; who may write is decided by :mod:`detente.domain.authority`.
-_SHARING_RESOLUTIONS = frozenset({"joint", "serialize", "handoff"})
-
-
 @dataclass(frozen=True)
 class Targets:
     """Everything a claim wants: path patterns, modules, symbols, contract areas, memory."""
@@ -181,9 +176,11 @@ def find_overlaps(
         reason += _tree_note(entry, potential)
         pairs = state.meetings.resolved_pairs
         resolved = pairs.get(frozenset({exclude, claim_id})) if exclude else None
-        if resolved is not None and resolved["type"] in _SHARING_RESOLUTIONS:
+        # A resolution under which the pair may keep overlapping targets: the overlap
+        # stays as advisory; who may write is decided by :mod:`detente.domain.authority`.
+        if resolved is not None and resolved.resolution.shares_targets:
             advisory = True
-            reason += f"; settled by meeting {resolved['meetingId']} ({resolved['type']})"
+            reason += f"; settled by meeting {resolved.meeting_id} ({resolved.resolution.TYPE})"
         report.append(
             Overlap(
                 claim_id=claim_id,
