@@ -9,7 +9,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from detente.client import body_examples as examples
 from detente.client.body import Body
-from detente.client.claim_pages import ClaimQuery
 from detente.client.evidence_bodies import BaseRefIn, EvidenceIn
 from detente.domain.claims.commands import (
     ChangeObjective,
@@ -22,6 +21,7 @@ from detente.domain.claims.commands import (
 from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
 from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.operations.claim_pages import ClaimQuery
 
 
 class ClaimAgentIn(Body):
@@ -339,7 +339,7 @@ class WriteCheckIn(Body):
 
 class ClaimsQueryIn(BaseModel):
     """The query string of ``GET /v1/claims`` (unknown parameters are ignored, as on every
-    read); :meth:`to_query` is the :class:`~detente.client.claim_pages.ClaimQuery`."""
+    read); :meth:`to_query` is the :class:`~detente.operations.claim_pages.ClaimQuery`."""
 
     repo: str | None = None
     status: str | None = None
