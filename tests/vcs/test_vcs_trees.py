@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from detente.domain.overlap.trees import Artifact
-from detente.index.trees import (
+from detente.vcs.trees import (
     gitattributes_generated,
     gitattributes_rules,
     toml_artifacts,

@@ -32,7 +32,7 @@ from typing import Any
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.overlap.trees import Artifact, TreeView
 from detente.errors import ValidationError
-from detente.index.blobs import read_blobs, read_tree
+from detente.vcs.blobs import read_blobs, read_tree
 from detente.vcs.git import Git, GitError
 
 __all__ = [
