@@ -7,7 +7,7 @@ import pytest
 from fastapi import FastAPI
 
 from detente.api import claim_listing
-from detente.client import wire
+from detente.operations import wire
 from detente.operations.claims import list_claims
 from detente.service import Service
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 
-from detente.client.body import Body
+from detente.operations.body import Body
 from detente.operations.catalog import BY_NAME, OPERATIONS
 
 

@@ -12,7 +12,7 @@ from detente.client.base import ClientBase
 from detente.operations import agents as routes
 
 if TYPE_CHECKING:
-    from detente.client import wire
+    from detente.operations import wire
 
 __all__ = ["AgentOperations"]
 

@@ -23,7 +23,7 @@ from detente.operations.declaration import Operation
 __all__ = ["Call", "ClientBase", "Follow", "Wire"]
 
 #: A decoded JSON object in the API's camelCase wire shape (API.md); each operation's
-#: is typed by its record (:mod:`detente.client.wire`).
+#: is typed by its record (:mod:`detente.operations.wire`).
 Wire = dict[str, Any]
 
 _R = TypeVar("_R")

@@ -16,7 +16,7 @@ from detente.operations import claims as routes
 from detente.operations.claim_pages import ClaimQuery
 
 if TYPE_CHECKING:
-    from detente.client import wire
+    from detente.operations import wire
 
 __all__ = ["ClaimOperations"]
 

@@ -13,7 +13,7 @@ from detente.client.base import ClientBase
 from detente.operations import gates as routes
 
 if TYPE_CHECKING:
-    from detente.client import wire
+    from detente.operations import wire
 
 __all__ = ["GateOperations"]
 

@@ -9,7 +9,7 @@ from detente.client.base import ClientBase
 from detente.operations import index as routes
 
 if TYPE_CHECKING:
-    from detente.client import wire
+    from detente.operations import wire
 
 __all__ = ["IndexOperations"]
 

@@ -14,7 +14,7 @@ from detente.client.base import ClientBase
 from detente.operations import memory as routes
 
 if TYPE_CHECKING:
-    from detente.client import wire
+    from detente.operations import wire
 
 __all__ = ["MemoryOperations"]
 

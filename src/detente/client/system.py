@@ -10,7 +10,7 @@ from detente.client.base import ClientBase
 from detente.operations import system as routes
 
 if TYPE_CHECKING:
-    from detente.client import wire
+    from detente.operations import wire
 
 __all__ = ["SystemOperations"]
 

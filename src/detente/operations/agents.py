@@ -10,8 +10,8 @@ from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
 if TYPE_CHECKING:
-    from detente.client import agent_bodies as ab
-    from detente.client import wire
+    from detente.operations import agent_bodies as ab
+    from detente.operations import wire
     from detente.service import Service
 
 __all__ = ["OPERATIONS"]

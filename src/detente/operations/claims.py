@@ -23,10 +23,10 @@ from detente.operations.claim_pages import (
 from detente.operations.declaration import Operation
 
 if TYPE_CHECKING:
-    from detente.client import bodies as b
-    from detente.client import wire
     from detente.domain.claims.model import Claim
     from detente.domain.claims.query import ClaimFilters
+    from detente.operations import bodies as b
+    from detente.operations import wire
     from detente.service import Service
 
 __all__ = ["OPERATIONS"]

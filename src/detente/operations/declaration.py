@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BODY_MODULES", "Bind", "Operation", "Rule"]
 
-#: The record an operation answers (:mod:`detente.client.wire`).
+#: The record an operation answers (:mod:`detente.operations.wire`).
 R = TypeVar("R")
 
 #: Who may call: ``(service, principal, *arguments) -> None``, raising ``forbidden``.
@@ -44,11 +44,11 @@ Bind = Callable[..., Any]
 
 #: The module each alias of a handler's ``body`` annotation names (``b.ClaimIn``...).
 BODY_MODULES: dict[str, str] = {
-    "b": "detente.client.bodies",
-    "g": "detente.client.gate_bodies",
-    "mb": "detente.client.memory_bodies",
-    "ab": "detente.client.agent_bodies",
-    "ib": "detente.client.index_bodies",
+    "b": "detente.operations.bodies",
+    "g": "detente.operations.gate_bodies",
+    "mb": "detente.operations.memory_bodies",
+    "ab": "detente.operations.agent_bodies",
+    "ib": "detente.operations.index_bodies",
 }
 
 

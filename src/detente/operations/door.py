@@ -114,7 +114,7 @@ class Operations:
         arguments: dict[str, Any] = {**(path or {}), **(params or {})}
         model = op.body_model() if op.writes else None
         if model is not None:
-            from detente.client.body import parse
+            from detente.operations.body import parse
 
             arguments["body"] = parse(model, body)
         try:

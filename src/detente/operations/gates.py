@@ -14,8 +14,8 @@ from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
 if TYPE_CHECKING:
-    from detente.client import gate_bodies as g
-    from detente.client import wire
+    from detente.operations import gate_bodies as g
+    from detente.operations import wire
     from detente.service import Service
 
 __all__ = ["OPERATIONS"]

@@ -10,8 +10,8 @@ from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
 if TYPE_CHECKING:
-    from detente.client import index_bodies as ib
-    from detente.client import wire
+    from detente.operations import index_bodies as ib
+    from detente.operations import wire
     from detente.service import Service
     from detente.service.reconcile import IntentSpec
 

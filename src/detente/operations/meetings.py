@@ -9,8 +9,8 @@ from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
 if TYPE_CHECKING:
-    from detente.client import bodies as b
-    from detente.client import wire
+    from detente.operations import bodies as b
+    from detente.operations import wire
     from detente.service import Service
 
 __all__ = ["OPERATIONS"]

@@ -11,7 +11,7 @@ from detente.errors import DetenteError
 from detente.operations.declaration import Operation
 
 if TYPE_CHECKING:
-    from detente.client import wire
+    from detente.operations import wire
     from detente.service import Service
 
 __all__ = ["MAX_EVENTS_PAGE", "MAX_SEQ", "OPERATIONS", "check_page"]
@@ -74,7 +74,7 @@ def check_page(since: object, limit: object) -> tuple[int, int]:
     if not isinstance(limit, int) or not 1 <= limit <= MAX_EVENTS_PAGE:
         errors.append({"loc": ("query", "limit"), "msg": f"must be 1 to {MAX_EVENTS_PAGE}"})
     if errors or not isinstance(since, int) or not isinstance(limit, int):
-        from detente.client.body import invalid
+        from detente.operations.body import invalid
 
         raise invalid(errors)
     return since, limit

@@ -12,9 +12,9 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from detente.api.claim_listing import claim_list_response
-from detente.client import wire
-from detente.client.bodies import ClaimsQueryIn
 from detente.operations import claims as op
+from detente.operations import wire
+from detente.operations.bodies import ClaimsQueryIn
 from detente.operations.door import Operations
 
 

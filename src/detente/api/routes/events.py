@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 
 from detente.api.sse import event_stream
-from detente.client import wire
 from detente.operations import system as op
+from detente.operations import wire
 from detente.operations.door import Operations
 from detente.operations.system import MAX_EVENTS_PAGE, MAX_SEQ
 

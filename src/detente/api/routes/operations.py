@@ -19,7 +19,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from detente.client import agent_bodies, bodies, gate_bodies, index_bodies, memory_bodies, wire
+from detente.operations import agent_bodies, bodies, gate_bodies, index_bodies, memory_bodies, wire
 from detente.operations.catalog import OPERATIONS
 from detente.operations.declaration import Operation
 from detente.operations.door import Operations

@@ -9,9 +9,9 @@ from fastapi import APIRouter
 
 from detente import __version__
 from detente.api.supervision import supervisor_for
-from detente.client import wire
 from detente.errors import DetenteError
 from detente.operations import system as op
+from detente.operations import wire
 from detente.operations.door import Operations
 
 #: Seconds ``/healthz`` waits for the store's head before answering without it.

@@ -6,7 +6,7 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from detente.client.wire.record import Json, Time, record
+from detente.operations.wire.record import Json, Time, record
 
 __all__ = ["Audit", "ChainBreak", "Event", "EventPage", "Health", "Repo", "RepoList"]
 

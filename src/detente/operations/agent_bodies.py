@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from detente.client.body import Body
 from detente.domain.agents.commands import RegisterAgent
+from detente.operations.body import Body
 
 __all__ = ["AgentIn", "ReadinessIn"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from detente.client.body import Body
+from detente.operations.body import Body
 
 __all__ = ["IntentIn", "ReconcileIntentsIn"]
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from typing_extensions import TypedDict
 
-from detente.client.wire.record import ClaimStatus, Time, record
+from detente.operations.wire.record import ClaimStatus, Time, record
 
 __all__ = ["AgentList", "AgentOut", "AgentSession", "OverlappingClaim", "Readiness"]
 

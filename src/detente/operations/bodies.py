@@ -7,9 +7,6 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from detente.client import body_examples as examples
-from detente.client.body import Body
-from detente.client.evidence_bodies import BaseRefIn, EvidenceIn
 from detente.domain.claims.commands import (
     ChangeObjective,
     ChangeScope,
@@ -21,7 +18,10 @@ from detente.domain.claims.commands import (
 from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
 from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.operations import body_examples as examples
+from detente.operations.body import Body
 from detente.operations.claim_pages import ClaimQuery
+from detente.operations.evidence_bodies import BaseRefIn, EvidenceIn
 
 
 class ClaimAgentIn(Body):
@@ -267,7 +267,7 @@ class AbandonIn(Body):
 
 
 class CompleteIn(Body):
-    """``POST /v1/claims/{id}/complete`` (fields in :mod:`detente.client.evidence_bodies`).
+    """``POST /v1/claims/{id}/complete`` (fields in :mod:`detente.operations.evidence_bodies`).
 
     ``expectedBaseRef`` and ``evidence`` are required (``422 validation_error`` naming
     the field) except to finish a claim already ``integrated`` by a push.

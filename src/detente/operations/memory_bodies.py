@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator, model_validator
 
-from detente.client.body import Body
 from detente.domain.memory import commands as mc
 from detente.domain.text_rules import section_key_problem
+from detente.operations.body import Body
 
 __all__ = ["AppendIn", "ReconcileIn", "RegisterIn", "RenderIn", "SectionPatchIn", "WriteIn"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from detente.client.body import Body
 from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
 from detente.domain.gates.findings import PushedCommit
 from detente.domain.gates.patches import DiscardPatch, PublishPatch
+from detente.operations.body import Body
 
 __all__ = [
     "DeployIn",

@@ -6,8 +6,8 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from detente.client.wire.claims import Overlap
-from detente.client.wire.record import Json, record
+from detente.operations.wire.claims import Overlap
+from detente.operations.wire.record import Json, record
 
 __all__ = [
     "ClaimSymbols",

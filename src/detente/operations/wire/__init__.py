@@ -4,7 +4,7 @@ The keys are the wire's camelCase names, so a decoded JSON answer *is* the recor
 client returns the decoded object typed with these (no conversion, no pydantic import),
 and the HTTP routes declare them as their response models, which makes FastAPI validate
 every answer against them and document them in ``/openapi.json``. Every record is open
-(:func:`~detente.client.wire.record.record`): API.md lets a server add members.
+(:func:`~detente.operations.wire.record.record`): API.md lets a server add members.
 
 Modules by area: :mod:`.claims`, :mod:`.meetings`, :mod:`.agents`, :mod:`.memory`,
 :mod:`.gates`, :mod:`.system`, :mod:`.index`.
@@ -12,14 +12,14 @@ Modules by area: :mod:`.claims`, :mod:`.meetings`, :mod:`.agents`, :mod:`.memory
 
 from __future__ import annotations
 
-from detente.client.wire.agents import (
+from detente.operations.wire.agents import (
     AgentList,
     AgentOut,
     AgentSession,
     OverlappingClaim,
     Readiness,
 )
-from detente.client.wire.claims import (
+from detente.operations.wire.claims import (
     Abandonment,
     AgentRef,
     Claim,
@@ -34,7 +34,7 @@ from detente.client.wire.claims import (
     OverlapTarget,
     WriteCheck,
 )
-from detente.client.wire.gates import (
+from detente.operations.wire.gates import (
     CommitCheck,
     DeploymentView,
     Environment,
@@ -45,7 +45,7 @@ from detente.client.wire.gates import (
     PushChecked,
     PushRecorded,
 )
-from detente.client.wire.index import (
+from detente.operations.wire.index import (
     ClaimSymbols,
     IntentSide,
     IntentsReconciled,
@@ -54,13 +54,13 @@ from detente.client.wire.index import (
     Similarity,
     TouchedFile,
 )
-from detente.client.wire.meetings import (
+from detente.operations.wire.meetings import (
     ContestedTarget,
     Meeting,
     MeetingList,
     MeetingOut,
 )
-from detente.client.wire.memory import (
+from detente.operations.wire.memory import (
     AppendOut,
     Artifact,
     DocClass,
@@ -76,8 +76,16 @@ from detente.client.wire.memory import (
     Section,
     SectionPatchOut,
 )
-from detente.client.wire.record import ClaimStatus, Json, Time
-from detente.client.wire.system import Audit, ChainBreak, Event, EventPage, Health, Repo, RepoList
+from detente.operations.wire.record import ClaimStatus, Json, Time
+from detente.operations.wire.system import (
+    Audit,
+    ChainBreak,
+    Event,
+    EventPage,
+    Health,
+    Repo,
+    RepoList,
+)
 
 __all__ = [
     "Abandonment",

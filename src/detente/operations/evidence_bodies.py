@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import Field
 
-from detente.client.body import Body
 from detente.domain.gates.evidence import BaseRef, Evidence, TestRecord
+from detente.operations.body import Body
 
 __all__ = ["BaseRefIn", "EvidenceIn", "TestResultIn"]
 

@@ -6,8 +6,8 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from detente.client.wire.meetings import Meeting
-from detente.client.wire.record import ClaimStatus, Json, Time, record
+from detente.operations.wire.meetings import Meeting
+from detente.operations.wire.record import ClaimStatus, Json, Time, record
 
 __all__ = [
     "Abandonment",

@@ -1,7 +1,7 @@
 """Example request bodies for ``/openapi.json``: the requests of the design document
 (DESIGN.md's claim of "idempotent retries to settlement webhooks") and of API.md.
 
-They are the ``examples`` of the body models (:mod:`detente.client.bodies`); short
+They are the ``examples`` of the body models (:mod:`detente.operations.bodies`); short
 commit ids stand in for real ones (the server resolves a short ``baseCommit``).
 """
 
