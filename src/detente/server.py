@@ -4,7 +4,7 @@ the dashboard at ``/``, under uvicorn.
 It sits above the adapters: the HTTP app (:mod:`detente.api`) and the MCP server
 (:mod:`detente.mcp_server`) never import each other; this module builds both over one
 :class:`~detente.service.Service` and one
-:class:`~detente.client.authorized.AuthorizedCalls` (the MCP tools call it through an
+:class:`~detente.operations.door.Operations` (the MCP tools call it through an
 :class:`~detente.client.inprocess.InProcessClient`: the same rules and rate limits as
 ``/v1``, for the principal the request's credentials proved) and joins them. ``detente serve`` and
 ``detente demo`` start it.
@@ -47,9 +47,7 @@ __all__ = [
 SWEEP_INTERVAL = 1.0
 
 #: Each server's start-up record (see :func:`startup_record`).
-_RECORDS: weakref.WeakKeyDictionary[uvicorn.Server, StartupRecord] = (
-    weakref.WeakKeyDictionary()
-)
+_RECORDS: weakref.WeakKeyDictionary[uvicorn.Server, StartupRecord] = weakref.WeakKeyDictionary()
 
 
 def build_app(
@@ -77,24 +75,28 @@ def build_app(
     """
     from detente.api.app import create_app
     from detente.api.edges import DEFAULT_MAX_BODY_BYTES
-    from detente.client.authorized import AuthorizedCalls
     from detente.client.inprocess import InProcessClient
     from detente.dashboard import mount as mount_dashboard
     from detente.mcp_server.http import mount
+    from detente.operations.door import Operations
 
     limit = DEFAULT_MAX_BODY_BYTES if max_body_bytes is None else max_body_bytes
     # One door for /v1 and /mcp: the same rules, the same rate limiter, the principal the
     # request's credentials proved (bound by the auth middleware around both).
-    calls = AuthorizedCalls(service, limiter=auth.limiter if auth is not None else None)
+    operations = Operations(service, limiter=auth.limiter if auth is not None else None)
     app = create_app(
         service,
         sweep_interval=sweep_interval,
         max_body_bytes=limit,
         auth=auth,
         allowed_origins=allowed_origins,
-        calls=calls,
+        operations=operations,
     )
-    mount(app, lambda: InProcessClient(service, calls=calls), loopback_only=auth is None)
+    mount(
+        app,
+        lambda: InProcessClient(service, operations=operations),
+        loopback_only=auth is None,
+    )
     # The live dashboard at / (its actions call /v1); with auth it asks for a token.
     mount_dashboard(app, service, auth_required=auth is not None)
     return app

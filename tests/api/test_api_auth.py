@@ -19,10 +19,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from api.conftest import running
-from detente.client import routes
 from detente.client.signing import SignatureAuth
 from detente.clock import FakeClock
 from detente.config import RateLimit
+from detente.operations.catalog import OPERATIONS
 from detente.security.authn import AuthGate
 from detente.security.oidc import OidcSettings, OidcVerifier
 from detente.security.ratelimit import RateLimiter
@@ -35,10 +35,8 @@ from support import claim_body, counting_ids
 
 AUD = "detente-test"
 MUTATING = ("post", "put", "patch", "delete")
-#: ``(method, path) -> operation name`` (the client's route table names every operation).
-_ROUTE_NAMES = {
-    (r.method, r.path): r.name for r in vars(routes).values() if isinstance(r, routes.Route)
-}
+#: ``(method, path) -> operation name`` (the catalog declares every operation).
+_ROUTE_NAMES = {(op.method, op.path): op.name for op in OPERATIONS}
 
 
 class Table:
@@ -184,7 +182,7 @@ def test_reads_need_credentials_too_but_health_and_the_schema_do_not(
 ) -> None:
     refused = httpx.get(f"{base}/v1/claims", timeout=10)
     assert refused.status_code == 401
-    metadata_url = f'{base}/.well-known/oauth-protected-resource'
+    metadata_url = f"{base}/.well-known/oauth-protected-resource"
     assert f'resource_metadata="{metadata_url}"' in refused.headers["www-authenticate"]
     metadata = httpx.get(metadata_url, timeout=10).json()
     assert metadata["authorization_servers"] == [issuer.url] and metadata["resource"] == base
@@ -372,9 +370,7 @@ def test_a_signed_request_acts_as_its_registered_principal_with_the_key_fingerpr
         SignatureAuth(key, "ci-bot").sign(request, created=clock.now())
         events = http.send(request).json()["events"]
     assert {e["data"]["actor"]["via"] for e in events} == {"key"}
-    assert {e["data"]["actor"]["keyFingerprint"] for e in events} == {
-        fingerprint(key.public_key())
-    }
+    assert {e["data"]["actor"]["keyFingerprint"] for e in events} == {fingerprint(key.public_key())}
 
 
 # ---------------------------------------------------------------------------- browser origins

@@ -7,8 +7,8 @@ import pytest
 from fastapi import FastAPI
 
 from detente.api import claim_listing
-from detente.client import wire
-from detente.client.calls import ServiceCalls
+from detente.operations import wire
+from detente.operations.claims import list_claims
 from detente.service import Service
 
 from support import claim_body
@@ -20,7 +20,7 @@ def _declared_answer(service: Service, **query: object) -> bytes:
 
     @app.get("/claims")
     def listing() -> wire.ClaimList:
-        return ServiceCalls(service).list_claims(**query)  # type: ignore[misc]
+        return list_claims(service, **query)  # type: ignore[misc]
 
     transport = httpx.ASGITransport(app=app)
 

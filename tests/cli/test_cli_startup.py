@@ -36,7 +36,7 @@ _HEAVY = (
 #: build hundreds of annotations; logging comes with the thread pool; the audit's checks).
 _UNNEEDED = (
     "typing_extensions",
-    "detente.client.wire",
+    "detente.operations.wire",
     "logging",
     "concurrent.futures",
     "detente.domain.invariants",

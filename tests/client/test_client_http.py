@@ -12,8 +12,9 @@ import httpx
 import pytest
 
 from detente import errors
-from detente.client import ServerUnavailable, SseMessage, connect, error_from_problem, routes
+from detente.client import ServerUnavailable, SseMessage, connect, error_from_problem
 from detente.client.http import REQUEST_TIMEOUT, HttpClient
+from detente.operations import system
 
 
 def test_a_revision_conflict_problem_becomes_revision_conflict_with_its_fields() -> None:
@@ -150,7 +151,7 @@ def test_a_server_that_accepts_but_never_answers_is_reported_as_busy_not_unreach
     silent.bind(("127.0.0.1", 0))
     silent.listen()  # the kernel accepts connections; nobody ever answers
     url = f"http://127.0.0.1:{silent.getsockname()[1]}"
-    route = replace(routes.AUDIT_VERIFY, read_timeout=0.2)
+    route = replace(system.AUDIT_VERIFY, read_timeout=0.2)
     with (
         silent,
         HttpClient(httpx.Client(base_url=url), repo_name="demo") as client,
@@ -162,5 +163,5 @@ def test_a_server_that_accepts_but_never_answers_is_reported_as_busy_not_unreach
 
 
 def test_the_audit_may_take_longer_than_an_ordinary_request() -> None:
-    assert routes.AUDIT_VERIFY.read_timeout is not None
-    assert routes.AUDIT_VERIFY.read_timeout > REQUEST_TIMEOUT
+    assert system.AUDIT_VERIFY.read_timeout is not None
+    assert system.AUDIT_VERIFY.read_timeout > REQUEST_TIMEOUT

@@ -104,7 +104,7 @@ def test_a_returned_record_is_the_callers_own_copy(client: Client) -> None:
 def test_both_clients_answer_the_typed_records_of_the_wire_module(client: Client) -> None:
     from pydantic import TypeAdapter
 
-    from detente.client import wire
+    from detente.operations import wire
 
     opened = client.open_claim(
         {

@@ -7,7 +7,7 @@ principal with no role; the outcome (``ok`` or the error code) must be the same 
 surface, and a refusal must leave the event log's head where it was. The MCP surface is
 the SDK's real client over streamable HTTP; the in-process surface is
 :class:`~detente.client.inprocess.InProcessClient` over
-:class:`~detente.client.authorized.AuthorizedCalls` with the principal bound.
+:class:`~detente.operations.door.Operations` with the principal bound.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from api.conftest import running
-from detente.client.authorized import AuthorizedCalls
 from detente.client.http import HttpClient
 from detente.client.inprocess import InProcessClient
 from detente.clock import FakeClock
 from detente.config import RateLimit, Roles
 from detente.errors import DetenteError
+from detente.operations.door import Operations
 from detente.security.authn import AuthGate
 from detente.security.identity import Principal, acting_as
 from detente.security.oidc import OidcSettings, OidcVerifier
@@ -103,8 +103,8 @@ class World:
             with HttpClient(http, repo_name="demo") as client:
                 yield client
             return
-        calls = AuthorizedCalls(self.service, limiter=self.gate.limiter)
-        client = InProcessClient(self.service, repo_name="demo", calls=calls)
+        operations = Operations(self.service, limiter=self.gate.limiter)
+        client = InProcessClient(self.service, repo_name="demo", operations=operations)
         with acting_as(self.principal(who)):
             yield client
 

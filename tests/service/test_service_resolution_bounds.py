@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from detente.client.bodies import ResolveIn
-from detente.client.body import parse
 from detente.domain.claims.commands import ChangeScope
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.commands import AcceptHandoff, Resolve
 from detente.domain.meetings.resolution_types import resolution_from_wire
 from detente.errors import OverlapBlocking, ValidationError
+from detente.operations.bodies import ResolveIn
+from detente.operations.body import parse
 from detente.service import Service
 
 from support import seed

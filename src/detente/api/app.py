@@ -1,8 +1,9 @@
 """The HTTP API (API.md v1): claims, events (JSON and SSE), audit, repositories.
 
-Routes are thin: FastAPI parses the request with the client's body models
-(:mod:`detente.client.body`), :class:`~detente.client.inprocess.ServiceCalls` makes the
-one service call of the operation and renders the wire shape. Errors become problem+json
+Routes are derived from the operations' declarations (:mod:`detente.operations`): FastAPI
+parses the request with the operation's body model, the application layer
+(:class:`~detente.operations.door.Operations`) authorizes, limits and makes the one
+service call of the operation, which renders the wire shape. Errors become problem+json
 through ``problems.py``. Service calls are synchronous; FastAPI runs plain ``def`` routes
 in its threadpool. The MCP endpoint is mounted by the composition root
 (:mod:`detente.server`), not here: no adapter imports another.
@@ -36,23 +37,13 @@ from detente.api.edges import (
 )
 from detente.api.idempotency import IdempotencyMiddleware
 from detente.api.problems import detente_error_handler, validation_error_handler
-from detente.api.routes import (
-    agents,
-    claims,
-    deployments,
-    events,
-    index,
-    integration,
-    meetings,
-    memory,
-    patches,
-    system,
-)
+from detente.api.routes import claims, events, system
+from detente.api.routes.operations import router as operations_router
 from detente.api.server_send import App
 from detente.api.supervision import supervisor_for
 from detente.api.warmup import warm_routes
-from detente.client.authorized import AuthorizedCalls
 from detente.errors import DetenteError
+from detente.operations.door import Operations
 from detente.security.authn import AuthGate
 from detente.service import Service
 from detente.service.warmup import warm
@@ -67,7 +58,7 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     auth: AuthGate | None = None,
     allowed_origins: Sequence[str] = (),
-    calls: AuthorizedCalls | None = None,
+    operations: Operations | None = None,
 ) -> FastAPI:
     """Build the ASGI app around ``service``.
 
@@ -84,7 +75,7 @@ def create_app(
             roles of ``[local] roles``.
         allowed_origins: browser origins allowed to make state-changing requests
             besides the server's own (``403 forbidden`` for any other ``Origin``).
-        calls: the authorized operations the routes call; default ones over ``service``
+        operations: the application layer the routes call; default one over ``service``
             with ``auth``'s rate limiter. The composition root passes the instance the
             MCP endpoint calls too: one set of rules, one limiter for ``/v1`` and ``/mcp``.
     """
@@ -95,7 +86,7 @@ def create_app(
         await asyncio.to_thread(warm, service)
         if auth is not None:
             # Local processes on this store now act only with [local] roles (their refusal
-            # names --server and $DETENTE_TOKEN): see detente.client.local_principal.
+            # names --server and $DETENTE_TOKEN): see detente.operations.local_principal.
             schemes = [n for n, on in (("oidc", auth.oidc), ("keys", auth.keys)) if on]
             await asyncio.to_thread(
                 mark_served_with_auth, service.store, schemes, service.clock.now()
@@ -151,11 +142,15 @@ def create_app(
     if auth is not None:
         _serve_metadata(app, auth)
     # Roles and ownership (all pass for ``local``), then the rate limits of an auth server.
-    if calls is None:
-        calls = AuthorizedCalls(service, limiter=auth.limiter if auth is not None else None)
-    areas = (system, claims, meetings, events, agents, memory)
-    for area in (*areas, integration, patches, deployments, index):
-        app.include_router(area.router(calls))
+    if operations is None:
+        operations = Operations(service, limiter=auth.limiter if auth is not None else None)
+    custom = {
+        "health": system.health_route,
+        "list_claims": claims.list_claims_route,
+        "events": events.events_route,
+        "event_stream": events.stream_route,
+    }
+    app.include_router(operations_router(operations, custom))
     return app
 
 

@@ -6,7 +6,7 @@ before its first byte leaves (the wire dicts, their validated copy, the JSON byt
 the response's copy of them): some 30 MB that the allocator keeps after the request. Here
 the claims are converted, validated and encoded :data:`CHUNK` at a time, with the same
 :class:`pydantic.TypeAdapter` serialization FastAPI applies to the declared
-:class:`~detente.client.wire.ClaimList`, so the bytes are those of the whole-page answer
+:class:`~detente.operations.wire.ClaimList`, so the bytes are those of the whole-page answer
 (a test compares them); a page of at most :data:`CHUNK` claims is answered in one piece.
 """
 
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi.responses import Response, StreamingResponse
 from pydantic import TypeAdapter
 
-from detente.client import wire
 from detente.domain.claims.wire import claim_to_wire
+from detente.operations import wire
 
 if TYPE_CHECKING:
     from detente.domain.claims.model import Claim

@@ -1,6 +1,6 @@
 """The OpenAPI document says what the API really answers: typed records and problems.
 
-The answers' schemas come from the routes' response models (:mod:`detente.client.wire`).
+The answers' schemas come from the routes' response models (:mod:`detente.operations.wire`).
 FastAPI documents a ``422`` with its own ``HTTPValidationError`` body; detente answers
 every error as an RFC 9457 problem (:mod:`detente.api.problems`, :mod:`detente.api.edges`).
 :func:`install` rewrites the generated document once: a ``Problem`` schema, and on every

@@ -9,8 +9,8 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from detente.client.body import invalid
 from detente.errors import DetenteError, IssuerUnavailable, RateLimited, Unauthenticated
+from detente.operations.body import invalid
 
 #: The HTTP edge's mapping from stable error code to status (API.md "Errors").
 STATUS_BY_CODE: dict[str, int] = {
@@ -84,7 +84,7 @@ async def detente_error_handler(request: Request, exc: Exception) -> JSONRespons
 
 async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """A malformed request: ``422 validation_error`` naming the first field (the same
-    error :func:`detente.client.body.invalid` gives the in-process client)."""
+    error :func:`detente.operations.body.invalid` gives the in-process client)."""
     assert isinstance(exc, RequestValidationError)
     error = invalid(exc.errors())
     fields = error.to_problem()

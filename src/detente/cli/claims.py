@@ -17,7 +17,7 @@ import typer
 from detente.cli.claim_open import claim_app
 from detente.cli.context import JsonFlag, Session, run
 from detente.cli.render import EXIT_OVERLAP
-from detente.client import wire
+from detente.operations import wire
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -30,7 +30,8 @@ from typing import Any
 
 from detente.cli.demo_watch import DemoFailed, Watcher
 from detente.cli.render import Output
-from detente.client import Client, wire
+from detente.client import Client
+from detente.operations import wire
 
 __all__ = ["DemoFailed", "run_demo", "source_repository"]
 

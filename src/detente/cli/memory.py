@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from detente.cli.context import JsonFlag, Session, run
-from detente.client import wire
+from detente.operations import wire
 
 if TYPE_CHECKING:
     from rich.console import Console

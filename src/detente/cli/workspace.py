@@ -35,7 +35,7 @@ from detente.vcs import (
 )
 
 if TYPE_CHECKING:
-    from detente.client import wire
+    from detente.operations import wire
 
 __all__ = [
     "OpenResult",

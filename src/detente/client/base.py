@@ -1,5 +1,5 @@
 """What every client is: a connection to one detente (a server, or a service in this
-process) that carries operations (:mod:`detente.client.routes`) and follows the event log.
+process) that carries operations (:mod:`detente.operations`) and follows the event log.
 
 The operation methods (:mod:`.claims`, :mod:`.meetings`, :mod:`.agents`, :mod:`.memory`,
 :mod:`.gates`, :mod:`.system`) build each operation's camelCase body once, here on the
@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self, TypeVar, cast
 
-from detente.client import routes
-from detente.client.routes import Route
 from detente.client.sse import SseMessage
 from detente.errors import StoreError
+from detente.operations import system as routes
+from detente.operations.declaration import Operation
 
 __all__ = ["Call", "ClientBase", "Follow", "Wire"]
 
 #: A decoded JSON object in the API's camelCase wire shape (API.md); each operation's
-#: is typed by its record (:mod:`detente.client.wire`).
+#: is typed by its record (:mod:`detente.operations.wire`).
 Wire = dict[str, Any]
 
 _R = TypeVar("_R")
@@ -71,7 +71,7 @@ class ClientBase(ABC):
 
     def _call(
         self,
-        route: Route[_R],
+        route: Operation[_R],
         *,
         path: Mapping[str, str] | None = None,
         body: Mapping[str, Any] | None = None,
@@ -154,7 +154,7 @@ class Call:
         params: the query parameters that were given (no None values).
     """
 
-    route: Route[Any]
+    route: Operation[Any]
     path: dict[str, str]
     body: Mapping[str, Any] | None
     params: dict[str, Any]

@@ -1,7 +1,7 @@
 """The claim operations: open, read, renew, change scope, suspend, resume, abandon,
 complete, take over, clean up, and check writes against a claim.
 
-Each method is one operation (:mod:`detente.client.routes`) and returns its JSON object;
+Each method is one operation (:mod:`detente.operations`) and returns its JSON object;
 every method raises the :mod:`detente.errors` exception of a refusal's ``code`` (see
 :meth:`~detente.client.base.ClientBase._call`).
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from detente.client import routes
 from detente.client.base import ClientBase
-from detente.client.claim_pages import ClaimQuery
+from detente.operations import claims as routes
+from detente.operations.claim_pages import ClaimQuery
 
 if TYPE_CHECKING:
-    from detente.client import wire
+    from detente.operations import wire
 
 __all__ = ["ClaimOperations"]
 
@@ -47,7 +47,7 @@ class ClaimOperations(ClientBase):
         path, agent id or name and agent session id, in ``(createdAt, id)`` order.
 
         Args:
-            query: the filters and page (:class:`~detente.client.claim_pages.ClaimQuery`):
+            query: the filters and page (:class:`~detente.operations.claim_pages.ClaimQuery`):
                 ``limit`` is the page size (1..1000; None: every claim), ``cursor`` the
                 previous page's ``nextCursor`` (None: from the first claim).
         """

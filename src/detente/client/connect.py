@@ -205,7 +205,7 @@ def _probe(url: str, timeout: float, *, light: bool = False) -> Client | None:
     import httpx
 
     from detente.client.http import HttpClient
-    from detente.client.routes import HEALTH
+    from detente.operations.system import HEALTH
 
     client = HttpClient.to(url)
     try:
@@ -286,7 +286,7 @@ def open_local(
         repo_path: top level of the current repository's working tree, if known.
         opened: ``repo`` already opened (:func:`~detente.vcs.open_repo`): saves its git calls.
 
-    Its writes are authorized as :func:`~detente.client.local_principal.local_principal`
+    Its writes are authorized as :func:`~detente.operations.local_principal.local_principal`
     says: every role on a store never served with authentication, else only the roles
     of ``[local] roles`` in the repository's ``detente.toml`` (none: ``forbidden``
     naming ``--server`` and ``$DETENTE_TOKEN``). Reads are always allowed.
@@ -298,10 +298,10 @@ def open_local(
     """
     import functools
 
-    from detente.client.authorized import AuthorizedCalls
     from detente.client.inprocess import InProcessClient
-    from detente.client.local_principal import local_principal
     from detente.config import load_config
+    from detente.operations.door import Operations
+    from detente.operations.local_principal import local_principal
     from detente.runtime import build_service
     from detente.vcs.repo import open_repo
 
@@ -315,6 +315,7 @@ def open_local(
         owns_store=True,
         # the same rules as a server's; the principal is local, whose roles depend on
         # whether a server with authentication serves this store (asked per write)
-        calls=AuthorizedCalls(service),
-        principal=functools.partial(local_principal, service, config.local_roles),
+        operations=Operations(
+            service, principal=functools.partial(local_principal, service, config.local_roles)
+        ),
     )

@@ -17,13 +17,13 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from detente.client import routes
 from detente.client.base import Call, Follow, Wire
 from detente.client.problems import ServerUnavailable, decode, error_from_response
 from detente.client.protocol import Client
-from detente.client.routes import Route
 from detente.client.sse import SseMessage
 from detente.errors import ValidationError
+from detente.operations import system as routes
+from detente.operations.declaration import Operation
 
 if TYPE_CHECKING:
     import httpx
@@ -72,9 +72,7 @@ class HttpClient(Client):
         from detente.client.credentials import credentials
 
         https = url.lower().startswith("https:")
-        http = httpx.Client(
-            base_url=url, timeout=REQUEST_TIMEOUT, auth=credentials(), verify=https
-        )
+        http = httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT, auth=credentials(), verify=https)
         return cls(http, repo_name=repo_name)
 
     @property
@@ -161,7 +159,7 @@ class HttpClient(Client):
 _SEGMENT = re.compile(r"[A-Za-z0-9_.@~:+-]+")  # RFC 3986 pchars that need no escaping
 
 
-def _fill(route: Route[Any], values: Mapping[str, str]) -> str:
+def _fill(route: Operation[Any], values: Mapping[str, str]) -> str:
     """The route's path with ``values`` filled in. Ids are opaque but never need escaping:
     one that does (empty, ``..``, ``?``, ``/``...) is a typo, not a request.
 

@@ -1,109 +1,30 @@
-"""The in-process implementation of the client: :class:`InProcessClient`.
+"""The in-process transport of the client: :class:`InProcessClient`.
 
-It validates each operation's camelCase body with the model the HTTP edge uses
-(:func:`body_models`) and calls :class:`~detente.client.calls.ServiceCalls`, the one place
-where an operation meets the service layer. No ASGI app, no JSON encoding: records go
-straight to their wire dicts (copied with JSON's types by :func:`plain`).
+It hands each operation, with its path and query values and its camelCase body, to the
+application layer (:class:`~detente.operations.door.Operations`), which validates the
+body with the model the HTTP edge uses, authorizes, limits and calls the service. No
+ASGI app, no JSON encoding: records go straight to their wire dicts (copied with JSON's
+types by :func:`plain`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import date, datetime
 from enum import Enum
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from detente.client.base import Call, Follow, Wire
-from detente.client.calls import MAX_EVENTS_PAGE, MAX_SEQ, ServiceCalls
 from detente.client.protocol import Client
 from detente.client.sse import SseMessage
-from detente.security.identity import Principal, acting_as
-from detente.service import Service
-from detente.service.checkpoints import SHORT_LIVED_TAIL
+from detente.operations.door import Operations
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    from detente.service import Service
 
-__all__ = [
-    "MAX_EVENTS_PAGE",
-    "MAX_SEQ",
-    "InProcessClient",
-    "ServiceCalls",
-    "body_model",
-]
-
-
-#: The body model of every operation that takes one: ``operation -> "module:Model"``.
-_BODY_MODELS: dict[str, str] = {
-    "open_claim": "bodies:ClaimIn",
-    "takeover": "bodies:TakeoverIn",
-    "approve_takeover": "bodies:ApproveTakeoverIn",
-    "renew": "bodies:RenewIn",
-    "announce": "bodies:AnnounceIn",
-    "scope_change": "bodies:ScopeChangeIn",
-    "change_objective": "bodies:ObjectiveChangeIn",
-    "suspend": "bodies:StatusChangeIn",
-    "resume": "bodies:StatusChangeIn",
-    "abandon": "bodies:AbandonIn",
-    "complete": "bodies:CompleteIn",
-    "check_writes": "bodies:WriteCheckIn",
-    "propose": "bodies:ProposalIn",
-    "accept_proposal": "bodies:AcceptIn",
-    "resolve_meeting": "bodies:ResolveIn",
-    "accept_handoff": "bodies:AcceptIn",
-    "register_agent": "agent_bodies:AgentIn",
-    "readiness": "agent_bodies:ReadinessIn",
-    "register_document": "memory_bodies:RegisterIn",
-    "patch_section": "memory_bodies:SectionPatchIn",
-    "write_document": "memory_bodies:WriteIn",
-    "append_entry": "memory_bodies:AppendIn",
-    "render": "memory_bodies:RenderIn",
-    "reconcile": "memory_bodies:ReconcileIn",
-    "reconcile_intents": "index_bodies:ReconcileIntentsIn",
-    "publish_patch": "gate_bodies:PatchIn",
-    "discard_patch": "gate_bodies:DiscardIn",
-    "deploy": "gate_bodies:DeployIn",
-    "set_deploy_policy": "gate_bodies:PolicyIn",
-    "pre_receive": "gate_bodies:PreReceiveIn",
-    "post_receive": "gate_bodies:PostReceiveIn",
-    "pre_commit": "gate_bodies:PreCommitIn",
-}
-
-
-@functools.cache
-def body_model(operation: str) -> type[BaseModel] | None:
-    """The body model of ``operation``, or None when it takes no body. Only its own module
-    is imported, on first use: a read never imports pydantic, a write one body module."""
-    where = _BODY_MODELS.get(operation)
-    if where is None:
-        return None
-    import importlib
-
-    module, name = where.split(":")
-    model: type[BaseModel] = getattr(importlib.import_module(f"detente.client.{module}"), name)
-    return model
-
-
-def check_page(since: object, limit: object) -> tuple[int, int]:
-    """``since`` and ``limit`` of an events page, checked like the HTTP edge checks them.
-
-    Raises:
-        ValidationError: ``validation_error`` naming ``since`` or ``limit``.
-    """
-    errors = []
-    if not isinstance(since, int) or not 0 <= since <= MAX_SEQ:
-        errors.append({"loc": ("query", "since"), "msg": f"must be between 0 and {MAX_SEQ}"})
-    if not isinstance(limit, int) or not 1 <= limit <= MAX_EVENTS_PAGE:
-        errors.append({"loc": ("query", "limit"), "msg": f"must be 1 to {MAX_EVENTS_PAGE}"})
-    if errors or not isinstance(since, int) or not isinstance(limit, int):
-        from detente.client.body import invalid
-
-        raise invalid(errors)
-    return since, limit
+__all__ = ["InProcessClient", "plain"]
 
 
 #: Values :func:`plain` keeps as they are (exact types: an enum member of ``str`` is not one).
@@ -142,21 +63,19 @@ def plain(value: Any) -> Any:
 
 
 class InProcessClient(Client):
-    """The client of a service in this process.
+    """The client of a service in this process: every call goes through the application
+    layer (:class:`~detente.operations.door.Operations`), as ``/v1``'s do.
 
     Args:
         service: the use cases (its store stays open unless ``owns_store``).
         repo_name: the current repository's name; None means the only one served, if one.
         repo_path: top level of the current repository's working tree, if any.
         owns_store: close the service's store in :meth:`close`.
-        calls: the operations to call; default plain :class:`ServiceCalls` (no rules).
-            A served app gives its :class:`~detente.client.authorized.AuthorizedCalls`,
-            so MCP over HTTP is authorized and rate-limited exactly as ``/v1`` is.
-        principal: asked before every write (not before reads); the principal the write
-            is made as (bound with :func:`~detente.security.identity.acting_as`). Local
-            mode gives :func:`~detente.client.local_principal.local_principal`, which
-            raises ``forbidden`` on a store served with authentication. None: the
-            principal already bound (a served app's request).
+        operations: the application layer to call; default one over ``service`` (no
+            rate limiter; the principal bound by the caller, ``local`` when none is). A
+            served app gives the instance ``/v1`` calls (the same rules and limiter for
+            MCP over HTTP); a local process one that asks
+            :func:`~detente.operations.local_principal.local_principal` before writes.
     """
 
     def __init__(
@@ -166,27 +85,18 @@ class InProcessClient(Client):
         repo_name: str | None = None,
         repo_path: Path | None = None,
         owns_store: bool = False,
-        calls: ServiceCalls | None = None,
-        principal: Callable[[], Principal] | None = None,
+        operations: Operations | None = None,
     ) -> None:
+        self.operations = operations if operations is not None else Operations(service)
         if repo_name is None:
             names = [r.name for r in service.list_repos()]
             repo_name = names[0] if len(names) == 1 else None
-
-        def close_store() -> None:
-            with contextlib.suppress(Exception):
-                # a long tail folded by this process is worth a snapshot for the next one
-                service.save_snapshots(min_tail=SHORT_LIVED_TAIL)
-                service.store.close()
-
         super().__init__(
             mode="local",
             repo_name=repo_name,
             repo_path=repo_path,
-            on_close=close_store if owns_store else None,
+            on_close=self.operations.close_store if owns_store else None,
         )
-        self.calls = calls if calls is not None else ServiceCalls(service)
-        self.principal = principal
         self.clock = service.clock
 
     @property
@@ -195,25 +105,10 @@ class InProcessClient(Client):
         return "inprocess://detente"
 
     def _send(self, call: Call) -> Wire:
-        if self.principal is not None and call.route.method != "GET":
-            with acting_as(self.principal()):
-                return self._dispatch(call)
-        return self._dispatch(call)
-
-    def _dispatch(self, call: Call) -> Wire:
-        handler: Callable[..., Wire] = getattr(self.calls, call.route.name)
-        kwargs: dict[str, Any] = dict(call.params)
-        if call.route.name == "events":
-            kwargs["since"], kwargs["limit"] = check_page(
-                kwargs.get("since", 0), kwargs.get("limit", 100)
-            )
-        # A read never takes a body: it never imports pydantic.
-        model = body_model(call.route.name) if call.route.method != "GET" else None
-        if model is not None:
-            from detente.client.body import parse
-
-            kwargs["body"] = parse(model, call.body)
-        result: Wire = plain(handler(**call.path, **kwargs))
+        answer = self.operations.call(
+            call.route, path=call.path, params=call.params, body=call.body
+        )
+        result: Wire = plain(answer)
         return result
 
     def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:

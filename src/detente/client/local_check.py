@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from detente.client.wire import CommitCheck
     from detente.domain.named_authority import Edit
+    from detente.operations.wire import CommitCheck
     from detente.vcs.repo import RepoInfo
 
 __all__ = ["LIVE", "check_commit_locally", "existing_store"]

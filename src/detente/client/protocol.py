@@ -9,7 +9,7 @@
   in this process, called directly (no ASGI app, no JSON encoding).
 
 Both take the same camelCase bodies, validate them with the same pydantic models
-(:mod:`detente.client.body`), answer the same API.md shapes and raise the same
+(:mod:`detente.operations.body`), answer the same API.md shapes and raise the same
 :mod:`detente.errors` exceptions, so an adapter cannot tell them apart.
 """
 

@@ -25,8 +25,8 @@ from detente.errors import DetenteError
 
 if TYPE_CHECKING:
     from detente.client import Client
-    from detente.client.wire import CommitCheck
     from detente.hooks.gitread import HookRepo
+    from detente.operations.wire import CommitCheck
 
 __all__ = ["committing_claim", "run", "staged_paths"]
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.domain.overlap.symbols import split_symbol
-from detente.index.blobs import read_blobs, read_tree
 from detente.index.extract import Symbol
 from detente.index.languages import grammar_for, language_of
 from detente.index.symbols import SymbolIndex, SymbolTable
+from detente.vcs.blobs import read_blobs, read_tree
 
 __all__ = ["BlastRadius", "Reference", "blast_radius"]
 

@@ -25,9 +25,9 @@ from pathlib import Path
 from detente.domain.overlap.paths import normalize_path
 from detente.domain.overlap.symbols import SEPARATOR, split_symbol
 from detente.errors import ValidationError
-from detente.index.blobs import read_blobs, read_tree
 from detente.index.extract import Symbol, extract_symbols
 from detente.index.languages import language_of
+from detente.vcs.blobs import read_blobs, read_tree
 from detente.vcs.git import Git
 
 __all__ = ["SymbolIndex", "SymbolTable"]

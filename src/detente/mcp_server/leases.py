@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from detente.client import wire
 from detente.domain.overlap.carveouts import is_covered
 from detente.domain.overlap.globs import matches
 from detente.domain.overlap.paths import has_wildcard, normalize_pattern
 from detente.errors import DetenteError
 from detente.mcp_server.shapes import holding, prune
 from detente.mcp_server.toolkit import ToolContext
+from detente.operations import wire
 
 __all__ = ["release", "replace_older"]
 

@@ -13,10 +13,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from detente.client.resolution_bodies import ResolutionIn
 from detente.errors import DetenteError, InvalidTransition, ValidationError
 from detente.mcp_server.shapes import claim_brief, event_brief, meeting_brief, prune
 from detente.mcp_server.toolkit import ToolContext
+from detente.operations.resolution_bodies import ResolutionIn
 
 __all__ = ["register"]
 

@@ -8,12 +8,13 @@ from typing import Any
 
 from mcp.types import CallToolResult
 
-from detente.client import Client, wire
+from detente.client import Client
 from detente.clock import Clock
 from detente.domain.agents.decide import check_session_id
 from detente.errors import DetenteError, NotFoundError, ValidationError
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.results import failure, success
+from detente.operations import wire
 
 __all__ = ["ToolContext"]
 

@@ -1,7 +1,7 @@
 """The repository indexes the service consults: symbols and commit trees.
 
 One :class:`~detente.index.symbols.SymbolIndex` and one
-:class:`~detente.index.trees.GitTrees` per repository directory (and configuration) for
+:class:`~detente.vcs.trees.GitTrees` per repository directory (and configuration) for
 the whole process, kept in one registry under one lock: their caches are keyed by commit
 and blob OIDs, which never change meaning, so sharing them between services and threads
 is safe.
@@ -24,7 +24,7 @@ from detente.errors import DetenteError, ValidationError
 
 if TYPE_CHECKING:  # imported on first use: a claim read never parses code
     from detente.index.symbols import SymbolIndex
-    from detente.index.trees import GitTrees
+    from detente.vcs.trees import GitTrees
 
 __all__ = ["resolve_symbols", "symbol_index", "symbols_matter", "tree_source", "worktree_edits"]
 
@@ -51,7 +51,7 @@ def tree_source(
 ) -> GitTrees:
     """The shared commit-tree reader of the repository at ``repo``, with the served
     configuration's generated patterns and artifacts added to every commit's own."""
-    from detente.index.trees import GitTrees
+    from detente.vcs.trees import GitTrees
 
     top = repo.resolve()
     return _shared(

@@ -16,7 +16,7 @@ semantics where detente depends on them, and nothing else:
   refuses with ``branch_in_use``, except a registered memory document the move leaves
   alone);
 - generated-artifact patterns are read from the tree's ``.gitattributes`` and
-  ``detente.toml`` by the same parsers as the git reader (:mod:`detente.index.trees`).
+  ``detente.toml`` by the same parsers as the git reader (:mod:`detente.vcs.trees`).
 
 It exists so races replay exactly: the integration CAS, deploying stale code, generated
 files in a change. Real git stays the subject of the tests about git.
@@ -234,7 +234,7 @@ class FakeRefStore:
                     checkout.head = new
 
     def view(self, commit: str) -> TreeView | None:
-        from detente.index.trees import gitattributes_generated, toml_generated
+        from detente.vcs.trees import gitattributes_generated, toml_generated
 
         with self._lock:
             oid = self._find(commit)

@@ -114,6 +114,6 @@ class GitRefStore:
         update_checkouts(list(worktrees), old, new)
 
     def view(self, commit: str) -> TreeView | None:
-        from detente.index.trees import GitTrees
+        from detente.vcs.trees import GitTrees
 
         return GitTrees(self.path).view(commit)

@@ -1,7 +1,7 @@
-"""Claim routes (API.md "Claims"): FastAPI parses, :class:`ServiceCalls` answers.
-
-Every claim operation is declared by its route (:mod:`detente.api.routes.operations`) but
-the listing, whose filters and page arrive as one query model.
+"""The claim listing's route (API.md "Claims"): its filters and page arrive as one query
+model, and the page is written a chunk at a time (:mod:`detente.api.claim_listing`).
+Every other claim operation's route is derived from its declaration
+(:mod:`detente.api.routes.operations`).
 """
 
 from __future__ import annotations
@@ -12,36 +12,18 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from detente.api.claim_listing import claim_list_response
-from detente.api.routes.operations import declare
-from detente.client import routes as op
-from detente.client import wire
-from detente.client.bodies import ClaimsQueryIn
-from detente.client.calls import ServiceCalls
+from detente.operations import claims as op
+from detente.operations import wire
+from detente.operations.bodies import ClaimsQueryIn
+from detente.operations.door import Operations
 
 
-def router(calls: ServiceCalls) -> APIRouter:
-    r = APIRouter()
-    declare(r, calls, op.OPEN_CLAIM, op.TAKEOVER, op.APPROVE_TAKEOVER)
+def list_claims_route(r: APIRouter, operations: Operations) -> None:
+    """``GET /v1/claims``."""
 
     @r.get(op.LIST_CLAIMS.path, operation_id=op.LIST_CLAIMS.name, response_model=wire.ClaimList)
     def list_claims(query: Annotated[ClaimsQueryIn, Query()]) -> Response:
         """Claims in ``(createdAt, id)`` order; ``limit`` (1..1000) and ``cursor`` (the
         previous page's ``nextCursor``) page through them."""
-        return claim_list_response(*calls.claim_page(**query.to_query()))
-
-    declare(
-        r,
-        calls,
-        op.GET_CLAIM,
-        op.ANNOUNCE,
-        op.RENEW,
-        op.SCOPE_CHANGE,
-        op.CHANGE_OBJECTIVE,
-        op.SUSPEND,
-        op.RESUME,
-        op.ABANDON,
-        op.COMPLETE,
-        op.CLEANUP,
-        op.CHECK_WRITES,
-    )
-    return r
+        page = operations.run(op.LIST_CLAIMS, op.claim_page, **query.to_query())
+        return claim_list_response(*page)

@@ -7,14 +7,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 
 from detente.api.sse import event_stream
-from detente.client import routes as op
-from detente.client import wire
-from detente.client.calls import MAX_EVENTS_PAGE, MAX_SEQ, ServiceCalls
+from detente.operations import system as op
+from detente.operations import wire
+from detente.operations.door import Operations
+from detente.operations.system import MAX_EVENTS_PAGE, MAX_SEQ
 
 
-def router(calls: ServiceCalls) -> APIRouter:
-    r = APIRouter()
-    service = calls.service
+def events_route(r: APIRouter, operations: Operations) -> None:
+    """``GET /v1/events``: a page of the log, its bounds checked by FastAPI."""
 
     @r.get(op.EVENTS.path, operation_id=op.EVENTS.name)
     def list_events(
@@ -22,7 +22,12 @@ def router(calls: ServiceCalls) -> APIRouter:
         since: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
         limit: Annotated[int, Query(ge=1, le=MAX_EVENTS_PAGE)] = 100,
     ) -> wire.EventPage:
-        return calls.events(since=since, limit=limit, repo=repo)
+        return operations.invoke(op.EVENTS, since, limit, repo)
+
+
+def stream_route(r: APIRouter, operations: Operations) -> None:
+    """``GET /v1/events/stream``: the live log as Server-Sent Events."""
+    service = operations.service
 
     @r.get(
         op.EVENT_STREAM.path,
@@ -55,5 +60,3 @@ def router(calls: ServiceCalls) -> APIRouter:
         return await event_stream(
             request, service, repo=repo, since=since, last_event_id=last_event_id
         )
-
-    return r

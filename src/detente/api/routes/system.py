@@ -1,4 +1,4 @@
-"""Repositories, audit and health."""
+"""The health probe's route: it answers on the event loop, whatever the store does."""
 
 from __future__ import annotations
 
@@ -8,20 +8,18 @@ from typing import Literal
 from fastapi import APIRouter
 
 from detente import __version__
-from detente.api.routes.operations import declare
 from detente.api.supervision import supervisor_for
-from detente.client import routes as op
-from detente.client import wire
-from detente.client.calls import ServiceCalls
 from detente.errors import DetenteError
+from detente.operations import system as op
+from detente.operations import wire
+from detente.operations.door import Operations
 
 #: Seconds ``/healthz`` waits for the store's head before answering without it.
 HEALTH_STORE_TIMEOUT = 2.0
 
 
-def router(calls: ServiceCalls) -> APIRouter:
-    r = APIRouter()
-    declare(r, calls, op.REPOS, op.AUDIT_VERIFY)
+def health_route(r: APIRouter, operations: Operations) -> None:
+    """``GET /healthz``."""
 
     @r.get(op.HEALTH.path, operation_id=op.HEALTH.name)
     async def healthz() -> wire.Health:
@@ -34,7 +32,7 @@ def router(calls: ServiceCalls) -> APIRouter:
         restarting after a failure (``tasks`` says which and why); ``storeWatch`` is the
         etcd or PostgreSQL change watch.
         """
-        service = calls.service
+        service = operations.service
         supervisor = supervisor_for(service)
         head: int | None = None
         store: Literal["ok", "slow", "unavailable"]
@@ -56,5 +54,3 @@ def router(calls: ServiceCalls) -> APIRouter:
         if watch is not None:
             body["storeWatch"] = watch.to_wire()
         return body
-
-    return r

@@ -2,7 +2,7 @@
 
 The service (``ClaimsService.list_claims``), the in-process and HTTP clients and the
 ``GET /v1/claims`` route all take these keywords (the clients add the page keywords of
-:class:`detente.client.claim_pages.ClaimQuery`).
+:class:`detente.operations.claim_pages.ClaimQuery`).
 """
 
 from __future__ import annotations

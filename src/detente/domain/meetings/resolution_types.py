@@ -23,7 +23,7 @@ each a ``match`` over this union that mypy checks for exhaustiveness.
 
 To add a type: a class here (listed in :data:`Resolution` and :data:`_KINDS`), its case
 in ``resolutions.validate`` and ``resolution_events.apply_events``, and its body model
-at the edge (``client/resolution_bodies.py``); see docs/architecture.md.
+at the edge (``operations/resolution_bodies.py``); see docs/architecture.md.
 """
 
 from __future__ import annotations

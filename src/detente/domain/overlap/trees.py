@@ -25,7 +25,7 @@ generator inputs: who may write it is judged on those inputs
 
 When no tree is known (a repository without a checkout, an unknown commit) the overlap
 keeps its plain glob verdict and blocks. Pure: the trees are data handed in by the
-service (read from git by :mod:`detente.index.trees`; commit trees never change).
+service (read from git by :mod:`detente.vcs.trees`; commit trees never change).
 """
 
 from __future__ import annotations

@@ -1,0 +1,44 @@
+"""Request bodies of the agent registry and readiness routes (API.md "Agents and readiness").
+
+Validated by the HTTP routers and by the in-process client alike.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from detente.domain.agents.commands import RegisterAgent
+from detente.operations.body import Body
+
+__all__ = ["AgentIn", "ReadinessIn"]
+
+
+class AgentIn(Body):
+    """``POST /v1/agents``: register or renew a session."""
+
+    session_id: str = Field(min_length=1, max_length=128)
+    agent_name: str = Field(min_length=1, max_length=200)
+    intent: str = Field(default="", max_length=4000)
+    branch: str | None = None
+    worktree: str | None = None
+    ttl_seconds: int = Field(default=900, strict=True)
+    repo: str | None = None
+
+    def to_command(self) -> RegisterAgent:
+        return RegisterAgent(
+            repo=self.repo or "",
+            session_id=self.session_id,
+            agent_name=self.agent_name,
+            ttl_seconds=self.ttl_seconds,
+            intent=self.intent,
+            branch=self.branch,
+            worktree=self.worktree,
+        )
+
+
+class ReadinessIn(Body):
+    """``POST /v1/readiness``: may this session edit these paths without meeting anyone?"""
+
+    session_id: str = Field(min_length=1, max_length=128)
+    paths: list[str] = Field(min_length=1)
+    repo: str | None = None

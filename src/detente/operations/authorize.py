@@ -1,0 +1,255 @@
+"""Who may call which operation: the rules of the operations' declarations.
+
+Each state-changing operation names one rule (:class:`~detente.operations.declaration.
+Operation` ``rule``), checked by :class:`~detente.operations.door.Operations` against the
+principal of the running call (:func:`~detente.security.identity.current_principal`)
+before the handler runs, whatever surface the call came from (``/v1``, MCP over HTTP or
+stdio, the in-process client of the CLI and the hooks). A refusal is ``403 forbidden``
+(:class:`~detente.errors.ForbiddenError`) naming the role or the owner that was needed;
+nothing is written.
+
+The rules (issue #15):
+
+- opening a claim, a takeover, registering an agent or a memory document, reconciling
+  intents: ``claim``;
+- renew, announce, scope change, suspend, resume, abandon, complete, clean-up, a memory
+  write under a claim, a patch of a claim: the claim's own principal, or ``admin``;
+  completion that integrates (an ``expectedBaseRef``) also needs ``integrate``;
+- meeting proposals and acceptances: the principal of the participant claim named;
+  a handoff's accept: the receiving claim's principal;
+- a human resolution: ``arbitrate``; when the meeting is routed by CODEOWNERS (its
+  escalation named arbitrators, or its contested paths have owners), ``arbitrate`` held
+  by one of those owners (``@user`` = the principal, ``@org/team`` = its group
+  ``org/team``, i.e. ``group:org/team`` in ``[roles]``); the resolution is recorded
+  under that owner's handle (:func:`bound_handle`, :func:`as_resolver`);
+- a takeover (``claim``) is released by its approval gate: a ``human`` approval by the
+  principal of the claim taken over, or by an ``arbitrate`` holder who (when the gated
+  targets have CODEOWNERS owners) is one of them; an ``owner`` approval (``claim``)
+  whose ``approver`` is the caller's own handle (the decision then checks it against the
+  CODEOWNERS owners of the gated targets and counts it toward the quorum);
+- deployments: ``deploy``; a deployment policy: ``admin``; recording a push
+  (post-receive): ``integrate``.
+
+``admin`` passes every rule. The loopback principal ``local`` (no ``--auth``) holds every
+role, so a server without authentication behaves as before; a local process on a store
+served with authentication holds only ``[local] roles``
+(:func:`~detente.operations.local_principal.local_principal`), and its refusals say how
+to go through the server (:func:`local_refusal`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from detente.errors import ForbiddenError, NotFoundError
+from detente.operations.declaration import Rule
+from detente.security.identity import Principal
+
+if TYPE_CHECKING:
+    from detente.service import Service
+
+__all__ = [
+    "approve_takeover",
+    "arbitrate",
+    "as_approver",
+    "as_resolver",
+    "bound_handle",
+    "claim_principal",
+    "complete",
+    "discard_patch",
+    "local_refusal",
+    "own_body_claim",
+    "own_claim",
+    "role",
+    "routed_owners",
+    "session_of",
+]
+
+
+def claim_principal(service: Service, claim_id: str) -> str:
+    """The principal that opened claim ``claim_id``. Raises ``not_found``."""
+    repo = service.repo_of_claim(claim_id)
+    with service.lock(repo):
+        claim = service.fresh(repo).claims.get(claim_id)
+    if claim is None:
+        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
+    return claim.principal
+
+
+def role(name: str) -> Rule:
+    """The rule "the caller holds role ``name``"."""
+
+    def rule(service: Service, who: Principal, *args: Any) -> None:
+        if not who.has(name):
+            raise ForbiddenError(
+                f"{who.name!r} does not hold the {name!r} role (see [roles] in detente.toml)",
+                principal=who.name,
+                role=name,
+            )
+
+    return rule
+
+
+def _owner(service: Service, who: Principal, claim_id: str) -> None:
+    if who.has("admin"):
+        return
+    role("claim")(service, who)
+    owner = claim_principal(service, claim_id)
+    if owner != who.name:
+        raise ForbiddenError(
+            f"claim {claim_id} belongs to {owner!r}; {who.name!r} may not act on it "
+            "(only its principal or an admin may)",
+            principal=who.name,
+            claimId=claim_id,
+            owner=owner,
+        )
+
+
+def own_claim(service: Service, who: Principal, claim_id: str, *rest: Any) -> None:
+    """The claim named by the path is the caller's (or the caller is an admin)."""
+    _owner(service, who, claim_id)
+
+
+def own_body_claim(service: Service, who: Principal, *args: Any) -> None:
+    """The claim the body names (``claimId``) is the caller's; without one, ``claim``."""
+    claim_id = getattr(args[-1], "claim_id", None)
+    if claim_id:
+        _owner(service, who, str(claim_id))
+    else:
+        role("claim")(service, who)
+
+
+def complete(service: Service, who: Principal, claim_id: str, body: Any) -> None:
+    """The caller's own claim; integrating (an ``expectedBaseRef``) needs ``integrate``."""
+    _owner(service, who, claim_id)
+    if getattr(body, "expected_base_ref", None) is not None and getattr(body, "integrate", True):
+        role("integrate")(service, who)
+
+
+def arbitrate(service: Service, who: Principal, meeting_id: str, body: Any) -> None:
+    """``arbitrate``, held by one of the CODEOWNERS owners the meeting is routed to."""
+    role("arbitrate")(service, who)
+    owners = routed_owners(service, meeting_id)
+    if owners and not _handles(who) & set(owners):
+        raise ForbiddenError(
+            f"{who.name!r} may not resolve meeting {meeting_id}: it is routed by CODEOWNERS "
+            f"to {', '.join(owners)}, and a human resolution needs the 'arbitrate' role "
+            "held by one of those owners (@name, or a group as @org/team)",
+            principal=who.name,
+            meetingId=meeting_id,
+            role="arbitrate",
+            owners=owners,
+        )
+
+
+def routed_owners(service: Service, meeting_id: str) -> list[str]:
+    """The CODEOWNERS owners a meeting is routed to: the arbitrators its escalation named,
+    else the owners of its contested paths now (empty: no CODEOWNERS routing).
+
+    Raises:
+        NotFoundError: ``not_found`` for an unknown meeting.
+    """
+    meeting = service.meetings.get_meeting(meeting_id)
+    if meeting.arbitrators:
+        return list(meeting.arbitrators)
+    paths = [t.target.partition("#")[0] for t in meeting.contested_targets]
+    owners, _ = service.owners_of(meeting.repo)(paths)
+    return owners
+
+
+def _handles(who: Principal) -> set[str]:
+    """How CODEOWNERS may name ``who``: its name (an e-mail owner), ``@name``, or one of
+    its groups as ``@org/team`` (the ``[roles]`` entry ``group:org/team``)."""
+    groups = {g.removeprefix("group:").lstrip("@") for g in who.groups}
+    return {who.name, f"@{who.name}"} | {f"@{g}" for g in groups}
+
+
+def bound_handle(who: Principal, owners: list[str]) -> str:
+    """The name a human decision by ``who`` is recorded under: its handle among
+    ``owners`` when it is one of them, else its principal name."""
+    matches = sorted(_handles(who) & set(owners))
+    return matches[0] if matches else who.name
+
+
+def approve_takeover(service: Service, who: Principal, claim_id: str, body: Any) -> None:
+    """The takeover's approval gate (see the module docstring)."""
+    role("claim")(service, who)
+    kind = getattr(body, "kind", "human")
+    if kind == "owner":
+        if getattr(body, "approver", None) in _handles(who):
+            return  # the decision checks that this handle is an owner of the gated targets
+        raise ForbiddenError(
+            f"{who.name!r} may not approve the takeover {claim_id} as owner "
+            f"{getattr(body, 'approver', None)!r}: an owner approval must name the caller "
+            "(@name, or a group as @org/team)",
+            principal=who.name,
+            claimId=claim_id,
+        )
+    repo = service.repo_of_claim(claim_id)
+    with service.lock(repo):
+        successor = service.fresh(repo).claims.get(claim_id)
+    info = (successor.takeover or {}) if successor is not None else {}
+    taken = info.get("claimId")
+    if taken and claim_principal(service, str(taken)) == who.name:
+        return  # the holder of the claim taken over consents
+    listed = info.get("owners")
+    owners = [str(o) for o in listed] if isinstance(listed, list | tuple) else []
+    if who.has("arbitrate") and (not owners or _handles(who) & set(owners)):
+        return
+    raise ForbiddenError(
+        f"{who.name!r} may not approve the takeover {claim_id}: a human approval needs the "
+        "principal of the claim taken over, or the 'arbitrate' role"
+        + (
+            f" held by one of the CODEOWNERS owners of its targets ({', '.join(owners)})"
+            if owners
+            else ""
+        ),
+        principal=who.name,
+        claimId=claim_id,
+        role="arbitrate",
+    )
+
+
+def discard_patch(service: Service, who: Principal, patch_id: str, body: Any) -> None:
+    """The claim that published the patch is the caller's."""
+    role("claim")(service, who)
+    _owner(service, who, service.patches.get_patch(patch_id).claim_id)
+
+
+def as_resolver(service: Service, who: Principal, meeting_id: str, body: Any) -> Any:
+    """Resolve as the authenticated human: ``resolvedBy`` is its owner handle (or name),
+    never what the body claims (an admin's body is taken as written)."""
+    if who.has("admin"):
+        return body
+    handle = bound_handle(who, routed_owners(service, meeting_id))
+    return body.model_copy(update={"resolved_by": handle})
+
+
+def as_approver(service: Service, who: Principal, claim_id: str, body: Any) -> Any:
+    """Approve as the authenticated human: a ``human`` approval is recorded under the
+    caller's name (an ``owner`` approval already had to name the caller)."""
+    if who.has("admin") or body.kind != "human":
+        return body
+    return body.model_copy(update={"approver": who.name})
+
+
+def session_of(body: Any) -> str | None:
+    """The agent session a claim or registration body names, if any (rate limits count
+    per principal and session)."""
+    session = getattr(body, "session_id", None)
+    agent = getattr(body, "agent", None)
+    if session is None and agent is not None:
+        session = getattr(agent, "session_id", None)
+    return str(session) if session else None
+
+
+def local_refusal(exc: ForbiddenError) -> ForbiddenError:
+    """``exc`` for the local principal of a store served with authentication: with how to
+    act through the server instead."""
+    from detente.operations.local_principal import LOCAL_HINT
+
+    return ForbiddenError(
+        f"{exc.detail}; this store is served with authentication, where a local process "
+        f"holds only the roles of [local] roles in detente.toml: {LOCAL_HINT}",
+        **exc.extra,
+    )

@@ -1,0 +1,144 @@
+"""The gate operations: the patch queue, deployments and their policy, and the checks the
+git hooks ask (pre-receive, post-receive, pre-commit).
+
+The hooks compute what only git knows (commits of a push, their trailers and files;
+staged paths) and these operations decide with the claims the service holds.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from detente.domain.gates.model import patch_to_wire
+from detente.operations import authorize as who
+from detente.operations.declaration import Operation
+
+if TYPE_CHECKING:
+    from detente.operations import gate_bodies as g
+    from detente.operations import wire
+    from detente.service import Service
+
+__all__ = ["OPERATIONS"]
+
+
+def _patch(patch: Any, *, with_mbox: bool = False) -> wire.Patch:
+    return cast("wire.Patch", patch_to_wire(patch, with_mbox=with_mbox))
+
+
+def publish_patch(service: Service, body: g.PatchIn) -> wire.PatchOut:
+    patch, created = service.patches.publish_patch(body.to_command())
+    return {"patch": _patch(patch), "created": created}
+
+
+def list_patches(
+    service: Service, repo: str | None = None, status: str | None = None
+) -> wire.PatchList:
+    patches = service.patches.list_patches(repo=repo, status=status)
+    return {"patches": [_patch(p) for p in patches]}
+
+
+def get_patch(service: Service, patch_id: str) -> wire.PatchOut:
+    return {"patch": _patch(service.patches.get_patch(patch_id), with_mbox=True)}
+
+
+def discard_patch(service: Service, patch_id: str, body: g.DiscardIn) -> wire.PatchOut:
+    return {"patch": _patch(service.patches.discard_patch(body.to_command(patch_id)))}
+
+
+def deploy(service: Service, env: str, body: g.DeployIn) -> wire.DeploymentView:
+    view = service.deployments.deploy(body.to_command(env))
+    return cast("wire.DeploymentView", view.to_wire())
+
+
+def get_deployment(service: Service, env: str, repo: str | None = None) -> wire.DeploymentView:
+    view = service.deployments.get_deployment(env, repo)
+    return cast("wire.DeploymentView", view.to_wire())
+
+
+def set_deploy_policy(service: Service, env: str, body: g.PolicyIn) -> wire.DeploymentView:
+    view = service.deployments.set_deploy_policy(body.to_command(env))
+    return cast("wire.DeploymentView", view.to_wire())
+
+
+def pre_receive(service: Service, body: g.PreReceiveIn) -> wire.PushChecked:
+    pushed = body.pushed()
+    count = service.gates.check_push(body.repo, body.ref, pushed, fast_forward=body.fast_forward)
+    return {"ok": True, "ref": body.ref, "commits": count}
+
+
+def post_receive(service: Service, body: g.PostReceiveIn) -> wire.PushRecorded:
+    landed = (body.repo, body.ref, body.old_oid, body.new_oid, body.claim_ids)
+    return {"integrated": service.gates.record_push(*landed)}
+
+
+def pre_commit(service: Service, body: g.PreCommitIn) -> wire.CommitCheck:
+    check = service.gates.check_commit(
+        body.repo, body.claim_id, body.paths, edits=body.staged_edits()
+    )
+    return cast("wire.CommitCheck", check.to_wire())
+
+
+PUBLISH_PATCH: Operation[wire.PatchOut] = Operation(
+    "publish_patch",
+    "POST",
+    "/v1/patches",
+    publish_patch,
+    rule=who.own_body_claim,
+    conflicts=("revision_conflict", "invalid_transition"),
+    status_code=201,
+)
+LIST_PATCHES: Operation[wire.PatchList] = Operation(
+    "list_patches", "GET", "/v1/patches", list_patches
+)
+GET_PATCH: Operation[wire.PatchOut] = Operation(
+    "get_patch", "GET", "/v1/patches/{patch_id}", get_patch
+)
+DISCARD_PATCH: Operation[wire.PatchOut] = Operation(
+    "discard_patch",
+    "POST",
+    "/v1/patches/{patch_id}/discard",
+    discard_patch,
+    rule=who.discard_patch,
+    conflicts=("revision_conflict", "invalid_transition"),
+)
+DEPLOY: Operation[wire.DeploymentView] = Operation(
+    "deploy",
+    "POST",
+    "/v1/deployments/{env}",
+    deploy,
+    rule=who.role("deploy"),
+    conflicts=("stale_base", "evidence_rejected", "revision_conflict"),
+)
+GET_DEPLOYMENT: Operation[wire.DeploymentView] = Operation(
+    "get_deployment", "GET", "/v1/deployments/{env}", get_deployment
+)
+SET_DEPLOY_POLICY: Operation[wire.DeploymentView] = Operation(
+    "set_deploy_policy",
+    "PUT",
+    "/v1/deployments/{env}/policy",
+    set_deploy_policy,
+    rule=who.role("admin"),
+    conflicts=("revision_conflict",),
+)
+PRE_RECEIVE: Operation[wire.PushChecked] = Operation(
+    "pre_receive",
+    "POST",
+    "/v1/hooks/pre-receive",
+    pre_receive,
+    rule=who.role("claim"),
+    conflicts=("evidence_rejected",),
+)
+POST_RECEIVE: Operation[wire.PushRecorded] = Operation(
+    "post_receive", "POST", "/v1/hooks/post-receive", post_receive, rule=who.role("integrate")
+)
+PRE_COMMIT: Operation[wire.CommitCheck] = Operation(
+    "pre_commit", "POST", "/v1/hooks/pre-commit", pre_commit, rule=who.role("claim")
+)
+
+#: The hooks' checks, in the order the HTTP API registers them.
+HOOKS: tuple[Operation[Any], ...] = (PRE_RECEIVE, POST_RECEIVE, PRE_COMMIT)
+#: The patch queue, in the order the HTTP API registers them.
+PATCHES: tuple[Operation[Any], ...] = (PUBLISH_PATCH, LIST_PATCHES, GET_PATCH, DISCARD_PATCH)
+#: Deployments, in the order the HTTP API registers them.
+DEPLOYMENTS: tuple[Operation[Any], ...] = (DEPLOY, GET_DEPLOYMENT, SET_DEPLOY_POLICY)
+OPERATIONS: tuple[Operation[Any], ...] = (*HOOKS, *PATCHES, *DEPLOYMENTS)

@@ -1,0 +1,67 @@
+"""Agent sessions and readiness (API.md "Agents and readiness")."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from typing_extensions import TypedDict
+
+from detente.operations.wire.record import ClaimStatus, Time, record
+
+__all__ = ["AgentList", "AgentOut", "AgentSession", "OverlappingClaim", "Readiness"]
+
+
+@record
+class AgentSession(TypedDict):
+    """A registered agent session; ``status`` by the server's clock at read time;
+    ``claimIds``: its claims whose lease runs."""
+
+    sessionId: str
+    agentName: str
+    status: Literal["active", "departed"]
+    intent: str
+    branch: str | None
+    worktree: str | None
+    ttlSeconds: int
+    expiresAt: Time
+    repo: str
+    revision: int
+    registeredAt: Time
+    updatedAt: Time
+    lastEventId: str | None
+    claimIds: list[str]
+
+
+@record
+class AgentOut(TypedDict):
+    """``{agent}``."""
+
+    agent: AgentSession
+
+
+@record
+class AgentList(TypedDict):
+    """``{agents[]}``."""
+
+    agents: list[AgentSession]
+
+
+@record
+class OverlappingClaim(TypedDict):
+    """Another session's claim that covers some of the asked paths."""
+
+    claimId: str
+    sessionId: str | None
+    agentName: str
+    paths: list[str]
+    witness: str | None
+    status: ClaimStatus
+    reason: str
+
+
+@record
+class Readiness(TypedDict):
+    """``ready`` when no other session's claim covers the paths, else ``caution``."""
+
+    readiness: Literal["ready", "caution"]
+    overlappingClaims: list[OverlappingClaim]
