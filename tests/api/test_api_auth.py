@@ -90,6 +90,10 @@ def _minimal(schema: dict[str, Any], components: dict[str, Any]) -> Any:
     """The smallest instance of a JSON schema: its required fields with plain values."""
     if "$ref" in schema:
         return _minimal(components[schema["$ref"].split("/")[-1]], components)
+    if "oneOf" in schema:  # a tagged union (a meeting resolution): its first kind
+        return _minimal(schema["oneOf"][0], components)
+    if "const" in schema:
+        return schema["const"]
     if "anyOf" in schema:
         return _minimal(next(s for s in schema["anyOf"] if s.get("type") != "null"), components)
     if "allOf" in schema:
