@@ -25,7 +25,9 @@ __all__ = [
     "changed_files",
     "claim_branch_name",
     "create_worktree",
+    "default_worktree_path",
     "diff_summary",
+    "discard_worktree",
     "list_worktrees",
     "remove_worktree",
     "slugify",
@@ -33,6 +35,8 @@ __all__ = [
 
 _HEX_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
+#: The shape :func:`claim_branch_name` makes: valid for git by construction.
+_CLAIM_BRANCH = re.compile(r"claim/[a-z0-9]+(?:-[a-z0-9]+)*")
 _SHORT_ID_LEN = 8
 _FALLBACK_SLUG = "untitled"
 
@@ -46,12 +50,15 @@ class Worktree:
         branch: short branch name checked out in it, e.g. ``claim/fix-retry-01hx2k3m``.
         base_oid: the commit it was created from.
         head_oid: its HEAD right after creation (always equal to ``base_oid``).
+        new_branch: the branch was created for it (False: an existing branch was
+            attached); :func:`discard_worktree` deletes only a new branch.
     """
 
     path: Path
     branch: str
     base_oid: str
     head_oid: str
+    new_branch: bool = True
 
 
 @dataclass(frozen=True)
@@ -132,7 +139,8 @@ def claim_branch_name(slug: str, claim_id: str) -> str:
         raise ValidationError(f"claim id {claim_id!r} has no usable characters", field="claimId")
     short = alnum[-_SHORT_ID_LEN:]
     branch = f"claim/{slug}-{short}" if slug else f"claim/{short}"
-    _check_branch_name(branch)
+    if not _CLAIM_BRANCH.fullmatch(branch):  # a slug not made by slugify: ask git
+        _check_branch_name(branch)
     return branch
 
 
@@ -146,6 +154,13 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
     leaves it alone. When it raises ``ValidationError``, ``BranchInUse`` or ``StaleBase``
     nothing was created (no directory, no worktree entry, no branch).
 
+    Each fact is checked once, by the git call that needs it: the happy path is two git
+    processes (``worktree add -b``, which refuses an unknown base, an existing branch or
+    an invalid name atomically, and one ``rev-parse HEAD`` in the new worktree); the
+    lookups that tell the refusals apart run only after git refused. A branch name of
+    the shape :func:`claim_branch_name` makes is valid by construction and is not sent
+    to ``git check-ref-format``.
+
     Args:
         repo: a directory inside any working tree of the repository.
         path: where to create the worktree; must not exist or be an empty directory.
@@ -155,7 +170,7 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
             :func:`~detente.vcs.repo.resolve_commit`).
 
     Returns:
-        The :class:`Worktree`.
+        The :class:`Worktree` (``new_branch`` says whether the branch was made for it).
 
     Raises:
         ValidationError: ``validation_error`` with field ``baseCommit`` (not a full OID of
@@ -173,8 +188,8 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
             field="baseCommit",
             value=base_oid,
         )
-    resolve_commit(repo, base_oid)
-    _check_branch_name(branch)
+    if not _CLAIM_BRANCH.fullmatch(branch):
+        _check_branch_name(branch)
     path = Path(path).absolute()
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise ValidationError(
@@ -182,24 +197,63 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
         )
     git = Git(repo)
     add = ("worktree", "add", "--lock", "--reason", f"detente claim {branch}")
-    tip = _branch_tip(git, branch)
-    if tip is None:
-        result = git.run(*add, "-b", branch, "--", str(path), base_oid, check=False)
-        if not result.ok:
-            tip = _branch_tip(git, branch)
-            if tip is None:
-                raise result.error()
-            # Lost a race: the branch appeared between our check and the add.
-    if tip is not None:
+    result = git.run(*add, "-b", branch, "--", str(path), base_oid, check=False)
+    new_branch = result.ok
+    if not result.ok:
+        # Refused: tell why (an existing branch is attached when it may be).
+        tip = _branch_tip(git, branch)
+        if tip is None:
+            resolve_commit(repo, base_oid)  # ValidationError (baseCommit) when unknown
+            raise result.error()
         _ensure_attachable(git, branch, tip, base_oid)
         result = git.run(*add, "--", str(path), branch, check=False)
         if not result.ok:
             _ensure_attachable(git, branch, _branch_tip(git, branch), base_oid)
             raise result.error()
     head = Git(path).text("rev-parse", "--verify", "HEAD")
+    worktree = Worktree(
+        path=path.resolve(), branch=branch, base_oid=base_oid, head_oid=head, new_branch=new_branch
+    )
     if head != base_oid:  # cannot happen unless a hook moved HEAD; never hand that out
+        discard_worktree(repo, worktree)
         raise VcsError(f"new worktree {path} is at {head}, expected base commit {base_oid}")
-    return Worktree(path=path.resolve(), branch=branch, base_oid=base_oid, head_oid=head)
+    return worktree
+
+
+def discard_worktree(repo: Path, worktree: Worktree) -> None:
+    """Undo :func:`create_worktree`: remove the worktree (directory and entry, whatever
+    it holds) and, when it made the branch, delete the branch if it still points at the
+    base commit (a branch that moved holds someone's commits and is kept).
+
+    Best effort: what cannot be removed is left (the failure that asked for the undo is
+    the one to report).
+
+    Args:
+        repo: a directory inside any working tree of the repository.
+        worktree: what :func:`create_worktree` returned.
+    """
+    git = Git(repo)
+    # A locked worktree needs --force twice.
+    git.run("worktree", "remove", "--force", "--force", "--", str(worktree.path), check=False)
+    if worktree.new_branch:
+        ref = f"refs/heads/{worktree.branch}"
+        git.run("update-ref", "-d", ref, worktree.base_oid, check=False)
+
+
+def default_worktree_path(main_worktree: Path, branch: str) -> Path:
+    """Where a claim's worktree goes unless the caller names a place:
+    ``<main worktree>/../<main worktree's name>.worktrees/<branch without claim/>``.
+
+    Args:
+        main_worktree: top level of the repository's main worktree.
+        branch: the claim's branch, e.g. ``claim/fix-retry-1a2b3c4d``.
+
+    Returns:
+        The absolute path (not created).
+    """
+    main = main_worktree.absolute()
+    tail = branch.removeprefix("claim/").replace("/", "-")
+    return main.parent / f"{main.name}.worktrees" / tail
 
 
 def list_worktrees(repo: Path) -> list[WorktreeEntry]:
