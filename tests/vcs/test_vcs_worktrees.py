@@ -107,7 +107,7 @@ def test_branch_checked_out_in_the_main_worktree_is_in_use(repo: Path, tmp_path:
         create_worktree(repo, tmp_path / "wt", "main", base)
 
 
-def test_a_new_claim_branch_costs_one_worktree_add_and_one_head_check(
+def test_a_new_claim_branch_costs_one_ref_update_one_worktree_add_and_one_head_check(
     repo: Path, tmp_path: Path, git, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base = git(repo, "rev-parse", "HEAD")
@@ -122,7 +122,7 @@ def test_a_new_claim_branch_costs_one_worktree_add_and_one_head_check(
 
     create_worktree(repo, tmp_path / "wt", claim_branch_name("fix-retry", "clm_1a2b3c4d"), base)
 
-    assert subcommands == ["worktree", "rev-parse"]
+    assert subcommands == ["update-ref", "worktree", "rev-parse"]
 
 
 def test_discarding_a_worktree_removes_it_and_the_branch_it_made(
@@ -183,6 +183,27 @@ def test_non_empty_target_path_is_a_validation_error(repo: Path, tmp_path: Path,
     assert info.value.field == "path"
     assert (occupied / "keep.txt").read_text() == "mine\n"
     assert git(repo, "branch", "--list", "claim/x-1") == ""
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "registered-but-missing"])
+def test_a_place_git_refuses_leaves_no_branch_and_no_directory(
+    repo: Path, tmp_path: Path, git, where: str
+) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    if where == "under-a-file":
+        (tmp_path / "a-file").write_text("not a directory\n")
+        target = tmp_path / "a-file" / "wt"
+    else:
+        target = tmp_path / "stale"
+        git(repo, "worktree", "add", "-q", "-b", "elsewhere", str(target))
+        shutil.rmtree(target)
+    before = snapshot(repo, tmp_path)
+
+    with pytest.raises((ValidationError, VcsError)):
+        create_worktree(repo, target, "claim/refused-1", base)
+
+    assert git(repo, "branch", "--list", "claim/*") == ""
+    assert snapshot(repo, tmp_path) == before
 
 
 def test_empty_existing_directory_is_accepted(repo: Path, tmp_path: Path, git) -> None:

@@ -82,6 +82,14 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         ] = "HEAD",
         branch: Annotated[str | None, Field(description="Your topic branch.")] = None,
         worktree: Annotated[str | None, Field(description="Your worktree directory.")] = None,
+        create_worktree: Annotated[
+            bool,
+            Field(
+                description="Have detente create the claim's branch and worktree (at "
+                "base_commit; branch/worktree override the defaults). If git refuses, "
+                "no claim is recorded."
+            ),
+        ] = False,
         expected_contract_changes: Annotated[
             list[str] | None, Field(description="API/contract areas you will change.")
         ] = None,
@@ -122,6 +130,7 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                         "leaseTtlSeconds": ttl_secs,
                         "branch": branch,
                         "worktree": worktree,
+                        "createWorktree": create_worktree or None,
                         "agent": prune({"id": name, "name": name, "sessionId": session_id}),
                     }
                 )

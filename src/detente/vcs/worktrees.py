@@ -7,6 +7,7 @@ Requires git >= 2.36 (``worktree list --porcelain -z`` and ``worktree add --lock
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import unicodedata
@@ -52,6 +53,8 @@ class Worktree:
         head_oid: its HEAD right after creation (always equal to ``base_oid``).
         new_branch: the branch was created for it (False: an existing branch was
             attached); :func:`discard_worktree` deletes only a new branch.
+        made_dirs: the missing parent directories git made for it, innermost first
+            (:func:`discard_worktree` removes them when empty).
     """
 
     path: Path
@@ -59,6 +62,7 @@ class Worktree:
     base_oid: str
     head_oid: str
     new_branch: bool = True
+    made_dirs: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -154,12 +158,12 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
     leaves it alone. When it raises ``ValidationError``, ``BranchInUse`` or ``StaleBase``
     nothing was created (no directory, no worktree entry, no branch).
 
-    Each fact is checked once, by the git call that needs it: the happy path is two git
-    processes (``worktree add -b``, which refuses an unknown base, an existing branch or
-    an invalid name atomically, and one ``rev-parse HEAD`` in the new worktree); the
-    lookups that tell the refusals apart run only after git refused. A branch name of
-    the shape :func:`claim_branch_name` makes is valid by construction and is not sent
-    to ``git check-ref-format``.
+    Each fact is checked once, by the git call that needs it: the happy path is three git
+    processes (``update-ref`` creating the branch at ``base_oid`` only if it does not
+    exist, which refuses an unknown base; ``worktree add``; one ``rev-parse HEAD`` in the
+    new worktree); the lookups that tell refusals apart run only after git refused. A
+    branch name of the shape :func:`claim_branch_name` makes is valid by construction
+    and is not sent to ``git check-ref-format``.
 
     Args:
         repo: a directory inside any working tree of the repository.
@@ -175,7 +179,7 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
     Raises:
         ValidationError: ``validation_error`` with field ``baseCommit`` (not a full OID of
             an existing commit), ``branch`` (invalid name) or ``path`` (exists and is not
-            an empty directory).
+            an empty directory, or cannot be created: the detail names the OS's reason).
         BranchInUse: ``branch_in_use`` when ``branch`` is checked out in another worktree;
             the detail and the ``holder`` field name that worktree's path.
         StaleBase: ``stale_base`` when ``branch`` exists, is not checked out anywhere, but
@@ -195,24 +199,36 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
         raise ValidationError(
             f"worktree path {path} already exists and is not an empty directory", field="path"
         )
+    made_dirs = tuple(_missing_parents(path))
     git = Git(repo)
-    add = ("worktree", "add", "--lock", "--reason", f"detente claim {branch}")
-    result = git.run(*add, "-b", branch, "--", str(path), base_oid, check=False)
-    new_branch = result.ok
-    if not result.ok:
-        # Refused: tell why (an existing branch is attached when it may be).
+    ref = f"refs/heads/{branch}"
+    # The branch first, by compare-and-swap from "absent": git leaves a branch behind when
+    # ``worktree add -b`` fails after making it, and could not say whether it made it.
+    made = git.run("update-ref", "-m", f"detente: claim {branch}", ref, base_oid, "", check=False)
+    new_branch = made.ok
+    if not new_branch:
         tip = _branch_tip(git, branch)
         if tip is None:
             resolve_commit(repo, base_oid)  # ValidationError (baseCommit) when unknown
-            raise result.error()
+            raise made.error()
         _ensure_attachable(git, branch, tip, base_oid)
-        result = git.run(*add, "--", str(path), branch, check=False)
-        if not result.ok:
+    add = ("worktree", "add", "--lock", "--reason", f"detente claim {branch}")
+    result = git.run(*add, "--", str(path), branch, check=False)
+    if not result.ok:
+        if new_branch:
+            git.run("update-ref", "-d", ref, base_oid, check=False)
+        else:
             _ensure_attachable(git, branch, _branch_tip(git, branch), base_oid)
-            raise result.error()
+        _check_creatable(path)  # ValidationError (path) when no directory can be made
+        raise result.error()
     head = Git(path).text("rev-parse", "--verify", "HEAD")
     worktree = Worktree(
-        path=path.resolve(), branch=branch, base_oid=base_oid, head_oid=head, new_branch=new_branch
+        path=path.resolve(),
+        branch=branch,
+        base_oid=base_oid,
+        head_oid=head,
+        new_branch=new_branch,
+        made_dirs=made_dirs,
     )
     if head != base_oid:  # cannot happen unless a hook moved HEAD; never hand that out
         discard_worktree(repo, worktree)
@@ -225,8 +241,8 @@ def discard_worktree(repo: Path, worktree: Worktree) -> None:
     it holds) and, when it made the branch, delete the branch if it still points at the
     base commit (a branch that moved holds someone's commits and is kept).
 
-    Best effort: what cannot be removed is left (the failure that asked for the undo is
-    the one to report).
+    The parent directories git made for it go too, when empty. Best effort: what cannot
+    be removed is left (the failure that asked for the undo is the one to report).
 
     Args:
         repo: a directory inside any working tree of the repository.
@@ -238,6 +254,9 @@ def discard_worktree(repo: Path, worktree: Worktree) -> None:
     if worktree.new_branch:
         ref = f"refs/heads/{worktree.branch}"
         git.run("update-ref", "-d", ref, worktree.base_oid, check=False)
+    for directory in worktree.made_dirs:
+        with contextlib.suppress(OSError):  # not empty (someone else's): leave it
+            directory.rmdir()
 
 
 def default_worktree_path(main_worktree: Path, branch: str) -> Path:
@@ -374,6 +393,45 @@ def _ensure_attachable(git: Git, branch: str, tip: str | None, base_oid: str) ->
             expected=base_oid,
             actual=tip,
         )
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """The parent directories of ``path`` that do not exist yet, innermost first."""
+    missing: list[Path] = []
+    probe = path.parent
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    return missing
+
+
+def _check_creatable(path: Path) -> None:
+    """Create ``path`` (and its missing parents) and remove what was created: whether the
+    worktree could be made there. Permission bits alone cannot tell (root may write
+    anywhere, yet not under ``/proc``), so the directory is really made. Asked only after
+    git refused, to name the reason.
+
+    Raises:
+        ValidationError: ``validation_error`` (field ``path``) naming the OS's reason.
+    """
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        for directory in reversed(missing):
+            directory.mkdir()
+    except OSError as exc:
+        raise ValidationError(
+            f"cannot create the worktree directory {path}: {exc.strerror or exc}",
+            field="path",
+        ) from None
+    finally:
+        for directory in missing:
+            # not created (the mkdir above failed first) or no longer empty: leave it
+            with contextlib.suppress(OSError):
+                directory.rmdir()
 
 
 def _check_branch_name(branch: str) -> None:
