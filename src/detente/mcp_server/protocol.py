@@ -15,7 +15,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from detente.client.seeds import memory_impacts
-from detente.mcp_server.shapes import claim_brief, claim_detail, prune, view_parts
+from detente.mcp_server.shapes import claim_brief, claim_detail, kept, prune, view_parts
 from detente.mcp_server.toolkit import ToolContext
 
 __all__ = ["register"]
@@ -135,7 +135,10 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                     }
                 )
             )
-            return _with_overlaps(opened)
+            answer = _with_overlaps(opened)
+            if create_worktree:  # where the work goes: the agent cds there
+                answer.update(kept(opened["claim"], "branch", "worktree", "baseCommit"))
+            return answer
 
         scope = [*(paths or []), *(modules or []), *(symbols or []), *(memory or [])]
         return ctx.run("claim_open", session_id, scope, call)
