@@ -217,7 +217,8 @@ def takeover(
             ),
             pieces=pieces,
         )
-        return _report(session, response, workspace.created_worktree(response["claim"], True))
+        created = workspace.created_worktree(response["claim"], not no_worktree)
+        return _report(session, response, created)
 
     run(ctx, json_flag, body)
 
