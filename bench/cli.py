@@ -25,7 +25,17 @@ Commands (local mode, ``DETENTE_LOCAL=1``, in the repository):
 - ``detente claim status ID --json`` against ``detente serve`` on the same store
   (``DETENTE_URL``): server mode.
 
-Usage: ``python bench/cli.py [--sizes 100,10000] [--runs 15]``
+A second table (``--tables claim-open``) times ``detente claim open`` in local mode on a
+repository of 5,053 files (ansible's paths, ``../shared/data/ansible-paths.txt``, one
+short line each): with its worktree (the service creates branch and worktree inside the
+command) against ``git worktree add --lock -b`` of the same commit in the same run
+(target: at most 1.5x), and with ``--no-worktree`` (target: at most 0.25 s). The
+commands take turns run by run, each going first in turn, after an untimed ``sync`` (a
+checkout's dirty pages must not slow down the next one); the worktrees are removed
+between runs, untimed. (The ansible list holds 5,053 paths; 5,050 files result, three
+paths being both a file and a directory's prefix or duplicates.)
+
+Usage: ``python bench/cli.py [--sizes 100,10000] [--runs 15] [--tables status,claim-open]``
 """
 
 from __future__ import annotations
@@ -48,6 +58,7 @@ from detente.client.connect import open_local
 _DETENTE = [sys.executable, "-c", "from detente.cli.main import main; main()"]
 _CLAIMS = 100
 _TARGETS = {"--help": 0.10, "claim status": 0.15}
+_PATHS = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ansible-paths.txt"
 
 
 def _seed(repo: Path, events: int) -> str:
@@ -103,11 +114,102 @@ def _timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, f
     return wall, cpu
 
 
+def _big_repo(root: Path) -> Path:
+    """``root/big``: one commit of every path of ``ansible-paths.txt`` (5,053 files)."""
+    repo = root / "big"
+    repo.mkdir()
+    for line in _PATHS.read_text().splitlines():
+        if line.strip():
+            path = repo / line
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"{line}\n")
+    ident = ["-c", "user.name=b", "-c", "user.email=b@b"]
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], [*ident, "commit", "-q", "-m", "i"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    return repo
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def _drop_worktrees(repo: Path) -> None:
+    """Remove every linked worktree and its branch (untimed, between runs)."""
+    for line in _git(repo, "worktree", "list", "--porcelain").splitlines():
+        if line.startswith("worktree ") and Path(line[9:]) != repo:
+            _git(repo, "worktree", "remove", "--force", "--force", line[9:])
+    for branch in _git(repo, "branch", "--format=%(refname:short)").splitlines():
+        if branch != "main":
+            _git(repo, "branch", "-q", "-D", branch)
+
+
+def claim_open_table(env: dict[str, str], runs: int) -> None:
+    """The second table of the module docstring."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = _big_repo(Path(tmp))
+        files = len(_git(repo, "ls-files").splitlines())
+        oid = _git(repo, "rev-parse", "HEAD")
+        walls: dict[str, list[float]] = {}
+        cpus: dict[str, list[float]] = {}
+        for run in range(runs + 1):
+            commands = {
+                "python -c pass": [sys.executable, "-c", "pass"],
+                "git worktree add --lock -b B DIR OID": [
+                    "git", "worktree", "add", "-q", "--lock", "-b", f"bench/{run}",
+                    f"{tmp}/git-{run}", oid,
+                ],
+                "detente claim open (worktree)": [
+                    *_DETENTE, "claim", "open", "-o", f"bench {run}", "-p", f"w/{run}/**",
+                    "--ttl", "3600", "--json",
+                ],
+                "detente claim open --no-worktree": [
+                    *_DETENTE, "claim", "open", "-o", f"bench nw {run}", "-p", f"n/{run}/**",
+                    "--ttl", "3600", "--no-worktree", "--json",
+                ],
+            }  # fmt: skip
+            names = list(commands)
+            turn = run % len(names)  # each command goes first in turn: no order bias
+            for name in names[turn:] + names[:turn]:
+                # Dirty pages of the previous checkout would be flushed during the next
+                # one: each starts from written-back state.
+                os.sync()
+                wall, cpu = _timed(commands[name], repo, env)
+                if run:  # the first round warms the page cache and the .pyc files
+                    walls.setdefault(name, []).append(wall)
+                    cpus.setdefault(name, []).append(cpu)
+            _drop_worktrees(repo)
+            print(f"  claim open run {run}/{runs}", file=sys.stderr)
+        base = statistics.median(walls["git worktree add --lock -b B DIR OID"])
+        print()
+        print(f"claim open on {files} files, load {os.getloadavg()[0]:.1f} after the runs")
+        print()
+        print(
+            "| files | command | median s | best s | median CPU s | vs git worktree add "
+            "| target |"
+        )
+        print("|---:|---|---:|---:|---:|---:|---|")
+        targets = {
+            "detente claim open (worktree)": "<= 1.5x git worktree add",
+            "detente claim open --no-worktree": "<= 0.25 s",
+        }
+        for name in walls:
+            median = statistics.median(walls[name])
+            print(
+                f"| {files} | `{name}` | {median:.3f} | {min(walls[name]):.3f} | "
+                f"{statistics.median(cpus[name]):.3f} | {median / base:.2f}x | "
+                f"{targets.get(name, '')} |"
+            )
+        sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,10000")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--tables", default="status,claim-open")
     args = parser.parse_args()
+    tables = set(args.tables.split(","))
     env = {**os.environ, "DETENTE_LOCAL": "1"}
     env.pop("DETENTE_URL", None)
     # An installed package has its bytecode compiled (pip does it); a machine that sets
@@ -117,6 +219,10 @@ def main() -> None:
     pycache = tempfile.TemporaryDirectory(prefix="detente-bench-pycache-")
     env["PYTHONPYCACHEPREFIX"] = pycache.name
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    if "claim-open" in tables:
+        claim_open_table(env, args.runs)
+    if "status" not in tables:
+        return
     print()
     print(
         "| events | command | median s | best s | median CPU s | vs python -c pass "

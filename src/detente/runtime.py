@@ -147,7 +147,15 @@ def build_service(
                 f"two repositories are named {info.name!r}; give one another name",
                 field="name",
             )
-        configs.append(RepoConfig(info.name, info.path, info.default_branch, info.case_insensitive))
+        configs.append(
+            RepoConfig(
+                info.name,
+                info.path,
+                info.default_branch,
+                info.case_insensitive,
+                main_worktree=info.main_worktree,
+            )
+        )
     if config is None:
         first = infos[0]
         project_root = first.main_worktree or first.path

@@ -133,22 +133,24 @@ def test_a_worktree_directory_that_cannot_be_made_exits_2_before_anything_is_cla
     assert not target.exists()
 
 
-def test_a_failed_worktree_creation_abandons_the_accepted_claim(
+def test_git_refusing_the_worktree_records_no_claim_and_leaves_no_branch(
     cli: Cli, repo: Path, git: Git
 ) -> None:
     # a place git itself refuses: a registered worktree whose directory was deleted
     stale = repo.parent / "stale-wt"
     git(repo, "worktree", "add", "-q", "-b", "elsewhere", str(stale))
     shutil.rmtree(stale)
+    events = cli.json("audit", "verify")[1]["events"]
 
     code, body = cli.json("claim", "open", "-o", "x", "-p", "src/**", "--worktree-dir", str(stale))
 
     assert code == 1
     assert body["code"] == "vcs_error"
-    assert body["abandoned"] is True
-    assert body["claim"]["status"] == "abandoned"
-    assert body["claim"]["statusReason"].startswith("worktree creation failed")
-    assert cli.json("claim", "status", body["claim"]["id"])[1]["claim"]["status"] == "abandoned"
+    assert "already registered worktree" in body["detail"]
+    assert cli.json("claim", "list")[1]["claims"] == []
+    assert cli.json("audit", "verify")[1]["events"] == events
+    assert git(repo, "branch", "--list", "claim/*") == ""
+    assert not stale.exists()
 
 
 def test_no_worktree_opens_the_claim_without_branch_or_worktree(

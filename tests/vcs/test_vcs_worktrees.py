@@ -11,6 +11,7 @@ from detente.vcs import (
     claim_branch_name,
     create_worktree,
     diff_summary,
+    discard_worktree,
     list_worktrees,
     remove_worktree,
     slugify,
@@ -106,24 +107,50 @@ def test_branch_checked_out_in_the_main_worktree_is_in_use(repo: Path, tmp_path:
         create_worktree(repo, tmp_path / "wt", "main", base)
 
 
-def test_branch_taken_between_check_and_add_still_raises_branch_in_use(
+def test_a_new_claim_branch_costs_one_ref_update_one_worktree_add_and_one_head_check(
     repo: Path, tmp_path: Path, git, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base = git(repo, "rev-parse", "HEAD")
-    first = create_worktree(repo, tmp_path / "first", "claim/race-1", base)
-    real_tip = worktrees_module._branch_tip
-    calls: list[str] = []
+    real_run = worktrees_module.Git.run
+    subcommands: list[str] = []
 
-    def tip_missing_on_first_look(g, branch: str) -> str | None:
-        calls.append(branch)
-        return None if len(calls) == 1 else real_tip(g, branch)
+    def counted(self, *args: str, **kwargs):
+        subcommands.append(args[0])
+        return real_run(self, *args, **kwargs)
 
-    monkeypatch.setattr(worktrees_module, "_branch_tip", tip_missing_on_first_look)
+    monkeypatch.setattr(worktrees_module.Git, "run", counted)
 
-    with pytest.raises(BranchInUse, match=str(first.path)):
-        create_worktree(repo, tmp_path / "second", "claim/race-1", base)
-    assert len(calls) >= 2
-    assert not (tmp_path / "second").exists()
+    create_worktree(repo, tmp_path / "wt", claim_branch_name("fix-retry", "clm_1a2b3c4d"), base)
+
+    assert subcommands == ["update-ref", "worktree", "rev-parse"]
+
+
+def test_discarding_a_worktree_removes_it_and_the_branch_it_made(
+    repo: Path, tmp_path: Path, git
+) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    before = snapshot(repo, tmp_path)
+    wt = create_worktree(repo, tmp_path / "wt", "claim/undo-1", base)
+    (wt.path / "scratch.txt").write_text("untracked\n")
+
+    discard_worktree(repo, wt)
+
+    assert snapshot(repo, tmp_path) == before
+    assert git(repo, "branch", "--list", "claim/undo-1") == ""
+
+
+def test_discarding_a_worktree_keeps_a_branch_that_existed_before(
+    repo: Path, tmp_path: Path, git
+) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "branch", "claim/kept-1", base)
+    wt = create_worktree(repo, tmp_path / "wt", "claim/kept-1", base)
+    assert not wt.new_branch
+
+    discard_worktree(repo, wt)
+
+    assert not (tmp_path / "wt").exists()
+    assert git(repo, "rev-parse", "refs/heads/claim/kept-1") == base
 
 
 def test_existing_free_branch_is_attached_only_at_the_base_commit(
@@ -156,6 +183,27 @@ def test_non_empty_target_path_is_a_validation_error(repo: Path, tmp_path: Path,
     assert info.value.field == "path"
     assert (occupied / "keep.txt").read_text() == "mine\n"
     assert git(repo, "branch", "--list", "claim/x-1") == ""
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "registered-but-missing"])
+def test_a_place_git_refuses_leaves_no_branch_and_no_directory(
+    repo: Path, tmp_path: Path, git, where: str
+) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    if where == "under-a-file":
+        (tmp_path / "a-file").write_text("not a directory\n")
+        target = tmp_path / "a-file" / "wt"
+    else:
+        target = tmp_path / "stale"
+        git(repo, "worktree", "add", "-q", "-b", "elsewhere", str(target))
+        shutil.rmtree(target)
+    before = snapshot(repo, tmp_path)
+
+    with pytest.raises((ValidationError, VcsError)):
+        create_worktree(repo, target, "claim/refused-1", base)
+
+    assert git(repo, "branch", "--list", "claim/*") == ""
+    assert snapshot(repo, tmp_path) == before
 
 
 def test_empty_existing_directory_is_accepted(repo: Path, tmp_path: Path, git) -> None:

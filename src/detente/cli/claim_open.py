@@ -1,13 +1,11 @@
-"""``detente claim open``: resolve the base, post the claim, create its worktree.
-
-See ``workspace.py`` for the order of those steps and what happens when the worktree
-cannot be created after the claim was accepted.
+"""``detente claim open``: post the claim; the service resolves the base and creates the
+claim's branch and worktree inside the same command (see ``workspace.py``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -122,14 +120,18 @@ def open_(
 
     def body(session: Session) -> int:
         from detente.cli import workspace
-        from detente.vcs import resolve_commit
 
-        repo = session.settings.repo
-        base_oid = resolve_commit(repo, base)
+        repo_name = session.repo_name  # connects: local mode or a server
+        base_commit = base
+        if session.client.mode != "local":
+            # A server's checkout has its own HEAD: name the commit this checkout means.
+            from detente.vcs import resolve_commit
+
+            base_commit = resolve_commit(session.settings.repo, base)
         seed = workspace.claim_body(
-            repo=session.repo_name,
+            repo=repo_name,
             objective=objective,
-            base_commit=base_oid,
+            base_commit=base_commit,
             agent=workspace.agent_name(session.client, agent, session_id),
             session=session_id,
             paths=path or (),
@@ -143,12 +145,9 @@ def open_(
         )
         if draft:
             seed["draft"] = True
-        placement = (
-            None
-            if no_worktree or draft
-            else workspace.plan_placement(repo, objective, worktree_dir)
+        result = workspace.open_claim(
+            session.client, seed, worktree=not (no_worktree or draft), worktree_dir=worktree_dir
         )
-        result = workspace.open_claim(session.client, seed, repo=repo, placement=placement)
         return _report_open(session, result)
 
     run(ctx, json_flag, body)
@@ -160,25 +159,7 @@ def _report_open(session: Session, result: OpenResult) -> int:
     response = result.response
     claim = response["claim"]
     options = opened_options(response)
-    worktree = (
-        {
-            "path": str(result.worktree.path),
-            "branch": result.worktree.branch,
-            "headOid": result.worktree.head_oid,
-        }
-        if result.worktree
-        else None
-    )
-    if result.failure is not None:
-        context: dict[str, Any] = {
-            "claim": result.abandoned or claim,
-            "abandoned": result.abandoned is not None,
-        }
-        if result.abandon_error is not None:
-            context["abandonError"] = result.abandon_error.to_problem()
-        if not session.out.json_mode:
-            _report_worktree_failure(session, result)
-        return session.out.error(result.failure, context=context)
+    worktree = result.worktree
 
     def text(console: Console) -> None:
         from detente.cli import views
@@ -193,18 +174,3 @@ def _report_open(session: Session, result: OpenResult) -> int:
 
     session.emit({**response, "worktree": worktree, "options": options}, text)
     return EXIT_OVERLAP if claim["status"] == "negotiating" else 0
-
-
-def _report_worktree_failure(session: Session, result: OpenResult) -> None:
-    claim = result.response["claim"]
-    err = session.out.err
-    err.print(f"claim {claim['id']} was accepted, but its worktree could not be created.")
-    if result.abandoned is not None:
-        err.print(f"claim {claim['id']} was abandoned ({result.abandoned['statusReason']}).")
-    elif result.abandon_error is not None:
-        err.print(
-            f"abandoning claim {claim['id']} failed too: [{result.abandon_error.code}] "
-            f"{result.abandon_error.detail}; abandon it by hand: "
-            f"detente claim abandon {claim['id']}",
-            markup=False,
-        )

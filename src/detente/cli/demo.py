@@ -217,10 +217,7 @@ class _Story:
                 paths=[target],
                 ttl=ttl,
             )
-            placement = workspace.plan_placement(self.clone, objective)
-            result = workspace.open_claim(self.client, body, repo=self.clone, placement=placement)
-            if result.failure is not None:
-                raise result.failure
+            result = workspace.open_claim(self.client, body)
             opened[agent] = result.response
             claim = result.response["claim"]
             self.claims[agent] = {

@@ -6,12 +6,13 @@ A takeover happens in this order, so the predecessor's work is never overwritten
    (``--expect-revision`` pins it) and its responsibilities (modules, symbols, contracts,
    tests, deployment, memory) carry over to the successor; its path targets carry over
    through the pieces (``--piece TARGET=continue|supersede|discard``, unlisted continue);
-2. a NEW branch ``claim/<slug>-<rand>`` and a free worktree directory are chosen (the
-   predecessor's branch may still be checked out in its own, registered worktree);
-3. the takeover is posted; the server saves the predecessor's uncommitted changes under
-   ``refs/detente/rescue/<claim>`` and records its branch head as ``takeoverOf.headCommit``;
-4. the worktree is created on the new branch at that head commit (the predecessor's base
-   when no head is known). If that fails, the successor is abandoned with the reason.
+2. the takeover is posted with ``createWorktree``; the service saves the predecessor's
+   uncommitted changes under ``refs/detente/rescue/<claim>``, records its branch head as
+   ``takeoverOf.headCommit`` and, inside the same command, creates a NEW branch
+   ``claim/<slug>-<id tail>`` and its worktree at that head commit (the predecessor's
+   base when no head is known; the predecessor's branch may still be checked out in its
+   own, registered worktree). If git refuses, no successor is recorded
+   (:mod:`detente.service.placement`, the rule of ``claim open``).
 
 A takeover that touched contracts, migrations or memory waits for approval (successor
 ``blocked``): a human, or CODEOWNERS owners, run ``claim approve-takeover``.
@@ -31,12 +32,11 @@ from detente.cli.claim_check import check
 from detente.cli.claim_open import NoWorktreeOpt, WorktreeDirOpt
 from detente.cli.context import JsonFlag, Session, run
 from detente.cli.render import EXIT_OVERLAP
-from detente.errors import DetenteError, ValidationError
+from detente.errors import ValidationError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from detente.cli.workspace import Placement
 
 __all__ = ["parse_pieces", "register"]
 
@@ -178,7 +178,6 @@ def takeover(
 
         pred = session.client.get_claim(claim_id)["claim"]
         pieces = parse_pieces(piece or [])
-        repo = session.settings.repo
         if not no_worktree and session.repo_name != pred["repo"]:
             raise ValidationError(
                 f"claim {pred['id']} belongs to repository {pred['repo']!r}, not "
@@ -206,10 +205,10 @@ def takeover(
                 "sessionId": session_id,
             },
         }
-        placement = None if no_worktree else workspace.plan_placement(repo, goal, worktree_dir)
-        if placement is not None:
-            seed["branch"] = placement.branch
-            seed["worktree"] = str(placement.path)
+        if not no_worktree:
+            seed["createWorktree"] = True
+            if worktree_dir is not None:
+                seed["worktree"] = str(worktree_dir.absolute())
         response = session.client.take_over(
             seed,
             claim_id=pred["id"],
@@ -218,31 +217,19 @@ def takeover(
             ),
             pieces=pieces,
         )
-        return _report(session, response, placement)
+        created = workspace.created_worktree(response["claim"], not no_worktree)
+        return _report(session, response, created)
 
     run(ctx, json_flag, body)
 
 
-def _report(session: Session, response: Mapping[str, Any], placement: Placement | None) -> int:
+def _report(
+    session: Session, response: Mapping[str, Any], worktree: dict[str, str] | None
+) -> int:
     from detente.cli.views import opened_options
-    from detente.vcs import create_worktree
 
     claim = response["claim"]
     info = claim.get("takeoverOf") or {}
-    start = str(info.get("headCommit") or claim["baseCommit"])
-    worktree: dict[str, Any] | None = None
-    if placement is not None:
-        try:
-            created = create_worktree(
-                session.settings.repo, placement.path, placement.branch, start
-            )
-        except DetenteError as exc:
-            return _worktree_failed(session, claim, exc)
-        worktree = {
-            "path": str(created.path),
-            "branch": created.branch,
-            "headOid": created.head_oid,
-        }
     options = opened_options(response)
     rescue = info.get("rescue")
     restore = f"git checkout {rescue['oid']} -- ." if rescue else None
@@ -275,35 +262,6 @@ def _report(session: Session, response: Mapping[str, Any], placement: Placement 
         text,
     )
     return EXIT_OVERLAP if claim["status"] in _WAITING else 0
-
-
-def _worktree_failed(session: Session, claim: dict[str, Any], exc: DetenteError) -> int:
-
-    reason = f"worktree creation failed: {exc.detail}"
-    context: dict[str, Any] = {"claim": claim, "abandoned": False}
-    try:
-        record = session.client.abandon(
-            claim["id"], expected_claim_revision=int(claim["revision"]), reason=reason
-        )
-        context.update(claim=record["claim"], abandoned=True)
-    except DetenteError as abandon_exc:
-        context["abandonError"] = abandon_exc.to_problem()
-    if not session.out.json_mode:
-        err = session.out.err
-        err.print(
-            f"takeover {claim['id']} was accepted, but its worktree could not be created.",
-            markup=False,
-        )
-        if context["abandoned"]:
-            err.print(f"claim {claim['id']} was abandoned ({reason}).", markup=False)
-        else:
-            err.print(
-                f"abandoning claim {claim['id']} failed too; abandon it by hand: "
-                f"detente claim abandon {claim['id']}",
-                markup=False,
-            )
-    code: int = session.out.error(exc, context=context)
-    return code
 
 
 # ---------------------------------------------------------------------------- approve

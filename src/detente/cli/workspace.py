@@ -1,18 +1,20 @@
-"""The execution plane as the CLI drives it: claim branches, worktrees and local evidence.
+"""The execution plane as the CLI drives it: claim bodies, worktrees and local evidence.
 
-A claim is opened in this order, so that a refused claim leaves nothing behind and an
-accepted one gets exactly its base commit:
+The CLI asks the service for the claim's branch and worktree (``createWorktree``); the
+service creates them inside the command that records the claim
+(:mod:`detente.service.placement`), so a refused claim leaves nothing behind, git
+refusing records nothing, and an accepted claim gets exactly its base commit:
 
-1. the base revision is resolved to an OID *now* (later commits cannot leak in);
-2. a free branch ``claim/<slug>-<rand>`` and a free worktree directory are chosen;
-3. the claim is posted with that branch and worktree;
-4. the worktree is created at exactly the base OID on that branch. If that fails, the
-   claim is abandoned with the reason, and both facts are reported.
+1. the base revision is resolved to an OID once, now (by the service in local mode, by
+   this process when a server answers: the server's checkout has another ``HEAD``);
+2. the claim is posted with ``createWorktree`` (and ``--worktree-dir`` as ``worktree``);
+3. the service creates ``claim/<slug>-<id tail>`` and its worktree at the base commit
+   (default ``<main worktree>/../<repo>.worktrees/<slug>-<id tail>``), then records the
+   claim naming them; if git refuses, nothing is recorded and the error is the answer.
 """
 
 from __future__ import annotations
 
-import contextlib
 import getpass
 import os
 from collections.abc import Mapping, Sequence
@@ -23,42 +25,23 @@ from typing import TYPE_CHECKING, Any
 from detente.cli.evidence import evidence, local_worktree
 from detente.client import Client
 from detente.client.seeds import memory_impacts
-from detente.errors import DetenteError, ValidationError
-from detente.vcs import (
-    Worktree,
-    claim_branch_name,
-    create_worktree,
-    current_oid,
-    diff_summary,
-    list_worktrees,
-    slugify,
-)
+from detente.vcs import current_oid, diff_summary
 
 if TYPE_CHECKING:
     from detente.operations import wire
 
 __all__ = [
     "OpenResult",
-    "Placement",
     "claim_body",
+    "created_worktree",
     "default_agent",
     "evidence",
     "local_worktree",
     "open_claim",
-    "plan_placement",
     "release_record",
 ]
 
 AGENT_ENV = "DETENTE_AGENT"
-_ATTEMPTS = 8
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where a claim's work will live: its topic branch and worktree directory."""
-
-    branch: str
-    path: Path
 
 
 @dataclass
@@ -67,17 +50,12 @@ class OpenResult:
 
     Attributes:
         response: the server's ``{claim, overlaps[], meeting, meetings[]}``.
-        worktree: the created worktree, or None (``--no-worktree``, or creation failed).
-        failure: why the worktree could not be created (the claim was then abandoned).
-        abandoned: the abandoned claim record after a failure, if abandoning worked.
-        abandon_error: why abandoning failed, if it did.
+        worktree: ``{path, branch, headOid}`` of the worktree the service created, or
+            None (``--no-worktree``, a draft).
     """
 
     response: wire.ClaimView
-    worktree: Worktree | None = None
-    failure: DetenteError | None = None
-    abandoned: wire.Claim | None = None
-    abandon_error: DetenteError | None = None
+    worktree: dict[str, str] | None = None
 
 
 def agent_name(client: Any, agent: str | None, session_id: str | None) -> str:
@@ -105,79 +83,6 @@ def default_agent() -> str:
         except (KeyError, OSError):
             name = "anonymous"
     return name
-
-
-def plan_placement(repo: Path, objective: str, worktree_dir: Path | None = None) -> Placement:
-    """Choose a branch that does not exist yet and a worktree directory that is free.
-
-    Args:
-        repo: a directory inside any working tree of the repository.
-        objective: the claim's objective (slugged into the branch name).
-        worktree_dir: the worktree directory to use; default
-            ``<main worktree>/../<repo name>.worktrees/<slug>-<rand>``.
-
-    Returns:
-        The :class:`Placement`.
-
-    Raises:
-        ValidationError: ``validation_error`` (field ``worktree``) when ``worktree_dir``
-            exists and is not an empty directory, or the directory cannot be created
-            (checked before the claim is posted, so a refused place leaves no claim).
-    """
-    import secrets  # here, not at import: a read command needs no random source
-
-    main = list_worktrees(repo)[0].path
-    slug = slugify(objective)
-    for _ in range(_ATTEMPTS):
-        branch = claim_branch_name(slug, secrets.token_hex(4))
-        if current_oid(repo, f"refs/heads/{branch}") is not None:
-            continue
-        tail = branch.removeprefix("claim/")
-        path = worktree_dir or main.parent / f"{main.name}.worktrees" / tail
-        path = path.absolute()
-        if _occupied(path):
-            if worktree_dir is not None:
-                raise ValidationError(
-                    f"worktree directory {path} already exists and is not empty",
-                    field="worktree",
-                )
-            continue
-        _check_creatable(path)
-        return Placement(branch=branch, path=path)
-    raise ValidationError("could not find a free claim branch name; try again", field="branch")
-
-
-def _occupied(path: Path) -> bool:
-    return path.exists() and (not path.is_dir() or any(path.iterdir()))
-
-
-def _check_creatable(path: Path) -> None:
-    """Create ``path`` (and its missing parents) and remove what was created: the worktree
-    can be made there. Permission bits alone cannot tell (root may write anywhere, yet not
-    under ``/proc``), so the directory is really made.
-
-    Raises:
-        ValidationError: ``validation_error`` (field ``worktree``) naming the OS's reason.
-    """
-    missing: list[Path] = []
-    probe = path
-    while not probe.exists() and probe != probe.parent:
-        missing.append(probe)
-        probe = probe.parent
-    try:
-        for directory in reversed(missing):
-            directory.mkdir()
-    except OSError as exc:
-        raise ValidationError(
-            f"cannot create the worktree directory {path}: {exc.strerror or exc}; "
-            "choose another --worktree-dir",
-            field="worktree",
-        ) from None
-    finally:
-        for directory in missing:
-            # not created (the mkdir above failed first) or no longer empty: leave it
-            with contextlib.suppress(OSError):
-                directory.rmdir()
 
 
 def claim_body(
@@ -233,47 +138,46 @@ def open_claim(
     client: Client,
     body: Mapping[str, Any],
     *,
-    repo: Path,
-    placement: Placement | None,
+    worktree: bool = True,
+    worktree_dir: Path | None = None,
 ) -> OpenResult:
-    """Post the claim, then create its worktree (see the module docstring).
+    """Post the claim, asking the service to create its branch and worktree.
 
     Args:
         client: the API client.
-        body: the seed from :func:`claim_body`; ``baseCommit`` must be a full OID.
-        repo: a directory inside the repository (where the worktree is added).
-        placement: branch and directory from :func:`plan_placement`; None for no worktree.
+        body: the seed from :func:`claim_body`.
+        worktree: ask for a worktree (``createWorktree``).
+        worktree_dir: where (made absolute here, against this process's directory);
+            default: the service's default place.
 
     Returns:
-        The :class:`OpenResult`; ``failure`` is set when the worktree could not be made.
+        The :class:`OpenResult`.
 
     Raises:
-        DetenteError: the server refused the claim (nothing was created).
+        DetenteError: the service refused the claim, or git refused its worktree
+            (``branch_in_use``, ``stale_base``, ``validation_error`` with field
+            ``worktree``, ``vcs_error``): nothing was recorded or created.
     """
     seed = dict(body)
-    if placement is not None:
-        seed["branch"] = placement.branch
-        seed["worktree"] = str(placement.path)
+    if worktree:
+        seed["createWorktree"] = True
+        if worktree_dir is not None:
+            seed["worktree"] = str(worktree_dir.absolute())
     response = client.open_claim(seed)
-    result = OpenResult(response=response)
-    if placement is None:
-        return result
-    claim = response["claim"]
-    try:
-        result.worktree = create_worktree(
-            repo, placement.path, placement.branch, str(claim["baseCommit"])
-        )
-    except DetenteError as exc:
-        result.failure = exc
-        reason = f"worktree creation failed: {exc.detail}"
-        try:
-            record = client.abandon(
-                claim["id"], expected_claim_revision=int(claim["revision"]), reason=reason
-            )
-            result.abandoned = record["claim"]
-        except DetenteError as abandon_exc:
-            result.abandon_error = abandon_exc
-    return result
+    return OpenResult(response=response, worktree=created_worktree(response["claim"], worktree))
+
+
+def created_worktree(claim: Mapping[str, Any], asked: bool) -> dict[str, str] | None:
+    """``{path, branch, headOid}`` of the worktree created for ``claim`` (None when not
+    ``asked``): its HEAD is the takeover predecessor's head, else the base commit."""
+    if not asked or not claim.get("worktree"):
+        return None
+    info = claim.get("takeoverOf") or {}
+    return {
+        "path": str(claim["worktree"]),
+        "branch": str(claim["branch"]),
+        "headOid": str(info.get("headCommit") or claim["baseCommit"]),
+    }
 
 
 def release_record(claim: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]]:

@@ -15,7 +15,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from detente.client.seeds import memory_impacts
-from detente.mcp_server.shapes import claim_brief, claim_detail, prune, view_parts
+from detente.mcp_server.shapes import claim_brief, claim_detail, kept, prune, view_parts
 from detente.mcp_server.toolkit import ToolContext
 
 __all__ = ["register"]
@@ -82,6 +82,14 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         ] = "HEAD",
         branch: Annotated[str | None, Field(description="Your topic branch.")] = None,
         worktree: Annotated[str | None, Field(description="Your worktree directory.")] = None,
+        create_worktree: Annotated[
+            bool,
+            Field(
+                description="Have detente create the claim's branch and worktree (at "
+                "base_commit; branch/worktree override the defaults). If git refuses, "
+                "no claim is recorded."
+            ),
+        ] = False,
         expected_contract_changes: Annotated[
             list[str] | None, Field(description="API/contract areas you will change.")
         ] = None,
@@ -122,11 +130,15 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                         "leaseTtlSeconds": ttl_secs,
                         "branch": branch,
                         "worktree": worktree,
+                        "createWorktree": create_worktree or None,
                         "agent": prune({"id": name, "name": name, "sessionId": session_id}),
                     }
                 )
             )
-            return _with_overlaps(opened)
+            answer = _with_overlaps(opened)
+            if create_worktree:  # where the work goes: the agent cds there
+                answer.update(kept(opened["claim"], "branch", "worktree", "baseCommit"))
+            return answer
 
         scope = [*(paths or []), *(modules or []), *(symbols or []), *(memory or [])]
         return ctx.run("claim_open", session_id, scope, call)

@@ -88,6 +88,9 @@ class ClaimIn(Body):
 
     ``baseCommit`` is required unless ``takeoverOf`` names a claim to take over (the
     successor then keeps the predecessor's base); ``agent`` defaults to ``anonymous``.
+    ``createWorktree: true`` asks the service to create the claim's branch and worktree
+    inside the command (``branch`` and an absolute ``worktree`` override the defaults,
+    ``claim/<slug>-<id tail>`` next to the main worktree); git refusing records nothing.
     """
 
     model_config = ConfigDict(
@@ -115,6 +118,7 @@ class ClaimIn(Body):
     takeover_of: TakeoverOfIn | None = None
     advisory: bool = False
     draft: bool = False
+    create_worktree: bool = False
 
     def to_command(self) -> OpenClaim:
         """The seed as a domain command (the decision refuses a missing ``baseCommit``
@@ -144,6 +148,7 @@ class ClaimIn(Body):
             worktree=self.worktree,
             advisory=self.advisory,
             draft=self.draft,
+            create_worktree=self.create_worktree,
         )
 
 

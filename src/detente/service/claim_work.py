@@ -75,8 +75,9 @@ def _tree_and_common(where: Path) -> tuple[Path, Path] | None:
 def check_worktree(repo: Path | None, worktree: str | None) -> None:
     """Refuse a claim's ``worktree`` that exists and is not a git worktree of ``repo``
     (its top level: a linked worktree or the main checkout). A path that does not exist
-    yet is accepted (the CLI creates the worktree once the claim is open); a relative one
-    is left to the claim's own validation.
+    yet is accepted (its creator makes it later); a relative one is left to the claim's
+    own validation. An opening with ``createWorktree`` is not asked this: the service
+    creates the worktree there itself and git refuses a taken place.
 
     Raises:
         ValidationError: ``validation_error`` (HTTP 422, field ``worktree``).

@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from detente.domain.write_check import WriteAnswer
 
 
+def _scratch_ids(prefix: str) -> str:
+    """Ids for a check whose events are thrown away (the real source is not consumed)."""
+    return f"{prefix}_check"
+
+
 class ClaimsService:
     """Claim use cases (API.md "Claims")."""
 
@@ -99,39 +104,76 @@ class ClaimsService:
     def open_claim(self, cmd: OpenClaim) -> ClaimView:
         """Announce a claim (API ``POST /v1/claims``).
 
+        With ``cmd.create_worktree`` the claim's branch and worktree are created at the
+        base commit inside the command (:mod:`detente.service.placement`): git refusing
+        records nothing, and a refused command leaves no worktree. The base commit is
+        resolved once, here; the branch and the directory are checked once, by
+        ``git worktree add``.
+
         Returns:
-            The claim (``active``, or ``negotiating`` with its meeting) and its overlaps.
+            The claim (``active``, or ``negotiating`` with its meeting) and its overlaps;
+            with a worktree, ``claim.branch`` and ``claim.worktree`` name it.
 
         Raises:
             ValidationError: bad field (``field`` names it), unknown repo or base commit,
-                a ``worktree`` that exists and is not a git worktree of the repository.
+                a ``worktree`` that exists and is not a git worktree of the repository
+                (or, when creating one, is not an empty directory: field ``path``).
+            BranchInUse: ``branch_in_use``: the branch asked for is checked out elsewhere.
+            StaleBase: ``stale_base``: the branch asked for exists at another commit.
         """
         from detente.domain.claims.opening import decide_open  # writes only: reads skip it
+        from detente.service.placement import placed, plan_worktree
 
         repo = self.core.repo(cmd.repo)
         if not cmd.base_commit:
             raise ValidationError(
                 "baseCommit is required (only a takeover may omit it)", field="baseCommit"
             )
-        base = self.core.base_commit(repo, cmd.base_commit)
-        check_worktree(repo.path, cmd.worktree)
         claim_id = cmd.claim_id or self.core.ids("clm")
+        placement = plan_worktree(repo, cmd, claim_id)
+        base = self.core.base_commit(repo, cmd.base_commit)
+        if placement is None:
+            check_worktree(repo.path, cmd.worktree)
         symbols = resolve_symbols(repo.path, cmd.symbols, base, field="symbols")
         seeded = replace(cmd, base_commit=base, claim_id=claim_id, symbols=symbols)
+        if placement is not None:
+            seeded = replace(seeded, branch=placement.branch, worktree=str(placement.path))
+            self._check_seed(repo.name, seeded)
         record = self._semantic_record(repo.name, cmd.objective)
         from detente.service.search import announce_semantic
+
         # Group-committed with the other commands waiting on the repository; the view is
         # built inside the batch, right after this opening.
-        return self.core.run(
-            repo.name,
-            lambda s: announce_semantic(
-                s,
-                decide_open(s, seeded, self.core.clock.now(), self.core.ids, self.core.policy),
-                claim_id,
-                record,
+        return placed(
+            placement,
+            base,
+            lambda: self.core.run(
+                repo.name,
+                lambda s: announce_semantic(
+                    s,
+                    decide_open(s, seeded, self.core.clock.now(), self.core.ids, self.core.policy),
+                    claim_id,
+                    record,
+                ),
+                lambda state, _: self._with_semantic(
+                    state, claim_view(state, state.claims[claim_id])
+                ),
             ),
-            lambda state, _: self._with_semantic(state, claim_view(state, state.claims[claim_id])),
         )
+
+    def _check_seed(self, repo: str, seed: OpenClaim) -> None:
+        """The seed's own checks (its fields and targets, a branch or worktree another
+        live claim uses), before git is asked for a worktree: an opening they refuse
+        costs no checkout. The command checks again when it runs (the state may move).
+
+        Raises:
+            ValidationError, BranchInUse: what the decision would raise for the seed.
+        """
+        from detente.domain.claims.opening import announce
+
+        state = self.core.fresh(repo)
+        with self.core.lock(repo):
+            announce(state, seed, self.core.clock.now(), _scratch_ids, self.core.policy)
 
     def get_claim(
         self,

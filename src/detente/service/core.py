@@ -59,6 +59,8 @@ class RepoConfig:
     ``detente.toml``) and apply at every commit, beside each commit's own declarations.
     ``refs`` stands in for the repository's git refs and commits (a
     :class:`~detente.vcs.fake_refs.FakeRefStore` in replays); None: git at ``path``.
+    ``main_worktree`` is the top level of the repository's main worktree, next to which
+    claim worktrees go by default (None: next to ``path``).
     """
 
     name: str
@@ -68,6 +70,7 @@ class RepoConfig:
     generated: tuple[str, ...] = ()
     artifacts: tuple[Artifact, ...] = ()
     refs: RefStore | None = field(default=None, compare=False)
+    main_worktree: Path | None = None
 
 
 class ServiceCore:

@@ -47,8 +47,12 @@ class TakeoverService:
     def take_over(self, seed: OpenClaim, request: TakeoverRequest) -> ClaimView:
         """Open ``seed`` as the successor of ``request.claim_id``.
 
-        ``seed.base_commit`` may be empty: the successor then keeps the predecessor's base
-        (its worktree starts from the predecessor's head, recorded as ``headCommit``).
+        ``seed.base_commit`` may be empty: the successor then keeps the predecessor's base.
+        With ``seed.create_worktree`` the successor's new branch and worktree are created
+        inside the command (:mod:`detente.service.placement`, the opening's rule: git
+        refusing records nothing), starting at the predecessor's head (recorded as
+        ``takeoverOf.headCommit``), or at the base when no head is known. The
+        predecessor's uncommitted work is rescued first, as without a worktree.
 
         Returns:
             The successor: ``active``/``negotiating``, or ``blocked`` while the takeover
@@ -56,38 +60,49 @@ class TakeoverService:
 
         Raises:
             ``not_found``, ``revision_conflict``, ``invalid_transition`` (predecessor still
-            live, in its grace period, or already taken over), ``validation_error``.
+            live, in its grace period, or already taken over), ``validation_error``; with
+            a worktree, what :func:`~detente.service.placement.placed` raises when git
+            refuses (``branch_in_use``, ``stale_base``, ``validation_error``).
         """
+        from detente.service.placement import placed, plan_worktree
+
         repo = self.core.repo(seed.repo)
         state = self.core.fresh(repo.name)
         with self.core.lock(repo.name):
             pred = t.check_takeover_allowed(state, request, self.core.clock.now(), self.core.policy)
-        facts = self._predecessor_facts(repo, pred)
+        claim_id = seed.claim_id or self.core.ids("clm")
+        placement = plan_worktree(repo, seed, claim_id)
         base = seed.base_commit or pred.base_commit
         if seed.base_commit:
             base = self.core.base_commit(repo, seed.base_commit)
-        claim_id = seed.claim_id or self.core.ids("clm")
+        facts = self._predecessor_facts(repo, pred)
         seeded = replace(seed, base_commit=base, claim_id=claim_id)
+        if placement is not None:
+            seeded = replace(seeded, branch=placement.branch, worktree=str(placement.path))
         # The successor's semantic record, computed like an opening's (outside the lock):
         # the holders its objective resembles now, the predecessor's no longer holding.
         record = self.claims._semantic_record(repo.name, seed.objective, exclude=pred.id)
-        return self.core.run(
-            repo.name,
-            lambda s: announce_semantic(
-                s,
-                t.decide_takeover(
+        return placed(
+            placement,
+            facts.head_commit or base,
+            lambda: self.core.run(
+                repo.name,
+                lambda s: announce_semantic(
                     s,
-                    seeded,
-                    request,
-                    facts,
-                    self.core.clock.now(),
-                    self.core.ids,
-                    self.core.policy,
+                    t.decide_takeover(
+                        s,
+                        seeded,
+                        request,
+                        facts,
+                        self.core.clock.now(),
+                        self.core.ids,
+                        self.core.policy,
+                    ),
+                    claim_id,
+                    record,
                 ),
-                claim_id,
-                record,
+                lambda s, _: self.claims._with_semantic(s, claim_view(s, s.claims[claim_id])),
             ),
-            lambda s, _: self.claims._with_semantic(s, claim_view(s, s.claims[claim_id])),
         )
 
     def approve_takeover(

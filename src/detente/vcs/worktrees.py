@@ -7,6 +7,7 @@ Requires git >= 2.36 (``worktree list --porcelain -z`` and ``worktree add --lock
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import unicodedata
@@ -25,7 +26,9 @@ __all__ = [
     "changed_files",
     "claim_branch_name",
     "create_worktree",
+    "default_worktree_path",
     "diff_summary",
+    "discard_worktree",
     "list_worktrees",
     "remove_worktree",
     "slugify",
@@ -33,6 +36,8 @@ __all__ = [
 
 _HEX_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
+#: The shape :func:`claim_branch_name` makes: valid for git by construction.
+_CLAIM_BRANCH = re.compile(r"claim/[a-z0-9]+(?:-[a-z0-9]+)*")
 _SHORT_ID_LEN = 8
 _FALLBACK_SLUG = "untitled"
 
@@ -46,12 +51,18 @@ class Worktree:
         branch: short branch name checked out in it, e.g. ``claim/fix-retry-01hx2k3m``.
         base_oid: the commit it was created from.
         head_oid: its HEAD right after creation (always equal to ``base_oid``).
+        new_branch: the branch was created for it (False: an existing branch was
+            attached); :func:`discard_worktree` deletes only a new branch.
+        made_dirs: the missing parent directories git made for it, innermost first
+            (:func:`discard_worktree` removes them when empty).
     """
 
     path: Path
     branch: str
     base_oid: str
     head_oid: str
+    new_branch: bool = True
+    made_dirs: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -132,7 +143,8 @@ def claim_branch_name(slug: str, claim_id: str) -> str:
         raise ValidationError(f"claim id {claim_id!r} has no usable characters", field="claimId")
     short = alnum[-_SHORT_ID_LEN:]
     branch = f"claim/{slug}-{short}" if slug else f"claim/{short}"
-    _check_branch_name(branch)
+    if not _CLAIM_BRANCH.fullmatch(branch):  # a slug not made by slugify: ask git
+        _check_branch_name(branch)
     return branch
 
 
@@ -146,6 +158,13 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
     leaves it alone. When it raises ``ValidationError``, ``BranchInUse`` or ``StaleBase``
     nothing was created (no directory, no worktree entry, no branch).
 
+    Each fact is checked once, by the git call that needs it: the happy path is three git
+    processes (``update-ref`` creating the branch at ``base_oid`` only if it does not
+    exist, which refuses an unknown base; ``worktree add``; one ``rev-parse HEAD`` in the
+    new worktree); the lookups that tell refusals apart run only after git refused. A
+    branch name of the shape :func:`claim_branch_name` makes is valid by construction
+    and is not sent to ``git check-ref-format``.
+
     Args:
         repo: a directory inside any working tree of the repository.
         path: where to create the worktree; must not exist or be an empty directory.
@@ -155,12 +174,12 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
             :func:`~detente.vcs.repo.resolve_commit`).
 
     Returns:
-        The :class:`Worktree`.
+        The :class:`Worktree` (``new_branch`` says whether the branch was made for it).
 
     Raises:
         ValidationError: ``validation_error`` with field ``baseCommit`` (not a full OID of
             an existing commit), ``branch`` (invalid name) or ``path`` (exists and is not
-            an empty directory).
+            an empty directory, or cannot be created: the detail names the OS's reason).
         BranchInUse: ``branch_in_use`` when ``branch`` is checked out in another worktree;
             the detail and the ``holder`` field name that worktree's path.
         StaleBase: ``stale_base`` when ``branch`` exists, is not checked out anywhere, but
@@ -173,33 +192,87 @@ def create_worktree(repo: Path, path: Path, branch: str, base_oid: str) -> Workt
             field="baseCommit",
             value=base_oid,
         )
-    resolve_commit(repo, base_oid)
-    _check_branch_name(branch)
+    if not _CLAIM_BRANCH.fullmatch(branch):
+        _check_branch_name(branch)
     path = Path(path).absolute()
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise ValidationError(
             f"worktree path {path} already exists and is not an empty directory", field="path"
         )
+    made_dirs = tuple(_missing_parents(path))
     git = Git(repo)
-    add = ("worktree", "add", "--lock", "--reason", f"detente claim {branch}")
-    tip = _branch_tip(git, branch)
-    if tip is None:
-        result = git.run(*add, "-b", branch, "--", str(path), base_oid, check=False)
-        if not result.ok:
-            tip = _branch_tip(git, branch)
-            if tip is None:
-                raise result.error()
-            # Lost a race: the branch appeared between our check and the add.
-    if tip is not None:
+    ref = f"refs/heads/{branch}"
+    # The branch first, by compare-and-swap from "absent": git leaves a branch behind when
+    # ``worktree add -b`` fails after making it, and could not say whether it made it.
+    made = git.run("update-ref", "-m", f"detente: claim {branch}", ref, base_oid, "", check=False)
+    new_branch = made.ok
+    if not new_branch:
+        tip = _branch_tip(git, branch)
+        if tip is None:
+            resolve_commit(repo, base_oid)  # ValidationError (baseCommit) when unknown
+            raise made.error()
         _ensure_attachable(git, branch, tip, base_oid)
-        result = git.run(*add, "--", str(path), branch, check=False)
-        if not result.ok:
+    add = ("worktree", "add", "--lock", "--reason", f"detente claim {branch}")
+    result = git.run(*add, "--", str(path), branch, check=False)
+    if not result.ok:
+        if new_branch:
+            git.run("update-ref", "-d", ref, base_oid, check=False)
+        else:
             _ensure_attachable(git, branch, _branch_tip(git, branch), base_oid)
-            raise result.error()
+        _check_creatable(path)  # ValidationError (path) when no directory can be made
+        raise result.error()
     head = Git(path).text("rev-parse", "--verify", "HEAD")
+    worktree = Worktree(
+        path=path.resolve(),
+        branch=branch,
+        base_oid=base_oid,
+        head_oid=head,
+        new_branch=new_branch,
+        made_dirs=made_dirs,
+    )
     if head != base_oid:  # cannot happen unless a hook moved HEAD; never hand that out
+        discard_worktree(repo, worktree)
         raise VcsError(f"new worktree {path} is at {head}, expected base commit {base_oid}")
-    return Worktree(path=path.resolve(), branch=branch, base_oid=base_oid, head_oid=head)
+    return worktree
+
+
+def discard_worktree(repo: Path, worktree: Worktree) -> None:
+    """Undo :func:`create_worktree`: remove the worktree (directory and entry, whatever
+    it holds) and, when it made the branch, delete the branch if it still points at the
+    base commit (a branch that moved holds someone's commits and is kept).
+
+    The parent directories git made for it go too, when empty. Best effort: what cannot
+    be removed is left (the failure that asked for the undo is the one to report).
+
+    Args:
+        repo: a directory inside any working tree of the repository.
+        worktree: what :func:`create_worktree` returned.
+    """
+    git = Git(repo)
+    # A locked worktree needs --force twice.
+    git.run("worktree", "remove", "--force", "--force", "--", str(worktree.path), check=False)
+    if worktree.new_branch:
+        ref = f"refs/heads/{worktree.branch}"
+        git.run("update-ref", "-d", ref, worktree.base_oid, check=False)
+    for directory in worktree.made_dirs:
+        with contextlib.suppress(OSError):  # not empty (someone else's): leave it
+            directory.rmdir()
+
+
+def default_worktree_path(main_worktree: Path, branch: str) -> Path:
+    """Where a claim's worktree goes unless the caller names a place:
+    ``<main worktree>/../<main worktree's name>.worktrees/<branch without claim/>``.
+
+    Args:
+        main_worktree: top level of the repository's main worktree.
+        branch: the claim's branch, e.g. ``claim/fix-retry-1a2b3c4d``.
+
+    Returns:
+        The absolute path (not created).
+    """
+    main = main_worktree.absolute()
+    tail = branch.removeprefix("claim/").replace("/", "-")
+    return main.parent / f"{main.name}.worktrees" / tail
 
 
 def list_worktrees(repo: Path) -> list[WorktreeEntry]:
@@ -320,6 +393,45 @@ def _ensure_attachable(git: Git, branch: str, tip: str | None, base_oid: str) ->
             expected=base_oid,
             actual=tip,
         )
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """The parent directories of ``path`` that do not exist yet, innermost first."""
+    missing: list[Path] = []
+    probe = path.parent
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    return missing
+
+
+def _check_creatable(path: Path) -> None:
+    """Create ``path`` (and its missing parents) and remove what was created: whether the
+    worktree could be made there. Permission bits alone cannot tell (root may write
+    anywhere, yet not under ``/proc``), so the directory is really made. Asked only after
+    git refused, to name the reason.
+
+    Raises:
+        ValidationError: ``validation_error`` (field ``path``) naming the OS's reason.
+    """
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        for directory in reversed(missing):
+            directory.mkdir()
+    except OSError as exc:
+        raise ValidationError(
+            f"cannot create the worktree directory {path}: {exc.strerror or exc}",
+            field="path",
+        ) from None
+    finally:
+        for directory in missing:
+            # not created (the mkdir above failed first) or no longer empty: leave it
+            with contextlib.suppress(OSError):
+                directory.rmdir()
 
 
 def _check_branch_name(branch: str) -> None:

@@ -38,6 +38,9 @@ class OpenClaim:
     claim_id: str | None = None
     advisory: bool = False
     draft: bool = False
+    #: Create the claim's branch and worktree inside the command (the service places
+    #: them: ``branch``/``worktree`` when given, else the defaults).
+    create_worktree: bool = False
 
 
 @dataclass(frozen=True)

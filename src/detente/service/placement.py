@@ -1,0 +1,134 @@
+"""Where a claim's work lives: the service places its branch and worktree.
+
+Opening a claim (or taking one over) with ``createWorktree`` creates the claim's topic
+branch and worktree inside the command, on every surface alike (the CLI asks by
+default; an HTTP body or an MCP tool may ask). One failure rule holds: **git refusing
+records nothing, and a command that records nothing leaves no worktree.** So the order
+is
+
+1. :func:`plan_worktree` settles every fact once, before any git call: the branch
+   (the caller's, checked as git would, or ``claim/<slug>-<claim id tail>``), the
+   directory (the caller's absolute path, or the default next to the main worktree,
+   :func:`~detente.vcs.worktrees.default_worktree_path`) and the start commit (resolved
+   by the caller of :func:`placed`, once);
+2. :func:`placed` creates the branch and worktree at the start commit (one
+   ``git worktree add -b``), then runs the command; if git refuses, the command never
+   runs; if the command fails (refused, or its append fails), the worktree and the
+   branch it made are removed before the error goes on.
+
+The server places worktrees of remote callers the same way, next to its own checkout of
+the repository: the claim records ``branch`` and ``worktree`` as created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from detente.domain.claims.opening import workspace_branch, workspace_path
+from detente.errors import ValidationError
+
+if TYPE_CHECKING:
+    from detente.domain.claims.commands import OpenClaim
+    from detente.service.core import RepoConfig
+
+__all__ = ["Placement", "placed", "plan_worktree"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A claim's worktree to be: the repository it belongs to, its branch and directory.
+
+    Attributes:
+        repo: the server's checkout of the repository (where ``git worktree add`` runs).
+        branch: the short branch name, e.g. ``claim/fix-retry-1a2b3c4d``.
+        path: the absolute worktree directory (not created yet).
+    """
+
+    repo: Path
+    branch: str
+    path: Path
+
+
+def plan_worktree(repo: RepoConfig, cmd: OpenClaim, claim_id: str) -> Placement | None:
+    """The placement ``cmd`` asks for (None when it asks for no worktree). No git call.
+
+    Args:
+        repo: the served repository.
+        cmd: the opening; ``create_worktree`` asks, ``branch`` and ``worktree`` (an
+            absolute path) override the defaults.
+        claim_id: the new claim's id (its tail names the default branch).
+
+    Returns:
+        The :class:`Placement`, or None.
+
+    Raises:
+        ValidationError: ``validation_error``: field ``createWorktree`` for a draft (a
+            draft has no worktree) or a repository served without a path; ``branch``
+            for a name git refuses; ``worktree`` for a relative path.
+    """
+    if not cmd.create_worktree:
+        return None
+    if cmd.draft:
+        raise ValidationError(
+            "a draft gets no worktree: announce it first, or drop createWorktree",
+            field="createWorktree",
+        )
+    if repo.path is None:
+        raise ValidationError(
+            f"repository {repo.name!r} has no checkout on this server: no worktree can be "
+            "created for it",
+            field="createWorktree",
+        )
+    from detente.vcs.worktrees import claim_branch_name, default_worktree_path, slugify
+
+    branch = workspace_branch(cmd.branch) or claim_branch_name(slugify(cmd.objective), claim_id)
+    given = workspace_path(cmd.worktree)
+    path = Path(given) if given else default_worktree_path(repo.main_worktree or repo.path, branch)
+    return Placement(repo=repo.path, branch=branch, path=path)
+
+
+def placed(placement: Placement | None, start: str, command: Callable[[], T]) -> T:
+    """Run ``command`` with the worktree of ``placement`` created at ``start`` first.
+
+    Args:
+        placement: from :func:`plan_worktree`; None runs ``command`` alone.
+        start: the full OID the worktree's HEAD starts at (the claim's base commit, or a
+            takeover predecessor's head).
+        command: the command that records the claim.
+
+    Returns:
+        What ``command`` returned.
+
+    Raises:
+        ValidationError: ``validation_error`` (field ``worktree``: the directory exists and
+            is not empty, or cannot be made; ``baseCommit``: ``start`` names no commit):
+            nothing was recorded.
+        BranchInUse: ``branch_in_use``: the branch is checked out in another worktree
+            (``holder`` names it): nothing was recorded.
+        StaleBase: ``stale_base``: the branch exists at another commit: nothing recorded.
+        VcsError: ``vcs_error``: git refused otherwise: nothing was recorded.
+        DetenteError: whatever ``command`` raised; the worktree and the branch it made
+            were removed first.
+    """
+    if placement is None:
+        return command()
+    from detente.vcs.worktrees import create_worktree, discard_worktree
+
+    try:
+        created = create_worktree(placement.repo, placement.path, placement.branch, start)
+    except ValidationError as exc:
+        if exc.field != "path":
+            raise
+        # The body's field is ``worktree``: name it, as the CLI's --worktree-dir does.
+        extra = {k: v for k, v in exc.extra.items() if k != "field"}
+        raise ValidationError(exc.detail, field="worktree", **extra) from None
+    try:
+        return command()
+    except BaseException:
+        discard_worktree(placement.repo, created)
+        raise

@@ -1,0 +1,75 @@
+"""``claim_open`` with ``create_worktree``: the service places the claim's worktree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp_harness import call, fail, git
+
+from api.conftest import running
+from detente.client import connect
+from detente.client.inprocess import InProcessClient
+from detente.clock import FakeClock
+from detente.mcp_server.server import build_server
+from detente.runtime import build_service
+from detente.service import Service
+from mcp import Client
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def service(repo: Path) -> Iterator[Service]:
+    svc = build_service([repo], store_url="memory://", clock=FakeClock())
+    yield svc
+    svc.store.close()
+
+
+@pytest.fixture(params=["inprocess", "http"])
+def client(request: pytest.FixtureRequest, service: Service, repo: Path) -> Iterator[Client]:
+    """The MCP server over the service in-process, or over a real server reached by HTTP."""
+    if request.param == "inprocess":
+        yield Client(build_server(InProcessClient(service)))
+        return
+    with running(service) as base, connect(base, repo, local=False) as http:
+        yield Client(build_server(http))
+
+
+async def test_claim_open_asking_for_a_worktree_gets_one_at_the_base_commit(
+    client: Client, repo: Path
+) -> None:
+    head = git(repo, "rev-parse", "HEAD")
+
+    async with client:
+        opened = await call(
+            client, "claim_open", objective="Retry payments", paths=["src/**"], create_worktree=True
+        )
+
+    worktree = Path(opened["worktree"])
+    assert opened["status"] == "active"
+    assert opened["branch"].startswith("claim/retry-payments-")
+    assert worktree == repo.parent / "demo.worktrees" / opened["branch"].removeprefix("claim/")
+    assert git(worktree, "rev-parse", "HEAD") == head
+    assert git(worktree, "symbolic-ref", "--short", "HEAD") == opened["branch"]
+
+
+async def test_claim_open_whose_worktree_git_refuses_records_nothing(
+    client: Client, repo: Path, service: Service
+) -> None:
+    head = service.head()
+
+    async with client:
+        error = await fail(
+            client,
+            "claim_open",
+            objective="On main",
+            paths=["src/**"],
+            branch="main",  # checked out in the repository's own worktree
+            create_worktree=True,
+        )
+
+    assert error["code"] == "branch_in_use"
+    assert service.head() == head
+    assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
