@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from detente.errors import ForbiddenError, NotFoundError
 from detente.operations.declaration import Rule
-from detente.security.identity import Principal
+from detente.security.identity import LOCAL, Principal
 
 if TYPE_CHECKING:
     from detente.service import Service
@@ -102,6 +102,26 @@ def _owner(service: Service, who: Principal, claim_id: str) -> None:
             principal=who.name,
             claimId=claim_id,
             owner=owner,
+        )
+
+
+def open_claim(service: Service, who: Principal, *args: Any) -> None:
+    """``claim``; and only the local principal (the CLI on this machine, or a server
+    without authentication) may name the directory of a worktree the server creates
+    (``createWorktree`` with ``worktree``): a remote caller gets the server's default
+    place, never a path of its choosing on the server's disk."""
+    role("claim")(service, who)
+    body = args[-1] if args else None
+    if (
+        getattr(body, "create_worktree", False)
+        and getattr(body, "worktree", None)
+        and who.name != LOCAL.name
+    ):
+        raise ForbiddenError(
+            f"{who.name!r} may not choose where the server creates a worktree: drop "
+            "'worktree' to get the server's default place",
+            principal=who.name,
+            field="worktree",
         )
 
 
