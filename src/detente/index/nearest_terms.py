@@ -17,10 +17,10 @@ a comparison with every text calls, on the same weights: the same floats.
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Iterable
 
+from detente.index.keyed_rows import KeyedRows
 from detente.index.lexical import cosine, idf, norm, terms, weights
 
 __all__ = ["TermRows"]
@@ -30,29 +30,14 @@ __all__ = ["TermRows"]
 _SLACK = 1e-9
 
 
-class TermRows:
+class TermRows(KeyedRows):
     """Keyed texts as term counts, and their top-k query by BM25-weighted cosine, with
     IDF over the kept texts (but an excluded key). Thread-safe."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._row: dict[str, int] = {}
-        self._keys: list[str | None] = []
-        self._texts: list[str] = []
+        super().__init__()
         self._counts: list[Counter[str] | None] = []
-        self._free: list[int] = []
         self._postings: dict[str, dict[int, int]] = {}
-
-    def __len__(self) -> int:
-        return len(self._row)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._row
-
-    def text(self, key: str) -> str | None:
-        """The text kept for ``key`` (None: none)."""
-        row = self._row.get(key)
-        return self._texts[row] if row is not None else None
 
     def update(self, put: Iterable[tuple[str, str]], drop: Iterable[str]) -> None:
         """Forget the keys in ``drop`` (and the blank texts of ``put``), then keep (or

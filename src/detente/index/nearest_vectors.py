@@ -15,12 +15,12 @@ lexical mode (the default install) never needs it.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
+from detente.index.keyed_rows import KeyedRows
 from detente.index.semantic import Similarity, cosines
 
 __all__ = ["VectorRows"]
@@ -31,7 +31,7 @@ _START = 64
 _EMBED_CHUNK = 1000
 
 
-class VectorRows:
+class VectorRows(KeyedRows):
     """Keyed texts as unit vectors, and their top-k query by cosine. Thread-safe.
 
     Args:
@@ -41,24 +41,9 @@ class VectorRows:
 
     def __init__(self, sim: Similarity) -> None:
         self.sim = sim
-        self._lock = threading.Lock()
-        self._row: dict[str, int] = {}
-        self._keys: list[str | None] = []
-        self._texts: list[str] = []
-        self._free: list[int] = []
+        super().__init__()
         self._alive = np.zeros(0, dtype=bool)
         self._matrix = np.zeros((0, _DIMENSIONS), dtype=np.float32)
-
-    def __len__(self) -> int:
-        return len(self._row)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._row
-
-    def text(self, key: str) -> str | None:
-        """The text kept for ``key`` (None: none)."""
-        row = self._row.get(key)
-        return self._texts[row] if row is not None else None
 
     def update(self, put: Iterable[tuple[str, str]], drop: Iterable[str]) -> None:
         """Forget the keys in ``drop`` (and the blank texts of ``put``), then keep (or
