@@ -1,13 +1,22 @@
-"""Every surface enters the same authorization: ``/v1``, MCP over HTTP, the in-process client.
+"""Every surface enters the same authorization: ``/v1``, MCP over HTTP, MCP over stdio, the
+in-process client.
 
 One authenticating server (a real OIDC issuer, a real uvicorn serving ``/v1`` and ``/mcp``)
-over a SQLite store in a real git repository. Each operation is run on each surface by
-the claim's owner, by another principal holding ``claim``, and by an authenticated
-principal with no role; the outcome (``ok`` or the error code) must be the same on every
-surface, and a refusal must leave the event log's head where it was. The MCP surface is
-the SDK's real client over streamable HTTP; the in-process surface is
+over the SQLite store of a real git repository. Each operation of the table is run on each
+surface by the claim's owner, by another principal holding ``claim``, and by an
+authenticated principal with no role; the outcome (``ok`` or the error code) must be the
+same on every surface, and a refusal must leave the event log's head where it was. The
+MCP surface is the SDK's real client over streamable HTTP; the in-process surface is
 :class:`~detente.client.inprocess.InProcessClient` over
 :class:`~detente.operations.door.Operations` with the principal bound.
+
+The catalog sweep carries every mutating operation the catalog declares
+(:data:`~detente.operations.catalog.OPERATIONS`), with the smallest body its OpenAPI
+schema accepts, over ``/v1`` and the in-process transport as the no-role principal and
+as another claimer. ``detente mcp`` over stdio (one child process per ``[local] roles``)
+runs the table on the served store as the local principal: with no roles it is refused
+as the no-role principal is, with ``roles = ["claim"]`` it is another claimer that owns
+its own claims.
 """
 
 from __future__ import annotations
@@ -15,9 +24,12 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +44,9 @@ from detente.client.inprocess import InProcessClient
 from detente.clock import FakeClock
 from detente.config import RateLimit, Roles
 from detente.errors import DetenteError
+from detente.operations.catalog import OPERATIONS
 from detente.operations.door import Operations
+from detente.runtime import default_store_url
 from detente.security.authn import AuthGate
 from detente.security.identity import Principal, acting_as
 from detente.security.oidc import OidcSettings, OidcVerifier
@@ -41,6 +55,7 @@ from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 from detente.vcs import resolve_commit
 from mcp import Client as McpClient
+from mcp import StdioServerParameters
 from oidc_issuer import Issuer, running_issuer
 
 from support import counting_ids
@@ -63,7 +78,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
+    root = tmp_path / "demo"  # ``detente mcp --repo`` names the repository after it
     root.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
     (root / "AGENTS.md").write_bytes(AGENTS)
@@ -447,9 +462,13 @@ OPS = (
 
 @contextlib.asynccontextmanager
 async def served(tmp_path: Path, repo: Path, limits: dict[str, RateLimit]) -> AsyncIterator[World]:
-    clock = FakeClock()
+    # The repository's own store (where ``detente mcp --repo`` finds it), at the real time
+    # (its leases are read by that process's clock too).
+    store = Path(default_store_url(repo).removeprefix("sqlite:///"))
+    store.parent.mkdir(parents=True, exist_ok=True)
+    clock = FakeClock(datetime.now(UTC))
     service = Service(
-        SqliteStore(tmp_path / "d.db"),
+        SqliteStore(store),
         clock,
         [RepoConfig("demo", repo)],
         ids=counting_ids(),
@@ -538,3 +557,187 @@ async def test_releasing_another_principals_session_files_over_mcp_is_forbidden(
         released = await bob.call_tool("release_files", {"session_id": "alice-1"})
         assert world.head() == before
     assert released.is_error and (released.structured_content or {}).get("code") == "forbidden"
+
+
+# ---------------------------------------------------------------------------- the catalog
+
+#: Operations a principal holding ``claim`` may call with no claim of its own (the
+#: catalog sweep runs them as the no-role principal only; the table above has their
+#: owner/other cases).
+CLAIM_SUFFICES = frozenset(
+    {
+        "open_claim",
+        "takeover",
+        "register_agent",
+        "readiness",
+        "register_document",
+        "render",
+        "reconcile",
+        "pre_receive",
+        "pre_commit",
+        "reconcile_intents",
+        "discard_patch",  # needs a patch of alice's
+    }
+)
+
+
+def _minimal(schema: dict[str, Any], components: dict[str, Any]) -> Any:
+    """The smallest instance of a JSON schema: its required fields with plain values."""
+    if "$ref" in schema:
+        return _minimal(components[schema["$ref"].split("/")[-1]], components)
+    if "oneOf" in schema:  # a tagged union (a meeting resolution): its first kind
+        return _minimal(schema["oneOf"][0], components)
+    if "const" in schema:
+        return schema["const"]
+    if "anyOf" in schema:
+        return _minimal(next(s for s in schema["anyOf"] if s.get("type") != "null"), components)
+    if "allOf" in schema:
+        return _minimal(schema["allOf"][0], components)
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: _minimal(props[k], components) for k in schema.get("required", [])}
+    if kind == "array":
+        return [_minimal(schema["items"], components) for _ in range(schema.get("minItems", 0))]
+    if kind == "string":
+        return "x" * max(1, schema.get("minLength", 1))
+    if kind in ("integer", "number"):
+        return max(0, schema.get("minimum", 0))
+    if kind == "boolean":
+        return False
+    return {}
+
+
+@dataclass(frozen=True)
+class CatalogCall:
+    """One mutating operation of the catalog with a minimal valid body."""
+
+    op: Any
+    path: dict[str, str]
+    body: Any
+
+
+def _catalog_calls(world: World, ids: dict[str, str]) -> list[CatalogCall]:
+    """Every mutating operation the catalog declares with a handler, its path filled with
+    ``ids`` and its body the smallest the OpenAPI document (derived from it) accepts."""
+    spec = httpx.get(f"{world.base}/openapi.json", timeout=15).json()
+    components = spec.get("components", {}).get("schemas", {})
+    values = {"proposal_id": "prp_none", "patch_id": "pat_none", "env": "staging", **ids}
+    out = []
+    for op in OPERATIONS:
+        if not op.writes or op.handler is None:
+            continue
+        declared = spec["paths"][op.path][op.method.lower()]
+        body = None
+        if "requestBody" in declared:
+            schema = declared["requestBody"]["content"]["application/json"]["schema"]
+            body = _minimal(schema, components)
+        if isinstance(body, dict) and "claimId" in body:
+            body["claimId"] = ids["claim_id"]
+        if isinstance(body, dict) and body.get("patch") == {}:
+            body["patch"] = {"body": "x"}  # exactly one of body or diff
+        names = [part[1:-1] for part in op.path.split("/") if part.startswith("{")]
+        out.append(CatalogCall(op, {n: values[n] for n in names}, body))
+    return out
+
+
+def catalog_outcome(world: World, surface: str, who: str, call: CatalogCall) -> str:
+    """``ok`` or the error code of carrying ``call`` over ``surface``'s transport."""
+    try:
+        with world.client(surface, who) as client:
+            client._call(call.op, path=call.path, body=call.body)
+    except DetenteError as exc:
+        return exc.code
+    return "ok"
+
+
+async def test_every_mutating_operation_of_the_catalog_is_forbidden_alike_on_v1_and_in_process(
+    tmp_path: Path, repo: Path
+) -> None:
+    async with served(tmp_path, repo, {}) as world:
+        alice = world.open("alice", "src/shared.py")["claim"]
+        carol = world.open("carol", "src/shared.py")
+        calls = _catalog_calls(
+            world, {"claim_id": alice["id"], "meeting_id": carol["meeting"]["id"]}
+        )
+        failures = []
+        for call in calls:
+            for who in ("mallory", "bob"):
+                if who == "bob" and call.op.name in CLAIM_SUFFICES:
+                    continue
+                for surface in ("v1", "inprocess"):
+                    before = world.head()
+                    got = catalog_outcome(world, surface, who, call)
+                    if got != "forbidden":
+                        failures.append(f"{call.op.name} by {who} on {surface}: {got}")
+                    elif world.head() != before:
+                        failures.append(f"{call.op.name} by {who} on {surface}: refused but wrote")
+    assert len(calls) >= 30, "the catalog declares at least 30 mutating operations"
+    assert failures == [], "\n".join(failures)
+
+
+# ---------------------------------------------------------------------------- MCP over stdio
+
+
+def _stdio(repo: Path) -> McpClient:
+    """``detente mcp --repo REPO``: a child process acting as the local principal on the
+    repository's own store (the one the server serves). The SDK passes the child a
+    minimal environment: ``DETENTE_SRC`` keeps it on the code under test."""
+    from mcp.client.stdio import get_default_environment
+
+    env = get_default_environment()
+    for key in ("DETENTE_SRC", "PYTHONPATH"):
+        if os.environ.get(key):
+            env[key] = os.environ[key]
+    script = Path(sys.executable).parent / "detente"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "detente"]
+    args = [*command[1:], "mcp", "--repo", str(repo)]
+    return McpClient(StdioServerParameters(command=command[0], args=args, env=env))
+
+
+#: The table's operations on a claim of the caller's own (opened over stdio first).
+OWN = ("renew", "change the objective", "abandon")
+
+
+async def _own_claim(world: World) -> dict[str, Any]:
+    """Open a claim over stdio (as ``local``); its record."""
+    path = world.path()
+    assert await outcome_of(world, "mcp", "local", OPS[0], {"path": path}) == "ok"
+    with world.as_root() as root:
+        claims = root.list_claims(repo="demo")["claims"]
+    [mine] = [c for c in claims if c["paths"] == [path]]
+    return {"claim": mine, "path": world.path()}
+
+
+async def test_mcp_over_stdio_refuses_as_a_no_role_principal_and_with_local_roles_acts_as_one(
+    tmp_path: Path, repo: Path
+) -> None:
+    """On a store served with authentication, ``detente mcp`` over stdio acts as ``local``:
+    with no ``[local] roles`` every write is refused as a principal with no role is; with
+    ``roles = ["claim"]`` it is another principal holding ``claim`` (and owns its claims)."""
+    async with served(tmp_path, repo, {}) as world:
+        with world.as_root() as root:
+            root.register_document("demo", "AGENTS.md", "section_owned")
+        failures = []
+        for roles, like in (("", "mallory"), ('[local]\nroles = ["claim"]\n', "bob")):
+            (repo / "detente.toml").write_text(roles)
+            async with _stdio(repo) as stdio:
+                world.mcp["local"] = stdio
+                for op in OPS:
+                    ctx = op.setup(world)
+                    before = world.head()
+                    got = await outcome_of(world, "mcp", "local", op, ctx)
+                    if got != op.expected[like]:
+                        failures.append(f"{op.name} over stdio ({like}): {got}")
+                    elif got != "ok" and world.head() != before:
+                        failures.append(f"{op.name} over stdio ({like}): refused but wrote")
+                    world.abandon_live()
+                if like == "bob":
+                    for op in (o for o in OPS if o.name in OWN):
+                        got = await outcome_of(world, "mcp", "local", op, await _own_claim(world))
+                        if got != "ok":
+                            failures.append(f"{op.name} of its own claim over stdio: {got}")
+                        world.abandon_live()
+    assert failures == [], "\n".join(failures)
