@@ -252,6 +252,27 @@ def _new_claim(ctx: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _session(world: World) -> dict[str, Any]:
+    """A session alice registered (the advisory tools name one)."""
+    path = world.path()
+    session = f"sess-{path.replace('/', '-').replace('.', '-')}"
+    with world.client("inprocess", "alice") as alice:
+        alice.register_agent({"sessionId": session, "agentName": "a", "intent": "edit"})
+    return {"session": session, "path": path}
+
+
+def _side(claim_id: str) -> dict[str, Any]:
+    """One side of a reconciliation as ``reconcile_diff_intent`` sends it: a claim."""
+    return {
+        "claimId": claim_id,
+        "actual": False,
+        "paths": [],
+        "symbols": [],
+        "modules": [],
+        "roughChangeKind": None,
+    }
+
+
 def _files_session(client: Any, ctx: dict[str, Any]) -> None:
     session = f"sess-{ctx['path'].replace('/', '-').replace('.', '-')}"
     client.register_agent({"sessionId": session, "agentName": "x", "intent": "edit"})
@@ -454,6 +475,52 @@ OPS = (
         ],
         OWNER_ONLY,
     ),
+    Op(
+        "ask whether paths are free (readiness)",
+        _session,
+        lambda c, x: c.readiness(x["session"], [x["path"]], repo="demo"),
+        lambda x: [("verify_change_readiness", {"session_id": x["session"], "paths": [x["path"]]})],
+        ANY_CLAIMER,
+    ),
+    Op(
+        "widen the scope",
+        _claim,
+        lambda c, x: c.scope_change(
+            x["claim"]["id"], expected_claim_revision=x["claim"]["revision"], add_paths=[x["path"]]
+        ),
+        lambda x: [
+            (
+                "claim_scope_add",
+                {
+                    "claim_id": x["claim"]["id"],
+                    "expected_claim_revision": x["claim"]["revision"],
+                    "paths": [x["path"]],
+                },
+            )
+        ],
+        OWNER_ONLY,
+    ),
+    Op(
+        "check the claim's writes",
+        _claim,
+        lambda c, x: c.check_writes(x["claim"]["id"], [x["claim"]["paths"][0]]),
+        lambda x: [
+            ("claim_check", {"claim_id": x["claim"]["id"], "paths": [x["claim"]["paths"][0]]})
+        ],
+        OWNER_ONLY,
+    ),
+    Op(
+        "reconcile two claims' intents",
+        _meeting,
+        lambda c, x: c.reconcile_intents(_side(x["claim"]["id"]), _side(x["other"]["id"])),
+        lambda x: [
+            (
+                "reconcile_diff_intent",
+                {"a": {"claim_id": x["claim"]["id"]}, "b": {"claim_id": x["other"]["id"]}},
+            )
+        ],
+        ANY_CLAIMER,
+    ),
 )
 
 
@@ -497,25 +564,60 @@ async def served(tmp_path: Path, repo: Path, limits: dict[str, RateLimit]) -> As
             service.store.close()
 
 
+#: The catalog's mutating operations an MCP tool carries (the tools of ``mcp_server``:
+#: protocol, records, advisory, objective); the table must reach each over MCP.
+MCP_CARRIES = frozenset(
+    {
+        "open_claim",
+        "register_agent",
+        "readiness",
+        "renew",
+        "scope_change",
+        "change_objective",
+        "abandon",
+        "complete",
+        "check_writes",
+        "propose",
+        "accept_proposal",
+        "patch_section",
+        "reconcile_intents",
+    }
+)
+
+
 async def test_every_operation_has_the_same_outcome_on_v1_mcp_and_in_process_for_each_principal(
-    tmp_path: Path, repo: Path
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    reached: list[str] = []  # the operations the MCP tools carried (the server's threads)
+    run = Operations.run
+
+    def traced(self: Operations, op: Any, *args: Any, **query: Any) -> Any:
+        reached.append(op.name)
+        return run(self, op, *args, **query)
+
+    monkeypatch.setattr(Operations, "run", traced)
     async with served(tmp_path, repo, {}) as world:
         with world.as_root() as root:
             root.register_document("demo", "AGENTS.md", "section_owned")
         failures = []
+        over_mcp: set[str] = set()
         for op in OPS:
             for who in ACTORS:
                 for surface in SURFACES:
                     ctx = op.setup(world)
                     before = world.head()
+                    reached.clear()
                     got = await outcome_of(world, surface, who, op, ctx)
+                    if surface == "mcp":
+                        over_mcp.update(reached)
                     if got != op.expected[who]:
                         failures.append(f"{op.name} by {who} on {surface}: {got}")
                     elif got != "ok" and world.head() != before:
                         failures.append(f"{op.name} by {who} on {surface}: refused but wrote")
                     world.abandon_live()
         assert failures == [], "\n".join(failures)
+    writes = {o.name for o in OPERATIONS if o.writes}
+    assert writes & over_mcp == MCP_CARRIES
 
 
 async def test_one_rate_limit_counts_claim_opens_on_v1_mcp_and_in_process_alike(
