@@ -12,11 +12,12 @@ MCP surface is the SDK's real client over streamable HTTP; the in-process surfac
 
 The catalog sweep carries every mutating operation the catalog declares
 (:data:`~detente.operations.catalog.OPERATIONS`), with the smallest body its OpenAPI
-schema accepts, over ``/v1`` and the in-process transport as the no-role principal and
-as another claimer. ``detente mcp`` over stdio (one child process per ``[local] roles``)
-runs the table on the served store as the local principal: with no roles it is refused
-as the no-role principal is, with ``roles = ["claim"]`` it is another claimer that owns
-its own claims.
+schema accepts, over ``/v1`` and the in-process transport as the owner of the claim it
+names, another claimer and the no-role principal (the MCP tools carry a subset of the
+catalog, :data:`MCP_CARRIES`, which the table reaches). ``detente mcp`` over stdio (one
+child process per ``[local] roles``) runs the table on the served store as the local
+principal: with no roles it is refused as the no-role principal is; with
+``roles = ["claim"]`` it is another claimer, which owns its own claims.
 """
 
 from __future__ import annotations
@@ -717,16 +718,23 @@ class CatalogCall:
     """One mutating operation of the catalog with a minimal valid body."""
 
     op: Any
-    path: dict[str, str]
+    names: tuple[str, ...]
     body: Any
 
+    def filled(self, ids: dict[str, str]) -> tuple[dict[str, str], Any]:
+        """Its path parameters and body naming the claim and meeting of ``ids``."""
+        values = {"proposal_id": "prp_none", "patch_id": "pat_none", "env": "staging", **ids}
+        body = self.body
+        if isinstance(body, dict) and "claimId" in body:
+            body = {**body, "claimId": ids["claim_id"]}
+        return {n: values[n] for n in self.names}, body
 
-def _catalog_calls(world: World, ids: dict[str, str]) -> list[CatalogCall]:
-    """Every mutating operation the catalog declares with a handler, its path filled with
-    ``ids`` and its body the smallest the OpenAPI document (derived from it) accepts."""
+
+def _catalog_calls(world: World) -> list[CatalogCall]:
+    """Every mutating operation the catalog declares with a handler, with the smallest
+    body the OpenAPI document (derived from the catalog) accepts."""
     spec = httpx.get(f"{world.base}/openapi.json", timeout=15).json()
     components = spec.get("components", {}).get("schemas", {})
-    values = {"proposal_id": "prp_none", "patch_id": "pat_none", "env": "staging", **ids}
     out = []
     for op in OPERATIONS:
         if not op.writes or op.handler is None:
@@ -736,46 +744,61 @@ def _catalog_calls(world: World, ids: dict[str, str]) -> list[CatalogCall]:
         if "requestBody" in declared:
             schema = declared["requestBody"]["content"]["application/json"]["schema"]
             body = _minimal(schema, components)
-        if isinstance(body, dict) and "claimId" in body:
-            body["claimId"] = ids["claim_id"]
         if isinstance(body, dict) and body.get("patch") == {}:
             body["patch"] = {"body": "x"}  # exactly one of body or diff
-        names = [part[1:-1] for part in op.path.split("/") if part.startswith("{")]
-        out.append(CatalogCall(op, {n: values[n] for n in names}, body))
+        names = tuple(part[1:-1] for part in op.path.split("/") if part.startswith("{"))
+        out.append(CatalogCall(op, names, body))
     return out
 
 
-def catalog_outcome(world: World, surface: str, who: str, call: CatalogCall) -> str:
+def catalog_outcome(
+    world: World, surface: str, who: str, call: CatalogCall, ids: dict[str, str]
+) -> str:
     """``ok`` or the error code of carrying ``call`` over ``surface``'s transport."""
+    path, body = call.filled(ids)
     try:
         with world.client(surface, who) as client:
-            client._call(call.op, path=call.path, body=call.body)
+            client._call(call.op, path=path, body=body)
     except DetenteError as exc:
         return exc.code
     return "ok"
 
 
-async def test_every_mutating_operation_of_the_catalog_is_forbidden_alike_on_v1_and_in_process(
+def _fresh(world: World) -> dict[str, str]:
+    """A claim of alice's and a meeting carol's overlapping claim opened with it."""
+    world.abandon_live()
+    shared = world.path()
+    alice = world.open("alice", shared)["claim"]
+    carol = world.open("carol", shared)
+    return {"claim_id": alice["id"], "meeting_id": carol["meeting"]["id"]}
+
+
+async def test_every_mutating_operation_of_the_catalog_has_the_same_outcome_on_v1_and_in_process(
     tmp_path: Path, repo: Path
 ) -> None:
+    """Each operation with its minimal body, as the owner of the claim it names, another
+    claimer and the no-role principal: one outcome on both transports; the no-role
+    principal (and the other claimer, beyond what ``claim`` allows) is forbidden."""
     async with served(tmp_path, repo, {}) as world:
-        alice = world.open("alice", "src/shared.py")["claim"]
-        carol = world.open("carol", "src/shared.py")
-        calls = _catalog_calls(
-            world, {"claim_id": alice["id"], "meeting_id": carol["meeting"]["id"]}
-        )
+        calls = _catalog_calls(world)
+        ids = _fresh(world)
         failures = []
         for call in calls:
-            for who in ("mallory", "bob"):
-                if who == "bob" and call.op.name in CLAIM_SUFFICES:
-                    continue
+            name = call.op.name
+            for who in ACTORS:
+                outcomes = {}
                 for surface in ("v1", "inprocess"):
                     before = world.head()
-                    got = catalog_outcome(world, surface, who, call)
-                    if got != "forbidden":
-                        failures.append(f"{call.op.name} by {who} on {surface}: {got}")
-                    elif world.head() != before:
-                        failures.append(f"{call.op.name} by {who} on {surface}: refused but wrote")
+                    outcomes[surface] = got = catalog_outcome(world, surface, who, call, ids)
+                    if world.head() != before:
+                        if got != "ok":
+                            failures.append(f"{name} by {who} on {surface}: {got} but wrote")
+                        ids = _fresh(world)  # the next call meets the same state
+                refused = who == "mallory" or (who == "bob" and name not in CLAIM_SUFFICES)
+                if refused and set(outcomes.values()) != {"forbidden"}:
+                    failures.append(f"{name} by {who}: {outcomes}, not forbidden")
+                elif len(set(outcomes.values())) != 1:
+                    failures.append(f"{name} by {who}: {outcomes}")
     assert len(calls) >= 30, "the catalog declares at least 30 mutating operations"
     assert failures == [], "\n".join(failures)
 
