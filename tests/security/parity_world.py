@@ -8,6 +8,7 @@ holding ``claim`` (bob) and an authenticated principal with no role (mallory).
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import subprocess
@@ -28,6 +29,7 @@ from detente.clock import FakeClock
 from detente.config import RateLimit, Roles
 from detente.errors import DetenteError
 from detente.operations.door import Operations
+from detente.operations.local_principal import local_principal
 from detente.runtime import default_store_url
 from detente.security.authn import AuthGate
 from detente.security.identity import Principal, acting_as
@@ -98,7 +100,19 @@ class World:
 
     @contextlib.contextmanager
     def client(self, surface: str, who: str) -> Iterator[Any]:
-        """The detente client of ``surface`` (``v1`` or ``inprocess``) acting as ``who``."""
+        """The detente client of ``surface`` acting as ``who``: ``v1``, ``inprocess``, or a
+        local process's in-process client (the CLI's without ``--server``), which acts as
+        ``local`` whoever ``who`` is: ``local`` with no ``[local] roles``, ``local+claim``
+        with ``roles = ["claim"]``."""
+        if surface.startswith("local"):
+            granted = ("claim",) if surface == "local+claim" else ()
+            local = Operations(
+                self.service,
+                limiter=self.gate.limiter,
+                principal=functools.partial(local_principal, self.service, granted),
+            )
+            yield InProcessClient(self.service, repo_name="demo", operations=local)
+            return
         if surface == "v1":
             headers = {"Authorization": f"Bearer {self.issuer.token(who, aud=AUD)}"}
             http = httpx.Client(base_url=self.base, headers=headers, timeout=15)

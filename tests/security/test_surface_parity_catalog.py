@@ -3,7 +3,10 @@
 The sweep carries every mutating operation the catalog declares
 (:data:`~detente.operations.catalog.OPERATIONS`), with the smallest body its OpenAPI
 schema accepts (a tagged union: its first kind), over ``/v1`` and the in-process
-transport as the owner of the claim it names, another claimer and the no-role principal.
+transport as the owner of the claim it names, another claimer and the no-role principal,
+and as a local process on the served store (the CLI without ``--server``): with no
+``[local] roles`` it is refused as the no-role principal is, with ``roles = ["claim"]``
+it has another claimer's outcome.
 The MCP tools carry a subset of the catalog (:data:`parity_table.MCP_CARRIES`), which the
 table of ``test_surface_parity.py`` runs on every surface.
 """
@@ -126,6 +129,16 @@ def catalog_outcome(
     return "ok"
 
 
+#: The transports each actor is compared on: the local process (the CLI without
+#: ``--server``) on the served store is the no-role principal without ``[local] roles``,
+#: and another claimer with ``roles = ["claim"]``.
+SURFACES_OF = {
+    "alice": ("v1", "inprocess"),
+    "bob": ("v1", "inprocess", "local+claim"),
+    "mallory": ("v1", "inprocess", "local"),
+}
+
+
 def _fresh(world: World) -> dict[str, str]:
     """A claim of alice's and a meeting carol's overlapping claim opened with it."""
     world.abandon_live()
@@ -149,7 +162,7 @@ async def test_every_mutating_operation_of_the_catalog_has_the_same_outcome_on_v
             name = call.op.name
             for who in ACTORS:
                 outcomes = {}
-                for surface in ("v1", "inprocess"):
+                for surface in SURFACES_OF[who]:
                     before = world.head()
                     outcomes[surface] = got = catalog_outcome(world, surface, who, call, ids)
                     if world.head() != before:
