@@ -98,7 +98,7 @@ def build_app(
         loopback_only=auth is None,
     )
     # The live dashboard at / (its actions call /v1); with auth it asks for a token.
-    mount_dashboard(app, service, auth_required=auth is not None)
+    mount_dashboard(app, operations, auth_required=auth is not None)
     return app
 
 

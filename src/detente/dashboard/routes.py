@@ -9,24 +9,26 @@
 | ``GET /dashboard/static/*`` | ``dashboard.css``, ``dashboard.js`` |
 
 Every action the page takes (resolving a meeting) goes through the public ``/v1`` API, the
-same one the CLI uses. Reads use the service directly, like the API's own routes.
+same one the CLI uses. Reads go through the application layer's read operations
+(:mod:`detente.operations.page_reads`), never the service.
 """
 
 from __future__ import annotations
 
 from importlib.resources import files
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Query
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from detente.clock import format_time
 from detente.dashboard import render
 from detente.dashboard.search import search
-from detente.dashboard.source import Snapshot, claim_overlaps, read_snapshot
+from detente.dashboard.source import Snapshot, claim_overlaps, now, read_snapshot
 from detente.errors import ValidationError
-from detente.service import Service
+
+if TYPE_CHECKING:
+    from detente.operations.door import Operations
 
 __all__ = ["mount", "router"]
 
@@ -39,7 +41,7 @@ def _group(value: str) -> str:
     return value
 
 
-def _overlaps(service: Service, snap: Snapshot, query: str) -> dict[str, list[dict[str, Any]]]:
+def _overlaps(ops: Operations, snap: Snapshot, query: str) -> dict[str, list[dict[str, Any]]]:
     """Live overlap reports of meeting participants and of the search hits."""
     wanted: list[str] = []
     for meeting in snap.meetings:
@@ -47,31 +49,29 @@ def _overlaps(service: Service, snap: Snapshot, query: str) -> dict[str, list[di
             wanted += meeting["participants"]
     if query.strip():
         wanted += [h["claim"]["id"] for h in search(query, snap.claims, [])["claims"]]
-    return {cid: claim_overlaps(service, cid) for cid in dict.fromkeys(wanted)}
+    return {cid: claim_overlaps(ops, cid) for cid in dict.fromkeys(wanted)}
 
 
-def router(service: Service, *, auth_required: bool = False) -> APIRouter:
-    """The dashboard's routes over ``service``.
+def router(ops: Operations, *, auth_required: bool = False) -> APIRouter:
+    """The dashboard's routes, reading through ``ops``.
 
     Args:
-        service: the use cases.
+        ops: the application layer (its read operations).
         auth_required: whether the server asks for credentials (the page then asks the
             user for a token before reading; see ``dashboard.js``).
     """
     r = APIRouter(include_in_schema=False)
 
     def ctx(group: str, q: str) -> dict[str, Any]:
-        snap = read_snapshot(service)
-        return render.context(snap, _overlaps(service, snap, q), group=_group(group), query=q)
+        snap = read_snapshot(ops)
+        return render.context(snap, _overlaps(ops, snap, q), group=_group(group), query=q)
 
     @r.get("/", response_class=HTMLResponse)
     def page(group: str = "dir", q: Annotated[str, Query(max_length=500)] = "") -> HTMLResponse:
         if auth_required:
             # Served to anyone (a browser cannot send a token with a navigation): the shell
             # holds no record; the page asks for a token, then reads /dashboard/panels.
-            empty = Snapshot(
-                now=format_time(service.clock.now()), seq=0, repos=[], claims=[], meetings=[]
-            )
+            empty = Snapshot(now=now(ops), seq=0, repos=[], claims=[], meetings=[])
             return HTMLResponse(
                 render.render_page(render.context(empty, {}, group=_group(group), query=q))
             )
@@ -109,14 +109,14 @@ def router(service: Service, *, auth_required: bool = False) -> APIRouter:
     return r
 
 
-def mount(app: FastAPI, service: Service, *, auth_required: bool = False) -> None:
+def mount(app: FastAPI, ops: Operations, *, auth_required: bool = False) -> None:
     """Serve the dashboard from ``app`` at ``/`` (routes and static files).
 
     Args:
         app: the HTTP app (its ``/v1`` API is what the page calls for actions).
-        service: the use cases the page reads.
+        ops: the application layer the page reads through.
         auth_required: see :func:`router`.
     """
-    app.include_router(router(service, auth_required=auth_required))
+    app.include_router(router(ops, auth_required=auth_required))
     static = files("detente.dashboard").joinpath("static")
     app.mount(render.STATIC_PREFIX, StaticFiles(directory=str(static)), name="dashboard-static")

@@ -1,0 +1,178 @@
+"""Every mutating operation of the catalog has one outcome on ``/v1`` and in process.
+
+The sweep carries every mutating operation the catalog declares
+(:data:`~detente.operations.catalog.OPERATIONS`), with the smallest body its OpenAPI
+schema accepts (a tagged union: its first kind), over ``/v1`` and the in-process
+transport as the owner of the claim it names, another claimer and the no-role principal,
+and as a local process on the served store (the CLI without ``--server``): with no
+``[local] roles`` it is refused as the no-role principal is, with ``roles = ["claim"]``
+it has another claimer's outcome.
+The MCP tools carry a subset of the catalog (:data:`parity_table.MCP_CARRIES`), which the
+table of ``test_surface_parity.py`` runs on every surface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from parity_world import ACTORS, World, served
+
+from detente.errors import DetenteError
+from detente.operations.catalog import OPERATIONS
+
+pytestmark = pytest.mark.anyio
+
+
+# ---------------------------------------------------------------------------- the catalog
+
+#: Operations a principal holding ``claim`` may call with no claim of its own (the
+#: catalog sweep runs them as the no-role principal only; the table above has their
+#: owner/other cases).
+CLAIM_SUFFICES = frozenset(
+    {
+        "open_claim",
+        "takeover",
+        "register_agent",
+        "readiness",
+        "register_document",
+        "render",
+        "reconcile",
+        "pre_receive",
+        "pre_commit",
+        "reconcile_intents",
+        "discard_patch",  # needs a patch of alice's
+    }
+)
+
+
+def _minimal(schema: dict[str, Any], components: dict[str, Any]) -> Any:
+    """The smallest instance of a JSON schema: its required fields with plain values."""
+    if "$ref" in schema:
+        return _minimal(components[schema["$ref"].split("/")[-1]], components)
+    if "oneOf" in schema:  # a tagged union (a meeting resolution): its first kind
+        return _minimal(schema["oneOf"][0], components)
+    if "const" in schema:
+        return schema["const"]
+    if "anyOf" in schema:
+        return _minimal(next(s for s in schema["anyOf"] if s.get("type") != "null"), components)
+    if "allOf" in schema:
+        return _minimal(schema["allOf"][0], components)
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: _minimal(props[k], components) for k in schema.get("required", [])}
+    if kind == "array":
+        return [_minimal(schema["items"], components) for _ in range(schema.get("minItems", 0))]
+    if kind == "string":
+        return "x" * max(1, schema.get("minLength", 1))
+    if kind in ("integer", "number"):
+        return max(0, schema.get("minimum", 0))
+    if kind == "boolean":
+        return False
+    return {}
+
+
+@dataclass(frozen=True)
+class CatalogCall:
+    """One mutating operation of the catalog with a minimal valid body."""
+
+    op: Any
+    names: tuple[str, ...]
+    body: Any
+
+    def filled(self, ids: dict[str, str]) -> tuple[dict[str, str], Any]:
+        """Its path parameters and body naming the claim and meeting of ``ids``."""
+        values = {"proposal_id": "prp_none", "patch_id": "pat_none", "env": "staging", **ids}
+        body = self.body
+        if isinstance(body, dict) and "claimId" in body:
+            body = {**body, "claimId": ids["claim_id"]}
+        return {n: values[n] for n in self.names}, body
+
+
+def _catalog_calls(world: World) -> list[CatalogCall]:
+    """Every mutating operation the catalog declares with a handler, with the smallest
+    body the OpenAPI document (derived from the catalog) accepts."""
+    spec = httpx.get(f"{world.base}/openapi.json", timeout=15).json()
+    components = spec.get("components", {}).get("schemas", {})
+    out = []
+    for op in OPERATIONS:
+        if not op.writes or op.handler is None:
+            continue
+        declared = spec["paths"][op.path][op.method.lower()]
+        body = None
+        if "requestBody" in declared:
+            schema = declared["requestBody"]["content"]["application/json"]["schema"]
+            body = _minimal(schema, components)
+        if isinstance(body, dict) and body.get("patch") == {}:
+            body["patch"] = {"body": "x"}  # exactly one of body or diff
+        names = tuple(part[1:-1] for part in op.path.split("/") if part.startswith("{"))
+        out.append(CatalogCall(op, names, body))
+    return out
+
+
+def catalog_outcome(
+    world: World, surface: str, who: str, call: CatalogCall, ids: dict[str, str]
+) -> str:
+    """``ok`` or the error code of carrying ``call`` over ``surface``'s transport."""
+    path, body = call.filled(ids)
+    try:
+        with world.client(surface, who) as client:
+            client._call(call.op, path=path, body=body)
+    except DetenteError as exc:
+        return exc.code
+    return "ok"
+
+
+#: The transports each actor is compared on: the local process (the CLI without
+#: ``--server``) on the served store is the no-role principal without ``[local] roles``,
+#: and another claimer with ``roles = ["claim"]``.
+SURFACES_OF = {
+    "alice": ("v1", "inprocess"),
+    "bob": ("v1", "inprocess", "local+claim"),
+    "mallory": ("v1", "inprocess", "local"),
+}
+
+
+def _fresh(world: World) -> dict[str, str]:
+    """A claim of alice's and a meeting carol's overlapping claim opened with it."""
+    world.abandon_live()
+    shared = world.path()
+    alice = world.open("alice", shared)["claim"]
+    carol = world.open("carol", shared)
+    return {"claim_id": alice["id"], "meeting_id": carol["meeting"]["id"]}
+
+
+async def test_every_mutating_operation_of_the_catalog_has_the_same_outcome_on_v1_and_in_process(
+    tmp_path: Path, repo: Path
+) -> None:
+    """Each operation with its minimal body, as the owner of the claim it names, another
+    claimer and the no-role principal: one outcome on both transports; the no-role
+    principal (and the other claimer, beyond what ``claim`` allows) is forbidden."""
+    async with served(tmp_path, repo, {}) as world:
+        calls = _catalog_calls(world)
+        ids = _fresh(world)
+        failures = []
+        for call in calls:
+            name = call.op.name
+            for who in ACTORS:
+                outcomes = {}
+                for surface in SURFACES_OF[who]:
+                    before = world.head()
+                    outcomes[surface] = got = catalog_outcome(world, surface, who, call, ids)
+                    if world.head() != before:
+                        if got != "ok":
+                            failures.append(f"{name} by {who} on {surface}: {got} but wrote")
+                        ids = _fresh(world)  # the next call meets the same state
+                refused = who == "mallory" or (who == "bob" and name not in CLAIM_SUFFICES)
+                if refused and set(outcomes.values()) != {"forbidden"}:
+                    failures.append(f"{name} by {who}: {outcomes}, not forbidden")
+                elif len(set(outcomes.values())) != 1:
+                    failures.append(f"{name} by {who}: {outcomes}")
+    assert len(calls) >= 30, "the catalog declares at least 30 mutating operations"
+    assert failures == [], "\n".join(failures)
