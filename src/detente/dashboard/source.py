@@ -97,7 +97,7 @@ def read_snapshot(service: Service) -> Snapshot:
         {"name": r.name, "path": str(r.path) if r.path else None, "defaultBranch": r.default_branch}
         for r in served
     ]
-    claims = [claim_to_wire(c) for c in service.claims.list_claims()]
+    claims: list[Wire] = [dict(claim_to_wire(c)) for c in service.claims.list_claims()]
     meetings = [meeting_to_wire(m) for m in service.meetings.list_meetings()]
     agents = [a.to_wire() for a in service.agents.list_agents()]
     patches = [patch_to_wire(p) for p in service.patches.list_patches()]

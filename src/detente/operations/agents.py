@@ -18,7 +18,7 @@ __all__ = ["OPERATIONS"]
 
 
 def _claims(claims: Any) -> list[wire.Claim]:
-    return [cast("wire.Claim", claim_to_wire(c)) for c in claims]
+    return [claim_to_wire(c) for c in claims]
 
 
 def register_agent(service: Service, body: ab.AgentIn) -> wire.AgentOut:

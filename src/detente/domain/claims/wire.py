@@ -8,20 +8,30 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, get_args
 
 from detente.clock import format_time
 from detente.domain.claims.model import (
     Abandonment,
     Agent,
     Claim,
+    ClaimStatus,
     ContractChange,
     MemoryImpact,
     SemanticRecord,
 )
+from detente.domain.claims.record import Abandonment as AbandonmentRecord
+from detente.domain.claims.record import AgentRef as AgentRecord
+from detente.domain.claims.record import ClaimRecord, StatusName
+from detente.domain.claims.record import ContractChange as ContractRecord
+from detente.domain.claims.record import MemoryImpact as MemoryImpactRecord
+
+#: A status's wire name (every :class:`ClaimStatus` value is one of ``StatusName``).
+_STATUS_NAMES: dict[str, StatusName] = {name: name for name in get_args(StatusName)}
+assert set(_STATUS_NAMES) == {s.value for s in ClaimStatus}
 
 
-def agent_to_wire(agent: Agent) -> dict[str, Any]:
+def agent_to_wire(agent: Agent) -> AgentRecord:
     return {"id": agent.id, "name": agent.name, "sessionId": agent.session_id}
 
 
@@ -59,11 +69,11 @@ def semantic_from_wire(data: Any, claims: Mapping[str, Claim]) -> SemanticRecord
     )
 
 
-def memory_impact_to_wire(impact: MemoryImpact) -> dict[str, Any]:
+def memory_impact_to_wire(impact: MemoryImpact) -> MemoryImpactRecord:
     return {"path": impact.path, "mode": impact.mode, "sections": list(impact.sections)}
 
 
-def contract_to_wire(change: ContractChange) -> str | dict[str, Any]:
+def contract_to_wire(change: ContractChange) -> str | ContractRecord:
     """A plain area as a string (the seed's shape), else ``{type, area, change}``."""
     if change.type is None and change.change is None:
         return change.area
@@ -110,7 +120,7 @@ def memory_impact_from_wire(data: dict[str, Any]) -> MemoryImpact:
     )
 
 
-def abandonment_to_wire(a: Abandonment) -> dict[str, Any]:
+def abandonment_to_wire(a: Abandonment) -> AbandonmentRecord:
     return {
         "headCommit": a.head_commit,
         "diffSummary": a.diff_summary,
@@ -119,13 +129,15 @@ def abandonment_to_wire(a: Abandonment) -> dict[str, Any]:
     }
 
 
-def claim_to_wire(claim: Claim) -> dict[str, Any]:
-    """A claim as the API.md record: ``{id, repo, objective, status, revision, ...}``."""
+def claim_to_wire(claim: Claim) -> ClaimRecord:
+    """A claim as the API.md record (:class:`~detente.domain.claims.record.ClaimRecord`):
+    the one function that produces it, for the projections, a ``409``'s ``current``
+    and every answer."""
     return {
         "id": claim.id,
         "repo": claim.repo,
         "objective": claim.objective,
-        "status": claim.status.value,
+        "status": _STATUS_NAMES[claim.status.value],
         "revision": claim.revision,
         "agent": agent_to_wire(claim.agent),
         "principal": claim.principal,
