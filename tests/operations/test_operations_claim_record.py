@@ -7,8 +7,7 @@ from pydantic import TypeAdapter
 
 from detente.client.seeds import claim_seed
 from detente.clock import FakeClock
-from detente.domain.claims.record import ClaimRecord
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import ClaimRecord, claim_to_wire
 from detente.operations import wire
 from detente.operations.bodies import ClaimIn
 from detente.service import RepoConfig, Service

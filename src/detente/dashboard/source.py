@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.clock import format_time
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.domain.gates.model import patch_to_wire
 from detente.domain.meetings.model import meeting_to_wire
 from detente.errors import DetenteError

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.errors import ValidationError
 from detente.operations import authorize as who
 from detente.operations.claim_pages import (

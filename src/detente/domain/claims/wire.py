@@ -1,34 +1,27 @@
-"""Records to and from their camelCase JSON shape (API.md), with no IO.
-
-The same shape is stored in the projection tables, returned by the HTTP API and the
-CLI's ``--json``, and compared by ``audit verify`` against a full replay.
+"""The parts of a claim record to and from their camelCase JSON shape (API.md), with no
+IO; the whole record is :mod:`detente.domain.claims.record`'s.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any
 
-from detente.clock import format_time
 from detente.domain.claims.model import (
     Abandonment,
     Agent,
     Claim,
-    ClaimStatus,
     ContractChange,
     MemoryImpact,
     SemanticRecord,
 )
-from detente.domain.claims.record import Abandonment as AbandonmentRecord
-from detente.domain.claims.record import AgentRef as AgentRecord
-from detente.domain.claims.record import ClaimRecord, StatusName
-from detente.domain.claims.record import ContractChange as ContractRecord
-from detente.domain.claims.record import MemoryImpact as MemoryImpactRecord
 
-#: A status's wire name (every :class:`ClaimStatus` value is one of ``StatusName``).
-_STATUS_NAMES: dict[str, StatusName] = {name: name for name in get_args(StatusName)}
-assert set(_STATUS_NAMES) == {s.value for s in ClaimStatus}
+if TYPE_CHECKING:  # the record module imports this one
+    from detente.domain.claims.record import Abandonment as AbandonmentRecord
+    from detente.domain.claims.record import AgentRef as AgentRecord
+    from detente.domain.claims.record import ContractChange as ContractRecord
+    from detente.domain.claims.record import MemoryImpact as MemoryImpactRecord
 
 
 def agent_to_wire(agent: Agent) -> AgentRecord:
@@ -126,50 +119,4 @@ def abandonment_to_wire(a: Abandonment) -> AbandonmentRecord:
         "diffSummary": a.diff_summary,
         "memoryState": a.memory_state,
         "reason": a.reason,
-    }
-
-
-def claim_to_wire(claim: Claim) -> ClaimRecord:
-    """A claim as the API.md record (:class:`~detente.domain.claims.record.ClaimRecord`):
-    the one function that produces it, for the projections, a ``409``'s ``current``
-    and every answer."""
-    return {
-        "id": claim.id,
-        "repo": claim.repo,
-        "objective": claim.objective,
-        "status": _STATUS_NAMES[claim.status.value],
-        "revision": claim.revision,
-        "agent": agent_to_wire(claim.agent),
-        "principal": claim.principal,
-        "baseCommit": claim.base_commit,
-        "branch": claim.branch,
-        "worktree": claim.worktree,
-        "paths": list(claim.paths),
-        "pendingPaths": list(claim.pending_paths),
-        "carveOuts": {p: list(cuts) for p, cuts in claim.carve_outs},
-        "modules": list(claim.modules),
-        "symbols": list(claim.symbols),
-        "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
-        "testResponsibility": tests_to_wire(claim),
-        "deploymentResponsibility": claim.deployment_responsibility,
-        "memoryImpacts": [memory_impact_to_wire(m) for m in claim.memory_impacts],
-        "lease": {
-            "id": claim.lease.id,
-            "revision": claim.lease.revision,
-            "ttlSeconds": claim.lease.ttl_seconds,
-            "expiresAt": format_time(claim.lease.expires_at),
-        },
-        "fencingToken": claim.fencing_token,
-        "meetingIds": list(claim.meeting_ids),
-        "statusReason": claim.status_reason,
-        "abandonment": abandonment_to_wire(claim.abandonment) if claim.abandonment else None,
-        "lastEventId": claim.last_event_id,
-        "advisory": claim.advisory,
-        "granted": claim.granted,
-        "takeoverOf": claim.takeover,
-        "successorId": claim.successor_id,
-        "evidence": claim.evidence,
-        "integration": claim.integration,
-        "createdAt": format_time(claim.created_at),
-        "updatedAt": format_time(claim.updated_at),
     }

@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 # The claim record is declared once, in the domain (:mod:`detente.domain.claims.record`),
-# where :func:`~detente.domain.claims.wire.claim_to_wire` produces it; these are its
+# where :func:`~detente.domain.claims.record.claim_to_wire` produces it; these are its
 # response models, derived from it (the type checker reads the domain's classes).
 if TYPE_CHECKING:
     from detente.domain.claims.record import (
