@@ -13,7 +13,7 @@ import zlib
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.eventlog import snapshots
 from detente.eventlog.snapshots import Snapshot, snapshot_version
 from detente.service import RepoConfig, Service

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi.responses import Response, StreamingResponse
 from pydantic import TypeAdapter
 
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.operations import wire
 
 if TYPE_CHECKING:

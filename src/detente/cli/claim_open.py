@@ -128,7 +128,7 @@ def open_(
             from detente.vcs import resolve_commit
 
             base_commit = resolve_commit(session.settings.repo, base)
-        seed = workspace.claim_body(
+        seed = workspace.claim_seed(
             repo=repo_name,
             objective=objective,
             base_commit=base_commit,
@@ -137,14 +137,13 @@ def open_(
             paths=path or (),
             modules=module or (),
             symbols=symbol or (),
-            contracts=contract or (),
+            contracts=[workspace.contract_seed(c) for c in contract or ()],
             tests=test or (),
             deploy=deploy,
             memory=memory or (),
             ttl=ttl,
+            draft=draft,
         )
-        if draft:
-            seed["draft"] = True
         result = workspace.open_claim(
             session.client, seed, worktree=not (no_worktree or draft), worktree_dir=worktree_dir
         )

@@ -190,7 +190,7 @@ def scope_add(
     json_flag: JsonFlag = False,
 ) -> None:
     """Widen a claim. Contested additions wait in pendingPaths while negotiating (exit 6)."""
-    from detente.cli.workspace import contract_seed
+    from detente.client.seeds import contract_seed
 
     _scope_change(
         ctx,

@@ -209,7 +209,7 @@ class _Story:
         opened: dict[str, wire.ClaimView] = {}
         for step, agent in enumerate(AGENTS, start=3):
             objective, target, ttl = plan[agent]
-            body = workspace.claim_body(
+            body = workspace.claim_seed(
                 repo=str(self.client.repo_name),
                 objective=objective,
                 base_commit=self.base,

@@ -175,6 +175,7 @@ def takeover(
 
     def body(session: Session) -> int:
         from detente.cli import workspace
+        from detente.client.seeds import successor_seed
 
         pred = session.client.get_claim(claim_id)["claim"]
         pieces = parse_pieces(piece or [])
@@ -184,31 +185,16 @@ def takeover(
                 f"{session.repo_name!r}: run inside it (or pass --no-worktree)",
                 field="repo",
             )
-        goal = objective or str(pred["objective"])
-        seed = {
-            "repo": pred["repo"],
-            "objective": goal,
-            "paths": list(path or ()),
-            "modules": list(pred.get("modules", [])),
-            "symbols": list(pred.get("symbols", [])),
-            "expectedContractChanges": list(pred.get("expectedContractChanges", [])),
-            "testResponsibility": list(pred.get("testResponsibility", [])),
-            "deploymentResponsibility": pred.get("deploymentResponsibility"),
-            "memoryImpacts": [
-                {"path": m["path"], "mode": m.get("mode", "section"), "sections": m["sections"]}
-                for m in pred.get("memoryImpacts", [])
-            ],
-            "leaseTtlSeconds": ttl,
-            "agent": {
-                "id": agent or workspace.default_agent(),
-                "name": agent or workspace.default_agent(),
-                "sessionId": session_id,
-            },
-        }
-        if not no_worktree:
-            seed["createWorktree"] = True
-            if worktree_dir is not None:
-                seed["worktree"] = str(worktree_dir.absolute())
+        seed = successor_seed(
+            pred,
+            objective=objective,
+            paths=path or (),
+            agent=agent or workspace.default_agent(),
+            session=session_id,
+            ttl=ttl,
+            create_worktree=not no_worktree,
+            worktree=None if no_worktree or worktree_dir is None else str(worktree_dir.absolute()),
+        )
         response = session.client.take_over(
             seed,
             claim_id=pred["id"],
@@ -223,9 +209,7 @@ def takeover(
     run(ctx, json_flag, body)
 
 
-def _report(
-    session: Session, response: Mapping[str, Any], worktree: dict[str, str] | None
-) -> int:
+def _report(session: Session, response: Mapping[str, Any], worktree: dict[str, str] | None) -> int:
     from detente.cli.views import opened_options
 
     claim = response["claim"]

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from detente.cli.evidence import evidence, local_worktree
 from detente.client import Client
-from detente.client.seeds import memory_impacts
+from detente.client.seeds import ClaimSeed, claim_seed, contract_seed
 from detente.vcs import current_oid, diff_summary
 
 if TYPE_CHECKING:
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OpenResult",
-    "claim_body",
+    "claim_seed",
+    "contract_seed",
     "created_worktree",
     "default_agent",
     "evidence",
@@ -85,58 +86,9 @@ def default_agent() -> str:
     return name
 
 
-def claim_body(
-    *,
-    repo: str,
-    objective: str,
-    base_commit: str,
-    agent: str,
-    session: str | None = None,
-    paths: Sequence[str] = (),
-    modules: Sequence[str] = (),
-    symbols: Sequence[str] = (),
-    contracts: Sequence[str] = (),
-    tests: Sequence[str] = (),
-    deploy: str | None = None,
-    memory: Sequence[str] = (),
-    ttl: int = 300,
-) -> dict[str, Any]:
-    """The ``POST /v1/claims`` seed (camelCase), without branch and worktree.
-
-    ``memory`` entries are ``PATH`` (the whole file) or ``PATH#section``; entries naming
-    the same path are merged into one impact.
-    """
-    return {
-        "repo": repo,
-        "objective": objective,
-        "baseCommit": base_commit,
-        "paths": list(paths),
-        "modules": list(modules),
-        "symbols": list(symbols),
-        "expectedContractChanges": [contract_seed(c) for c in contracts],
-        "testResponsibility": list(tests),
-        "deploymentResponsibility": deploy,
-        "memoryImpacts": memory_impacts(memory),
-        "leaseTtlSeconds": ttl,
-        "agent": {"id": agent, "name": agent, "sessionId": session},
-    }
-
-
-def contract_seed(text: str) -> str | dict[str, str]:
-    """``--contract TYPE:AREA:CHANGE`` as ``{type, area, change}`` (``TYPE:AREA`` gives no
-    change; a text without ``:`` is a plain area, today's shape). Overlap compares areas."""
-    parts = [p.strip() for p in text.split(":", 2)]
-    if len(parts) == 1:
-        return parts[0]
-    seed = {"type": parts[0], "area": parts[1]}
-    if len(parts) == 3 and parts[2]:
-        seed["change"] = parts[2]
-    return seed
-
-
 def open_claim(
     client: Client,
-    body: Mapping[str, Any],
+    body: ClaimSeed,
     *,
     worktree: bool = True,
     worktree_dir: Path | None = None,
@@ -145,7 +97,7 @@ def open_claim(
 
     Args:
         client: the API client.
-        body: the seed from :func:`claim_body`.
+        body: the seed from :func:`~detente.client.seeds.claim_seed`.
         worktree: ask for a worktree (``createWorktree``).
         worktree_dir: where (made absolute here, against this process's directory);
             default: the service's default place.
@@ -158,7 +110,7 @@ def open_claim(
             (``branch_in_use``, ``stale_base``, ``validation_error`` with field
             ``worktree``, ``vcs_error``): nothing was recorded or created.
     """
-    seed = dict(body)
+    seed = body.copy()
     if worktree:
         seed["createWorktree"] = True
         if worktree_dir is not None:

@@ -55,7 +55,7 @@ def found(record: T | None, detail: str, **extra: Any) -> T:
 
 
 def check_revision(
-    kind: str, record: R, expected: int, to_wire: Callable[[R], dict[str, Any]]
+    kind: str, record: R, expected: int, to_wire: Callable[[R], Mapping[str, Any]]
 ) -> None:
     """The compare in compare-and-swap: ``revision_conflict`` unless ``expected`` is
     ``record.revision``.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from detente.clock import parse_time
 from detente.domain.agents.model import agent_to_wire
 from detente.domain.claims.model import Claim
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.domain.gates.model import environment_to_wire, patch_to_wire
 from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.memory.model import document_to_wire

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,4 +25,4 @@ class RecordRow:
     repo: str
     revision: int
     status: str
-    body: dict[str, Any]
+    body: Mapping[str, Any]

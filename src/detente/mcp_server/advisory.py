@@ -15,6 +15,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
+from detente.client.seeds import claim_seed
 from detente.domain.agents.advisory import Intent, reconcile
 from detente.errors import ValidationError
 from detente.ids import new_id
@@ -194,15 +195,16 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
             repo = ctx.repo_for(session_id)
             name = agent_name or registered.get("agentName") or "agent"
             opened = ctx.client.open_claim(
-                {
-                    "repo": repo,
-                    "objective": reason,
-                    "baseCommit": "HEAD",
-                    "paths": paths,
-                    "leaseTtlSeconds": ttl_secs,
-                    "agent": {"id": name, "name": name, "sessionId": session_id},
-                    "advisory": True,
-                }
+                claim_seed(
+                    repo=repo,
+                    objective=reason,
+                    base_commit="HEAD",
+                    agent=name,
+                    session=session_id,
+                    paths=paths,
+                    ttl=ttl_secs,
+                    advisory=True,
+                )
             )
             claim = opened["claim"]
             replaced = replace_older(ctx, repo, session_id, claim)

@@ -14,7 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from detente.client.seeds import memory_impacts
+from detente.client.seeds import claim_seed
 from detente.mcp_server.shapes import claim_brief, claim_detail, kept, prune, view_parts
 from detente.mcp_server.toolkit import ToolContext
 
@@ -117,22 +117,21 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
                 registered = ctx.known_session(session_id, active=True)
                 name = agent_name or registered.get("agentName") or name
             opened = ctx.client.open_claim(
-                prune(
-                    {
-                        "repo": ctx.repo_for(session_id, repo),
-                        "objective": objective,
-                        "baseCommit": base_commit,
-                        "paths": paths,
-                        "modules": modules,
-                        "symbols": symbols,
-                        "expectedContractChanges": expected_contract_changes,
-                        "memoryImpacts": memory_impacts(memory or []),
-                        "leaseTtlSeconds": ttl_secs,
-                        "branch": branch,
-                        "worktree": worktree,
-                        "createWorktree": create_worktree or None,
-                        "agent": prune({"id": name, "name": name, "sessionId": session_id}),
-                    }
+                claim_seed(
+                    repo=ctx.repo_for(session_id, repo),
+                    objective=objective,
+                    base_commit=base_commit,
+                    agent=name,
+                    session=session_id,
+                    paths=paths or (),
+                    modules=modules or (),
+                    symbols=symbols or (),
+                    contracts=expected_contract_changes or (),
+                    memory=memory or (),
+                    ttl=ttl_secs,
+                    branch=branch,
+                    worktree=worktree,
+                    create_worktree=create_worktree,
                 )
             )
             answer = _with_overlaps(opened)

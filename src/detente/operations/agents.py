@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
@@ -18,7 +18,7 @@ __all__ = ["OPERATIONS"]
 
 
 def _claims(claims: Any) -> list[wire.Claim]:
-    return [cast("wire.Claim", claim_to_wire(c)) for c in claims]
+    return [claim_to_wire(c) for c in claims]
 
 
 def register_agent(service: Service, body: ab.AgentIn) -> wire.AgentOut:

@@ -7,10 +7,11 @@ with the handler that meets the service.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.errors import ValidationError
 from detente.operations import authorize as who
 from detente.operations.claim_pages import (
@@ -32,12 +33,8 @@ if TYPE_CHECKING:
 __all__ = ["OPERATIONS"]
 
 
-def _claim(claim: Any) -> wire.Claim:
-    return cast("wire.Claim", claim_to_wire(claim))
-
-
-def _claims(claims: Any) -> list[wire.Claim]:
-    return [_claim(c) for c in claims]
+def _claims(claims: Iterable[Claim]) -> list[wire.Claim]:
+    return [claim_to_wire(c) for c in claims]
 
 
 def open_claim(service: Service, body: b.ClaimIn) -> wire.ClaimView:
@@ -96,7 +93,7 @@ def get_claim(service: Service, claim_id: str, include: str | None = None) -> wi
 
 
 def renew(service: Service, claim_id: str, body: b.RenewIn) -> wire.ClaimOut:
-    return {"claim": _claim(service.claims.renew(body.to_command(claim_id)).claim)}
+    return {"claim": claim_to_wire(service.claims.renew(body.to_command(claim_id)).claim)}
 
 
 def announce(service: Service, claim_id: str, body: b.AnnounceIn) -> wire.ClaimView:
@@ -135,7 +132,7 @@ def abandon(service: Service, claim_id: str, body: b.AbandonIn) -> wire.ClaimOut
 
 
 def _set_status(service: Service, cmd: Any) -> wire.ClaimOut:
-    return {"claim": _claim(service.claims.set_status(cmd).claim)}
+    return {"claim": claim_to_wire(service.claims.set_status(cmd).claim)}
 
 
 def complete(service: Service, claim_id: str, body: b.CompleteIn) -> wire.ClaimOut:
@@ -147,7 +144,7 @@ def complete(service: Service, claim_id: str, body: b.CompleteIn) -> wire.ClaimO
     ``evidence`` or ``fencingToken`` is missing.
     """
     view = service.gates.complete(claim_id, body.to_command(claim_id))
-    return {"claim": _claim(view.claim)}
+    return {"claim": claim_to_wire(view.claim)}
 
 
 def cleanup(service: Service, claim_id: str) -> wire.ClaimView:

@@ -84,7 +84,7 @@ def read_snapshot(ops: Operations) -> Snapshot:
     Returns:
         The :class:`Snapshot`.
     """
-    from detente.domain.claims.wire import claim_to_wire
+    from detente.domain.claims.record import claim_to_wire
 
     service = ops.service
     seq = service.head()
@@ -93,7 +93,7 @@ def read_snapshot(ops: Operations) -> Snapshot:
         {"name": r.name, "path": str(r.path) if r.path else None, "defaultBranch": r.default_branch}
         for r in served
     ]
-    claims = [claim_to_wire(c) for c in service.claims.list_claims()]
+    claims: list[dict[str, Any]] = [dict(claim_to_wire(c)) for c in service.claims.list_claims()]
     documents: list[Wire] = []
     for config in served:
         documents += _read(ops, "list_documents", "documents", repo=config.name)

@@ -28,7 +28,7 @@ from typing import Any
 
 from detente.domain.claims.guards import get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.gates.evidence import GitFacts
 from detente.domain.gates.findings import PathFinding, PushedCommit, commit_findings, push_failures

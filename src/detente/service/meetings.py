@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from detente.domain.claims.model import Claim
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.meetings import decide as m
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.domain.claims.model import Claim
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.overlap.analysis import Targets, find_overlaps

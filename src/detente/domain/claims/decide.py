@@ -26,8 +26,9 @@ from detente.domain import events as ev
 from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus
 from detente.domain.claims.guards import check_alive, check_claim_revision, get_claim
 from detente.domain.claims.model import DECLARABLE_STATUSES, ClaimStatus
+from detente.domain.claims.record import claim_to_wire
 from detente.domain.claims.transitions import require
-from detente.domain.claims.wire import claim_to_wire, contract_to_wire
+from detente.domain.claims.wire import contract_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.memory.touched import memory_state
 from detente.domain.overlap.analysis import Targets, find_overlaps

@@ -21,7 +21,6 @@ Indexes over the *holding* claims:
 from __future__ import annotations
 
 import heapq
-import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
@@ -31,8 +30,8 @@ from detente.clock import parse_time
 from detente.domain import events as ev
 from detente.domain.claims.lookups import ClaimLookups
 from detente.domain.claims.model import Abandonment, Claim, ClaimStatus, Lease
+from detente.domain.claims.record import claim_from_announcement
 from detente.domain.claims.wire import (
-    agent_from_wire,
     contract_from_wire,
     memory_impact_from_wire,
     semantic_from_wire,
@@ -102,7 +101,7 @@ class ClaimBook(dict[str, Claim]):
     def apply(self, event_type: str, data: dict[str, Any], at: datetime, event_id: str) -> None:
         """Fold one ``claim.*`` or ``lease.*`` event; events about unknown claims are ignored."""
         if event_type == ev.CLAIM_ANNOUNCED:
-            claim = _claim_from_announcement(self.repo, data, at, event_id, self)
+            claim = claim_from_announcement(self.repo, data, at, event_id, self)
             self.last_fencing_token = max(self.last_fencing_token, claim.fencing_token)
             self.store(None, claim)
             return
@@ -171,68 +170,6 @@ class ClaimBook(dict[str, Claim]):
                         del mapping[value]
 
 
-def _test_names(raw: Any) -> tuple[str, ...]:
-    if isinstance(raw, dict):
-        # By kind name: stores may keep JSON objects with sorted keys.
-        return tuple(dict.fromkeys(str(n) for _, names in sorted(raw.items()) for n in names))
-    return tuple(str(n) for n in raw)
-
-
-def _test_plan(raw: Any) -> dict[str, tuple[str, ...]] | None:
-    if not isinstance(raw, dict):
-        return None
-    return {str(kind): tuple(str(n) for n in names) for kind, names in raw.items()}
-
-
-def _principal(actor: Any) -> str:
-    """The principal that announced a claim (the event's recorded actor; ``local`` before)."""
-    if isinstance(actor, dict) and isinstance(actor.get("principal"), str):
-        return str(actor["principal"])
-    return "local"
-
-
-def _claim_from_announcement(
-    repo: str, data: dict[str, Any], at: datetime, event_id: str, claims: Mapping[str, Claim]
-) -> Claim:
-    lease = data["lease"]
-    return Claim(
-        id=str(data["claimId"]),
-        repo=repo,
-        objective=str(data["objective"]),
-        status=ClaimStatus(data.get("status", ClaimStatus.ANNOUNCED.value)),
-        revision=1,
-        agent=agent_from_wire(data["agent"]),
-        base_commit=sys.intern(str(data["baseCommit"])),  # most claims share a few
-        branch=data.get("branch"),
-        worktree=data.get("worktree"),
-        paths=tuple(data["paths"]),
-        modules=tuple(data.get("modules", ())),
-        symbols=tuple(data.get("symbols", ())),
-        expected_contract_changes=tuple(
-            contract_from_wire(c) for c in data.get("expectedContractChanges", ())
-        ),
-        test_responsibility=_test_names(data.get("testResponsibility", ())),
-        test_plan=_test_plan(data.get("testResponsibility")),
-        deployment_responsibility=data.get("deploymentResponsibility"),
-        memory_impacts=tuple(memory_impact_from_wire(m) for m in data.get("memoryImpacts", ())),
-        lease=Lease(
-            id=str(lease["id"]),
-            revision=int(lease["revision"]),
-            ttl_seconds=int(lease["ttlSeconds"]),
-            expires_at=parse_time(str(lease["expiresAt"])),
-        ),
-        fencing_token=int(data["fencingToken"]),
-        created_at=at,
-        updated_at=at,
-        last_event_id=event_id,
-        advisory=bool(data.get("advisory", False)),
-        principal=sys.intern(_principal(data.get("actor"))),
-        takeover=data.get("takeoverOf"),
-        semantic=semantic_from_wire(data.get("semantic"), claims),
-        carve_outs=_announced_carve_outs(data),
-    )
-
-
 def _evolve_claim(
     claim: Claim, event_type: str, data: dict[str, Any], at: datetime, claims: Mapping[str, Claim]
 ) -> Claim:
@@ -291,19 +228,6 @@ def _evolve_claim(
             ),
         )
     return replace(claim, status=status, status_reason=reason)
-
-
-def _announced_carve_outs(data: dict[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """A takeover successor's inherited carve-outs (``carveOuts`` of its announcement)."""
-    raw = data.get("carveOuts")
-    if not isinstance(raw, dict):
-        return ()
-    held = set(data["paths"])
-    return tuple(
-        (str(p), tuple(str(c) for c in cuts))
-        for p, cuts in sorted(raw.items())
-        if p in held and cuts
-    )
 
 
 def _carve_outs(claim: Claim, data: dict[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:

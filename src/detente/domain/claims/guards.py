@@ -12,7 +12,7 @@ from datetime import datetime
 
 from detente.clock import format_time
 from detente.domain.claims.model import Claim, ClaimStatus
-from detente.domain.claims.wire import claim_to_wire
+from detente.domain.claims.record import claim_to_wire
 from detente.domain.state import RepoState
 from detente.domain.validation import check_revision, found
 from detente.errors import (

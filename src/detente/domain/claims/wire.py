@@ -1,16 +1,13 @@
-"""Records to and from their camelCase JSON shape (API.md), with no IO.
-
-The same shape is stored in the projection tables, returned by the HTTP API and the
-CLI's ``--json``, and compared by ``audit verify`` against a full replay.
+"""The parts of a claim record to and from their camelCase JSON shape (API.md), with no
+IO; the whole record is :mod:`detente.domain.claims.record`'s.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detente.clock import format_time
 from detente.domain.claims.model import (
     Abandonment,
     Agent,
@@ -20,8 +17,14 @@ from detente.domain.claims.model import (
     SemanticRecord,
 )
 
+if TYPE_CHECKING:  # the record module imports this one
+    from detente.domain.claims.record import Abandonment as AbandonmentRecord
+    from detente.domain.claims.record import AgentRef as AgentRecord
+    from detente.domain.claims.record import ContractChange as ContractRecord
+    from detente.domain.claims.record import MemoryImpact as MemoryImpactRecord
 
-def agent_to_wire(agent: Agent) -> dict[str, Any]:
+
+def agent_to_wire(agent: Agent) -> AgentRecord:
     return {"id": agent.id, "name": agent.name, "sessionId": agent.session_id}
 
 
@@ -59,11 +62,11 @@ def semantic_from_wire(data: Any, claims: Mapping[str, Claim]) -> SemanticRecord
     )
 
 
-def memory_impact_to_wire(impact: MemoryImpact) -> dict[str, Any]:
+def memory_impact_to_wire(impact: MemoryImpact) -> MemoryImpactRecord:
     return {"path": impact.path, "mode": impact.mode, "sections": list(impact.sections)}
 
 
-def contract_to_wire(change: ContractChange) -> str | dict[str, Any]:
+def contract_to_wire(change: ContractChange) -> str | ContractRecord:
     """A plain area as a string (the seed's shape), else ``{type, area, change}``."""
     if change.type is None and change.change is None:
         return change.area
@@ -110,54 +113,10 @@ def memory_impact_from_wire(data: dict[str, Any]) -> MemoryImpact:
     )
 
 
-def abandonment_to_wire(a: Abandonment) -> dict[str, Any]:
+def abandonment_to_wire(a: Abandonment) -> AbandonmentRecord:
     return {
         "headCommit": a.head_commit,
         "diffSummary": a.diff_summary,
         "memoryState": a.memory_state,
         "reason": a.reason,
-    }
-
-
-def claim_to_wire(claim: Claim) -> dict[str, Any]:
-    """A claim as the API.md record: ``{id, repo, objective, status, revision, ...}``."""
-    return {
-        "id": claim.id,
-        "repo": claim.repo,
-        "objective": claim.objective,
-        "status": claim.status.value,
-        "revision": claim.revision,
-        "agent": agent_to_wire(claim.agent),
-        "principal": claim.principal,
-        "baseCommit": claim.base_commit,
-        "branch": claim.branch,
-        "worktree": claim.worktree,
-        "paths": list(claim.paths),
-        "pendingPaths": list(claim.pending_paths),
-        "carveOuts": {p: list(cuts) for p, cuts in claim.carve_outs},
-        "modules": list(claim.modules),
-        "symbols": list(claim.symbols),
-        "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
-        "testResponsibility": tests_to_wire(claim),
-        "deploymentResponsibility": claim.deployment_responsibility,
-        "memoryImpacts": [memory_impact_to_wire(m) for m in claim.memory_impacts],
-        "lease": {
-            "id": claim.lease.id,
-            "revision": claim.lease.revision,
-            "ttlSeconds": claim.lease.ttl_seconds,
-            "expiresAt": format_time(claim.lease.expires_at),
-        },
-        "fencingToken": claim.fencing_token,
-        "meetingIds": list(claim.meeting_ids),
-        "statusReason": claim.status_reason,
-        "abandonment": abandonment_to_wire(claim.abandonment) if claim.abandonment else None,
-        "lastEventId": claim.last_event_id,
-        "advisory": claim.advisory,
-        "granted": claim.granted,
-        "takeoverOf": claim.takeover,
-        "successorId": claim.successor_id,
-        "evidence": claim.evidence,
-        "integration": claim.integration,
-        "createdAt": format_time(claim.created_at),
-        "updatedAt": format_time(claim.updated_at),
     }

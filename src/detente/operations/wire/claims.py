@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired
+from typing import TYPE_CHECKING, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
+from detente.domain.claims import record as domain
 from detente.operations.wire.meetings import Meeting
-from detente.operations.wire.record import ClaimStatus, Json, Time, record
+from detente.operations.wire.record import ClaimStatus, Json, derived, record
 
 __all__ = [
     "Abandonment",
@@ -25,93 +26,25 @@ __all__ = [
     "WriteCheck",
 ]
 
-
-@record
-class AgentRef(TypedDict):
-    """Who holds a claim: a stable agent id, a display name and the session."""
-
-    id: str
-    name: str
-    sessionId: str | None
-
-
-@record
-class Lease(TypedDict):
-    """A claim's lease: liveness only (``expiresAt`` by the server's clock)."""
-
-    id: str
-    revision: int
-    ttlSeconds: int
-    expiresAt: Time
-
-
-@record
-class ContractChange(TypedDict):
-    """An expected contract change; overlap compares ``area``."""
-
-    type: str | None
-    area: str
-    change: str | None
-
-
-@record
-class MemoryImpact(TypedDict):
-    """A memory file the claim will change (``mode`` ``section`` or ``append``)."""
-
-    path: str
-    mode: str
-    sections: list[str]
-
-
-@record
-class Abandonment(TypedDict):
-    """What an abandoned claim left behind."""
-
-    headCommit: str | None
-    diffSummary: dict[str, Json]
-    memoryState: dict[str, Json]
-    reason: str | None
-
-
-@record
-class Claim(TypedDict):
-    """A claim record (API.md "Claims"): intent, lease, revision, fencing token.
-
-    ``expectedContractChanges`` items are a plain area string or a ``ContractChange``;
-    ``testResponsibility`` is a list of test names or ``{kind: [names]}``.
-    """
-
-    id: str
-    repo: str
-    objective: str
-    status: ClaimStatus
-    revision: int
-    agent: AgentRef
-    baseCommit: str
-    branch: str | None
-    worktree: str | None
-    paths: list[str]
-    pendingPaths: list[str]
-    modules: list[str]
-    symbols: list[str]
-    expectedContractChanges: list[str | ContractChange]
-    testResponsibility: list[str] | dict[str, list[str]]
-    deploymentResponsibility: str | None
-    memoryImpacts: list[MemoryImpact]
-    lease: Lease
-    fencingToken: int
-    meetingIds: list[str]
-    statusReason: str | None
-    abandonment: Abandonment | None
-    lastEventId: str | None
-    advisory: bool
-    granted: bool
-    takeoverOf: dict[str, Json] | None
-    successorId: str | None
-    evidence: dict[str, Json] | None
-    integration: dict[str, Json] | None
-    createdAt: Time
-    updatedAt: Time
+# The claim record is declared once, in the domain (:mod:`detente.domain.claims.record`),
+# where :func:`~detente.domain.claims.record.claim_to_wire` produces it; these are its
+# response models, derived from it (the type checker reads the domain's classes).
+if TYPE_CHECKING:
+    from detente.domain.claims.record import (
+        Abandonment,
+        AgentRef,
+        ContractChange,
+        Lease,
+        MemoryImpact,
+    )
+    from detente.domain.claims.record import ClaimRecord as Claim
+else:
+    Claim = derived(domain.ClaimRecord, "Claim")
+    AgentRef = derived(domain.AgentRef)
+    Lease = derived(domain.Lease)
+    ContractChange = derived(domain.ContractChange)
+    MemoryImpact = derived(domain.MemoryImpact)
+    Abandonment = derived(domain.Abandonment)
 
 
 @record
