@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.claims.wire import claim_to_wire
 from detente.errors import ValidationError
 from detente.operations import authorize as who
 from detente.operations.claim_pages import (
@@ -23,6 +22,7 @@ from detente.operations.claim_pages import (
 from detente.operations.declaration import Operation
 
 if TYPE_CHECKING:
+    from detente.domain.claims.commands import OpenClaim
     from detente.domain.claims.model import Claim
     from detente.domain.claims.query import ClaimFilters
     from detente.operations import bodies as b
@@ -33,6 +33,8 @@ __all__ = ["OPERATIONS"]
 
 
 def _claim(claim: Any) -> wire.Claim:
+    from detente.domain.claims.wire import claim_to_wire  # a remote client never needs it
+
     return cast("wire.Claim", claim_to_wire(claim))
 
 
@@ -44,9 +46,15 @@ def open_claim(service: Service, body: b.ClaimIn) -> wire.ClaimView:
     """Announce a claim; with ``takeoverOf``, take an expired/abandoned claim over."""
     if body.takeover_of is not None:
         view = service.takeover.take_over(body.to_command(), body.takeover_of.to_request())
-    else:
-        view = service.claims.open_claim(body.to_command())
-    return cast("wire.ClaimView", view.to_wire())
+        return cast("wire.ClaimView", view.to_wire())
+    return open_claim_command(service, body.to_command())
+
+
+def open_claim_command(service: Service, command: OpenClaim) -> wire.ClaimView:
+    """:func:`open_claim` of a seed already made the domain command (no takeover): what
+    the local CLI runs as :data:`OPEN_CLAIM` (:meth:`Operations.run
+    <detente.operations.door.Operations.run>`), without the request model."""
+    return cast("wire.ClaimView", service.claims.open_claim(command).to_wire())
 
 
 def takeover(service: Service, claim_id: str, body: b.TakeoverIn) -> wire.ClaimView:

@@ -64,6 +64,7 @@ WRITE_PATH: tuple[str, ...] = (
     "detente.domain.write_check",
     "detente.security.identity",
     "detente.service.similar_holders",
+    "detente.service.placement",
     "detente.service.repo_refs",
     "detente.vcs.changes",
     "detente.vcs.checkout",
