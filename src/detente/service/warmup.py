@@ -65,6 +65,7 @@ WRITE_PATH: tuple[str, ...] = (
     "detente.security.identity",
     "detente.service.similar_holders",
     "detente.service.placement",
+    "detente.index.diff",  # a claim's work (detente.service.claim_work, on first use)
     "detente.service.repo_refs",
     "detente.vcs.changes",
     "detente.vcs.checkout",
