@@ -17,7 +17,8 @@ repository with two claims (the committing claim's own file, so the commit goes 
 in local mode (the SQLite store under the common git directory) and in server mode (a
 ``detente serve`` subprocess on the same repository, ``DETENTE_URL`` set), each against
 ``git commit --no-verify`` of the same kind of change, interleaved in the same run.
-Median and p99 over ``--commits`` commits, ratio of the medians.
+Median and p99 over ``--commits`` commits, ratio of the medians, and the median CPU time
+(user + system of git and the hook's process) of each kind of commit.
 
 Usage: ``python bench/hooks.py [--updates 40] [--commits 40]``
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -145,25 +147,38 @@ def _claimed(root: Path) -> tuple[Path, str]:
     return repo, bob
 
 
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def _commit_samples(
     repo: Path, commits: int, env: dict[str, str]
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], list[float], list[float]]:
     """``commits`` guarded commits and as many ``--no-verify`` ones, interleaved; each
-    changes bob's file. (guarded seconds, baseline seconds)."""
+    changes bob's file. (guarded seconds, baseline seconds, guarded CPU seconds, baseline
+    CPU seconds: user + system of git and the hook, robust to other load)."""
     guarded: list[float] = []
     plain: list[float] = []
+    guarded_cpu: list[float] = []
+    plain_cpu: list[float] = []
     full = {**os.environ, **_IDENTITY, **env}
     for i in range(commits):
-        for samples, extra in ((guarded, []), (plain, ["--no-verify"])):
+        for samples, cpu, extra in (
+            (guarded, guarded_cpu, []),
+            (plain, plain_cpu, ["--no-verify"]),
+        ):
             (repo / "src/b.py").write_text(f"# change {i} {len(samples)} {extra}\n")
             subprocess.run(["git", "add", "src/b.py"], cwd=repo, check=True, env=full)
             argv = ["git", "commit", "-q", *extra, "-m", f"c{i}"]
+            cpu_start = _children_cpu()
             start = time.perf_counter()
             done = subprocess.run(argv, cwd=repo, env=full, capture_output=True, text=True)
             samples.append(time.perf_counter() - start)
+            cpu.append(_children_cpu() - cpu_start)
             if done.returncode != 0:
                 raise SystemExit(f"git commit failed: {done.stderr}")
-    return guarded, plain
+    return guarded, plain, guarded_cpu, plain_cpu
 
 
 def _free_port() -> int:
@@ -209,7 +224,7 @@ def _p99_ms(run: list[float]) -> float:
 
 def _commit_table(root: Path, commits: int) -> list[str]:
     repo, bob = _claimed(root)
-    rows: list[tuple[str, list[float], list[float]]] = []
+    rows: list[tuple[str, list[float], list[float], list[float], list[float]]] = []
     env = {"DETENTE_CLAIM": bob}
     rows.append(("local mode (SQLite store)", *_commit_samples(repo, commits, env)))
     with _serving(repo) as url:
@@ -219,14 +234,15 @@ def _commit_table(root: Path, commits: int) -> list[str]:
         f"git commit of one file with the pre-commit guard, {commits} commits per row "
         "(each against git commit --no-verify of the same change, interleaved)",
         "",
-        "| mode | --no-verify median (ms) | guarded median (ms) | guarded p99 (ms) | ratio |",
-        "|---|---:|---:|---:|---:|",
+        "| mode | --no-verify median (ms) | guarded median (ms) | guarded p99 (ms) | ratio "
+        "| --no-verify CPU (ms) | guarded CPU (ms) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for label, guarded, plain in rows:
+    for label, guarded, plain, guarded_cpu, plain_cpu in rows:
         base, hooked = _median_ms(plain), _median_ms(guarded)
         lines.append(
             f"| {label} | {base:.1f} | {hooked:.1f} | {_p99_ms(guarded):.1f} | "
-            f"{hooked / base:.1f}x |"
+            f"{hooked / base:.1f}x | {_median_ms(plain_cpu):.1f} | {_median_ms(guarded_cpu):.1f} |"
         )
     return lines
 

@@ -21,18 +21,27 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from detente.clock import Clock
 from detente.config import ProjectConfig, load_config
 from detente.errors import ValidationError
-from detente.service import RepoConfig, Service
+from detente.service.core import RepoConfig, ServiceCore
 from detente.storage.clock import default_clock
 from detente.storage.factory import open_store
 from detente.vcs import RepoInfo, default_store_path, open_repo, resolve_commit
 from detente.vcs.commit_batch import CommitBatches
 
-__all__ = ["build_service", "default_store_url", "load_project_config", "resolve_store_url"]
+if TYPE_CHECKING:
+    from detente.service import Service
+
+__all__ = [
+    "build_core",
+    "build_service",
+    "default_store_url",
+    "load_project_config",
+    "resolve_store_url",
+]
 
 #: The environment variable naming the store URL when no ``--store`` is given.
 STORE_ENV = "DETENTE_STORE"
@@ -131,6 +140,31 @@ def build_service(
         NotFoundError: ``not_found`` when a repository path does not exist.
         StoreError: ``store_unavailable`` when the store cannot be opened.
     """
+    service = _build(
+        repo_paths,
+        names=names,
+        store_url=store_url,
+        clock=clock,
+        config=config,
+        config_file=config_file,
+        config_overrides=config_overrides,
+        opened=opened,
+    )
+    return cast("Service", service)
+
+
+def _build(
+    repo_paths: Sequence[Path],
+    *,
+    names: Sequence[str | None] = (),
+    store_url: str | None = None,
+    clock: Clock | None = None,
+    config: ProjectConfig | None = None,
+    config_file: Path | None = None,
+    config_overrides: Mapping[str, tuple[Any, str]] | None = None,
+    opened: Sequence[RepoInfo] = (),
+    core_only: bool = False,
+) -> ServiceCore:
     if not repo_paths:
         raise ValidationError("at least one repository is needed", field="repo")
     if len(names) > len(repo_paths):
@@ -165,7 +199,8 @@ def build_service(
     store = open_store(store_url or os.environ.get(STORE_ENV) or default)
     # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with
     # skewed machine clocks then agree on every deadline (detente.storage.clock).
-    return Service(
+    kind: type[ServiceCore] = ServiceCore if core_only else _service_class()
+    return kind(
         store,
         clock or default_clock(store),
         configs,
@@ -173,3 +208,25 @@ def build_service(
         resolve_commit=resolve_commit,
         commit_check=CommitBatches().is_commit,
     )
+
+
+def _service_class() -> type[Service]:
+    from detente.service import Service
+
+    return Service
+
+
+def build_core(
+    repo_paths: Sequence[Path],
+    *,
+    store_url: str | None = None,
+    opened: Sequence[RepoInfo] = (),
+) -> ServiceCore:
+    """:func:`build_service`'s core alone: the store, the repositories and the state,
+    without the use cases (a read-only caller such as the local ``pre-commit`` hook,
+    :mod:`detente.service.commit_check`, imports none of the write services).
+
+    Raises:
+        See :func:`build_service`.
+    """
+    return _build(repo_paths, store_url=store_url, opened=opened, core_only=True)

@@ -17,10 +17,11 @@ import typer
 from detente.cli.claim_open import claim_app
 from detente.cli.context import JsonFlag, Session, run
 from detente.cli.render import EXIT_OVERLAP
-from detente.operations import wire
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from detente.operations import wire
 
 __all__ = ["claim_app"]
 

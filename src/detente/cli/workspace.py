@@ -115,6 +115,12 @@ def open_claim(
         seed["createWorktree"] = True
         if worktree_dir is not None:
             seed["worktree"] = str(worktree_dir.absolute())
+    if client.mode == "local" and "takeoverOf" not in seed:
+        from detente.client.inprocess import InProcessClient
+
+        if isinstance(client, InProcessClient):  # the seed's values are typed: no model
+            response = client.open_typed_claim(seed)
+            return OpenResult(response, created_worktree(response["claim"], worktree))
     response = client.open_claim(seed)
     return OpenResult(response=response, worktree=created_worktree(response["claim"], worktree))
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detente import errors
-from detente.client.protocol import Client
 
 if TYPE_CHECKING:
+    from detente.client.protocol import Client
     from detente.vcs.repo import RepoInfo
 
 __all__ = ["DEFAULT_URL", "LOCAL_ENV", "URL_ENV", "connect", "connect_server", "open_local"]

@@ -5,7 +5,10 @@ never seen. :func:`check_commit_locally` therefore opens the store only when it 
 (``$DETENTE_STORE``, else ``<common git dir>/detente/detente.db``: nothing is created,
 and a repository without a store is not checked at all), and calls the service's check
 directly: the hook builds the request itself, so the pydantic models of the HTTP edge
-(about 0.1 s to import) have nothing to validate.
+(about 0.1 s to import) have nothing to validate. It builds the service's core alone
+(:func:`~detente.runtime.build_core`: the store and the state, none of the write
+services) and asks :func:`detente.service.commit_check.check_commit`, the function the
+server's pre-commit operation asks.
 """
 
 from __future__ import annotations
@@ -20,10 +23,7 @@ if TYPE_CHECKING:
     from detente.operations.wire import CommitCheck
     from detente.vcs.repo import RepoInfo
 
-__all__ = ["LIVE", "check_commit_locally", "existing_store"]
-
-#: Claim statuses whose holder may still commit (the claim of a checked-out branch).
-LIVE = ("active", "negotiating", "blocked", "suspended", "ready_for_review")
+__all__ = ["check_commit_locally", "existing_store"]
 
 _STORE_ENV = "DETENTE_STORE"  # detente.runtime.STORE_ENV, without importing the runtime
 
@@ -74,18 +74,14 @@ def check_commit_locally(
     url = existing_store(info)
     if url is None:
         return None
-    from detente.runtime import build_service
+    from detente.runtime import build_core
+    from detente.service.commit_check import branch_claim, check_commit
 
-    service = build_service([info.path], store_url=url, opened=[info])
+    core = build_core([info.path], store_url=url, opened=[info])
     try:
         if claim_id is None and branch:
-            mine = [
-                c.id
-                for c in service.claims.list_claims(repo=info.name)
-                if c.branch == branch and c.status.value in LIVE
-            ]
-            claim_id = mine[0] if len(mine) == 1 else None
-        check = service.gates.check_commit(info.name, claim_id, paths, read_edits=read_edits)
+            claim_id = branch_claim(core, info.name, branch)
+        check = check_commit(core, info.name, claim_id, paths, read_edits=read_edits)
         return cast("CommitCheck", check.to_wire())
     finally:
-        service.store.close()
+        core.store.close()

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from detente.domain.claims.commands import ContractSeed
 from detente.domain.claims.model import ContractChange
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.policy import Policy
@@ -28,6 +27,9 @@ from detente.errors import (
     RevisionConflict,
     ValidationError,
 )
+
+if TYPE_CHECKING:
+    from detente.domain.claims.commands import ContractSeed
 
 
 class Revisioned(Protocol):

@@ -84,9 +84,33 @@ def _untouched(repo: HookRepo) -> bool:
 
     if os.environ.get(URL_ENV) or os.environ.get("DETENTE_STORE"):
         return False
+    seen = _common_dir_seen(repo.cwd)  # a stat or two instead of a git process
+    if seen is not None and (seen / "detente" / "detente.db").is_file():
+        return False  # (a wrong guess here only means the full check runs, and finds out)
     if (repo.common_dir() / "detente" / "detente.db").is_file():
         return False
     return not listening(DEFAULT_URL)
+
+
+def _common_dir_seen(top: Path) -> Path | None:
+    """The common git directory as the files at ``top`` (where git runs the hook) name
+    it: ``top/.git`` when it is a directory; for a linked worktree's ``.git`` file
+    (``gitdir: X``), ``X/commondir`` resolved against ``X``. None when git's own
+    variables name the repository, or anything is unexpected."""
+    if any(os.environ.get(v) for v in ("GIT_DIR", "GIT_COMMON_DIR")):
+        return None
+    dot_git = top / ".git"
+    try:
+        if dot_git.is_dir():
+            return dot_git
+        first = dot_git.read_text(encoding="utf-8").splitlines()[0]
+        if not first.startswith("gitdir: "):
+            return None
+        private = (top / first.removeprefix("gitdir: ").strip()).resolve()
+        common = (private / "commondir").read_text(encoding="utf-8").strip()
+        return (private / common).resolve()
+    except (OSError, UnicodeDecodeError, IndexError):
+        return None
 
 
 def run(*, warn: bool = False, worktree: Path | None = None) -> int:

@@ -67,8 +67,8 @@ B = 0.75
 # (``HTTPClient`` -> ``HTTP`` ``Client``) and between letters and digits.
 _TOKEN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _STEM_LOCK = threading.Lock()  # a Snowball stemmer keeps its word in itself while it works
-_STEMMER: list[Any] = []  # built on the first stem: the package imports every language
-# (about 15 ms), which the commands that never compare texts (the pre-commit hook) skip
+_STEMMER: list[Any] = []  # built on the first stem (detente.index.english_stem: the English
+# stemmer alone, about 1 ms), which the commands that never compare texts skip
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -76,9 +76,9 @@ def stem(word: str) -> str:
     """The Snowball English stem of a lower-case ``word`` (``retries`` -> ``retri``)."""
     with _STEM_LOCK:
         if not _STEMMER:
-            import snowballstemmer
+            from detente.index.english_stem import english_stemmer
 
-            _STEMMER.append(snowballstemmer.stemmer("english"))
+            _STEMMER.append(english_stemmer())
         return str(_STEMMER[0].stemWord(word))
 
 

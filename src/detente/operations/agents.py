@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from detente.domain.claims.record import claim_to_wire
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
@@ -18,6 +17,8 @@ __all__ = ["OPERATIONS"]
 
 
 def _claims(claims: Any) -> list[wire.Claim]:
+    from detente.domain.claims.record import claim_to_wire  # a remote client never needs it
+
     return [claim_to_wire(c) for c in claims]
 
 

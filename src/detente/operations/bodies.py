@@ -15,11 +15,12 @@ from detente.domain.claims.commands import (
     SetStatus,
     TakeoverRequest,
 )
-from detente.domain.claims.model import Agent, ClaimStatus, MemoryImpact
+from detente.domain.claims.model import ClaimStatus
 from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.operations import body_examples as examples
 from detente.operations.body import Body
+from detente.operations.claim_command import open_command
 from detente.operations.claim_pages import ClaimQuery
 from detente.operations.evidence_bodies import BaseRefIn, EvidenceIn
 from detente.operations.resolution_bodies import ResolutionIn
@@ -121,35 +122,10 @@ class ClaimIn(Body):
     create_worktree: bool = False
 
     def to_command(self) -> OpenClaim:
-        """The seed as a domain command (the decision refuses a missing ``baseCommit``
-        unless taking over, after it checked ``repo``)."""
-        agent = self.agent or ClaimAgentIn(id="anonymous", name="anonymous")
-        return OpenClaim(
-            repo=self.repo,
-            objective=self.objective,
-            base_commit=self.base_commit or "",
-            agent=Agent(id=agent.id, name=agent.name, session_id=agent.session_id),
-            lease_ttl_seconds=self.lease_ttl_seconds,
-            paths=tuple(self.paths),
-            modules=tuple(self.modules),
-            symbols=tuple(self.symbols),
-            expected_contract_changes=_contracts(self.expected_contract_changes),
-            test_responsibility=(
-                dict(self.test_responsibility)
-                if isinstance(self.test_responsibility, dict)
-                else tuple(self.test_responsibility)
-            ),
-            deployment_responsibility=self.deployment_responsibility,
-            memory_impacts=tuple(
-                MemoryImpact(path=m.path, mode=m.mode, sections=tuple(m.sections))
-                for m in self.memory_impacts
-            ),
-            branch=self.branch,
-            worktree=self.worktree,
-            advisory=self.advisory,
-            draft=self.draft,
-            create_worktree=self.create_worktree,
-        )
+        """The seed as a domain command (:func:`~detente.operations.claim_command.open_command`,
+        the one mapping; the decision refuses a missing ``baseCommit`` unless taking over,
+        after it checked ``repo``)."""
+        return open_command(self.model_dump(by_alias=True, exclude={"takeover_of"}))
 
 
 class TakeoverIn(ClaimIn):

@@ -8,7 +8,6 @@ implementations refuse the same input with the same ``validation_error``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -17,13 +16,9 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.alias_generators import to_camel
 
 from detente.errors import ValidationError
+from detente.operations.unicode_text import refuse_surrogates
 
 __all__ = ["Body", "invalid", "parse"]
-
-
-#: A lone UTF-16 surrogate: JSON can spell one (``"\\ud800"``), but it is not Unicode text,
-#: and no UTF-8 log, file or database can hold it.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Body(BaseModel):
@@ -36,25 +31,7 @@ class Body(BaseModel):
     @classmethod
     def _unicode_text(cls, data: Any) -> Any:
         """Refuse a lone surrogate anywhere in the body (``validation_error`` naming where)."""
-        pending: list[tuple[str, Any]] = [("", data)]
-        while pending:  # no recursion: the depth of a body is the client's choice
-            where, value = pending.pop()
-            if isinstance(value, str):
-                if _SURROGATE.search(value):
-                    raise ValidationError(
-                        f"{where or 'body'}: not valid Unicode text (a lone surrogate such as "
-                        "\\ud800 is not a character)",
-                        field=where or None,
-                    )
-            elif isinstance(value, Mapping):
-                for key, item in value.items():
-                    name = str(key)
-                    if _SURROGATE.search(name):
-                        detail = f"{where or 'body'}: a key is not valid Unicode text"
-                        raise ValidationError(detail, field=where or None)
-                    pending.append((f"{where}.{name}" if where else name, item))
-            elif isinstance(value, list | tuple):
-                pending.extend((f"{where}.{i}", item) for i, item in enumerate(value))
+        refuse_surrogates(data)
         return data
 
     def fields(self, *, exclude: Sequence[str] = (), **extra: Any) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from detente.domain.claims.model import ClaimStatus
-from detente.domain.claims.record import claim_to_wire
 from detente.errors import ValidationError
 from detente.operations import authorize as who
 from detente.operations.claim_pages import (
@@ -24,6 +23,7 @@ from detente.operations.claim_pages import (
 from detente.operations.declaration import Operation
 
 if TYPE_CHECKING:
+    from detente.domain.claims.commands import OpenClaim
     from detente.domain.claims.model import Claim
     from detente.domain.claims.query import ClaimFilters
     from detente.operations import bodies as b
@@ -33,17 +33,29 @@ if TYPE_CHECKING:
 __all__ = ["OPERATIONS"]
 
 
+def _record(claim: Claim) -> wire.Claim:
+    from detente.domain.claims.record import claim_to_wire  # a remote client never needs it
+
+    return claim_to_wire(claim)
+
+
 def _claims(claims: Iterable[Claim]) -> list[wire.Claim]:
-    return [claim_to_wire(c) for c in claims]
+    return [_record(c) for c in claims]
 
 
 def open_claim(service: Service, body: b.ClaimIn) -> wire.ClaimView:
     """Announce a claim; with ``takeoverOf``, take an expired/abandoned claim over."""
     if body.takeover_of is not None:
         view = service.takeover.take_over(body.to_command(), body.takeover_of.to_request())
-    else:
-        view = service.claims.open_claim(body.to_command())
-    return cast("wire.ClaimView", view.to_wire())
+        return cast("wire.ClaimView", view.to_wire())
+    return open_claim_command(service, body.to_command())
+
+
+def open_claim_command(service: Service, command: OpenClaim) -> wire.ClaimView:
+    """:func:`open_claim` of a seed already made the domain command (no takeover): what
+    the local CLI runs as :data:`OPEN_CLAIM` (:meth:`Operations.run
+    <detente.operations.door.Operations.run>`), without the request model."""
+    return cast("wire.ClaimView", service.claims.open_claim(command).to_wire())
 
 
 def takeover(service: Service, claim_id: str, body: b.TakeoverIn) -> wire.ClaimView:
@@ -93,7 +105,7 @@ def get_claim(service: Service, claim_id: str, include: str | None = None) -> wi
 
 
 def renew(service: Service, claim_id: str, body: b.RenewIn) -> wire.ClaimOut:
-    return {"claim": claim_to_wire(service.claims.renew(body.to_command(claim_id)).claim)}
+    return {"claim": _record(service.claims.renew(body.to_command(claim_id)).claim)}
 
 
 def announce(service: Service, claim_id: str, body: b.AnnounceIn) -> wire.ClaimView:
@@ -132,7 +144,7 @@ def abandon(service: Service, claim_id: str, body: b.AbandonIn) -> wire.ClaimOut
 
 
 def _set_status(service: Service, cmd: Any) -> wire.ClaimOut:
-    return {"claim": claim_to_wire(service.claims.set_status(cmd).claim)}
+    return {"claim": _record(service.claims.set_status(cmd).claim)}
 
 
 def complete(service: Service, claim_id: str, body: b.CompleteIn) -> wire.ClaimOut:
@@ -144,7 +156,7 @@ def complete(service: Service, claim_id: str, body: b.CompleteIn) -> wire.ClaimO
     ``evidence`` or ``fencingToken`` is missing.
     """
     view = service.gates.complete(claim_id, body.to_command(claim_id))
-    return {"claim": claim_to_wire(view.claim)}
+    return {"claim": _record(view.claim)}
 
 
 def cleanup(service: Service, claim_id: str) -> wire.ClaimView:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from detente.domain.gates.model import patch_to_wire
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
@@ -22,6 +21,8 @@ __all__ = ["OPERATIONS"]
 
 
 def _patch(patch: Any, *, with_mbox: bool = False) -> wire.Patch:
+    from detente.domain.gates.model import patch_to_wire  # a remote client never needs it
+
     return cast("wire.Patch", patch_to_wire(patch, with_mbox=with_mbox))
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from detente.domain.meetings.model import meeting_to_wire
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
@@ -17,6 +16,8 @@ __all__ = ["OPERATIONS"]
 
 
 def _meeting(meeting: Any) -> wire.Meeting:
+    from detente.domain.meetings.model import meeting_to_wire  # a remote client never needs it
+
     return cast("wire.Meeting", meeting_to_wire(meeting))
 
 

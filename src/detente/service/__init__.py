@@ -31,7 +31,6 @@ import functools
 from typing import TYPE_CHECKING
 
 from detente.service.core import RepoConfig, ServiceCore
-from detente.service.views import ClaimView
 
 if TYPE_CHECKING:
     from detente.service.agents import AgentsService
@@ -44,6 +43,7 @@ if TYPE_CHECKING:
     from detente.service.reconcile import ReconcileService
     from detente.service.search import SearchService
     from detente.service.takeover import TakeoverService
+    from detente.service.views import ClaimView
 
 __all__ = ["ClaimView", "RepoConfig", "Service", "ServiceCore"]
 
@@ -118,3 +118,13 @@ class Service(ServiceCore):
         from detente.service.search import SearchService
 
         return SearchService(self)
+
+
+def __getattr__(name: str) -> object:
+    # ``ClaimView`` on first use: a read-only caller of the core (the local pre-commit
+    # hook) does not import the views.
+    if name == "ClaimView":
+        from detente.service.views import ClaimView
+
+        return ClaimView
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

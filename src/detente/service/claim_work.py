@@ -23,12 +23,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from detente.domain.claims.model import Claim
 from detente.errors import ConflictError, ValidationError
-from detente.index.diff import TouchedFile, touched
-from detente.index.symbols import SymbolIndex
 from detente.vcs.git import Git
+
+if TYPE_CHECKING:
+    from detente.index.diff import TouchedFile
+    from detente.index.symbols import SymbolIndex
 
 __all__ = ["ClaimWork", "check_worktree", "claim_work", "common_dir", "work_base"]
 
@@ -137,6 +140,8 @@ def claim_work(repo: Path, index: SymbolIndex, claim: Claim) -> ClaimWork:
             nor a branch (no work to diff), or the base names no commit.
         VcsError: ``vcs_error`` when git fails otherwise.
     """
+    from detente.index.diff import touched  # a claim's work only: not on every opening
+
     target = _default_branch(repo)
     if claim.worktree and Path(claim.worktree).is_dir():
         tree = Path(claim.worktree)

@@ -22,16 +22,13 @@ push to a protected ref, and the local ``pre-commit`` guard.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from detente.domain.claims.guards import get_claim
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.record import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.gates.evidence import GitFacts
-from detente.domain.gates.findings import PathFinding, PushedCommit, commit_findings, push_failures
+from detente.domain.gates.findings import PushedCommit, push_failures
 from detente.domain.gates.integration import (
     CompleteClaim,
     check_completion,
@@ -42,11 +39,10 @@ from detente.domain.gates.integration import (
     stale_events,
 )
 from detente.domain.named_authority import Edit
-from detente.domain.overlap.paths import normalize_path
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
+from detente.service.commit_check import CommitCheck, check_commit
 from detente.service.core import ServiceCore
-from detente.service.repo_index import symbols_matter, worktree_edits
 from detente.service.repo_refs import ref_store
 from detente.service.views import ClaimView, claim_view
 from detente.vcs.refs import check_ref_name
@@ -91,50 +87,10 @@ def _symbol_edits(
     return tuple((f.path, f.symbols, f.outside) for f in files)
 
 
-def _normalized_edits(edits: Mapping[str, Edit], case_insensitive: bool) -> dict[str, Edit]:
-    """Staged edits keyed by normalised path (a malformed path is left out: judged whole)."""
-    out: dict[str, Edit] = {}
-    for path, edit in edits.items():
-        try:
-            out[normalize_path(path, case_insensitive=case_insensitive)] = edit
-        except ValidationError:
-            continue
-    return out
-
-
 def _maintained(state: RepoState) -> set[str]:
     """Files detente keeps modified in checkouts: registered memory documents (their own
     revision and hash checks guard them; a checkout holding them is still clean)."""
     return {doc.path for doc in state.memory.documents.values()}
-
-
-@dataclass(frozen=True)
-class CommitCheck:
-    """The ``pre-commit`` guard's answer.
-
-    Attributes:
-        claim_id: the committing claim (None: nobody claimed this commit).
-        problems: sentences about the claim itself (not active, ...).
-        findings: refused paths (held by another live claim, or outside the claim).
-    """
-
-    claim_id: str | None
-    problems: list[str] = field(default_factory=list)
-    findings: list[PathFinding] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems and not self.findings
-
-    def to_wire(self) -> dict[str, Any]:
-        """``{ok, claimId, problems[], findings[{path, kind, claimId, agent}], reasons[]}``."""
-        return {
-            "ok": self.ok,
-            "claimId": self.claim_id,
-            "problems": list(self.problems),
-            "findings": [f.to_wire() for f in self.findings],
-            "reasons": self.problems + [f.sentence(self.claim_id) for f in self.findings],
-        }
 
 
 class GatesService:
@@ -279,27 +235,7 @@ class GatesService:
             ValidationError: unknown repository or a malformed path (``paths[i]``).
             NotFoundError: unknown ``claim_id``.
         """
-        state = self.core.fresh(self.core.repo(repo).name)
-        with self.core.lock(repo):
-            norm = [
-                normalize_path(p, case_insensitive=state.case_insensitive, field=f"paths[{i}]")
-                for i, p in enumerate(paths)
-            ]
-            claim = get_claim(state, claim_id) if claim_id is not None else None
-            staged = edits is not None or read_edits is not None
-            matter = symbols_matter(state, claim, norm, staged=staged)
-        if matter and edits is None and read_edits is not None:
-            edits = read_edits()
-            if edits is None:  # unreadable: as if the hook had sent none
-                with self.core.lock(repo):
-                    matter = symbols_matter(state, claim, norm)
-        if edits is not None:
-            judged = _normalized_edits(edits, state.case_insensitive) if matter else None
-        else:  # an older hook: the claim's worktree diff (a superset of what is staged)
-            judged = worktree_edits(self.core.repos[state.repo].path, claim) if matter else None
-        with self.core.lock(repo):
-            problems, findings = commit_findings(state, claim, norm, judged)
-        return CommitCheck(claim_id, problems, findings)
+        return check_commit(self.core, repo, claim_id, paths, edits=edits, read_edits=read_edits)
 
     def check_push(
         self, repo: str, ref: str, commits: Sequence[PushedCommit], *, fast_forward: bool

@@ -64,13 +64,17 @@ WRITE_PATH: tuple[str, ...] = (
     "detente.domain.write_check",
     "detente.security.identity",
     "detente.service.similar_holders",
+    "detente.service.placement",
+    "detente.index.diff",  # a claim's work (detente.service.claim_work, on first use)
     "detente.service.repo_refs",
     "detente.vcs.changes",
     "detente.vcs.checkout",
     "detente.vcs.hookpass",
     "detente.vcs.worktrees",
     "markdown_it",  # the memory documents' parser (detente.domain.memory.markdown)
-    "snowballstemmer",  # the lexical mode's stemmer (detente.index.lexical, on first stem)
+    # the lexical mode's stemmer (detente.index.lexical, on first stem): English alone
+    "detente.index.english_stem",
+    "_detente_snowball_english.english_stemmer",
 )
 
 #: Write-path modules that need an extra (the semantic index's numpy rows): imported when
