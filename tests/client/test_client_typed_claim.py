@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 import detente
-from detente.cli.workspace import claim_body
 from detente.client.connect import open_local
 from detente.client.inprocess import InProcessClient
+from detente.client.seeds import claim_seed, contract_seed
 from detente.errors import ValidationError
 from detente.operations.bodies import ClaimIn
 from detente.operations.claim_command import open_command
 
 
 def _seed(base: str = "0" * 40) -> dict[str, object]:
-    return claim_body(
+    return claim_seed(
         repo="repo",
         objective="Make retries idempotent",
         base_commit=base,
@@ -29,7 +29,9 @@ def _seed(base: str = "0" * 40) -> dict[str, object]:
         paths=["src/a.py"],
         modules=["pkg.mod"],
         symbols=["src/a.py::Retry.run"],
-        contracts=["http:payments-api:add-retry", "schema:orders", "plain-area"],
+        contracts=[
+            contract_seed(c) for c in ("http:payments-api:add-retry", "schema:orders", "plain-area")
+        ],
         tests=["tests/test_a.py::test_retry"],
         deploy="payments",
         memory=["AGENTS.md#build", "AGENTS.md#test", "NOTES.md"],
