@@ -119,7 +119,7 @@ class HooksPath:
         inside: it lies in the repository: under the common git directory or the working
             tree's top level (husky's ``.husky/_``). False for a directory shared by other
             repositories (``git config --global core.hooksPath ~/.githooks``).
-        origin: where ``core.hooksPath`` is set (``file:/root/.gitconfig``), None when unset.
+        origin: where ``core.hooksPath`` is set (``file:/home/you/.gitconfig``), None when unset.
         own: the repository's own hooks directory, ``<common git dir>/hooks``.
     """
 
