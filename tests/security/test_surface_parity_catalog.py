@@ -24,7 +24,8 @@ from parity_world import ACTORS, World, served
 from detente.errors import DetenteError
 from detente.operations.catalog import OPERATIONS
 
-pytestmark = pytest.mark.anyio
+# An exhaustive sweep: it runs in the slow stage (python -m pytest -m slow).
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 # ---------------------------------------------------------------------------- the catalog

@@ -21,7 +21,8 @@ from parity_world import World, outcome_of, served
 from mcp import Client as McpClient
 from mcp import StdioServerParameters
 
-pytestmark = pytest.mark.anyio
+# An exhaustive sweep: it runs in the slow stage (python -m pytest -m slow).
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 # ---------------------------------------------------------------------------- MCP over stdio
