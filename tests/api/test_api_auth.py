@@ -156,6 +156,7 @@ def _tampered(token: str) -> str:
     return f"{header}.{base64.urlsafe_b64encode(claims).rstrip(b'=').decode()}.{signature}"
 
 
+@pytest.mark.slow  # an exhaustive sweep
 def test_every_mutating_operation_refuses_missing_expired_foreign_and_tampered_tokens(
     base: str, issuer: Issuer
 ) -> None:
@@ -343,6 +344,7 @@ def _send_signed(
         return http.send(request)
 
 
+@pytest.mark.slow  # an exhaustive sweep
 def test_every_mutating_operation_refuses_bad_replayed_and_stale_signatures(
     signed: tuple[str, FakeClock, Any],
 ) -> None:

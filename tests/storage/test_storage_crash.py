@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from detente.clock import SystemClock
 from detente.errors import DetenteError
@@ -48,6 +49,7 @@ def _assert_nothing_acknowledged_was_lost(url: str, acknowledged: set[str]) -> N
         store.close()
 
 
+@pytest.mark.slow
 def test_kill_9_of_a_server_under_write_load_on_postgres_loses_no_acknowledged_claim(
     postgres_server: PostgresServer,
 ) -> None:
@@ -84,6 +86,7 @@ def test_kill_9_of_a_server_under_write_load_on_postgres_loses_no_acknowledged_c
     _assert_nothing_acknowledged_was_lost(url, acknowledged)
 
 
+@pytest.mark.slow
 def test_kill_9_of_one_etcd_member_under_write_load_loses_no_acknowledged_claim(
     etcd_cluster: EtcdCluster,
 ) -> None:
@@ -194,12 +197,14 @@ def _kill_9_under_batched_renewals(url: str) -> None:
         store.close()
 
 
+@pytest.mark.slow
 def test_kill_9_during_group_committed_renewals_on_sqlite_loses_no_acknowledged_write(
     tmp_path: Path,
 ) -> None:
     _kill_9_under_batched_renewals(f"sqlite:///{tmp_path / 'detente.db'}")
 
 
+@pytest.mark.slow
 def test_kill_9_during_group_committed_renewals_on_postgres_loses_no_acknowledged_write(
     postgres_server: PostgresServer,
 ) -> None:
