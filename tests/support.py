@@ -8,6 +8,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,3 +145,37 @@ def log_records(name: str, level: int = logging.INFO) -> Iterator[list[logging.L
     finally:
         logger.removeHandler(handler)
         logger.setLevel(was)
+
+
+def minimal_instance(schema: dict[str, Any], components: dict[str, Any]) -> Any:
+    """The smallest instance of a JSON schema (an OpenAPI request body): its required
+    fields with plain values; a tagged union (``oneOf``) takes its first kind."""
+    if "$ref" in schema:
+        return minimal_instance(components[schema["$ref"].split("/")[-1]], components)
+    if "oneOf" in schema:  # a tagged union (a meeting resolution): its first kind
+        return minimal_instance(schema["oneOf"][0], components)
+    if "const" in schema:
+        return schema["const"]
+    if "anyOf" in schema:
+        return minimal_instance(
+            next(s for s in schema["anyOf"] if s.get("type") != "null"), components
+        )
+    if "allOf" in schema:
+        return minimal_instance(schema["allOf"][0], components)
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: minimal_instance(props[k], components) for k in schema.get("required", [])}
+    if kind == "array":
+        return [
+            minimal_instance(schema["items"], components) for _ in range(schema.get("minItems", 0))
+        ]
+    if kind == "string":
+        return "x" * max(1, schema.get("minLength", 1))
+    if kind in ("integer", "number"):
+        return max(0, schema.get("minimum", 0))
+    if kind == "boolean":
+        return False
+    return {}

@@ -31,7 +31,7 @@ from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 from oidc_issuer import Issuer, running_issuer
 
-from support import claim_body, counting_ids
+from support import claim_body, counting_ids, minimal_instance
 
 AUD = "detente-test"
 MUTATING = ("post", "put", "patch", "delete")
@@ -86,35 +86,6 @@ def _schema(base: str) -> dict[str, Any]:
     return httpx.get(f"{base}/openapi.json", timeout=10).json()
 
 
-def _minimal(schema: dict[str, Any], components: dict[str, Any]) -> Any:
-    """The smallest instance of a JSON schema: its required fields with plain values."""
-    if "$ref" in schema:
-        return _minimal(components[schema["$ref"].split("/")[-1]], components)
-    if "oneOf" in schema:  # a tagged union (a meeting resolution): its first kind
-        return _minimal(schema["oneOf"][0], components)
-    if "const" in schema:
-        return schema["const"]
-    if "anyOf" in schema:
-        return _minimal(next(s for s in schema["anyOf"] if s.get("type") != "null"), components)
-    if "allOf" in schema:
-        return _minimal(schema["allOf"][0], components)
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    if kind == "object":
-        props = schema.get("properties", {})
-        return {k: _minimal(props[k], components) for k in schema.get("required", [])}
-    if kind == "array":
-        return [_minimal(schema["items"], components) for _ in range(schema.get("minItems", 0))]
-    if kind == "string":
-        return "x" * max(1, schema.get("minLength", 1))
-    if kind in ("integer", "number"):
-        return max(0, schema.get("minimum", 0))
-    if kind == "boolean":
-        return False
-    return {}
-
-
 def _operations(base: str) -> list[tuple[str, str, Any, str]]:
     """``(method, path template, minimal body, name)`` of every mutating operation."""
     spec = _schema(base)
@@ -127,7 +98,7 @@ def _operations(base: str) -> list[tuple[str, str, Any, str]]:
             body = None
             if "requestBody" in op:
                 content = op["requestBody"]["content"]["application/json"]["schema"]
-                body = _minimal(content, components)
+                body = minimal_instance(content, components)
             out.append((method.upper(), path, body, _ROUTE_NAMES[(method.upper(), path)]))
     assert len(out) >= 30, "the API has at least 30 mutating operations"
     return out

@@ -24,6 +24,8 @@ from parity_world import ACTORS, World, served
 from detente.errors import DetenteError
 from detente.operations.catalog import OPERATIONS
 
+from support import minimal_instance
+
 # An exhaustive sweep: it runs in the slow stage (python -m pytest -m slow).
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -48,35 +50,6 @@ CLAIM_SUFFICES = frozenset(
         "discard_patch",  # needs a patch of alice's
     }
 )
-
-
-def _minimal(schema: dict[str, Any], components: dict[str, Any]) -> Any:
-    """The smallest instance of a JSON schema: its required fields with plain values."""
-    if "$ref" in schema:
-        return _minimal(components[schema["$ref"].split("/")[-1]], components)
-    if "oneOf" in schema:  # a tagged union (a meeting resolution): its first kind
-        return _minimal(schema["oneOf"][0], components)
-    if "const" in schema:
-        return schema["const"]
-    if "anyOf" in schema:
-        return _minimal(next(s for s in schema["anyOf"] if s.get("type") != "null"), components)
-    if "allOf" in schema:
-        return _minimal(schema["allOf"][0], components)
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    if kind == "object":
-        props = schema.get("properties", {})
-        return {k: _minimal(props[k], components) for k in schema.get("required", [])}
-    if kind == "array":
-        return [_minimal(schema["items"], components) for _ in range(schema.get("minItems", 0))]
-    if kind == "string":
-        return "x" * max(1, schema.get("minLength", 1))
-    if kind in ("integer", "number"):
-        return max(0, schema.get("minimum", 0))
-    if kind == "boolean":
-        return False
-    return {}
 
 
 @dataclass(frozen=True)
@@ -109,7 +82,7 @@ def _catalog_calls(world: World) -> list[CatalogCall]:
         body = None
         if "requestBody" in declared:
             schema = declared["requestBody"]["content"]["application/json"]["schema"]
-            body = _minimal(schema, components)
+            body = minimal_instance(schema, components)
         if isinstance(body, dict) and body.get("patch") == {}:
             body["patch"] = {"body": "x"}  # exactly one of body or diff
         names = tuple(part[1:-1] for part in op.path.split("/") if part.startswith("{"))

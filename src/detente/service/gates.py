@@ -215,26 +215,9 @@ class GatesService:
         edits: Mapping[str, Edit] | None = None,
         read_edits: Callable[[], Mapping[str, Edit] | None] | None = None,
     ) -> CommitCheck:
-        """May ``claim_id`` (or nobody) commit these staged paths?
-
-        Args:
-            repo: the repository name.
-            claim_id: the committing claim, or None.
-            paths: staged repo-relative file paths.
-            edits: what the staged diff does to the symbols of each file (``path ->
-                (innermost symbols touched, lines outside every symbol)``, read by the
-                hook from the index git commits); a staged file missing from it is
-                judged whole. None: read from the claim's worktree (a superset).
-            read_edits: reads ``edits`` (None when it cannot), called only when symbols
-                matter to this commit (the local hook: parsing is skipped otherwise).
-
-        Returns:
-            The :class:`CommitCheck` (the hook refuses unless ``ok``).
-
-        Raises:
-            ValidationError: unknown repository or a malformed path (``paths[i]``).
-            NotFoundError: unknown ``claim_id``.
-        """
+        """May ``claim_id`` (or nobody) commit these staged paths? See
+        :func:`detente.service.commit_check.check_commit` (the same check, which the local
+        hook calls without the write services): its arguments, answer and errors."""
         return check_commit(self.core, repo, claim_id, paths, edits=edits, read_edits=read_edits)
 
     def check_push(
