@@ -11,17 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from cli_harness import Cli
 
-from api.conftest import running
-from detente.config import Roles
-from detente.runtime import build_service
-from detente.security.authn import AuthGate
-from detente.security.oidc import OidcSettings, OidcVerifier
 from detente.service import Service
-from oidc_issuer import running_issuer
+from served_with_auth import alice_claim_served_with_auth
 
 AUD = "detente-local"
 
@@ -29,28 +23,8 @@ AUD = "detente-local"
 @pytest.fixture
 def served(repo: Path) -> Iterator[tuple[Service, dict[str, Any]]]:
     """The repository's store served with authentication; alice's claim on src/pkg/a.py."""
-    service = build_service([repo])
-    try:
-        with running_issuer("EdDSA") as issuer:
-            gate = AuthGate(
-                oidc=OidcVerifier(OidcSettings(issuer=issuer.url, audience=AUD)),
-                roles=Roles({"claim": ("alice",)}),
-            )
-            with running(service, auth=gate) as base:
-                body = {
-                    "repo": "repo",
-                    "objective": "alice edits a",
-                    "baseCommit": "HEAD",
-                    "paths": ["src/pkg/a.py"],
-                    "leaseTtlSeconds": 600,
-                    "agent": {"id": "alice", "name": "alice"},
-                }
-                headers = {"Authorization": f"Bearer {issuer.token('alice', aud=AUD)}"}
-                opened = httpx.post(f"{base}/v1/claims", json=body, headers=headers, timeout=15)
-                assert opened.status_code == 201, opened.text
-                yield service, opened.json()["claim"]
-    finally:
-        service.store.close()
+    with alice_claim_served_with_auth(repo, "repo", "src/pkg/a.py", audience=AUD) as served:
+        yield served
 
 
 def _abandon(cli: Cli, claim: dict[str, Any]) -> Any:

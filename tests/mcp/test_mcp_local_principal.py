@@ -11,17 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from mcp_harness import call, deadline, fail, stdio_client
 
-from api.conftest import running
-from detente.config import Roles
-from detente.runtime import build_service
-from detente.security.authn import AuthGate
-from detente.security.oidc import OidcSettings, OidcVerifier
 from detente.service import Service
-from oidc_issuer import running_issuer
+from served_with_auth import alice_claim_served_with_auth
 
 pytestmark = pytest.mark.anyio
 
@@ -30,28 +24,9 @@ AUD = "detente-stdio"
 
 @pytest.fixture
 def served(repo: Path) -> Iterator[tuple[Service, dict[str, Any]]]:
-    service = build_service([repo])
-    try:
-        with running_issuer("EdDSA") as issuer:
-            gate = AuthGate(
-                oidc=OidcVerifier(OidcSettings(issuer=issuer.url, audience=AUD)),
-                roles=Roles({"claim": ("alice",)}),
-            )
-            with running(service, auth=gate) as base:
-                body = {
-                    "repo": "demo",
-                    "objective": "alice edits the app",
-                    "baseCommit": "HEAD",
-                    "paths": ["src/app.py"],
-                    "leaseTtlSeconds": 600,
-                    "agent": {"id": "alice", "name": "alice"},
-                }
-                headers = {"Authorization": f"Bearer {issuer.token('alice', aud=AUD)}"}
-                opened = httpx.post(f"{base}/v1/claims", json=body, headers=headers, timeout=15)
-                assert opened.status_code == 201, opened.text
-                yield service, opened.json()["claim"]
-    finally:
-        service.store.close()
+    """The repository's store served with authentication; alice's claim on src/app.py."""
+    with alice_claim_served_with_auth(repo, "demo", "src/app.py", audience=AUD) as served:
+        yield served
 
 
 async def test_mcp_over_stdio_may_read_but_not_abandon_a_claim_on_a_store_served_with_auth(
