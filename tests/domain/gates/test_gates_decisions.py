@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from detente.domain import events as ev_types
+from detente.domain.claims.declared import Declared
 from detente.domain.claims.model import ClaimStatus, MemoryImpact
 from detente.domain.events import Event
 from detente.domain.gates.deployments import (
@@ -204,7 +205,7 @@ def test_a_commit_that_does_not_exist_is_refused() -> None:
 
 
 def test_a_deployment_to_its_responsibility_completes_an_integrated_claim() -> None:
-    g = _alice(deployment_responsibility="staging", memory_impacts=())
+    g = _alice(declared=Declared(deployment_responsibility="staging"), memory_impacts=())
     step = g.when(_complete())
     types = [e.type for e in step.outcome] if isinstance(step.outcome, list) else []
     assert ev_types.CLAIM_COMPLETED not in types  # a deployment is still owed

@@ -12,6 +12,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from detente.domain.claims.declared import NO_FACTS, Declared
+
 
 class ClaimStatus(StrEnum):
     """The twelve claim statuses of API.md."""
@@ -155,7 +157,6 @@ class Claim:
     symbols: tuple[str, ...]
     expected_contract_changes: tuple[ContractChange, ...]
     test_responsibility: tuple[str, ...]
-    deployment_responsibility: str | None
     memory_impacts: tuple[MemoryImpact, ...]
     lease: Lease
     fencing_token: int
@@ -180,6 +181,8 @@ class Claim:
     principal: str = "local"
     #: Per held pattern, the paths carved out of it by a split (another claim's targets).
     carve_outs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The optional facts it declared when it opened (:mod:`.declared`).
+    declared: Declared = NO_FACTS
 
     def carved(self, pattern: str) -> tuple[str, ...]:
         """The carve-outs of one of this claim's patterns (empty: none)."""

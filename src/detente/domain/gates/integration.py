@@ -160,10 +160,10 @@ def pending_completion(
         for m in claim.memory_impacts
         if m.path not in done
     ]
-    if claim.deployment_responsibility and not deployed:
+    if claim.declared.deployment_responsibility and not deployed:
         pending.append(
-            f"deployment to {claim.deployment_responsibility} not recorded "
-            f"(POST /v1/deployments/{claim.deployment_responsibility})"
+            f"deployment to {claim.declared.deployment_responsibility} not recorded "
+            f"(POST /v1/deployments/{claim.declared.deployment_responsibility})"
         )
     return pending
 
