@@ -54,10 +54,23 @@ from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import StoredEvent
 from detente.storage.base import BoundedStore, Store, StoreTx
 
-__all__ = ["MAX_BATCH", "BatchClock", "CommandPath", "GroupCommit", "Pending"]
+__all__ = [
+    "MAX_BATCH",
+    "MAX_REDECIDE",
+    "BatchClock",
+    "BatchEffect",
+    "CommandPath",
+    "GroupCommit",
+    "Pending",
+    "Redecide",
+]
 
 #: Commands one batch holds at most (on any store).
 MAX_BATCH = 128
+
+#: Times a batch is decided again because an effect's resource moved under it
+#: (:class:`Redecide`) before its commands are run alone.
+MAX_REDECIDE = 64
 
 #: ``state -> the command's events``.
 Decide = Callable[[RepoState], list[Event]]
@@ -137,6 +150,46 @@ class CommandPath(Protocol):
     def committed(self, state: RepoState, *, appended: bool) -> None:
         """A transaction committed: wake watchers, snapshot when due."""
         ...
+
+    @property
+    def effects(self) -> Sequence[BatchEffect]:
+        """What commits with every batch (see :class:`BatchEffect`)."""
+        ...
+
+
+class Redecide(Exception):
+    """Raised by :meth:`BatchEffect.prepare`: what the batch decided on moved (the
+    integration branch, for a memory commit); the transaction rolls back and the batch is
+    decided again on fresh state, never dropped (:data:`MAX_REDECIDE` times at most)."""
+
+
+class BatchEffect(Protocol):
+    """Work outside the store that a batch's commands stage and that commits with it
+    (memory documents' commits on the integration branch).
+
+    ``begin`` runs before each attempt of a batch; ``mark`` before each command is
+    decided (``retract`` undoes that command's staging when it is deferred); ``prepare`` inside the store
+    transaction, after every command, before the commit (it may raise :class:`Redecide`);
+    ``abort`` when that transaction rolled back after ``prepare`` ran or failed;
+    ``finish`` after the store committed.
+    """
+
+    def begin(self, repo: str) -> None: ...
+
+    def mark(self, repo: str) -> None:
+        """A command is about to be decided."""
+        ...
+
+    def retract(self, repo: str) -> None:
+        """The command decided since the last :meth:`mark` waits for the next batch:
+        forget what it staged."""
+        ...
+
+    def prepare(self, repo: str) -> None: ...
+
+    def abort(self, repo: str) -> None: ...
+
+    def finish(self, repo: str) -> None: ...
 
 
 class _Dropped(Exception):
@@ -271,8 +324,11 @@ class GroupCommit:
         next batch (they did not fit a bounded store's transaction)."""
         core = self._core
         carried: list[StoredEvent] = []  # expiries committed before the commands ran
-        races = 0
+        races = redecided = 0
+        effects = core.effects
         while True:
+            for effect in effects:
+                effect.begin(repo)
             state = core.current_state(repo)
             answers: list[tuple[Pending, Any, BaseException | None, list[StoredEvent]]] = []
             deferred: list[Pending] = []
@@ -293,6 +349,8 @@ class GroupCommit:
                             if deferred:
                                 deferred.append(p)
                                 continue
+                            for effect in effects:
+                                effect.mark(repo)
                             try:
                                 events = p.decide(state)
                             except Exception as exc:  # refused (or a bug): this one alone
@@ -300,13 +358,25 @@ class GroupCommit:
                                 continue
                             budget = self.event_budget
                             if budget is not None and answers and appended + len(events) > budget:
+                                for effect in effects:
+                                    effect.retract(repo)
                                 deferred.append(p)
                                 continue
                             folded = folded or bool(events)
                             stored, answer = self._unit(tx, state, p, events, carried + common)
                             appended += len(stored) - len(carried) - len(common)
                             answers.append((p, answer, None, stored))
+                        for effect in effects:
+                            effect.prepare(repo)
+            except Redecide as exc:
+                self._abort(repo, effects)
+                core.discard(repo, folded=True)
+                redecided += 1
+                if redecided < MAX_REDECIDE:
+                    continue
+                return self._alone(repo, batch, exc)
             except _Dropped as drop:
+                self._abort(repo, effects)
                 core.discard(repo, folded=True)
                 drop.pending.finish(None, drop.error, [])
                 batch = [p for p in batch if p is not drop.pending]
@@ -314,6 +384,7 @@ class GroupCommit:
                     return []
                 continue  # the others, on the state before the batch
             except ConcurrencyError as exc:
+                self._abort(repo, effects)
                 core.discard(repo, folded=folded)
                 # A start from a remembered head that was stale is a miss, not a race the
                 # retry could lose again: the store reads the head for the next ones.
@@ -322,19 +393,24 @@ class GroupCommit:
                     continue
                 return self._alone(repo, batch, exc)
             except StoreError as exc:
+                self._abort(repo, effects)
                 core.discard(repo, folded=folded)
                 if self._bound is not None and appended > self._bound:
                     return self._alone(repo, batch, exc)
                 self._fail(batch, exc)
                 return []
             except Exception as exc:
+                self._abort(repo, effects)
                 core.discard(repo, folded=folded)
                 return self._alone(repo, batch, exc)
             except BaseException as exc:
+                self._abort(repo, effects)
                 core.discard(repo, folded=folded)
                 self._fail(batch, exc)
                 raise
             core.committed(state, appended=appended > 0)
+            for effect in effects:
+                effect.finish(repo)
             if more_due:  # expire the next lot before the commands run
                 carried += common
                 continue
@@ -380,6 +456,16 @@ class GroupCommit:
             for later in self._run(repo, [p]):  # a batch of one is never deferred
                 self._fail([later], exc)
         return []
+
+    @staticmethod
+    def _abort(repo: str, effects: Sequence[BatchEffect]) -> None:
+        """Undo what the effects staged for a transaction that rolled back (an undo that
+        fails must not hide the transaction's own error)."""
+        for effect in effects:
+            try:
+                effect.abort(repo)
+            except Exception:  # noqa: S112 - reported by the effect itself
+                continue
 
     @staticmethod
     def _fail(batch: list[Pending], exc: BaseException) -> None:
