@@ -5,7 +5,7 @@ After a memory commit moved the branch, every worktree that has the branch check
 along, document by document, with git's ``receive.denyCurrentBranch=updateInstead``
 rule narrowed to the files the commit changed: a document is updated there only when
 the checkout's index entry *and* its file both hold the old tip's version (or the file
-already holds the new one). The file is replaced atomically and its index entry
+already holds the new one; an untracked file holding the old version counts as clean). The file is replaced atomically and its index entry
 refreshed (``git update-index --add``). Anything else (a human's edit in the file, a
 staged change) is left exactly as it is, and the copy is reported:
 
@@ -31,7 +31,13 @@ from typing import Literal
 from detente.vcs.checkout import checkouts_of
 from detente.vcs.git import Git
 
-__all__ = ["CheckoutCopy", "blob_id", "checkout_copies", "follow_checkouts"]
+__all__ = [
+    "CheckoutCopy",
+    "blob_id",
+    "branch_checkouts",
+    "checkout_copies",
+    "follow_checkouts",
+]
 
 CopyState = Literal["current", "behind", "edited"]
 
@@ -100,6 +106,22 @@ def _write(path: Path, data: bytes) -> None:
         raise
 
 
+def branch_checkouts(repo: Path, ref: str) -> list[Path]:
+    """:func:`checkouts_of`, plus the repository's own working tree when its ``HEAD`` is
+    ``ref`` but nothing was ever added to its index (a new repository whose first commit
+    detente made: its files are there, untracked)."""
+    found = checkouts_of(repo, ref)
+    dot = repo / ".git"
+    if repo not in found and dot.is_dir():
+        try:
+            head = (dot / "HEAD").read_text().strip()
+        except OSError:
+            head = ""
+        if head == f"ref: {ref}" and not (dot / "index").exists():
+            found.insert(0, repo)
+    return found
+
+
 def checkout_copies(
     repo: Path, ref: str, tip_blobs: Mapping[str, str | None], oid_length: int = 40
 ) -> list[CheckoutCopy]:
@@ -115,7 +137,7 @@ def checkout_copies(
         One copy per (checkout, path), checkouts in :func:`checkouts_of` order.
     """
     out: list[CheckoutCopy] = []
-    for worktree in checkouts_of(repo, ref):
+    for worktree in branch_checkouts(repo, ref):
         index: dict[str, str] | None = None
         for path, tip in tip_blobs.items():
             data = _read(worktree / path)
@@ -149,7 +171,7 @@ def follow_checkouts(
         checkout followed. Never raises for a checkout it cannot update: it reports it.
     """
     left: list[CheckoutCopy] = []
-    for worktree in checkouts_of(repo, ref):
+    for worktree in branch_checkouts(repo, ref):
         index = _index_entries(worktree, new_files)
         refresh: list[str] = []
         for path, data in new_files.items():
@@ -162,7 +184,10 @@ def follow_checkouts(
                 if entry != new_blob:
                     refresh.append(path)
                 continue
-            if entry == old_blobs.get(path) and have == old_blobs.get(path):
+            old = old_blobs.get(path)
+            # Clean: index and file at the old version (an untracked file holding exactly
+            # the old version is nobody's edit either).
+            if have == old and entry in (old, None):
                 try:
                     _write(target, data)
                 except OSError:
