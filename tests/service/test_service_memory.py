@@ -490,8 +490,7 @@ def test_a_user_edit_in_a_generated_region_survives_rendering_and_opens_a_reconc
 
     data = (repo / "AGENTS.md").read_bytes()
     assert (
-        b"<!-- detente:end generated claims -->\n- (no live claims)\n- please ask bob first\n"
-        in data
+        b"<!-- detente:end generated claims -->\n\n- please ask bob first\n" in data
     )
     assert b"alice (active)" in data
     assert view.document.reconciliations[0].status == "resolved"

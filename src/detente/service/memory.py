@@ -32,7 +32,7 @@ from detente.domain.memory.adoption import decide_adopt
 from detente.domain.memory.authority import owners
 from detente.domain.memory.decide import decide_reconcile, decide_register, decide_render
 from detente.domain.memory.guards import doc_path, get_document
-from detente.domain.memory.markdown import digest
+from detente.domain.memory.markdown import digest, parse
 from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
 from detente.domain.memory.patching import decide_patch
 from detente.domain.memory.writes import decide_append, decide_write
@@ -215,6 +215,7 @@ class MemoryService:
                 decided = decide(state, data)
                 events = decided.events
                 if decided.data is not None:
+                    self._keep_regions(doc, decided.data)
                     revision = doc.revision + sum(
                         1 for e in events if e.data.get("documentId") == doc.id
                     )
@@ -245,6 +246,18 @@ class MemoryService:
             "adopted meanwhile): read it again and retry",
             field="path",
         )
+
+    def _keep_regions(self, doc: MemoryDocument, data: bytes) -> None:
+        """Keep each generated region's body as written (the base of a later
+        reconciliation's diff, found by the hash the record keeps)."""
+        if doc.doc_class is not DocClass.GENERATED:
+            return
+        try:
+            outline = parse(data, path=doc.path)
+        except ValidationError:
+            return
+        for region in outline.regions:
+            self._memory_snapshots_of(doc.repo).put(region.body(data))
 
     def _claimed_write(
         self,
@@ -285,6 +298,9 @@ class MemoryService:
             if data is not None:
                 self._memory_snapshots_of(cmd.repo).put(data)
             events = decide_register(state, cmd, data, self.core.ids).events
+            if data is not None and cmd.doc_class == DocClass.GENERATED.value:
+                for region in parse(data, path=path).regions:
+                    self._memory_snapshots_of(cmd.repo).put(region.body(data))
             if staged and data is not None:
                 plan.write(path, data, 1)
             return events
@@ -412,7 +428,11 @@ class MemoryService:
             path,
             worktree,
             lambda state, disk: decide_render(
-                state, get_document(state, path), disk, self.core.ids
+                state,
+                get_document(state, path),
+                disk,
+                self.core.ids,
+                self._memory_snapshots_of(repo).get,
             ),
         )
 
