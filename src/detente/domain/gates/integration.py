@@ -190,9 +190,11 @@ def completion_events(
         return []
     data: dict[str, Any] = {"status": ClaimStatus.COMPLETED.value, "reason": via}
     if memory_updates:
+        recorded = list((claim.evidence or {}).get("memoryUpdates") or ())
+        known = {memory_update_path(u) for u in recorded}
         data["evidence"] = {
             "memoryUpdates": sorted(
-                set((claim.evidence or {}).get("memoryUpdates") or ()) | set(memory_updates)
+                set(recorded) | {u for u in memory_updates if memory_update_path(u) not in known}
             )
         }
     return [ev.claim_event(ids, claim.id, ev.CLAIM_COMPLETED, **data)]
@@ -246,7 +248,10 @@ def integrated_events(
                 )
             )
     done = completion_events(
-        claim, ids, via="integrated; nothing else pending", memory_updates=memory_updates
+        claim,
+        ids,
+        via="integrated; nothing else pending",
+        memory_updates=tuple(by_revision(state, u) for u in memory_updates),
     )
     return out + done
 
