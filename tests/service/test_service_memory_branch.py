@@ -243,3 +243,68 @@ def test_a_human_committing_a_section_while_an_agent_patches_it_has_one_winner_b
         assert copy["state"] == "edited" and copy["fileHash"] == digest(human)
     assert shown.to_wire()["onDisk"]["inSync"]
     assert svc.audit().ok
+
+
+def test_a_claim_whose_base_moved_only_by_memory_commits_integrates_as_a_merge(
+    svc: Service, repo: Path
+) -> None:
+    c = open_in_worktree(svc, repo, 0)
+    tree = Path(str(c.worktree))
+    (tree / "src" / "p0").mkdir(parents=True)
+    (tree / "src" / "p0" / "work.py").write_text("work = 0\n")
+    git(tree, "add", "-A")
+    git(tree, "commit", "-q", "-m", "work")
+    read_tip, head = git(repo, "rev-parse", "main"), git(tree, "rev-parse", "HEAD")
+    svc.memory.append_entry(mc.Append("demo", "DECISIONS.md", c.id, c.fencing_token, "- late"))
+    memory_tip = git(repo, "rev-parse", "main")
+    assert memory_tip != read_tip
+
+    done = svc.gates.complete(
+        c.id,
+        CompleteClaim(
+            claim_id=c.id,
+            expected_claim_revision=c.revision,
+            fencing_token=c.fencing_token,
+            expected_base_ref=BaseRef("refs/heads/main", read_tip),
+            evidence=Evidence(
+                head_commit=head,
+                changed_files=("src/p0/work.py",),
+                memory_updates=("AGENTS.md", "DECISIONS.md"),
+            ),
+        ),
+    ).claim
+
+    assert done.status is ClaimStatus.COMPLETED
+    tip = git(repo, "rev-parse", "main")
+    assert git(repo, "rev-parse", f"{tip}^1", f"{tip}^2").split() == [memory_tip, head]
+    assert b"- late" in on_main(repo, "DECISIONS.md")
+    assert on_main(repo, "src/p0/work.py") == b"work = 0\n"
+    assert git(repo, "status", "--porcelain") == ""  # the main checkout followed
+
+
+def test_a_claim_whose_base_moved_by_a_human_commit_must_rebase(
+    svc: Service, repo: Path
+) -> None:
+    c = open_in_worktree(svc, repo, 0)
+    tree = Path(str(c.worktree))
+    (tree / "src" / "p0").mkdir(parents=True)
+    (tree / "src" / "p0" / "work.py").write_text("work = 0\n")
+    git(tree, "add", "-A")
+    git(tree, "commit", "-q", "-m", "work")
+    read_tip, head = git(repo, "rev-parse", "main"), git(tree, "rev-parse", "HEAD")
+    (repo / "src" / "app.py").write_text("print('v2')\n")
+    git(repo, "commit", "-q", "-am", "a human's change")
+
+    with pytest.raises(DetenteError) as refused:
+        svc.gates.complete(
+            c.id,
+            CompleteClaim(
+                claim_id=c.id,
+                expected_claim_revision=c.revision,
+                fencing_token=c.fencing_token,
+                expected_base_ref=BaseRef("refs/heads/main", read_tip),
+                evidence=Evidence(head_commit=head, changed_files=("src/p0/work.py",)),
+            ),
+        )
+
+    assert refused.value.code == "stale_base"

@@ -31,12 +31,13 @@ from detente.vcs.blobs import read_blobs
 from detente.vcs.git import Git
 from detente.vcs.refs import ZERO_OID, cas_update_ref
 
-__all__ = ["MEMORY_TRAILER", "BranchFile", "commit_files", "read_files", "tip_of"]
+__all__ = ["IDENTITY", "MEMORY_TRAILER", "BranchFile", "commit_files", "read_files", "tip_of"]
 
 #: The trailer naming each document version a memory commit records.
 MEMORY_TRAILER = "Detente-Memory"
 
-_IDENTITY = {
+#: The author and committer of detente's own commits.
+IDENTITY = {
     "GIT_AUTHOR_NAME": "detente",
     "GIT_AUTHOR_EMAIL": "detente@localhost",
     "GIT_COMMITTER_NAME": "detente",
@@ -142,7 +143,7 @@ def commit_files(
             os.unlink(index)
     parents = ("-p", tip) if tip else ()
     new = git.text(
-        "commit-tree", "--no-gpg-sign", tree, *parents, "-F", "-", input=message.encode(), env=_IDENTITY
+        "commit-tree", "--no-gpg-sign", tree, *parents, "-F", "-", input=message.encode(), env=IDENTITY
     )
     cas_update_ref(repo, ref, new, tip or ZERO_OID, message="detente: memory")
     return new
