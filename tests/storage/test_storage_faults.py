@@ -105,12 +105,18 @@ def _gone(pid: int) -> bool:
 
 def _reached(acked: Acknowledged, target: int) -> bool:
     """A round may end (the server be killed) once it has its acknowledgements and, until
-    one completion has been acknowledged, that completion too: renewals and section
-    patches can fill a round long before a completion (a commit, an integration) answers,
-    and a run whose every completion was cut short would prove nothing about them."""
+    one of each has been acknowledged, a completion, both workers' section patches and an
+    append too: renewals and appends can fill a round long before a completion (a
+    commit, an integration) or a patch answers, and a run whose every completion or patch
+    was cut short would prove nothing about them."""
     if acked.errors:
         return True
-    return acked.count >= target and bool(acked.completed)
+    return (
+        acked.count >= target
+        and bool(acked.completed)
+        and len(acked.sections) == 2
+        and bool(acked.appends)
+    )
 
 
 def _listening(port: int) -> Callable[[], bool]:
@@ -264,6 +270,7 @@ class Worker:
                 self.acked.note(partial(self.acked.sections.__setitem__, key, revision))
                 return
             assert r.status_code == 409, r.text
+        raise AssertionError(f"20 patches of {key} refused; the last: {r.text}")
 
 
 def _repository(root: Path) -> tuple[Path, str]:
