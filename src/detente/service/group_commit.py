@@ -171,7 +171,7 @@ class BatchEffect(Protocol):
     decided (``retract`` undoes that command's staging when it is deferred); ``prepare`` inside the store
     transaction, after every command, before the commit (it may raise :class:`Redecide`);
     ``abort`` when that transaction rolled back after ``prepare`` ran or failed;
-    ``finish`` after the store committed.
+    ``finish`` after the store committed and the batch's commands were answered.
     """
 
     def begin(self, repo: str) -> None: ...
@@ -409,13 +409,17 @@ class GroupCommit:
                 self._fail(batch, exc)
                 raise
             core.committed(state, appended=appended > 0)
-            for effect in effects:
-                effect.finish(repo)
             if more_due:  # expire the next lot before the commands run
+                for effect in effects:
+                    effect.finish(repo)
                 carried += common
                 continue
             for p, answer, error, stored in answers:
                 p.finish(answer, error, stored)
+            # After the answers (what an effect does now is not part of them: checkouts
+            # following a memory commit), still holding the lock, before the next batch.
+            for effect in effects:
+                effect.finish(repo)
             self.batches += 1
             self.commands += len(answers)
             return deferred

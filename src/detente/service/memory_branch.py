@@ -9,8 +9,8 @@ memory command decides on that copy, never on a working tree:
   there. Each command reads what its predecessors in the batch staged, and stages its
   own new bytes with the document revision its events make;
 - before the store commits the batch, :meth:`MemoryBranch.prepare` writes ONE commit with
-  everything staged (:func:`~detente.vcs.memory_commit.commit_files`: plumbing, a
-  temporary index, ``update-ref`` with the expected old tip) whose trailers name each
+  everything staged (:class:`~detente.vcs.memory_commit.BranchWriter`: plumbing, an
+  index of its own, ``update-ref`` with the expected old tip) whose trailers name each
   document's new revision (``Detente-Memory: DECISIONS.md r17``). When the branch moved
   meanwhile (a human's commit, an integration, another detente process), the store
   transaction rolls back and the whole batch is decided again on the new tip
@@ -36,7 +36,13 @@ from detente.service.core import ServiceCore
 from detente.service.group_commit import Redecide
 from detente.vcs.blobs import read_blobs
 from detente.vcs.git import Git
-from detente.vcs.memory_commit import MEMORY_TRAILER, BranchFile, commit_files, read_files, tip_of
+from detente.vcs.memory_commit import (
+    MEMORY_TRAILER,
+    BranchFile,
+    BranchWriter,
+    read_files,
+    tip_of,
+)
 from detente.vcs.memory_follow import blob_id, follow_checkouts
 from detente.vcs.refs import cas_update_ref
 
@@ -128,6 +134,8 @@ class MemoryBranch:
         self._plans: dict[str, BranchPlan | None] = {}
         self._moved: dict[str, tuple[BranchPlan, str]] = {}
         self._known: dict[str, tuple[str, dict[str, BranchFile | None]]] = {}
+        self._writers: dict[str, BranchWriter] = {}
+        self._common: dict[str, Path | None] = {}
         self._lock = threading.Lock()
         #: Memory commits made (for benchmarks and tests).
         self.commits = 0
@@ -153,11 +161,20 @@ class MemoryBranch:
         found = self._plans.get(repo)
         if found is None:
             root = self.root(repo)
-            tip = tip_of(root, self.ref(repo))
+            tip = tip_of(root, self.ref(repo), self._common_dir(repo, root))
             known = self._known.get(repo)
             files = dict(known[1]) if known is not None and known[0] == tip else {}
             found = self._plans[repo] = BranchPlan(root, self.ref(repo), tip, files)
         return found
+
+    def _common_dir(self, repo: str, root: Path) -> Path | None:
+        if repo not in self._common:
+            out = Git(root).run("rev-parse", "--git-common-dir", check=False)
+            common = Path(out.stdout.strip()) if out.ok else None
+            self._common[repo] = (
+                None if common is None else common if common.is_absolute() else root / common
+            )
+        return self._common[repo]
 
     def snapshot(self, repo: str) -> BranchPlan:
         """A plan of the branch now, for a read outside any batch (nothing is staged)."""
@@ -192,10 +209,11 @@ class MemoryBranch:
         if plan is None or not plan.staged:
             return
         modes = {p: f.mode for p, f in plan.files.items() if f is not None}
+        writer = self._writers.get(repo)
+        if writer is None:
+            writer = self._writers[repo] = BranchWriter(plan.root)
         try:
-            new = commit_files(
-                plan.root, plan.ref, plan.tip, plan.staged, plan.message(), modes=modes
-            )
+            new = writer.commit(plan.ref, plan.tip, plan.staged, plan.message(), modes=modes)
         except StaleBase as exc:
             raise Redecide(str(exc)) from exc
         self._moved[repo] = (plan, new)
@@ -229,7 +247,14 @@ class MemoryBranch:
         self._known[repo] = (new, files)
         try:
             old_blobs = {p: (f.blob if (f := plan.files.get(p)) else None) for p in plan.staged}
-            follow_checkouts(plan.root, plan.ref, old_blobs, plan.staged, plan.oid_length)
+            follow_checkouts(
+                plan.root,
+                plan.ref,
+                old_blobs,
+                plan.staged,
+                plan.oid_length,
+                (plan.tip, new) if plan.tip else None,
+            )
             for worktree, path, human, adopted in plan.adopted:
                 _give_back(worktree, path, human, adopted)
         except Exception as exc:  # the branch has the writes; a checkout just stays behind

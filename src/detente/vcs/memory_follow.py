@@ -156,6 +156,7 @@ def follow_checkouts(
     old_blobs: Mapping[str, str | None],
     new_files: Mapping[str, bytes],
     oid_length: int = 40,
+    commits: tuple[str, str] | None = None,
 ) -> list[CheckoutCopy]:
     """Bring each checkout of ``ref`` from the old versions to ``new_files`` where clean.
 
@@ -165,6 +166,11 @@ def follow_checkouts(
         old_blobs: path -> the blob the previous tip held (None: absent).
         new_files: path -> the bytes the new tip holds.
         oid_length: 40 (SHA-1) or 64 (SHA-256).
+        commits: ``(old tip, new tip)`` when the new tip changes only ``new_files``:
+            a checkout is first brought along by one two-tree ``git read-tree -u -m``
+            (git-read-tree(1): it refuses a path whose index or file is not the old
+            version, and then nothing changes); the file-by-file rule runs where it
+            refused.
 
     Returns:
         The copies left as they were (``behind`` or ``edited``); empty when every
@@ -172,6 +178,10 @@ def follow_checkouts(
     """
     left: list[CheckoutCopy] = []
     for worktree in branch_checkouts(repo, ref):
+        if commits is not None and (worktree / ".git").exists():
+            moved = Git(worktree).run("read-tree", "-u", "-m", *commits, check=False)
+            if moved.ok:
+                continue
         index = _index_entries(worktree, new_files)
         refresh: list[str] = []
         for path, data in new_files.items():
