@@ -49,6 +49,10 @@ W = TypeVar("W", mc.WriteFile, mc.Append)
 
 __all__ = ["DocumentView", "MemoryService"]
 
+#: Classes whose versions are kept as snapshots (the base of a later three-way merge or
+#: of a reconciliation's diff); an append-only document never needs an old version.
+_MERGED = frozenset({DocClass.SECTION_OWNED, DocClass.GENERATED})
+
 #: Adoptions one write may go through before it is decided (each one a human edit found).
 _MAX_ADOPTIONS = 4
 
@@ -154,7 +158,11 @@ class MemoryService:
         if doc.doc_class is not DocClass.PRIVATE and plan is not None:
             data = plan.read(doc.path)
             if data is not None:
-                disk_hash = self._memory_snapshots_of(doc.repo).put(data)
+                disk_hash = (
+                    self._memory_snapshots_of(doc.repo).put(data)
+                    if doc.doc_class in _MERGED
+                    else digest(data)
+                )
             branch = {"ref": plan.ref, "commit": plan.tip}
         held = {}
         for section in doc.sections:
@@ -210,7 +218,7 @@ class MemoryService:
                     outcome.append(_Adopted())
                     return adopted
                 data = plan.read(doc.path)
-                if data is not None:
+                if data is not None and doc.doc_class in _MERGED:
                     snapshots.put(data)
                 decided = decide(state, data)
                 events = decided.events
@@ -220,7 +228,8 @@ class MemoryService:
                         1 for e in events if e.data.get("documentId") == doc.id
                     )
                     plan.write(doc.path, decided.data, revision)
-                    snapshots.put(decided.data)
+                    if doc.doc_class in _MERGED:
+                        snapshots.put(decided.data)
                     events = [
                         replace(e, data={**e.data, "branch": plan.ref, "revision": revision})
                         if e.data.get("documentId") == doc.id and "fileHash" in e.data
