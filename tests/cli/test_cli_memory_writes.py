@@ -83,3 +83,25 @@ def test_a_persons_edit_in_the_checkout_wins_and_a_patch_on_the_older_revision_i
     shown = cli.json("memory", "show", "CLAUDE.md")[1]["document"]
     assert [s["revision"] for s in shown["sections"] if s["key"] == "build"] == [2]
     assert shown["onDisk"]["inSync"] is True
+
+
+def test_memory_read_prints_mains_text_and_claim_status_says_the_worktree_is_behind(
+    cli: Cli, git: Git, repo: Path, tmp_path: Path
+) -> None:
+    _registered(cli, git, repo)
+    claim = cli.open("src/pkg/a.py", memory="CLAUDE.md#build")["claim"]
+    (tmp_path / "body.md").write_text("Run ninja.\n")
+    code, body = cli.json(
+        "memory", "patch", "CLAUDE.md#build", "--from", str(tmp_path / "body.md"),
+        "--claim", claim["id"],
+    )  # fmt: skip
+    assert code == 0, body
+    (repo / "CLAUDE.md").write_text("a person's scratch text\n")  # not the authoritative copy
+
+    read = cli("memory", "read", "CLAUDE.md")
+    status = cli.json("claim", "status", claim["id"])[1]
+
+    assert read.exit_code == 0 and read.stdout == CLAUDE.replace("Run make.", "Run ninja.")
+    [memory] = status["memory"]
+    assert memory["path"] == "CLAUDE.md" and memory["worktreeState"] == "behind"
+    assert any("is edited" in note for note in memory["notes"])

@@ -63,6 +63,7 @@ from detente.operations.wire.meetings import (
 from detente.operations.wire.memory import (
     AppendOut,
     Artifact,
+    Checkout,
     DocClass,
     Document,
     DocumentList,
@@ -126,6 +127,7 @@ __all__ = [
     "MeetingView",
     "MemoryImpact",
     "OnDisk",
+    "Checkout",
     "Overlap",
     "OverlapTarget",
     "OverlappingClaim",
