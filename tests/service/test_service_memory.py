@@ -282,7 +282,11 @@ def test_a_users_edit_of_a_section_racing_an_agents_patch_keeps_both_texts(
 
 def git_blob(repo: Path, data: bytes) -> str:
     found = subprocess.run(
-        ["git", "hash-object", "-w", "--stdin"], cwd=repo, input=data, check=True, capture_output=True
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo,
+        input=data,
+        check=True,
+        capture_output=True,
     )
     return found.stdout.decode().strip()
 
@@ -489,9 +493,7 @@ def test_a_user_edit_in_a_generated_region_survives_rendering_and_opens_a_reconc
     )
 
     data = (repo / "AGENTS.md").read_bytes()
-    assert (
-        b"<!-- detente:end generated claims -->\n\n- please ask bob first\n" in data
-    )
+    assert b"<!-- detente:end generated claims -->\n\n- please ask bob first\n" in data
     assert b"alice (active)" in data
     assert view.document.reconciliations[0].status == "resolved"
     assert svc.audit().ok

@@ -35,9 +35,11 @@ KEYS = ("alpha", "beta", "gamma")
 
 
 def git(cwd: Path, *args: str, input: bytes | None = None) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, input=input
-    ).stdout.decode().strip()
+    return (
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, input=input)
+        .stdout.decode()
+        .strip()
+    )
 
 
 def on_main(repo: Path, path: str) -> bytes:
@@ -212,9 +214,14 @@ def test_a_human_committing_a_section_while_an_agent_patches_it_has_one_winner_b
     human = AGENTS.replace(b"alpha v1", b"alpha by a human")
     (repo / "AGENTS.md").write_bytes(human)  # the human's edit, in the main checkout
     blob = git(repo, "hash-object", "-w", "--stdin", input=human)
-    tree = git(repo, "mktree", input=git(repo, "ls-tree", tip).replace(
-        git(repo, "rev-parse", f"{tip}:AGENTS.md"), blob
-    ).encode() + b"\n")
+    tree = git(
+        repo,
+        "mktree",
+        input=git(repo, "ls-tree", tip)
+        .replace(git(repo, "rev-parse", f"{tip}:AGENTS.md"), blob)
+        .encode()
+        + b"\n",
+    )
     human_commit = git(repo, "commit-tree", tree, "-p", tip, "-m", "human edit")
 
     def work(n: int) -> Any:
@@ -282,9 +289,7 @@ def test_a_claim_whose_base_moved_only_by_memory_commits_integrates_as_a_merge(
     assert git(repo, "status", "--porcelain") == ""  # the main checkout followed
 
 
-def test_a_claim_whose_base_moved_by_a_human_commit_must_rebase(
-    svc: Service, repo: Path
-) -> None:
+def test_a_claim_whose_base_moved_by_a_human_commit_must_rebase(svc: Service, repo: Path) -> None:
     c = open_in_worktree(svc, repo, 0)
     tree = Path(str(c.worktree))
     (tree / "src" / "p0").mkdir(parents=True)

@@ -28,7 +28,6 @@ from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.record import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.gates.evidence import BaseRef, GitFacts
-from detente.domain.memory.model import DocClass
 from detente.domain.gates.findings import PushedCommit, push_failures
 from detente.domain.gates.integration import (
     CompleteClaim,
@@ -39,6 +38,7 @@ from detente.domain.gates.integration import (
     integrated_events,
     stale_events,
 )
+from detente.domain.memory.model import DocClass
 from detente.domain.named_authority import Edit
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
@@ -107,12 +107,12 @@ def _merge_over_memory(
     documents = {
         d.path for d in state.memory.documents.values() if d.doc_class is not DocClass.PRIVATE
     }
-    message = (
-        f"detente: integrate {claim_id} over memory commits\n\nDetente-Claim: {claim_id}\n"
-    )
+    message = f"detente: integrate {claim_id} over memory commits\n\nDetente-Claim: {claim_id}\n"
     for _ in range(3):  # another process's memory write may land in between: once more
-        if tip is None or not documents or not memory_commits_only(
-            refs.path, base_ref.oid, tip, documents
+        if (
+            tip is None
+            or not documents
+            or not memory_commits_only(refs.path, base_ref.oid, tip, documents)
         ):
             return None
         merged = merge_over_memory(refs.path, tip, head, documents, message)

@@ -168,8 +168,9 @@ class BatchEffect(Protocol):
     (memory documents' commits on the integration branch).
 
     ``begin`` runs before each attempt of a batch; ``mark`` before each command is
-    decided (``retract`` undoes that command's staging when it is deferred); ``prepare`` inside the store
-    transaction, after every command, before the commit (it may raise :class:`Redecide`);
+    decided (``retract`` undoes that command's staging when it is deferred); ``prepare``
+    inside the store transaction, after every command, before the commit (it may raise
+    :class:`Redecide`);
     ``abort`` when that transaction rolled back after ``prepare`` ran or failed;
     ``finish`` after the store committed and the batch's commands were answered.
     """
@@ -468,7 +469,7 @@ class GroupCommit:
         for effect in effects:
             try:
                 effect.abort(repo)
-            except Exception:  # noqa: S112 - reported by the effect itself
+            except Exception:
                 continue
 
     @staticmethod

@@ -206,8 +206,9 @@ class MemoryService:
         branch's copy; the batch commits it (see the module docstring)."""
         self._check_worktree(repo, worktree)
         snapshots = self._memory_snapshots_of(repo)
+        outcome: list[mc.Outcome | _Adopted] = []
         for _ in range(_MAX_ADOPTIONS + 1):
-            outcome: list[mc.Outcome | _Adopted] = []
+            outcome.clear()
 
             def run(state: RepoState) -> list[Event]:
                 outcome.clear()

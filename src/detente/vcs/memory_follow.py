@@ -5,8 +5,10 @@ After a memory commit moved the branch, every worktree that has the branch check
 along, document by document, with git's ``receive.denyCurrentBranch=updateInstead``
 rule narrowed to the files the commit changed: a document is updated there only when
 the checkout's index entry *and* its file both hold the old tip's version (or the file
-already holds the new one; an untracked file holding the old version counts as clean). The file is replaced atomically and its index entry
-refreshed (``git update-index --add``). Anything else (a human's edit in the file, a
+already holds the new one; an untracked file holding the old version counts as clean).
+The file is replaced atomically and its index entry refreshed (``git update-index
+--add``); when the commit changed nothing else, one two-tree ``git read-tree -u -m``
+does the same for the whole checkout first. Anything else (a human's edit in the file, a
 staged change) is left exactly as it is, and the copy is reported:
 
 - ``current``: the file holds the branch's version;

@@ -37,8 +37,7 @@ def memory_commits_only(repo: Path, old: str, new: str, documents: Collection[st
         return False
     commits = [c for c in log.stdout.split("\x1e") if c.strip()]
     if not commits or any(
-        not c.lstrip().startswith("detente\x1f") or f"{MEMORY_TRAILER}:" not in c
-        for c in commits
+        not c.lstrip().startswith("detente\x1f") or f"{MEMORY_TRAILER}:" not in c for c in commits
     ):
         return False
     changed = git.run("diff", "--name-only", "-z", "--no-renames", old, new, check=False)

@@ -150,9 +150,7 @@ def _memory_failures(state: RepoState, evidence: Evidence) -> list[str]:
         if doc is None:
             failures.append(f"memoryUpdates names {entry}: {path} is not a registered document")
         elif revision > doc.revision or revision < 1:
-            failures.append(
-                f"memoryUpdates names {entry}: {path} is at revision {doc.revision}"
-            )
+            failures.append(f"memoryUpdates names {entry}: {path} is at revision {doc.revision}")
     return failures
 
 

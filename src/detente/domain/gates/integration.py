@@ -33,11 +33,11 @@ from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import require
 from detente.domain.gates.evidence import (
     BaseRef,
-    memory_update_path,
     Evidence,
     GitFacts,
     evidence_failures,
     evidence_to_wire,
+    memory_update_path,
 )
 from detente.domain.gates.patches import patch_subject
 from detente.domain.policy import IdSource
@@ -158,9 +158,9 @@ def pending_completion(
     """What still keeps an ``integrated`` claim from ``completed`` (sentences).
 
     Memory: every memory file the claim declared must appear in the accepted evidence's
-    ``memoryUpdates`` (or in ``memory_updates``), by revision (``PATH@N``) or by path. Deployment: a claim with a
-    ``deploymentResponsibility`` completes when it is deployed to that environment
-    (``deployed``: the command being decided is that deployment).
+    ``memoryUpdates`` (or in ``memory_updates``), by revision (``PATH@N``) or by path.
+    Deployment: a claim with a ``deploymentResponsibility`` completes when it is deployed
+    to that environment (``deployed``: the command being decided is that deployment).
     """
     recorded = tuple((claim.evidence or {}).get("memoryUpdates") or ())
     done = {memory_update_path(u) for u in (*recorded, *memory_updates)}
