@@ -177,7 +177,12 @@ class MemoryService:
         data = plan.read(doc.path)
         if data is not None and digest(data) != doc.file_hash:
             return decide_adopt(doc, data, "branch", self.core.ids)
-        tip_blob = plan.blob(doc.path)
+        if doc.path in plan.checked:  # once per batch: checkouts follow after it
+            return []
+        plan.checked.add(doc.path)
+        # Against the tip the batch started from: the checkouts have not followed this
+        # batch's own writes yet.
+        tip_blob = plan.tip_blob(doc.path)
         copies = checkout_copies(plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length)
         for copy in copies:
             merged = self._merged(doc.repo, copy, data)

@@ -72,6 +72,8 @@ class BranchPlan:
     staged: dict[str, bytes] = field(default_factory=dict)
     revisions: dict[str, int] = field(default_factory=dict)
     adopted: list[tuple[Path, str, bytes, bytes]] = field(default_factory=list)
+    #: Documents whose checkouts were looked at for a person's edit in this batch.
+    checked: set[str] = field(default_factory=set)
     _marked: tuple[dict[str, bytes], dict[str, int], int] | None = None
 
     def mark(self) -> None:
@@ -104,6 +106,11 @@ class BranchPlan:
         """The blob OID of :meth:`read`'s bytes (None: absent)."""
         if path in self.staged:
             return blob_id(self.staged[path], self.oid_length)
+        found = self._tip_file(path)
+        return found.blob if found is not None else None
+
+    def tip_blob(self, path: str) -> str | None:
+        """The blob OID the tip holds (what the batch started from; None: absent)."""
         found = self._tip_file(path)
         return found.blob if found is not None else None
 
