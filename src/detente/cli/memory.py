@@ -37,13 +37,17 @@ WorktreeOpt = Annotated[
     Path | None,
     typer.Option(
         "--worktree",
-        help="Write the file in this worktree (default: the claim's worktree when it is on "
-        "this machine, else the main checkout).",
+        help="The worktree the write is recorded from (default: the claim's worktree when it "
+        "is on this machine). The write itself is a commit on the integration branch.",
     ),
 ]
 CheckoutOpt = Annotated[
     Path | None,
-    typer.Option("--worktree", help="Work on the file in this worktree (default: main checkout)."),
+    typer.Option(
+        "--worktree",
+        help="The worktree recorded with the write (the write is a commit on the "
+        "integration branch).",
+    ),
 ]
 DocPath = Annotated[str, typer.Argument(help="Repo-relative path of the document.")]
 
@@ -65,10 +69,11 @@ def _document(client: Client, repo: str, path: str) -> wire.Document:
 
 
 def _writer(session: Session, claim_id: str, worktree: Path | None) -> tuple[int, str | None]:
-    """The claim's fencing token and the worktree a write goes to.
+    """The claim's fencing token and the worktree recorded with a write (the write itself
+    is a commit on the integration branch).
 
-    ``--worktree`` when given, else the claim's own worktree when it is on this machine
-    (an agent edits there, not in the main checkout), else None (the main checkout).
+    ``--worktree`` when given, else the claim's own worktree when it is on this machine,
+    else None.
     """
     from detente.cli.workspace import local_worktree
 
