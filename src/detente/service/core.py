@@ -36,8 +36,9 @@ from detente.eventlog.envelope import StoredEvent
 from detente.eventlog.projections import AuditReport, apply_stored, rows_for, verify
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
+from detente.service.batch_effects import BatchEffect
 from detente.service.checkpoints import Checkpoints
-from detente.service.group_commit import BatchClock, BatchEffect, GroupCommit
+from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.known_commits import KnownCommits
 from detente.service.repo_index import tree_source
 from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch

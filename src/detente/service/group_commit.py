@@ -52,25 +52,13 @@ from detente.domain.events import Event
 from detente.domain.state import RepoState
 from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import StoredEvent
+from detente.service.batch_effects import MAX_REDECIDE, BatchEffect, Redecide
 from detente.storage.base import BoundedStore, Store, StoreTx
 
-__all__ = [
-    "MAX_BATCH",
-    "MAX_REDECIDE",
-    "BatchClock",
-    "BatchEffect",
-    "CommandPath",
-    "GroupCommit",
-    "Pending",
-    "Redecide",
-]
+__all__ = ["MAX_BATCH", "BatchClock", "CommandPath", "GroupCommit", "Pending"]
 
 #: Commands one batch holds at most (on any store).
 MAX_BATCH = 128
-
-#: Times a batch is decided again because an effect's resource moved under it
-#: (:class:`Redecide`) before its commands are run alone.
-MAX_REDECIDE = 64
 
 #: ``state -> the command's events``.
 Decide = Callable[[RepoState], list[Event]]
@@ -155,42 +143,6 @@ class CommandPath(Protocol):
     def effects(self) -> Sequence[BatchEffect]:
         """What commits with every batch (see :class:`BatchEffect`)."""
         ...
-
-
-class Redecide(Exception):
-    """Raised by :meth:`BatchEffect.prepare`: what the batch decided on moved (the
-    integration branch, for a memory commit); the transaction rolls back and the batch is
-    decided again on fresh state, never dropped (:data:`MAX_REDECIDE` times at most)."""
-
-
-class BatchEffect(Protocol):
-    """Work outside the store that a batch's commands stage and that commits with it
-    (memory documents' commits on the integration branch).
-
-    ``begin`` runs before each attempt of a batch; ``mark`` before each command is
-    decided (``retract`` undoes that command's staging when it is deferred); ``prepare``
-    inside the store transaction, after every command, before the commit (it may raise
-    :class:`Redecide`);
-    ``abort`` when that transaction rolled back after ``prepare`` ran or failed;
-    ``finish`` after the store committed and the batch's commands were answered.
-    """
-
-    def begin(self, repo: str) -> None: ...
-
-    def mark(self, repo: str) -> None:
-        """A command is about to be decided."""
-        ...
-
-    def retract(self, repo: str) -> None:
-        """The command decided since the last :meth:`mark` waits for the next batch:
-        forget what it staged."""
-        ...
-
-    def prepare(self, repo: str) -> None: ...
-
-    def abort(self, repo: str) -> None: ...
-
-    def finish(self, repo: str) -> None: ...
 
 
 class _Dropped(Exception):

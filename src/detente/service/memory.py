@@ -21,29 +21,30 @@ A refused write changes nothing, except that a deferred edit records its patch a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from detente.domain.events import Event
 from detente.domain.memory import commands as mc
-from detente.domain.memory.adoption import decide_adopt
 from detente.domain.memory.authority import owners
 from detente.domain.memory.decide import decide_reconcile, decide_register, decide_render
 from detente.domain.memory.guards import doc_path, get_document
 from detente.domain.memory.markdown import digest, parse
-from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
+from detente.domain.memory.model import DocClass, MemoryDocument
 from detente.domain.memory.patching import decide_patch
 from detente.domain.memory.writes import decide_append, decide_write
 from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
-from detente.errors import DetenteError, NotFoundError, ValidationError
+from detente.errors import DetenteError, ValidationError
 from detente.service.core import ServiceCore
+from detente.service.memory_adoption import person_edit
 from detente.service.memory_branch import BranchPlan, MemoryBranch
 from detente.service.memory_files import Snapshots, inside, merge_file, read_bytes
+from detente.service.memory_view import DocumentView
 from detente.vcs import default_store_path, list_worktrees
-from detente.vcs.memory_follow import CheckoutCopy, checkout_copies
+from detente.vcs.memory_follow import checkout_copies
 
 W = TypeVar("W", mc.WriteFile, mc.Append)
 
@@ -55,59 +56,6 @@ _MERGED = frozenset({DocClass.SECTION_OWNED, DocClass.GENERATED})
 
 #: Adoptions one write may go through before it is decided (each one a human edit found).
 _MAX_ADOPTIONS = 4
-
-
-@dataclass(frozen=True)
-class DocumentView:
-    """A document record with what is derived at read time.
-
-    Attributes:
-        document: the recorded document.
-        owners: section key -> owner claim id (from the holding claims' memory impacts).
-        disk_hash: SHA-256 of the authoritative copy (the integration branch's) now
-            (None: missing, private).
-        details: extra response fields of the command that produced the view.
-        branch: ``{ref, commit}`` the copy was read at (None: not read).
-        checkouts: the copies in the branch's checkouts (``memory show`` only).
-        text: the authoritative text, when asked for (``memory read``).
-    """
-
-    document: MemoryDocument
-    owners: dict[str, str | None]
-    disk_hash: str | None
-    details: dict[str, Any] = field(default_factory=dict)
-    branch: dict[str, Any] | None = None
-    checkouts: tuple[dict[str, Any], ...] | None = None
-    text: str | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        """The API record: the stored record plus ``ownerClaimId`` per section, ``onDisk``
-        (the authoritative copy: ``{fileHash, inSync, ref, commit}``), ``checkouts`` and
-        ``text`` when read."""
-        wire = document_to_wire(self.document)
-        for section in wire["sections"]:
-            section["ownerClaimId"] = self.owners.get(section["key"])
-        wire["onDisk"] = (
-            None
-            if self.document.doc_class is DocClass.PRIVATE
-            else {
-                "fileHash": self.disk_hash,
-                "inSync": self.disk_hash == self.document.file_hash,
-                **(self.branch or {}),
-            }
-        )
-        if self.checkouts is not None:
-            wire["checkouts"] = [dict(c) for c in self.checkouts]
-        if self.text is not None:
-            wire["text"] = self.text
-        return wire
-
-    def section(self, key: str) -> dict[str, Any]:
-        """One section of :meth:`to_wire` (``not_found`` if absent)."""
-        for section in self.to_wire()["sections"]:
-            if section["key"] == key:
-                return dict(section)
-        raise NotFoundError(f"no section {key!r} in {self.document.path}", sectionKey=key)
 
 
 Decide = Callable[[RepoState, bytes | None], mc.Outcome]
@@ -170,40 +118,6 @@ class MemoryService:
             held[section.key] = found[0].id if found else None
         return DocumentView(doc, held, disk_hash, branch=branch, **extra)
 
-    def _adoption(self, state: RepoState, doc: MemoryDocument, plan: BranchPlan) -> list[Event]:
-        """A human's edit of ``doc`` to adopt before a write (see the module docstring)."""
-        if doc.doc_class is DocClass.PRIVATE:
-            return []
-        data = plan.read(doc.path)
-        if data is not None and digest(data) != doc.file_hash:
-            return decide_adopt(doc, data, "branch", self.core.ids)
-        if doc.path in plan.checked:  # once per batch: checkouts follow after it
-            return []
-        plan.checked.add(doc.path)
-        # Against the tip the batch started from: the checkouts have not followed this
-        # batch's own writes yet.
-        tip_blob = plan.tip_blob(doc.path)
-        copies = checkout_copies(plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length)
-        for copy in copies:
-            merged = self._merged(doc.repo, copy, data)
-            if copy.state != "edited" or merged is None or copy.data is None:
-                continue
-            events = decide_adopt(doc, merged, f"checkout {copy.worktree}", self.core.ids)
-            if events:
-                plan.write(doc.path, merged, doc.revision + len(events))
-                plan.adopted.append((copy.worktree, doc.path, copy.data, merged))
-                return events
-        return []
-
-    def _merged(self, repo: str, copy: CheckoutCopy, branch: bytes | None) -> bytes | None:
-        """The branch's copy with a checkout's edit merged in (None: it does not merge)."""
-        if copy.state != "edited" or copy.data is None:
-            return None
-        base = self.branch.blob_bytes(repo, copy.index_blob) if copy.index_blob else b""
-        if base is None or branch is None or base == branch:
-            return copy.data
-        return merge_file(branch, base, copy.data)
-
     def _memory_command(
         self, repo: str, raw_path: str, worktree: str | None, decide: Decide
     ) -> DocumentView:
@@ -219,7 +133,7 @@ class MemoryService:
                 outcome.clear()
                 doc = get_document(state, raw_path)
                 plan = self.branch.plan(repo)
-                adopted = self._adoption(state, doc, plan)
+                adopted = person_edit(self.branch, state, doc, plan, self.core.ids)
                 if adopted:
                     outcome.append(_Adopted())
                     return adopted

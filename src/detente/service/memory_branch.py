@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from detente.errors import StaleBase, ValidationError
+from detente.service.batch_effects import Redecide
 from detente.service.core import ServiceCore
-from detente.service.group_commit import Redecide
 from detente.vcs.blobs import read_blobs
 from detente.vcs.git import Git
 from detente.vcs.memory_commit import (
