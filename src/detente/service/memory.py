@@ -111,7 +111,8 @@ class MemoryService:
                     if doc.doc_class in _MERGED
                     else digest(data)
                 )
-            branch = {"ref": plan.ref, "commit": plan.tip}
+            # A write's answer is built before its batch commits: no commit to name yet.
+            branch = {"ref": plan.ref, "commit": None if plan.staged else plan.tip}
         held = {}
         for section in doc.sections:
             found = owners(state, doc, section.key)

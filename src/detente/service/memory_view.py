@@ -21,7 +21,8 @@ class DocumentView:
         disk_hash: SHA-256 of the authoritative copy (the integration branch's) now
             (None: missing, private).
         details: extra response fields of the command that produced the view.
-        branch: ``{ref, commit}`` the copy was read at (None: not read).
+        branch: ``{ref, commit}`` the copy was read at (``commit`` None in a write's answer:
+            its commit is made after the answer is built; None: not read).
         checkouts: the copies in the branch's checkouts (``memory show`` only).
         text: the authoritative text, when asked for (``memory read``).
     """
