@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,6 +135,7 @@ class BranchWriter:
             scratch = common / "detente"
             scratch.mkdir(parents=True, exist_ok=True)
             self._index = scratch / f"memory-index.{os.getpid()}"
+            weakref.finalize(self, _remove, self._index)  # no file left behind
         return self._index
 
     def commit(
@@ -202,3 +204,8 @@ class BranchWriter:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self._index)
             self._index_at = None
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
