@@ -287,6 +287,8 @@ def test_behind_a_proxy_the_forwarded_scheme_host_and_client_are_trusted(
         "--oidc-audience",
         AUD,
         "--behind-proxy",
+        "--public-url",
+        "https://detente.example.com",
     )
     direct = f"http://127.0.0.1:{served.port}"
     public = "https://detente.example.com"

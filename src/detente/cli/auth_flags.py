@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from detente.errors import ValidationError
+from detente.security.hosts import HostPolicy
 
 if TYPE_CHECKING:
     from detente.security.authn import AuthGate, RoleTable, SignatureVerifier
@@ -33,6 +34,7 @@ __all__ = [
     "OidcGroupsClaimFlag",
     "OidcIssuerFlag",
     "OidcPrincipalClaimFlag",
+    "PublicUrlFlag",
     "TlsCertFlag",
     "TlsKeyFlag",
     "build_gate",
@@ -88,6 +90,16 @@ BehindProxyFlag = Annotated[
         help="A reverse proxy terminates TLS: trust its X-Forwarded-* headers.",
     ),
 ]
+PublicUrlFlag = Annotated[
+    str | None,
+    typer.Option(
+        "--public-url",
+        metavar="URL",
+        help="The URL clients reach the server at (https://detente.example.com): its host "
+        "is answered to besides the loopback names, and signed requests are checked "
+        "against its origin. Needed with --behind-proxy.",
+    ),
+]
 AllowedOriginFlag = Annotated[
     list[str] | None,
     typer.Option(
@@ -110,6 +122,7 @@ class Exposure:
         tls: ``(certificate, key)`` PEM files, or None for plain HTTP.
         behind_proxy: trust ``X-Forwarded-*`` from the proxy in front.
         allowed_origins: extra browser origins allowed to change state.
+        hosts: the host names answered to and the public origin (``--public-url``).
     """
 
     modes: tuple[str, ...] = ()
@@ -120,6 +133,7 @@ class Exposure:
     tls: tuple[Path, Path] | None = None
     behind_proxy: bool = False
     allowed_origins: tuple[str, ...] = field(default=())
+    hosts: HostPolicy = field(default_factory=HostPolicy)
 
     @property
     def scheme(self) -> str:
@@ -148,6 +162,7 @@ def exposure(
     tls_key: Path | None = None,
     behind_proxy: bool = False,
     allowed_origins: list[str] | None = None,
+    public_url: str | None = None,
 ) -> Exposure:
     """Check the serve flags together and say how the server is exposed.
 
@@ -157,7 +172,8 @@ def exposure(
             without ``oidc``); ``--tls-cert`` without ``--tls-key`` (or the reverse) or
             an unreadable file; a non-loopback ``--host`` without ``--auth``, or without
             ``--tls-cert/--tls-key`` or ``--behind-proxy``; an origin that is not
-            ``scheme://host[:port]``.
+            ``scheme://host[:port]``; a ``--public-url`` that is not
+            ``http(s)://host[:port]``, or ``--behind-proxy`` without one.
     """
     modes = tuple(dict.fromkeys(m.strip().lower() for m in auth or ()))
     for mode in modes:
@@ -195,6 +211,13 @@ def exposure(
                 field="host",
                 value=host,
             )
+    hosts = HostPolicy.from_public_url(public_url, bound=None if is_loopback(host) else host)
+    if behind_proxy and hosts.public_origin is None:
+        raise ValidationError(
+            "--behind-proxy needs --public-url (the URL clients reach the proxy at): the "
+            "server answers only to its configured host names",
+            field="public-url",
+        )
     origins = []
     for origin in allowed_origins or ():
         clean = origin.rstrip("/")
@@ -214,6 +237,7 @@ def exposure(
         tls=tls,
         behind_proxy=behind_proxy,
         allowed_origins=tuple(origins),
+        hosts=hosts,
     )
 
 

@@ -76,6 +76,7 @@ def serve(
     tls_key: af.TlsKeyFlag = None,
     behind_proxy: af.BehindProxyFlag = False,
     allowed_origin: af.AllowedOriginFlag = None,
+    public_url: af.PublicUrlFlag = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.
@@ -108,6 +109,7 @@ def serve(
             tls_key=tls_key,
             behind_proxy=behind_proxy,
             allowed_origins=allowed_origin,
+            public_url=public_url,
         )
         if log_level.lower() not in LEVELS:
             raise ValidationError(

@@ -232,6 +232,16 @@ class _Message:
     headers: Mapping[str, str]
 
 
+class _WindowedVerifier(HTTPMessageVerifier):
+    """The library's verifier without its own time checks: it compares ``created`` with
+    the wall clock allowing 5 s of skew, so a signature 10 s ahead was refused although
+    the window is :data:`WINDOW_SECONDS` on either side. :meth:`SignedRequestVerifier.verify`
+    checks ``created`` (and ``expires``) against the server's clock instead."""
+
+    def validate_created_and_expires(self, sig_input: Any, max_age: Any = None) -> None:
+        return None
+
+
 def _refused(detail: str) -> Unauthenticated:
     return Unauthenticated(detail, challenge=_CHALLENGE)
 
@@ -259,7 +269,7 @@ class SignedRequestVerifier:
         self.ledger: ReplayLedger = ledger if ledger is not None else MemoryLedger()
         self.now = now
         self.window = window_seconds
-        self._verifier = HTTPMessageVerifier(
+        self._verifier = _WindowedVerifier(
             signature_algorithm=algorithms.ED25519, key_resolver=_Resolver(registry)
         )
 
@@ -271,7 +281,10 @@ class SignedRequestVerifier:
                 an unknown key, a bad signature, missing coverage (``@method``,
                 ``@target-uri``, ``content-digest``), a body that does not match its
                 digest, no ``created``/``nonce``/``keyid``, ``created`` outside the
-                window, or a nonce already used by that key within the window.
+                window (:data:`WINDOW_SECONDS` before or after the server's clock), an
+                ``expires`` already past, or a nonce already used by that key within the
+                window. The target URI is the one the server's configuration gives
+                (:func:`detente.api.auth.target_uri`), not the client's ``Host``.
         """
         message = _Message(request.method, request.target_uri, request.headers)
         try:
@@ -288,6 +301,11 @@ class SignedRequestVerifier:
         key_id, created, nonce = params.get("keyid"), params.get("created"), params.get("nonce")
         if not isinstance(key_id, str) or not isinstance(created, int) or not nonce:
             raise _refused("the signature must carry created, nonce and keyid parameters")
+        expires = params.get("expires")
+        if expires is not None and (
+            not isinstance(expires, int) or expires < self.now().timestamp()
+        ):
+            raise _refused("the signature has expired (its expires parameter is past)")
         entry = self.registry.get(key_id)
         if entry is None:  # removed between verification and now
             raise _refused(f"unknown key {key_id!r}")
