@@ -43,9 +43,7 @@ def base(issuer: Issuer, repo: Path, tmp_path: Path) -> Iterator[str]:
 
 async def test_mcp_without_a_token_is_401_pointing_at_the_resource_metadata(base: str) -> None:
     async with httpx2.AsyncClient() as http:
-        refused = await http.post(
-            f"{base}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}
-        )
+        refused = await http.post(f"{base}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert refused.status_code == 401
     assert "/.well-known/oauth-protected-resource" in refused.headers["www-authenticate"]
 
@@ -62,7 +60,7 @@ async def test_mcp_tool_calls_with_a_bearer_token_act_as_its_principal(
         await register(client, "s1")
         await call(client, "claim_files", session_id="s1", paths=["a.py"], reason="r")
     events = httpx.get(f"{base}/v1/events", headers=headers, timeout=10).json()["events"]
-    assert events and {e["data"]["actor"]["principal"] for e in events} == {"alice"}
+    assert events and {e["data"]["actor"]["principal"] for e in events} == {"oidc:alice"}
 
 
 async def test_another_principal_cannot_use_an_mcp_session_it_did_not_open(

@@ -79,7 +79,7 @@ def test_a_signed_request_names_the_registered_principal_and_its_key_fingerprint
 ) -> None:
     request = _signed(key, clock)
     principal = SignedRequestVerifier(registry, clock.now).verify(_seen(request))
-    assert principal.name == "ci-bot" and principal.via == "key"
+    assert principal.name == "key:ci-bot" and principal.via == "key"
     assert principal.key_fingerprint == fingerprint(key.public_key())
     assert "content-digest" in request.headers["signature-input"]
     assert "nonce=" in request.headers["signature-input"]
@@ -114,7 +114,7 @@ def test_a_signature_up_to_300_seconds_ahead_of_the_server_clock_verifies(
     verifier = SignedRequestVerifier(registry, clock.now)
     for ahead in (10, 299):
         later = FakeClock(clock.now() + timedelta(seconds=ahead))
-        assert verifier.verify(_seen(_signed(key, later))).name == "ci-bot"
+        assert verifier.verify(_seen(_signed(key, later))).name == "key:ci-bot"
     too_far = _seen(_signed(key, FakeClock(clock.now() + timedelta(seconds=301))))
     assert "at most 300 s" in _refusal(verifier, too_far)
 

@@ -33,6 +33,7 @@ __all__ = [
     "OidcAudienceFlag",
     "OidcGroupsClaimFlag",
     "OidcIssuerFlag",
+    "OidcMaxLifetimeFlag",
     "OidcPrincipalClaimFlag",
     "PublicUrlFlag",
     "TlsCertFlag",
@@ -74,6 +75,15 @@ OidcPrincipalClaimFlag = Annotated[
 OidcGroupsClaimFlag = Annotated[
     str,
     typer.Option("--oidc-groups-claim", help="Token claim listing the principal's groups."),
+]
+OidcMaxLifetimeFlag = Annotated[
+    int | None,
+    typer.Option(
+        "--oidc-max-token-lifetime",
+        metavar="SECONDS",
+        min=1,
+        help="Refuse tokens that live longer than this (exp - iat), in seconds.",
+    ),
 ]
 TlsCertFlag = Annotated[
     Path | None,
@@ -117,8 +127,9 @@ class Exposure:
 
     Attributes:
         modes: enabled ``--auth`` modes (empty: no authentication, loopback only).
-        oidc_issuer / oidc_audience / oidc_principal_claim / oidc_groups_claim: the
-            ``--oidc-*`` flags (issuer and audience set whenever ``oidc`` is enabled).
+        oidc_issuer / oidc_audience / oidc_principal_claim / oidc_groups_claim /
+            oidc_max_lifetime: the ``--oidc-*`` flags (issuer and audience set whenever
+            ``oidc`` is enabled).
         tls: ``(certificate, key)`` PEM files, or None for plain HTTP.
         behind_proxy: trust ``X-Forwarded-*`` from the proxy in front.
         allowed_origins: extra browser origins allowed to change state.
@@ -130,6 +141,7 @@ class Exposure:
     oidc_audience: str | None = None
     oidc_principal_claim: str = "sub"
     oidc_groups_claim: str = "groups"
+    oidc_max_lifetime: int | None = None
     tls: tuple[Path, Path] | None = None
     behind_proxy: bool = False
     allowed_origins: tuple[str, ...] = field(default=())
@@ -158,6 +170,7 @@ def exposure(
     oidc_audience: str | None = None,
     oidc_principal_claim: str = "sub",
     oidc_groups_claim: str = "groups",
+    oidc_max_lifetime: int | None = None,
     tls_cert: Path | None = None,
     tls_key: Path | None = None,
     behind_proxy: bool = False,
@@ -234,6 +247,7 @@ def exposure(
         oidc_audience=oidc_audience,
         oidc_principal_claim=oidc_principal_claim,
         oidc_groups_claim=oidc_groups_claim,
+        oidc_max_lifetime=oidc_max_lifetime,
         tls=tls,
         behind_proxy=behind_proxy,
         allowed_origins=tuple(origins),
@@ -273,6 +287,7 @@ def build_gate(
                 audience=exp.oidc_audience,
                 principal_claim=exp.oidc_principal_claim,
                 groups_claim=exp.oidc_groups_claim,
+                max_lifetime_seconds=exp.oidc_max_lifetime,
             )
         )
     if "keys" in exp.modes and keys is None:

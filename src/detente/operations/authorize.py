@@ -178,10 +178,12 @@ def routed_owners(service: Service, meeting_id: str) -> list[str]:
 
 
 def _handles(who: Principal) -> set[str]:
-    """How CODEOWNERS may name ``who``: its name (an e-mail owner), ``@name``, or one of
-    its groups as ``@org/team`` (the ``[roles]`` entry ``group:org/team``)."""
+    """How CODEOWNERS may name ``who``: its OIDC subject (an e-mail owner) or ``@subject``
+    (a registered key is an agent, never a code owner), or one of its groups as
+    ``@org/team`` (the ``[roles]`` entry ``group:org/team``)."""
     groups = {g.removeprefix("group:").lstrip("@") for g in who.groups}
-    return {who.name, f"@{who.name}"} | {f"@{g}" for g in groups}
+    user = {who.subject, f"@{who.subject}"} if who.via != "key" else set()
+    return user | {f"@{g}" for g in groups}
 
 
 def bound_handle(who: Principal, owners: list[str]) -> str:

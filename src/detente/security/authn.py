@@ -141,10 +141,19 @@ class AuthGate:
 
     def with_roles(self, principal: Principal) -> Principal:
         """``principal`` with every role the table grants its name or groups (and, for a
-        registered key, the roles registered with it)."""
-        granted = frozenset(
-            role for role in ROLES if self.roles.allows(role, principal.name, principal.groups)
-        )
+        registered key, the roles registered with it).
+
+        ``[roles]`` entries are principal names (``oidc:alice``, ``key:ci-bot``); a bare
+        entry (``alice``) names the OIDC principal of that subject, never a key."""
+
+        def allowed(role: str) -> bool:
+            if self.roles.allows(role, principal.name, principal.groups):
+                return True
+            return principal.via == "oidc" and self.roles.allows(
+                role, principal.subject, principal.groups
+            )
+
+        granted = frozenset(role for role in ROLES if allowed(role))
         if self.keys is not None and principal.via == "key":
             granted |= self.keys.extra_roles(principal)
         return Principal(

@@ -27,6 +27,21 @@ Via = Literal["oidc", "key", "local"]
 #: Every role of the policy (``[roles]`` in ``detente.toml``).
 ROLES = ("claim", "integrate", "deploy", "arbitrate", "admin")
 
+#: Names no credential may take: the loopback user, the server itself, and the names a
+#: reader of the log would take for them. A token or key naming one is refused.
+RESERVED_NAMES = frozenset({"local", "system", "anonymous"})
+
+
+def namespaced(via: Via, subject: str) -> str:
+    """The principal name of ``subject`` proven by ``via``: ``oidc:alice``,
+    ``key:ci-bot``; the loopback user is plain ``local``.
+
+    One namespace per scheme: an OIDC subject ``bot1`` and the registered key ``bot1`` are
+    two principals (``oidc:bot1``, ``key:bot1``) that never own each other's records, and
+    no credential can be ``local`` or ``system``.
+    """
+    return subject if via == "local" else f"{via}:{subject}"
+
 
 @dataclass(frozen=True)
 class Actor:
@@ -56,7 +71,9 @@ class Principal:
     """An authenticated caller.
 
     Attributes:
-        name: the principal (an OIDC claim such as ``sub``, or a registered key's name).
+        name: the principal, namespaced by scheme (:func:`namespaced`): ``oidc:<claim>``
+            (the OIDC principal claim, ``sub`` by default), ``key:<name>`` (a registered
+            key), or ``local``.
         via: how it was authenticated.
         groups: group names it belongs to (an OIDC groups claim; ``@org/team`` for
             CODEOWNERS teams); roles name them as ``group:NAME``.
@@ -69,6 +86,12 @@ class Principal:
     groups: frozenset[str] = frozenset()
     key_fingerprint: str | None = None
     roles: frozenset[str] = frozenset()
+
+    @property
+    def subject(self) -> str:
+        """The name without its scheme: the OIDC claim's value, the key's name, ``local``."""
+        prefix = f"{self.via}:"
+        return self.name.removeprefix(prefix) if self.via != "local" else self.name
 
     @property
     def actor(self) -> Actor:

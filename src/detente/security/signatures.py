@@ -42,7 +42,7 @@ from http_message_signatures import (
 
 from detente.errors import Unauthenticated, ValidationError
 from detente.security.authn import HttpRequest
-from detente.security.identity import ROLES, Principal
+from detente.security.identity import RESERVED_NAMES, ROLES, Principal, namespaced
 from detente.storage.ledger import MemoryLedger, ReplayLedger
 
 __all__ = [
@@ -190,6 +190,11 @@ class KeyRegistry:
                 f"a principal name is 1-200 printable characters without spaces, got {name!r}",
                 field="name",
             )
+        if name.lower() in RESERVED_NAMES:
+            raise ValidationError(
+                f"{name!r} is a reserved principal name ({', '.join(sorted(RESERVED_NAMES))})",
+                field="name",
+            )
         wanted = tuple(dict.fromkeys(roles))
         for role in wanted:
             if role not in ROLES:
@@ -316,11 +321,11 @@ class SignedRequestVerifier:
                 f"at most {self.window} s are accepted"
             )
         self._remember(key_id, str(nonce), now)
-        return Principal(entry.name, "key", key_fingerprint=entry.fingerprint)
+        return Principal(namespaced("key", entry.name), "key", key_fingerprint=entry.fingerprint)
 
     def extra_roles(self, principal: Principal) -> frozenset[str]:
         """The roles registered with the principal's key (``--role``)."""
-        entry = self.registry.get(principal.name) if principal.via == "key" else None
+        entry = self.registry.get(principal.subject) if principal.via == "key" else None
         return frozenset(entry.roles) if entry is not None else frozenset()
 
     def _remember(self, key_id: str, nonce: str, now: float) -> None:
