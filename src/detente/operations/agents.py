@@ -58,7 +58,7 @@ REGISTER_AGENT: Operation[wire.AgentOut] = Operation(
     "POST",
     "/v1/agents",
     register_agent,
-    rule=who.role("claim"),
+    rule=who.register_agent,
     limit="agent-register",
     status_code=201,
 )

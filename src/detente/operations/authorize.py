@@ -11,7 +11,9 @@ nothing is written.
 The rules (issue #15):
 
 - opening a claim, a takeover, registering an agent or a memory document, reconciling
-  intents: ``claim``;
+  intents: ``claim``; an agent session that exists is its registrant's: only that
+  principal (or ``admin``) re-registers (renews, ends with a short TTL) it or opens a
+  claim under it;
 - renew, announce, scope change, suspend, resume, abandon, complete, clean-up, a memory
   write under a claim, a patch of a claim: the claim's own principal, or ``admin``;
   completion that integrates (an ``expectedBaseRef``) also needs ``integrate``;
@@ -60,6 +62,7 @@ __all__ = [
     "local_refusal",
     "own_body_claim",
     "own_claim",
+    "register_agent",
     "role",
     "routed_owners",
     "session_of",
@@ -105,6 +108,32 @@ def _owner(service: Service, who: Principal, claim_id: str) -> None:
         )
 
 
+def _session_owner(service: Service, who: Principal, session_id: str | None) -> None:
+    """An existing agent session is only its registrant's (or an admin's) to renew,
+    re-register or work under; a session never registered is anyone's to create."""
+    if not session_id or who.has("admin"):
+        return
+    try:
+        owner = service.agents.get_agent(session_id).session.principal
+    except NotFoundError:
+        return
+    if owner != who.name:
+        raise ForbiddenError(
+            f"agent session {session_id!r} belongs to {owner!r}; {who.name!r} may not "
+            "renew, re-register or work under it (register a session id of your own)",
+            principal=who.name,
+            sessionId=session_id,
+            owner=owner,
+        )
+
+
+def register_agent(service: Service, who: Principal, body: Any) -> None:
+    """``claim``; re-registering (renewing, shortening, renaming) an existing session is
+    for the principal that registered it, or an admin."""
+    role("claim")(service, who)
+    _session_owner(service, who, getattr(body, "session_id", None))
+
+
 def open_claim(service: Service, who: Principal, *args: Any) -> None:
     """``claim``; and only the local principal (the CLI on this machine, or a server
     without authentication) may name the directory of a worktree the server creates
@@ -112,6 +141,7 @@ def open_claim(service: Service, who: Principal, *args: Any) -> None:
     place, never a path of its choosing on the server's disk."""
     role("claim")(service, who)
     body = args[-1] if args else None
+    _session_owner(service, who, session_of(body))
     if (
         getattr(body, "create_worktree", False)
         and getattr(body, "worktree", None)

@@ -14,7 +14,8 @@ __all__ = ["AgentList", "AgentOut", "AgentSession", "OverlappingClaim", "Readine
 @record
 class AgentSession(TypedDict):
     """A registered agent session; ``status`` by the server's clock at read time;
-    ``claimIds``: its claims whose lease runs."""
+    ``claimIds``: its claims whose lease runs; ``principal``: who registered it (only it,
+    or an admin, renews it)."""
 
     sessionId: str
     agentName: str
@@ -29,6 +30,7 @@ class AgentSession(TypedDict):
     registeredAt: Time
     updatedAt: Time
     lastEventId: str | None
+    principal: str
     claimIds: list[str]
 
 
