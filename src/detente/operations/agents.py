@@ -8,6 +8,10 @@ from typing import TYPE_CHECKING, Any, cast
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
+#: Reads need the ``read`` role (held by every principal holding a role, unless
+#: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
+READ = who.role("read")
+
 if TYPE_CHECKING:
     from detente.operations import agent_bodies as ab
     from detente.operations import wire
@@ -62,12 +66,14 @@ REGISTER_AGENT: Operation[wire.AgentOut] = Operation(
     limit="agent-register",
     status_code=201,
 )
-LIST_AGENTS: Operation[wire.AgentList] = Operation("list_agents", "GET", "/v1/agents", list_agents)
+LIST_AGENTS: Operation[wire.AgentList] = Operation(
+    "list_agents", "GET", "/v1/agents", list_agents, rule=READ
+)
 GET_AGENT: Operation[wire.AgentOut] = Operation(
-    "get_agent", "GET", "/v1/agents/{session_id}", get_agent
+    "get_agent", "GET", "/v1/agents/{session_id}", get_agent, rule=READ
 )
 SESSION_CLAIMS: Operation[wire.ClaimList] = Operation(
-    "session_claims", "GET", "/v1/agents/{session_id}/claims", session_claims
+    "session_claims", "GET", "/v1/agents/{session_id}/claims", session_claims, rule=READ
 )
 READINESS: Operation[wire.Readiness] = Operation(
     "readiness", "POST", "/v1/readiness", readiness, rule=who.role("claim")

@@ -7,6 +7,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
+from detente.security.identity import current_principal
+
+#: Reads need the ``read`` role (held by every principal holding a role, unless
+#: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
+READ = who.role("read")
 
 if TYPE_CHECKING:
     from detente.operations import memory_bodies as mb
@@ -25,8 +30,16 @@ def register_document(service: Service, body: mb.RegisterIn) -> wire.DocumentOut
 
 def list_documents(service: Service, repo: str, path: str | None = None) -> wire.DocumentList:
     """Registered documents with sections (key, title, revision, hash, ownerClaimId)
-    and ``onDisk {fileHash, inSync}``."""
-    views = service.memory.list_documents(repo, path)
+    and ``onDisk {fileHash, inSync}``; a ``private`` document only to the principal that
+    registered it (and admins)."""
+    who = current_principal()
+    views = [
+        v
+        for v in service.memory.list_documents(repo, path)
+        if v.document.doc_class.value != "private"
+        or v.document.principal == who.name
+        or who.has("admin")
+    ]
     return {"documents": [cast("wire.Document", v.to_wire()) for v in views]}
 
 
@@ -87,7 +100,7 @@ REGISTER_DOCUMENT: Operation[wire.DocumentOut] = Operation(
     tags=_TAGS,
 )
 LIST_DOCUMENTS: Operation[wire.DocumentList] = Operation(
-    "list_documents", "GET", "/v1/memory/documents", list_documents, tags=_TAGS
+    "list_documents", "GET", "/v1/memory/documents", list_documents, tags=_TAGS, rule=READ
 )
 PATCH_SECTION: Operation[wire.SectionPatchOut] = Operation(
     "patch_section",

@@ -40,6 +40,12 @@ class _ClaimOnly:
 CLAIM_ONLY: RoleTable = _ClaimOnly()
 
 
+def _lists(table: RoleTable, role: str) -> bool:
+    """Whether ``table`` names holders of ``role`` itself (a ``[roles]`` entry)."""
+    members = getattr(table, "members", None)
+    return bool(members(role)) if callable(members) else False
+
+
 @dataclass(frozen=True)
 class HttpRequest:
     """What authentication reads of a request.
@@ -144,7 +150,9 @@ class AuthGate:
         registered key, the roles registered with it).
 
         ``[roles]`` entries are principal names (``oidc:alice``, ``key:ci-bot``); a bare
-        entry (``alice``) names the OIDC principal of that subject, never a key."""
+        entry (``alice``) names the OIDC principal of that subject, never a key. The
+        ``read`` role (claims, events, meetings, agents, memory, patches, deployments) is
+        held by whoever holds any role unless ``[roles] read`` lists its holders."""
 
         def allowed(role: str) -> bool:
             if self.roles.allows(role, principal.name, principal.groups):
@@ -156,6 +164,8 @@ class AuthGate:
         granted = frozenset(role for role in ROLES if allowed(role))
         if self.keys is not None and principal.via == "key":
             granted |= self.keys.extra_roles(principal)
+        if granted and "read" not in granted and not _lists(self.roles, "read"):
+            granted |= {"read"}  # without a [roles] read entry: whoever holds a role reads
         return Principal(
             principal.name,
             principal.via,

@@ -25,7 +25,7 @@ from typing import Any, Literal
 Via = Literal["oidc", "key", "local"]
 
 #: Every role of the policy (``[roles]`` in ``detente.toml``).
-ROLES = ("claim", "integrate", "deploy", "arbitrate", "admin")
+ROLES = ("claim", "integrate", "deploy", "arbitrate", "admin", "read")
 
 #: Names no credential may take: the loopback user, the server itself, and the names a
 #: reader of the log would take for them. A token or key naming one is refused.

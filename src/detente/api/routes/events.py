@@ -57,6 +57,7 @@ def stream_route(r: APIRouter, operations: Operations) -> None:
         consumer is cut off with a resync hint. Filters (``claim``, ``path``, ``type``) are
         read by the stream itself from the query string."""
         del claim, path, type  # parsed by detente.api.sse.parse_filter from the query string
+        operations.authorize(op.EVENT_STREAM)  # the read role, before the stream starts
         return await event_stream(
             request, service, repo=repo, since=since, last_event_id=last_event_id
         )
