@@ -20,7 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from detente import __version__
-from detente.api import openapi
+from detente.api import openapi, reference
 from detente.api.access_log import AccessLogMiddleware
 from detente.api.auth import (
     METADATA_PATH,
@@ -28,6 +28,7 @@ from detente.api.auth import (
     OriginMiddleware,
     protected_resource_metadata,
 )
+from detente.api.browser_headers import BrowserHeadersMiddleware
 from detente.api.edges import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
@@ -124,6 +125,8 @@ def create_app(
         version=__version__,
         summary="Coordination plane for AI coding agents: claims, leases, revisions, evidence.",
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's viewers load scripts from a CDN: see api/reference.py
+        redoc_url=None,
     )
     app.state.service = service
     app.state.max_body_bytes = max_body_bytes
@@ -145,8 +148,10 @@ def create_app(
     app.state.hosts = policy
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
     app.add_middleware(HostCheckMiddleware, policy=policy)  # before any route or body read
+    app.add_middleware(BrowserHeadersMiddleware)  # CSP and frame protection on every answer
     app.add_middleware(AccessLogMiddleware)  # outermost: it sees every answer, 413s too
     openapi.install(app)
+    reference.install(app)
 
     if auth is not None:
         _serve_metadata(app, auth, policy)

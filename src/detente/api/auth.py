@@ -54,7 +54,6 @@ PUBLIC_PATHS = (
     "/healthz",
     "/openapi.json",
     "/docs",
-    "/docs/oauth2-redirect",
     "/redoc",
     "/.well-known/oauth-protected-resource",
     "/dashboard/config",

@@ -208,12 +208,19 @@ def routed_owners(service: Service, meeting_id: str) -> list[str]:
 
 
 def _handles(who: Principal) -> set[str]:
-    """How CODEOWNERS may name ``who``: its OIDC subject (an e-mail owner) or ``@subject``
-    (a registered key is an agent, never a code owner), or one of its groups as
-    ``@org/team`` (the ``[roles]`` entry ``group:org/team``)."""
+    """How CODEOWNERS may name ``who``: its OIDC subject (an e-mail owner) or the user
+    handle ``@subject`` (a registered key is an agent, never a code owner), or one of its
+    groups as the team handle ``@org/team`` (the ``[roles]`` entry ``group:org/team``).
+
+    User and team handles never meet: a team handle always has a ``/`` (GitHub's
+    ``@org/team``) and a user handle never does, so a group named ``pay-owner`` is not
+    the user ``@pay-owner``, and a subject ``org/team`` is not the team."""
     groups = {g.removeprefix("group:").lstrip("@") for g in who.groups}
-    user = {who.subject, f"@{who.subject}"} if who.via != "key" else set()
-    return user | {f"@{g}" for g in groups}
+    teams = {f"@{g}" for g in groups if "/" in g.strip("/")}
+    user: set[str] = set()
+    if who.via != "key" and "/" not in who.subject:
+        user = {who.subject, f"@{who.subject}"}
+    return user | teams
 
 
 def bound_handle(who: Principal, owners: list[str]) -> str:
