@@ -79,6 +79,9 @@ class Principal:
             CODEOWNERS teams); roles name them as ``group:NAME``.
         key_fingerprint: see :class:`Actor`.
         roles: the roles the server's policy grants it (filled by the authorizer).
+        expires_at: when its credentials end (a bearer token's ``exp``, POSIX seconds);
+            None for credentials proven per request (a signature) or none at all. An
+            event stream opened with them ends then (:mod:`detente.api.sse`).
     """
 
     name: str
@@ -86,6 +89,7 @@ class Principal:
     groups: frozenset[str] = frozenset()
     key_fingerprint: str | None = None
     roles: frozenset[str] = frozenset()
+    expires_at: float | None = None
 
     @property
     def subject(self) -> str:

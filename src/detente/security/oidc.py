@@ -253,4 +253,6 @@ class OidcVerifier:
             if isinstance(raw_groups, str)
             else frozenset()
         )
-        return Principal(namespaced("oidc", name), "oidc", groups=groups)
+        return Principal(
+            namespaced("oidc", name), "oidc", groups=groups, expires_at=float(claims["exp"])
+        )
