@@ -57,6 +57,26 @@ def readiness(service: Service, body: ab.ReadinessIn) -> wire.Readiness:
     return cast("wire.Readiness", answer.to_wire())
 
 
+def list_keys(service: Service) -> wire.KeyList:
+    """``{principals[]}``: the registered agent keys (``--auth keys``), by name."""
+    keys = service.principals.list_keys()
+    return {"principals": [cast("wire.KeyRecord", k.to_wire()) for k in keys]}
+
+
+def register_key(service: Service, body: ab.KeyIn) -> wire.KeyOut:
+    """Register (or replace) a key; recorded in the log (``principal.key_registered``)
+    before the registry file changes: ``{principal}``."""
+    entry = service.principals.register_key(body.name, body.public_key.encode(), tuple(body.roles))
+    return {"principal": cast("wire.KeyRecord", entry.to_wire())}
+
+
+def remove_key(service: Service, body: ab.KeyRemoveIn) -> wire.KeyOut:
+    """Remove a key; recorded in the log (``principal.key_removed``) before the registry
+    file changes; its signed requests are refused from then on. ``404 not_found``."""
+    entry = service.principals.remove_key(body.name)
+    return {"principal": cast("wire.KeyRecord", entry.to_wire())}
+
+
 REGISTER_AGENT: Operation[wire.AgentOut] = Operation(
     "register_agent",
     "POST",
@@ -79,6 +99,16 @@ READINESS: Operation[wire.Readiness] = Operation(
     "readiness", "POST", "/v1/readiness", readiness, rule=who.role("claim")
 )
 
+LIST_KEYS: Operation[wire.KeyList] = Operation(
+    "list_keys", "GET", "/v1/principals", list_keys, rule=READ
+)
+REGISTER_KEY: Operation[wire.KeyOut] = Operation(
+    "register_key", "POST", "/v1/principals", register_key, rule=who.role("admin")
+)
+REMOVE_KEY: Operation[wire.KeyOut] = Operation(
+    "remove_key", "POST", "/v1/principals/remove", remove_key, rule=who.role("admin")
+)
+
 #: In the order the HTTP API registers them.
 OPERATIONS: tuple[Operation[Any], ...] = (
     REGISTER_AGENT,
@@ -86,4 +116,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     GET_AGENT,
     SESSION_CLAIMS,
     READINESS,
+    LIST_KEYS,
+    REGISTER_KEY,
+    REMOVE_KEY,
 )

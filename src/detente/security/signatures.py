@@ -171,15 +171,27 @@ class KeyRegistry:
         return [k for _, k in sorted(self._read().items())]
 
     def add(self, name: str, public_key: bytes, roles: Iterable[str] = ()) -> RegisteredKey:
-        """Register (or replace) the key of principal ``name``.
+        """Register (or replace) the key of principal ``name``: :meth:`entry` then
+        :meth:`put`.
+
+        Raises:
+            ValidationError: see :meth:`entry`.
+        """
+        entry = self.entry(name, public_key, roles)
+        self.put(entry)
+        return entry
+
+    def entry(self, name: str, public_key: bytes, roles: Iterable[str] = ()) -> RegisteredKey:
+        """The registration of ``name``'s key, checked but not written.
 
         Args:
-            name: the principal; 1-200 characters, no white space or control characters.
+            name: the principal; 1-200 characters, no white space or control characters,
+                not a reserved name.
             public_key: the Ed25519 public key (see :func:`load_public_key`).
             roles: roles of :data:`~detente.security.identity.ROLES`.
 
         Returns:
-            The registered key with its fingerprint.
+            The entry with its fingerprint.
 
         Raises:
             ValidationError: ``validation_error`` naming ``name``, ``role`` or
@@ -203,9 +215,24 @@ class KeyRegistry:
                 )
         key = load_public_key(public_key)
         raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-        entry = RegisteredKey(name, base64.b64encode(raw).decode(), fingerprint(key), wanted)
+        return RegisteredKey(name, base64.b64encode(raw).decode(), fingerprint(key), wanted)
+
+    def put(self, entry: RegisteredKey) -> None:
+        """Write ``entry`` (replacing a key of the same name); the file is replaced
+        atomically."""
         keys = self._read()
-        keys[name] = entry
+        keys[entry.name] = entry
+        self._write(keys)
+
+    def remove(self, name: str) -> RegisteredKey | None:
+        """Remove ``name``'s key; the removed entry, or None when there was none."""
+        keys = self._read()
+        removed = keys.pop(name, None)
+        if removed is not None:
+            self._write(keys)
+        return removed
+
+    def _write(self, keys: dict[str, RegisteredKey]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         document = {"principals": [keys[n].to_wire() for n in sorted(keys)]}
         fd, tmp = tempfile.mkstemp(prefix=".principals-", dir=self.path.parent)
@@ -213,7 +240,6 @@ class KeyRegistry:
             json.dump(document, out, indent=2)
             out.write("\n")
         os.replace(tmp, self.path)
-        return entry
 
 
 class _Resolver(HTTPSignatureKeyResolver):

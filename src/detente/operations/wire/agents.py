@@ -8,7 +8,16 @@ from typing_extensions import TypedDict
 
 from detente.operations.wire.record import ClaimStatus, Time, record
 
-__all__ = ["AgentList", "AgentOut", "AgentSession", "OverlappingClaim", "Readiness"]
+__all__ = [
+    "AgentList",
+    "AgentOut",
+    "AgentSession",
+    "KeyList",
+    "KeyOut",
+    "KeyRecord",
+    "OverlappingClaim",
+    "Readiness",
+]
 
 
 @record
@@ -67,3 +76,27 @@ class Readiness(TypedDict):
 
     readiness: Literal["ready", "caution"]
     overlappingClaims: list[OverlappingClaim]
+
+
+@record
+class KeyRecord(TypedDict):
+    """A registered agent key: its principal is ``key:<name>``."""
+
+    name: str
+    publicKey: str
+    fingerprint: str
+    roles: list[str]
+
+
+@record
+class KeyOut(TypedDict):
+    """``{principal}``: the key registered or removed."""
+
+    principal: KeyRecord
+
+
+@record
+class KeyList(TypedDict):
+    """``{principals[]}``."""
+
+    principals: list[KeyRecord]
