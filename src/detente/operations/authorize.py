@@ -16,7 +16,8 @@ The rules (issue #15):
   claim under it;
 - renew, announce, scope change, suspend, resume, abandon, complete, clean-up, a memory
   write under a claim, a patch of a claim: the claim's own principal, or ``admin``;
-  completion that integrates (an ``expectedBaseRef``) also needs ``integrate``;
+  completion that integrates (an ``expectedBaseRef``) also needs ``integrate``, and a
+  holder of ``integrate`` may integrate anyone's ``ready_for_review`` claim;
 - meeting proposals and acceptances: the principal of the participant claim named;
   a handoff's accept: the receiving claim's principal;
 - a human resolution: ``arbitrate``; when the meeting is routed by CODEOWNERS (its
@@ -170,10 +171,28 @@ def own_body_claim(service: Service, who: Principal, *args: Any) -> None:
 
 
 def complete(service: Service, who: Principal, claim_id: str, body: Any) -> None:
-    """The caller's own claim; integrating (an ``expectedBaseRef``) needs ``integrate``."""
+    """The caller's own claim; integrating (an ``expectedBaseRef``) needs ``integrate``.
+
+    A holder of ``integrate`` may also integrate another principal's claim once that
+    claim is ``ready_for_review`` (review, then merge): the log then records both, the
+    claim's principal on the claim and the integrator as the actor of its integration."""
+    integrating = getattr(body, "expected_base_ref", None) is not None and getattr(
+        body, "integrate", True
+    )
+    if integrating and who.has("integrate") and _status(service, claim_id) == "ready_for_review":
+        return
     _owner(service, who, claim_id)
-    if getattr(body, "expected_base_ref", None) is not None and getattr(body, "integrate", True):
+    if integrating:
         role("integrate")(service, who)
+
+
+def _status(service: Service, claim_id: str) -> str:
+    repo = service.repo_of_claim(claim_id)
+    with service.lock(repo):
+        claim = service.fresh(repo).claims.get(claim_id)
+    if claim is None:
+        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
+    return str(claim.status.value)
 
 
 def arbitrate(service: Service, who: Principal, meeting_id: str, body: Any) -> None:
