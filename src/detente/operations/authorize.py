@@ -30,8 +30,10 @@ The rules (issue #15):
   targets have CODEOWNERS owners) is one of them; an ``owner`` approval (``claim``)
   whose ``approver`` is the caller's own handle (the decision then checks it against the
   CODEOWNERS owners of the gated targets and counts it toward the quorum);
-- deployments: ``deploy``; a deployment policy: ``admin``; recording a push
-  (post-receive): ``integrate``.
+- deployments: ``deploy``; a deployment policy: ``admin``; checking a push to a
+  protected ref (pre-receive, update, reference-transaction) and recording it
+  (post-receive): ``integrate``, so a push whose landing the log could not record is
+  refused before the ref moves.
 
 ``admin`` passes every rule. The loopback principal ``local`` (no ``--auth``) holds every
 role, so a server without authentication behaves as before; a local process on a store

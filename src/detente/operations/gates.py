@@ -130,7 +130,9 @@ PRE_RECEIVE: Operation[wire.PushChecked] = Operation(
     "POST",
     "/v1/hooks/pre-receive",
     pre_receive,
-    rule=who.role("claim"),
+    # The pusher's landing is recorded by post-receive, which needs integrate: a push
+    # whose landing could not be recorded is refused here (fail closed).
+    rule=who.role("integrate"),
     conflicts=("evidence_rejected",),
 )
 POST_RECEIVE: Operation[wire.PushRecorded] = Operation(
