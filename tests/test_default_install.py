@@ -76,7 +76,7 @@ _SERVE = _BLOCK + textwrap.dedent(
     service = build_service([repo], store_url="memory://")
     warm(service)
     app = build_app(service, sweep_interval=None)  # its lifespan warms up again
-    with TestClient(app) as http:
+    with TestClient(app, base_url="http://127.0.0.1") as http:
         def open_claim(paths, objective):
             answer = http.post("/v1/claims", json={
                 "repo": repo.name, "objective": objective, "baseCommit": head,

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from detente.client import Client
     from detente.security.authn import AuthGate
+    from detente.security.hosts import HostPolicy
     from detente.service import Service
 
 __all__ = [
@@ -57,6 +58,7 @@ def build_app(
     max_body_bytes: int | None = None,
     auth: AuthGate | None = None,
     allowed_origins: Sequence[str] = (),
+    hosts: HostPolicy | None = None,
 ) -> FastAPI:
     """The served app: every API route, MCP (streamable HTTP) at ``/mcp``, the dashboard
     at ``/``.
@@ -69,6 +71,8 @@ def build_app(
         auth: authentication of every request (``/v1``, ``/mcp``, the dashboard); None:
             every caller is principal ``local`` (a loopback-only server).
         allowed_origins: browser origins allowed to change state besides the server's.
+        hosts: the host names answered to and the public origin (default: loopback names
+            only; see :mod:`detente.security.hosts`).
 
     Returns:
         The ASGI app; the MCP SDK is loaded when its lifespan starts.
@@ -91,6 +95,7 @@ def build_app(
         auth=auth,
         allowed_origins=allowed_origins,
         operations=operations,
+        hosts=hosts,
     )
     mount(
         app,
@@ -114,6 +119,7 @@ def make_server(
     allowed_origins: Sequence[str] = (),
     tls: tuple[Path, Path] | None = None,
     behind_proxy: bool = False,
+    hosts: HostPolicy | None = None,
 ) -> uvicorn.Server:
     """A uvicorn server for ``service`` (not started).
 
@@ -125,7 +131,7 @@ def make_server(
         log_level: ``debug``, ``info`` (default: one access line per request),
             ``warning``, ``error`` or ``critical`` (see :mod:`detente.logs`).
         max_body_bytes: the request body limit in bytes (default 1 MiB).
-        auth / allowed_origins: see :func:`build_app`.
+        auth / allowed_origins / hosts: see :func:`build_app`.
         tls: ``(certificate, key)`` PEM files: serve HTTPS.
         behind_proxy: trust ``X-Forwarded-Proto``/``-For``/``-Host`` from any peer (the
             proxy in front terminates TLS); otherwise forwarded headers are ignored.
@@ -148,6 +154,7 @@ def make_server(
         max_body_bytes=max_body_bytes,
         auth=auth,
         allowed_origins=allowed_origins,
+        hosts=hosts,
     )
     record = StartupRecord()
     app.router.lifespan_context = watch_lifespan(app.router.lifespan_context, record)
@@ -224,6 +231,7 @@ def serve(
     allowed_origins: Sequence[str] = (),
     tls: tuple[Path, Path] | None = None,
     behind_proxy: bool = False,
+    hosts: HostPolicy | None = None,
 ) -> None:
     """Serve the HTTP API until SIGINT or SIGTERM, then return after a graceful shutdown.
 
@@ -234,7 +242,7 @@ def serve(
         sweep_interval: seconds between background lease sweeps.
         sock: an already bound listening socket to serve on instead of ``host:port``.
         log_level: see :func:`make_server`.
-        max_body_bytes / auth / allowed_origins / tls / behind_proxy: see
+        max_body_bytes / auth / allowed_origins / tls / behind_proxy / hosts: see
             :func:`make_server`.
     """
     server = make_server(
@@ -248,6 +256,7 @@ def serve(
         allowed_origins=allowed_origins,
         tls=tls,
         behind_proxy=behind_proxy,
+        hosts=hosts,
     )
     stops: list[int] = []
     handlers = {}

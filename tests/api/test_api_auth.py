@@ -180,11 +180,11 @@ def _open(base: str, token: str, *paths: str) -> dict[str, Any]:
 
 def test_a_claim_records_its_principal_and_every_event_its_actor(base: str, issuer: Issuer) -> None:
     opened = _open(base, issuer.token("alice"), "src/a.py")
-    assert opened["claim"]["principal"] == "alice"
+    assert opened["claim"]["principal"] == "oidc:alice"
     events = httpx.get(
         f"{base}/v1/events", headers=_bearer(issuer.token("alice")), timeout=10
     ).json()["events"]
-    assert events and {e["data"]["actor"]["principal"] for e in events} == {"alice"}
+    assert events and {e["data"]["actor"]["principal"] for e in events} == {"oidc:alice"}
     assert {e["data"]["actor"]["via"] for e in events} == {"oidc"}
     shell = httpx.get(f"{base}/", timeout=10)  # public: the dashboard's shell shows no record
     assert shell.status_code == 200 and opened["claim"]["objective"] not in shell.text
@@ -241,7 +241,7 @@ def test_the_claims_principal_may_renew_it_and_an_admin_may_too(base: str, issue
         )
         assert renewed.status_code == 200, renewed.text
         claim = renewed.json()["claim"]
-    assert claim["principal"] == "alice"
+    assert claim["principal"] == "oidc:alice"
 
 
 def test_deploying_needs_the_deploy_role_given_to_a_group(base: str, issuer: Issuer) -> None:
@@ -341,7 +341,7 @@ def test_a_signed_request_acts_as_its_registered_principal_with_the_key_fingerpr
     base, clock, key = signed
     response = _send_signed(base, "POST", "/v1/claims", claim_body("src/a.py"), key, clock)
     assert response.status_code == 201, response.text
-    assert response.json()["claim"]["principal"] == "ci-bot"
+    assert response.json()["claim"]["principal"] == "key:ci-bot"
     with httpx.Client(timeout=10) as http:
         request = http.build_request("GET", f"{base}/v1/events")
         SignatureAuth(key, "ci-bot").sign(request, created=clock.now())
@@ -418,7 +418,7 @@ def test_an_idempotency_key_never_replays_another_principals_answer(
         answers.append(httpx.post(f"{base}/v1/claims", json=body, headers=headers, timeout=10))
     assert [a.status_code for a in answers] == [201, 201]
     assert "idempotent-replayed" not in answers[1].headers
-    assert [a.json()["claim"]["principal"] for a in answers] == ["alice", "bob"]
+    assert [a.json()["claim"]["principal"] for a in answers] == ["oidc:alice", "oidc:bob"]
 
 
 def test_an_arbitrator_may_resolve_a_meeting_a_participant_may_not(

@@ -175,7 +175,7 @@ def test_a_meeting_over_unowned_paths_needs_only_the_arbitrate_role(
     assert _resolve(base, meeting, _as(issuer, "ben", BILLING)).status_code == 403
     resolved = _resolve(base, meeting, _as(issuer, "judy"))
     assert resolved.status_code == 200, resolved.text
-    assert resolved.json()["meeting"]["resolution"]["resolvedBy"] == "judy"
+    assert resolved.json()["meeting"]["resolution"]["resolvedBy"] == "oidc:judy"
 
 
 def _gated_takeover(base: str, repo: Path, issuer: Issuer, clock: FakeClock) -> dict[str, Any]:
@@ -254,4 +254,4 @@ def test_an_owning_arbitrator_may_release_a_gated_takeover_as_a_human(
     assert approved.status_code == 200, approved.text
     claim = approved.json()["claim"]
     assert claim["status"] == "active"
-    assert [a["approver"] for a in claim["takeoverOf"]["approvals"]] == ["bea"]
+    assert [a["approver"] for a in claim["takeoverOf"]["approvals"]] == ["oidc:bea"]

@@ -22,6 +22,7 @@ from api.conftest import running
 from detente.client.signing import SignatureAuth
 from detente.clock import FakeClock
 from detente.security.authn import AuthGate
+from detente.security.hosts import HostPolicy
 from detente.security.signatures import KeyRegistry, SignedRequestVerifier
 from detente.service import RepoConfig, Service
 from detente.storage.factory import open_store
@@ -71,7 +72,8 @@ def server(url: str, registry: KeyRegistry, clock: FakeClock) -> Iterator[str]:
     )
     verifier = SignedRequestVerifier(registry, clock.now, ledger=ledger_for(store))
     try:
-        with running(service, auth=AuthGate(keys=verifier)) as base:
+        hosts = HostPolicy.from_public_url(PUBLIC)  # the name the requests are signed for
+        with running(service, auth=AuthGate(keys=verifier), hosts=hosts) as base:
             yield base
     finally:
         store.close()

@@ -8,8 +8,8 @@ import asyncio
 from typing import Any
 
 from detente.api.chunk_writer import ChunkWriter, run_eagerly
-from detente.api.sse import _Subscriber
 from detente.api.sse_filter import EventKeys, parse_filter
+from detente.api.sse_subscriber import Subscriber
 from detente.clock import FakeClock
 from detente.eventlog.envelope import StoredEvent
 from detente.service import RepoConfig, Service
@@ -164,7 +164,7 @@ def test_the_fan_out_writes_an_idle_subscribers_batch_as_one_chunk_without_wakin
         server = _Server()
         writer = ChunkWriter()
         writer.bind(server, asyncio.get_running_loop())
-        sub = _Subscriber(parse_filter(None, {}), 0, capacity=8, live=True)
+        sub = Subscriber(parse_filter(None, {}), 0, capacity=8, live=True)
         waiting = asyncio.ensure_future(sub.wait(writer))
         await asyncio.sleep(0)  # the stream now waits with nothing queued
         assert sub.offer(keys, keys[0].message + keys[1].message)
@@ -188,7 +188,7 @@ def test_a_busy_subscribers_events_are_queued_and_wake_its_stream() -> None:
         writer = ChunkWriter()
         writer.bind(server, asyncio.get_running_loop())
         assert writer.write_now(b"x")  # a send blocked on a full socket
-        sub = _Subscriber(parse_filter(None, {}), 0, capacity=8, live=True)
+        sub = Subscriber(parse_filter(None, {}), 0, capacity=8, live=True)
         waiting = asyncio.ensure_future(sub.wait(writer))
         await asyncio.sleep(0)  # the stream now waits
         assert sub.offer(keys, keys[0].message + keys[1].message)
@@ -211,7 +211,7 @@ def test_a_filtered_idle_subscriber_is_written_only_the_events_it_wants() -> Non
         server = _Server()
         writer = ChunkWriter()
         writer.bind(server, asyncio.get_running_loop())
-        sub = _Subscriber(parse_filter(None, {"type": wanted}), 0, capacity=8, live=True)
+        sub = Subscriber(parse_filter(None, {"type": wanted}), 0, capacity=8, live=True)
         waiting = asyncio.ensure_future(sub.wait(writer))
         await asyncio.sleep(0)  # the stream now waits with nothing queued
         assert sub.offer(keys, keys[0].message + keys[1].message)

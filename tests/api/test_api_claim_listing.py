@@ -25,7 +25,7 @@ def _declared_answer(service: Service, **query: object) -> bytes:
     transport = httpx.ASGITransport(app=app)
 
     async def get() -> bytes:
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             return (await client.get("/claims")).content
 
     import asyncio

@@ -45,7 +45,7 @@ _FIRST_WRITES = textwrap.dedent(
         imported[name] = sorted(set(sys.modules) - before)
         return answer.json()
 
-    with TestClient(app) as http:
+    with TestClient(app, base_url="http://127.0.0.1") as http:
         http.get("/v1/repos").raise_for_status()  # the test client's own first call
         step("register", lambda: http.post("/v1/memory/documents", json={
             "repo": "repo", "path": "AGENTS.md", "class": "section_owned"}))
@@ -129,7 +129,10 @@ def test_the_warm_up_walk_answers_404_and_leaves_no_access_log_line(tmp_path: Pa
     store = SqliteStore(tmp_path / "d.db")
     service = Service(store, FakeClock(), [RepoConfig("demo")])
     app = build_app(service, sweep_interval=None)
-    with log_records("detente.access") as seen, TestClient(app) as http:
+    with (
+        log_records("detente.access") as seen,
+        TestClient(app, base_url="http://127.0.0.1") as http,
+    ):
         assert http.portal is not None
         assert http.portal.call(warm_routes, app) == 404
         assert http.get("/v1/repos").status_code == 200

@@ -63,7 +63,7 @@ def test_local_roles_in_detente_toml_let_the_local_cli_claim_but_not_touch_anoth
     assert mine["claim"]["principal"] == "local"
     refused = _abandon(cli, claim)
     assert refused.exit_code == 8, refused.output
-    assert "belongs to 'alice'" in refused.output and "--server" in refused.output
+    assert "belongs to 'oidc:alice'" in refused.output and "--server" in refused.output
     assert service.claims.get_claim(claim["id"]).claim.status.value == "active"
 
 

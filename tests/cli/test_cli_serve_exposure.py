@@ -13,6 +13,20 @@ from detente.errors import ValidationError
 OIDC = {"oidc_issuer": "https://id.example.com", "oidc_audience": "detente"}
 
 
+def test_a_proxy_without_the_public_url_clients_use_is_refused() -> None:
+    with pytest.raises(ValidationError) as caught:
+        exposure("0.0.0.0", auth=["keys"], behind_proxy=True)
+    assert caught.value.field == "public-url"
+
+
+def test_a_non_loopback_address_to_listen_on_is_a_name_the_server_answers_to() -> None:
+    hosts = exposure(
+        "10.1.2.3", auth=["keys"], behind_proxy=True, public_url="https://d.example"
+    ).hosts
+    assert hosts.allows("10.1.2.3:7420") and hosts.allows("d.example")
+    assert not hosts.allows("e.example")
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.5", "::1", "[::1]", "localhost"])
 def test_loopback_hosts_need_no_authentication(host: str) -> None:
     assert is_loopback(host)
@@ -33,8 +47,15 @@ def test_auth_without_tls_or_a_proxy_is_refused_off_loopback() -> None:
 
 
 def test_auth_behind_a_proxy_or_with_tls_files_may_listen_anywhere(tmp_path: Path) -> None:
-    proxied = exposure("0.0.0.0", auth=["oidc", "keys"], behind_proxy=True, **OIDC)
+    proxied = exposure(
+        "0.0.0.0",
+        auth=["oidc", "keys"],
+        behind_proxy=True,
+        public_url="https://detente.example.com",
+        **OIDC,
+    )
     assert proxied.modes == ("oidc", "keys") and proxied.scheme == "http"
+    assert proxied.hosts.public_origin == "https://detente.example.com"
     cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
     cert.write_text("cert")
     key.write_text("key")

@@ -195,7 +195,7 @@ def test_oidc_over_tls_accepts_a_bearer_token_and_answers_401_with_a_challenge_w
     assert refused.json()["code"] == "unauthenticated"
     assert refused.headers["www-authenticate"].startswith('Bearer realm="detente"')
     assert opened.status_code == 201, opened.text
-    assert opened.json()["claim"]["principal"] == "alice"
+    assert opened.json()["claim"]["principal"] == "oidc:alice"
     assert metadata.json()["resource"] == base  # not behind a proxy: forwarded headers ignored
     with pytest.raises(httpx.HTTPError):  # plain HTTP is not served on that port
         httpx.get(f"http://127.0.0.1:{served.port}/healthz", timeout=10).raise_for_status()
@@ -226,7 +226,7 @@ def test_keys_over_tls_accept_a_request_signed_by_a_registered_key_and_refuse_ot
     assert unsigned.headers["www-authenticate"].startswith("Signature")
     assert stranger.status_code == 401 and stranger.json()["code"] == "unauthenticated"
     assert opened.status_code == 201, opened.text
-    assert opened.json()["claim"]["principal"] == "ci-bot"
+    assert opened.json()["claim"]["principal"] == "key:ci-bot"
 
 
 @pytest.mark.parametrize(
@@ -287,6 +287,8 @@ def test_behind_a_proxy_the_forwarded_scheme_host_and_client_are_trusted(
         "--oidc-audience",
         AUD,
         "--behind-proxy",
+        "--public-url",
+        "https://detente.example.com",
     )
     direct = f"http://127.0.0.1:{served.port}"
     public = "https://detente.example.com"
@@ -316,7 +318,7 @@ def test_behind_a_proxy_the_forwarded_scheme_host_and_client_are_trusted(
         )
     assert metadata.json()["resource"] == public
     assert opened.status_code == 201, opened.text
-    assert opened.json()["claim"]["principal"] == "ci-bot"
+    assert opened.json()["claim"]["principal"] == "key:ci-bot"
     assert origin.status_code == 201, origin.text  # the proxy's origin is the server's own
     served.proc.terminate()
     _, log = served.proc.communicate(timeout=20)

@@ -60,7 +60,7 @@ async def test_mcp_tool_calls_with_a_bearer_token_act_as_its_principal(
         await register(client, "s1")
         await call(client, "claim_files", session_id="s1", paths=["a.py"], reason="r")
     events = httpx.get(f"{base}/v1/events", headers=headers, timeout=10).json()["events"]
-    assert events and {e["data"]["actor"]["principal"] for e in events} == {"alice"}
+    assert events and {e["data"]["actor"]["principal"] for e in events} == {"oidc:alice"}
 
 
 async def test_another_principal_cannot_use_an_mcp_session_it_did_not_open(

@@ -65,7 +65,7 @@ async def test_mcp_with_a_server_url_sends_the_bearer_token_of_detente_token(
                 )
     assert registered["status"] == "active"
     claim = service.claims.get_claim(claimed["claimId"]).claim
-    assert claim.principal == "alice"
+    assert claim.principal == "oidc:alice"
 
 
 async def test_mcp_with_a_server_url_signs_every_call_with_detente_key(
@@ -97,7 +97,7 @@ async def test_mcp_with_a_server_url_signs_every_call_with_detente_key(
                 client, "claim_files", session_id="k1", paths=["src/app.py"], reason="fix"
             )
     claim = service.claims.get_claim(claimed["claimId"]).claim
-    assert claim.principal == "ci-bot"
+    assert claim.principal == "key:ci-bot"
     events, _ = service.events(limit=100)
     assert {e.data["actor"]["via"] for e in events} == {"key"}
 

@@ -457,7 +457,7 @@ def test_the_mcp_endpoint_of_an_app_run_without_its_lifespan_answers_503(
     service: Service,
 ) -> None:
     app = build_app(service)
-    http = TestClient(app)  # not entered: no lifespan
+    http = TestClient(app, base_url="http://127.0.0.1")  # not entered: no lifespan
     r = http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert r.status_code == 503 and r.json()["code"] == "server_unavailable"
     assert "/mcp" not in http.get("/openapi.json").json()["paths"]

@@ -32,7 +32,7 @@ from detente.operations.door import Operations
 from detente.operations.local_principal import local_principal
 from detente.runtime import default_store_url
 from detente.security.authn import AuthGate
-from detente.security.identity import Principal, acting_as
+from detente.security.identity import Principal, acting_as, namespaced
 from detente.security.oidc import OidcSettings, OidcVerifier
 from detente.security.ratelimit import RateLimiter
 from detente.service import RepoConfig, Service
@@ -88,7 +88,7 @@ class World:
     paths: Iterator[int] = field(default_factory=itertools.count)
 
     def principal(self, name: str) -> Principal:
-        return self.gate.with_roles(Principal(name, "oidc"))
+        return self.gate.with_roles(Principal(namespaced("oidc", name), "oidc"))
 
     def head(self) -> tuple[int, str]:
         return self.service.store.head()

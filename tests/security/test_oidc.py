@@ -38,14 +38,14 @@ def test_a_token_signed_with_each_accepted_algorithm_names_its_principal(
     kid = next(k for k, (a, _) in issuer.keys.items() if a == alg)
     token = issuer.token("alice@example.com", kid=kid, groups=["backend", "oncall"])
     principal = _verifier(issuer).verify(token)
-    assert principal.name == "alice@example.com" and principal.via == "oidc"
+    assert principal.name == "oidc:alice@example.com" and principal.via == "oidc"
     assert principal.groups == {"backend", "oncall"}
 
 
 def test_the_principal_and_groups_claims_are_configurable(issuer: Issuer) -> None:
-    token = issuer.token("u-123", email="bob@example.com", teams="platform")
+    token = issuer.token("u-123", email="bob@example.com", email_verified=True, teams="platform")
     principal = _verifier(issuer, principal_claim="email", groups_claim="teams").verify(token)
-    assert principal.name == "bob@example.com" and principal.groups == {"platform"}
+    assert principal.name == "oidc:bob@example.com" and principal.groups == {"platform"}
 
 
 def test_keys_are_fetched_once_and_again_when_a_token_names_an_unknown_kid(
@@ -56,7 +56,7 @@ def test_keys_are_fetched_once_and_again_when_a_token_names_an_unknown_kid(
     verifier.verify(issuer.token())
     assert issuer.fetches == 1
     rotated = issuer.rotate("ES256")
-    assert verifier.verify(issuer.token("carol", kid=rotated)).name == "carol"
+    assert verifier.verify(issuer.token("carol", kid=rotated)).name == "oidc:carol"
     assert issuer.fetches == 2
 
 
@@ -79,7 +79,7 @@ def test_a_key_the_issuer_does_not_publish_is_refused(issuer: Issuer) -> None:
 
 def test_an_expired_token_is_refused_beyond_the_60_second_leeway_only(issuer: Issuer) -> None:
     verifier = _verifier(issuer)
-    assert verifier.verify(issuer.token(expires_in=-30)).name == "alice"
+    assert verifier.verify(issuer.token(expires_in=-30)).name == "oidc:alice"
     assert "expired" in _refusal(verifier, issuer.token(expires_in=-120)).detail
 
 
@@ -168,7 +168,7 @@ def test_the_issuer_coming_back_ends_the_outage(issuer: Issuer) -> None:
     verifier = _verifier(issuer, discovery_retry_seconds=0)
     _unavailable(verifier, issuer.token())
     issuer.broken.clear()
-    assert verifier.verify(issuer.token("dave")).name == "dave"
+    assert verifier.verify(issuer.token("dave")).name == "oidc:dave"
 
 
 def test_an_unknown_kid_while_the_key_set_is_down_is_unavailable_not_a_refusal(
@@ -180,7 +180,7 @@ def test_an_unknown_kid_while_the_key_set_is_down_is_unavailable_not_a_refusal(
     issuer.broken["/jwks"] = "500"
     _unavailable(verifier, issuer.token(kid=rotated))
     issuer.broken.clear()
-    assert verifier.verify(issuer.token("erin", kid=rotated)).name == "erin"
+    assert verifier.verify(issuer.token("erin", kid=rotated)).name == "oidc:erin"
 
 
 def test_settings_refuse_a_non_url_issuer_and_a_leeway_over_60_seconds() -> None:

@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from detente.client.signing import SignatureAuth
-from detente.clock import FakeClock
+from detente.clock import FakeClock, SystemClock
 from detente.errors import Unauthenticated, ValidationError
 from detente.security.authn import HttpRequest
 from detente.security.signatures import KeyRegistry, SignedRequestVerifier, fingerprint
@@ -79,7 +79,7 @@ def test_a_signed_request_names_the_registered_principal_and_its_key_fingerprint
 ) -> None:
     request = _signed(key, clock)
     principal = SignedRequestVerifier(registry, clock.now).verify(_seen(request))
-    assert principal.name == "ci-bot" and principal.via == "key"
+    assert principal.name == "key:ci-bot" and principal.via == "key"
     assert principal.key_fingerprint == fingerprint(key.public_key())
     assert "content-digest" in request.headers["signature-input"]
     assert "nonce=" in request.headers["signature-input"]
@@ -103,6 +103,20 @@ def test_a_signature_created_outside_the_300_second_window_is_stale(
     assert "at most 300 s" in _refusal(verifier, request)
     ahead = _seen(_signed(key, FakeClock(clock.now() + timedelta(seconds=301))))
     assert "at most 300 s" in _refusal(verifier, ahead)
+
+
+def test_a_signature_up_to_300_seconds_ahead_of_the_server_clock_verifies(
+    registry: KeyRegistry, key: ed25519.Ed25519PrivateKey
+) -> None:
+    # The server's clock is the real time here: the library's own 5 s wall-clock check
+    # refused a signature 10 s ahead although the window is 300 s on either side.
+    clock = FakeClock(SystemClock().now())
+    verifier = SignedRequestVerifier(registry, clock.now)
+    for ahead in (10, 299):
+        later = FakeClock(clock.now() + timedelta(seconds=ahead))
+        assert verifier.verify(_seen(_signed(key, later))).name == "key:ci-bot"
+    too_far = _seen(_signed(key, FakeClock(clock.now() + timedelta(seconds=301))))
+    assert "at most 300 s" in _refusal(verifier, too_far)
 
 
 def test_a_changed_body_method_or_target_does_not_verify(

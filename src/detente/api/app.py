@@ -20,7 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from detente import __version__
-from detente.api import openapi
+from detente.api import openapi, reference
 from detente.api.access_log import AccessLogMiddleware
 from detente.api.auth import (
     METADATA_PATH,
@@ -28,6 +28,7 @@ from detente.api.auth import (
     OriginMiddleware,
     protected_resource_metadata,
 )
+from detente.api.browser_headers import BrowserHeadersMiddleware
 from detente.api.edges import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
@@ -35,6 +36,7 @@ from detente.api.edges import (
     http_error_handler,
     unexpected_error_handler,
 )
+from detente.api.hosts import HostCheckMiddleware
 from detente.api.idempotency import IdempotencyMiddleware
 from detente.api.problems import detente_error_handler, validation_error_handler
 from detente.api.routes import claims, events, system
@@ -45,6 +47,7 @@ from detente.api.warmup import warm_routes
 from detente.errors import DetenteError
 from detente.operations.door import Operations
 from detente.security.authn import AuthGate
+from detente.security.hosts import HostPolicy
 from detente.service import Service
 from detente.service.warmup import warm
 from detente.storage.ledger import ledger_for
@@ -59,6 +62,7 @@ def create_app(
     auth: AuthGate | None = None,
     allowed_origins: Sequence[str] = (),
     operations: Operations | None = None,
+    hosts: HostPolicy | None = None,
 ) -> FastAPI:
     """Build the ASGI app around ``service``.
 
@@ -78,7 +82,11 @@ def create_app(
         operations: the application layer the routes call; default one over ``service``
             with ``auth``'s rate limiter. The composition root passes the instance the
             MCP endpoint calls too: one set of rules, one limiter for ``/v1`` and ``/mcp``.
+        hosts: the host names answered to and the public origin (default: the loopback
+            names only); any other ``Host`` is ``403 forbidden`` on every path, before
+            routing (DNS rebinding).
     """
+    policy = hosts if hosts is not None else HostPolicy()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -117,6 +125,8 @@ def create_app(
         version=__version__,
         summary="Coordination plane for AI coding agents: claims, leases, revisions, evidence.",
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's viewers load scripts from a CDN: see api/reference.py
+        redoc_url=None,
     )
     app.state.service = service
     app.state.max_body_bytes = max_body_bytes
@@ -132,15 +142,19 @@ def create_app(
         now=lambda: service.clock.now().timestamp(),
     )
     if auth is not None:  # inside the body limit: a signed body is read whole
-        app.add_middleware(AuthMiddleware, gate=auth)
-    app.add_middleware(OriginMiddleware, allowed=tuple(allowed_origins))
+        app.add_middleware(AuthMiddleware, gate=auth, hosts=policy)
+    app.add_middleware(OriginMiddleware, allowed=tuple(allowed_origins), hosts=policy)
     app.state.auth = auth
+    app.state.hosts = policy
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
+    app.add_middleware(HostCheckMiddleware, policy=policy)  # before any route or body read
+    app.add_middleware(BrowserHeadersMiddleware)  # CSP and frame protection on every answer
     app.add_middleware(AccessLogMiddleware)  # outermost: it sees every answer, 413s too
     openapi.install(app)
+    reference.install(app)
 
     if auth is not None:
-        _serve_metadata(app, auth)
+        _serve_metadata(app, auth, policy)
     # Roles and ownership (all pass for ``local``), then the rate limits of an auth server.
     if operations is None:
         operations = Operations(service, limiter=auth.limiter if auth is not None else None)
@@ -154,9 +168,9 @@ def create_app(
     return app
 
 
-def _serve_metadata(app: FastAPI, gate: AuthGate) -> None:
+def _serve_metadata(app: FastAPI, gate: AuthGate, hosts: HostPolicy) -> None:
     """``GET /.well-known/oauth-protected-resource`` (public; see :mod:`detente.api.auth`)."""
 
     @app.get(METADATA_PATH, include_in_schema=False)
     def metadata(request: Request) -> dict[str, object]:
-        return protected_resource_metadata(request.scope, gate)
+        return protected_resource_metadata(request.scope, gate, hosts)

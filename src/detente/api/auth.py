@@ -31,9 +31,11 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from detente.api.body_replay import read_body, replaying
+from detente.api.hosts import request_origin
 from detente.api.problems import STATUS_BY_CODE, problem
 from detente.errors import DetenteError, IssuerUnavailable, Unauthenticated
 from detente.security.authn import AuthGate, HttpRequest
+from detente.security.hosts import HostPolicy
 from detente.security.identity import Principal, acting_as
 
 __all__ = [
@@ -52,7 +54,6 @@ PUBLIC_PATHS = (
     "/healthz",
     "/openapi.json",
     "/docs",
-    "/docs/oauth2-redirect",
     "/redoc",
     "/.well-known/oauth-protected-resource",
     "/dashboard/config",
@@ -77,24 +78,22 @@ def _public(path: str) -> bool:
     )
 
 
-def target_uri(scope: Scope) -> str:
-    """The request's absolute URI (RFC 9421 ``@target-uri``) as the server received it.
+def target_uri(scope: Scope, hosts: HostPolicy | None = None) -> str:
+    """The request's absolute URI (RFC 9421 ``@target-uri``) as this server's
+    configuration names it: the origin is :func:`~detente.api.hosts.request_origin` (the
+    configured public origin, or the loopback name at the listening port), never the
+    port or scheme the client's ``Host`` claims; then the path and query as received.
 
     Behind a trusted proxy, uvicorn's ``--proxy-headers`` has already put the
     ``X-Forwarded-Proto``/``X-Forwarded-For`` values into ``scope``.
     """
-    headers = Headers(scope=scope)
-    scheme = scope.get("scheme", "http")
-    host = headers.get("host")
-    if host is None:
-        server = scope.get("server") or ("localhost", None)
-        host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
-    path = scope.get("root_path", "") + scope.get("path", "/")
+    origin = request_origin(scope, hosts if hosts is not None else HostPolicy())
+    path = str(scope.get("root_path", "")) + str(scope.get("path", "/"))
     raw = scope.get("raw_path")
     if isinstance(raw, bytes) and raw:
         path = raw.decode("latin-1")
-    query = scope.get("query_string", b"").decode("latin-1")
-    return f"{scheme}://{host}{path}" + (f"?{query}" if query else "")
+    query = bytes(scope.get("query_string", b"")).decode("latin-1")
+    return origin + path + (f"?{query}" if query else "")
 
 
 class AuthMiddleware:
@@ -103,11 +102,14 @@ class AuthMiddleware:
     Args:
         app: the application.
         gate: the enabled schemes and role table.
+        hosts: the configured names and public origin (signed requests are checked
+            against the origin they give, see :func:`target_uri`).
     """
 
-    def __init__(self, app: ASGIApp, *, gate: AuthGate) -> None:
+    def __init__(self, app: ASGIApp, *, gate: AuthGate, hosts: HostPolicy | None = None) -> None:
         self.app = app
         self.gate = gate
+        self.hosts = hosts if hosts is not None else HostPolicy()
         #: MCP session id -> the principal that opened it (most recent sessions kept).
         self._mcp_sessions: OrderedDict[str, str] = OrderedDict()
 
@@ -123,7 +125,7 @@ class AuthMiddleware:
             replay = replaying(body, receive)
         request = HttpRequest(
             method=scope.get("method", "GET").upper(),
-            target_uri=target_uri(scope),
+            target_uri=target_uri(scope, self.hosts),
             headers={k: ", ".join(headers.getlist(k)) for k in dict.fromkeys(headers)},
             body=body,
         )
@@ -201,11 +203,15 @@ class OriginMiddleware:
     Args:
         app: the application.
         allowed: origins (``scheme://host[:port]``) allowed besides the server's own.
+        hosts: the configured names and public origin (the server's own origins).
     """
 
-    def __init__(self, app: ASGIApp, *, allowed: Iterable[str] = ()) -> None:
+    def __init__(
+        self, app: ASGIApp, *, allowed: Iterable[str] = (), hosts: HostPolicy | None = None
+    ) -> None:
         self.app = app
         self.allowed = frozenset(o.rstrip("/").lower() for o in allowed)
+        self.hosts = hosts if hosts is not None else HostPolicy()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method", "GET").upper() in SAFE_METHODS:
@@ -215,9 +221,9 @@ class OriginMiddleware:
         if origin is None:
             await self.app(scope, receive, send)
             return
-        own = _origin_of(target_uri(scope))
+        own = request_origin(scope, self.hosts)
         mine = origin.rstrip("/").lower()
-        if mine == own or mine in self.allowed:
+        if mine in (own, self.hosts.public_origin) or mine in self.allowed:
             await self.app(scope, receive, send)
             return
         response = problem(
@@ -230,14 +236,17 @@ class OriginMiddleware:
         await response(scope, receive, send)
 
 
-def protected_resource_metadata(scope: Scope, gate: AuthGate) -> dict[str, object]:
+def protected_resource_metadata(
+    scope: Scope, gate: AuthGate, hosts: HostPolicy | None = None
+) -> dict[str, object]:
     """The RFC 9728 document of this server: the resource, its issuer, bearer in header.
 
     Args:
         scope: the request asking (its origin is the resource's).
         gate: the server's authentication (its OIDC issuer is the authorization server).
+        hosts: the configured names and public origin.
     """
-    origin = _origin_of(target_uri(scope)) or ""
+    origin = request_origin(scope, hosts if hosts is not None else HostPolicy())
     issuers = [gate.oidc.settings.issuer] if gate.oidc is not None else []
     return {
         "resource": origin,

@@ -35,6 +35,11 @@ continue seamlessly; the client refreshes the canonical records:
   beyond its buffer; one that stops reading altogether is disconnected once a send has
   blocked for :attr:`StreamSettings.send_timeout_seconds`.
 
+``event: credentials_expired`` with ``{"position", "code": "credentials_expired",
+"reason"}`` ends a stream whose bearer token has expired (by the server's clock): no event
+is delivered on expired credentials; the client reconnects with a fresh token and
+``Last-Event-ID: position`` and misses nothing.
+
 Comment lines (``: ping``) every :attr:`StreamSettings.heartbeat_seconds` keep proxies
 from closing idle streams.
 """
@@ -45,15 +50,20 @@ import asyncio
 import contextlib
 import logging
 import weakref
-from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from fastapi import Request
 
 from detente.api.chunk_writer import ChunkWriter
-from detente.api.sse_filter import EventKeys, StreamFilter, parse_filter, resync
+from detente.api.sse_filter import (
+    EventKeys,
+    credentials_expired,
+    parse_filter,
+    resync,
+)
 from detente.api.sse_response import EventStreamResponse
+from detente.api.sse_subscriber import Subscriber
 from detente.api.supervision import supervisor_for
 from detente.errors import DetenteError
 from detente.eventlog.envelope import StoredEvent
@@ -102,88 +112,6 @@ def stats(service: Service) -> dict[str, int]:
 # ---------------------------------------------------------------------- fan-out
 
 
-@dataclass(eq=False)
-class _Subscriber:
-    filter: StreamFilter
-    position: int  # every event <= position was delivered, queued or filtered out
-    capacity: int
-    queue: deque[tuple[int, bytes]] = field(default_factory=deque)
-    live: bool = False
-    overflowed: bool = False
-    delivered: int = 0  # the last event handed to the connection (a resync's position)
-    #: The future the subscriber's stream waits on (None while it is not waiting): a bare
-    #: future, one allocation per wait, is the cheapest wake-up asyncio offers.
-    waiter: asyncio.Future[None] | None = None
-    #: The connection's writer while the stream waits with nothing queued: the fan-out
-    #: then writes to the connection itself and the stream's task sleeps on.
-    writer: ChunkWriter | None = None
-    #: No filter at all: every event is wanted, and a batch's shared chunk fits as is.
-    everything: bool = field(init=False, default=False)
-
-    def wake(self) -> None:
-        """Wake the stream if it waits (from the event loop's thread)."""
-        waiter = self.waiter
-        if waiter is not None:
-            self.waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
-
-    async def wait(self, writer: ChunkWriter | None) -> None:
-        """Wait until :meth:`wake` (returns at once when something is queued already),
-        letting the fan-out write through ``writer`` meanwhile."""
-        if self.queue or self.overflowed:
-            return
-        waiter = self.waiter = asyncio.get_running_loop().create_future()
-        self.writer = writer
-        try:
-            await waiter
-        finally:
-            self.waiter = self.writer = None
-
-    def __post_init__(self) -> None:
-        f = self.filter
-        self.everything = f.repo is None and f.claim is None and f.path is None and not f.types
-
-    def offer(self, batch: list[EventKeys], whole: bytes) -> bool:
-        """Deliver the wanted events of ``batch`` (in order; ``whole`` is all their messages
-        in one chunk): written at once as one chunk when the stream is idle and its
-        connection takes it, else queued; False when the buffer just overflowed."""
-        if self.overflowed:
-            return True
-        wanted: list[EventKeys]
-        if self.everything and batch[0].event.seq > self.position:
-            wanted, chunk = batch, whole
-            self.position = batch[-1].event.seq
-        else:
-            wants = self.filter.wants
-            wanted = []
-            for keys in batch:
-                seq = keys.event.seq
-                if seq > self.position:
-                    self.position = seq
-                    if wants(keys):
-                        wanted.append(keys)
-            if not wanted:
-                return True
-            chunk = b""
-        writer = self.writer
-        if writer is not None and not self.queue:
-            if not chunk:
-                chunk = b"".join(keys.message for keys in wanted)
-            if writer.write_now(chunk):
-                self.delivered = wanted[-1].event.seq
-                return True
-        queue = self.queue
-        for keys in wanted:
-            if len(queue) >= self.capacity:
-                self.overflowed = True
-                self.wake()
-                return False
-            queue.append((keys.event.seq, keys.message))
-        self.wake()
-        return True
-
-
 class _Hub:
     """One reader of the log per server and event loop, fanning out to subscribers."""
 
@@ -191,7 +119,7 @@ class _Hub:
         self.service = service
         self.settings = settings
         self.loop = asyncio.get_running_loop()
-        self.subs: set[_Subscriber] = set()
+        self.subs: set[Subscriber] = set()
         self.position = 0
         self.cut_off = 0
         self.scopes: dict[str, tuple[str, ...]] = {}
@@ -206,7 +134,7 @@ class _Hub:
         with contextlib.suppress(RuntimeError):  # the loop closed
             self.loop.call_soon_threadsafe(self._wake.set)
 
-    async def add(self, sub: _Subscriber) -> None:
+    async def add(self, sub: Subscriber) -> None:
         async with self._start:
             if self._task is None:
                 self.position = (await asyncio.to_thread(self.service.store.head))[0]
@@ -220,7 +148,7 @@ class _Hub:
             self.subs.add(sub)
             self._path_filtered += sub.filter.path is not None
 
-    def remove(self, sub: _Subscriber) -> None:
+    def remove(self, sub: Subscriber) -> None:
         if sub in self.subs:
             self.subs.discard(sub)
             self._path_filtered -= sub.filter.path is not None
@@ -276,7 +204,7 @@ class _Hub:
                 await asyncio.wait_for(self._wake.wait(), timeout=self.settings.poll_seconds)
 
     async def stream(
-        self, sub: _Subscriber, first: bytes | None = None, writer: ChunkWriter | None = None
+        self, sub: Subscriber, first: bytes | None = None, writer: ChunkWriter | None = None
     ) -> AsyncIterator[bytes]:
         """The messages of one subscriber: ``first`` (a resync hint) if any, the replay from
         the log, then live from the hub, which writes through ``writer`` itself while the
@@ -291,6 +219,9 @@ class _Hub:
             while not sub.live:
                 target = self.position  # committed before the read below starts
                 batch = await asyncio.to_thread(self._read, sub.position, sub.filter.repo)
+                if sub.ended():
+                    yield credentials_expired(sub.delivered)
+                    return
                 for event in batch:
                     sub.position = event.seq
                     keys = EventKeys(event, self.scopes)
@@ -301,6 +232,9 @@ class _Hub:
                     sub.position = max(sub.position, target)
                 sub.live = sub.position >= self.position  # no await in between
             while True:
+                if sub.ended():
+                    yield credentials_expired(sub.delivered)
+                    return
                 queue = sub.queue
                 if len(queue) == 1:
                     sub.delivered, message = queue.popleft()
@@ -320,7 +254,12 @@ class _Hub:
                         f"reconnect with Last-Event-ID: {sub.delivered}",
                     )
                     return
-                await sub.wait(writer)
+                remaining = sub.remaining()
+                if remaining is None:
+                    await sub.wait(writer)
+                else:  # wake at the credentials' end even when no event comes
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(sub.wait(writer), timeout=remaining)
         finally:
             self.remove(sub)
 
@@ -364,8 +303,14 @@ async def event_stream(
     repo: str | None,
     since: int | None,
     last_event_id: str | None,
+    expires_at: float | None = None,
 ) -> EventStreamResponse:
     """Build the SSE response (see the module docstring).
+
+    Args:
+        expires_at: when the caller's credentials end (POSIX seconds, compared with the
+            service's clock); the stream then sends ``event: credentials_expired`` and
+            ends. None: never.
 
     Raises:
         ValidationError: ``validation_error`` for an unknown repo or a malformed filter.
@@ -378,7 +323,10 @@ async def event_stream(
     first = await asyncio.to_thread(store.first_seq) if isinstance(store, RetainingStore) else 1
     position, resync_reason = _start_position(head, first, since, last_event_id)
     hub = _hub(service)
-    sub = _Subscriber(stream_filter, position, hub.settings.buffer_events)
+    sub = Subscriber(stream_filter, position, hub.settings.buffer_events)
+    if expires_at is not None:
+        sub.expires_at = expires_at
+        sub.now = lambda: service.clock.now().timestamp()
 
     hint = None
     if resync_reason is not None:

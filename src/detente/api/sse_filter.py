@@ -19,7 +19,14 @@ from typing import Any
 from detente.errors import ValidationError
 from detente.eventlog.envelope import StoredEvent
 
-__all__ = ["EventKeys", "StreamFilter", "encode", "parse_filter", "resync"]
+__all__ = [
+    "EventKeys",
+    "StreamFilter",
+    "credentials_expired",
+    "encode",
+    "parse_filter",
+    "resync",
+]
 
 _PATH_KEYS = {"paths", "addPaths", "removePaths", "pendingPaths", "target", "targets"}
 _GLOB = "*?["
@@ -71,6 +78,20 @@ def resync(position: int, code: str, reason: str) -> bytes:
     """An ``event: resync`` message (see :mod:`detente.api.sse`)."""
     data = json.dumps({"position": position, "code": code, "reason": reason})
     return f"id: {position}\nevent: resync\ndata: {data}\n\n".encode()
+
+
+def credentials_expired(position: int) -> bytes:
+    """An ``event: credentials_expired`` message: the stream ends because the token it was
+    opened with expired; reconnect with a fresh token from ``position``."""
+    data = json.dumps(
+        {
+            "position": position,
+            "code": "credentials_expired",
+            "reason": "the token this stream was opened with has expired; reconnect with "
+            f"a fresh token and Last-Event-ID: {position}",
+        }
+    )
+    return f"id: {position}\nevent: credentials_expired\ndata: {data}\n\n".encode()
 
 
 @dataclass(eq=False)

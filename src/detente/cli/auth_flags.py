@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from detente.errors import ValidationError
+from detente.security.hosts import HostPolicy
 
 if TYPE_CHECKING:
     from detente.security.authn import AuthGate, RoleTable, SignatureVerifier
@@ -32,7 +33,9 @@ __all__ = [
     "OidcAudienceFlag",
     "OidcGroupsClaimFlag",
     "OidcIssuerFlag",
+    "OidcMaxLifetimeFlag",
     "OidcPrincipalClaimFlag",
+    "PublicUrlFlag",
     "TlsCertFlag",
     "TlsKeyFlag",
     "build_gate",
@@ -73,6 +76,15 @@ OidcGroupsClaimFlag = Annotated[
     str,
     typer.Option("--oidc-groups-claim", help="Token claim listing the principal's groups."),
 ]
+OidcMaxLifetimeFlag = Annotated[
+    int | None,
+    typer.Option(
+        "--oidc-max-token-lifetime",
+        metavar="SECONDS",
+        min=1,
+        help="Refuse tokens that live longer than this (exp - iat), in seconds.",
+    ),
+]
 TlsCertFlag = Annotated[
     Path | None,
     typer.Option("--tls-cert", metavar="FILE", help="Serve HTTPS with this PEM certificate."),
@@ -86,6 +98,16 @@ BehindProxyFlag = Annotated[
     typer.Option(
         "--behind-proxy",
         help="A reverse proxy terminates TLS: trust its X-Forwarded-* headers.",
+    ),
+]
+PublicUrlFlag = Annotated[
+    str | None,
+    typer.Option(
+        "--public-url",
+        metavar="URL",
+        help="The URL clients reach the server at (https://detente.example.com): its host "
+        "is answered to besides the loopback names, and signed requests are checked "
+        "against its origin. Needed with --behind-proxy.",
     ),
 ]
 AllowedOriginFlag = Annotated[
@@ -105,11 +127,13 @@ class Exposure:
 
     Attributes:
         modes: enabled ``--auth`` modes (empty: no authentication, loopback only).
-        oidc_issuer / oidc_audience / oidc_principal_claim / oidc_groups_claim: the
-            ``--oidc-*`` flags (issuer and audience set whenever ``oidc`` is enabled).
+        oidc_issuer / oidc_audience / oidc_principal_claim / oidc_groups_claim /
+            oidc_max_lifetime: the ``--oidc-*`` flags (issuer and audience set whenever
+            ``oidc`` is enabled).
         tls: ``(certificate, key)`` PEM files, or None for plain HTTP.
         behind_proxy: trust ``X-Forwarded-*`` from the proxy in front.
         allowed_origins: extra browser origins allowed to change state.
+        hosts: the host names answered to and the public origin (``--public-url``).
     """
 
     modes: tuple[str, ...] = ()
@@ -117,9 +141,11 @@ class Exposure:
     oidc_audience: str | None = None
     oidc_principal_claim: str = "sub"
     oidc_groups_claim: str = "groups"
+    oidc_max_lifetime: int | None = None
     tls: tuple[Path, Path] | None = None
     behind_proxy: bool = False
     allowed_origins: tuple[str, ...] = field(default=())
+    hosts: HostPolicy = field(default_factory=HostPolicy)
 
     @property
     def scheme(self) -> str:
@@ -144,10 +170,12 @@ def exposure(
     oidc_audience: str | None = None,
     oidc_principal_claim: str = "sub",
     oidc_groups_claim: str = "groups",
+    oidc_max_lifetime: int | None = None,
     tls_cert: Path | None = None,
     tls_key: Path | None = None,
     behind_proxy: bool = False,
     allowed_origins: list[str] | None = None,
+    public_url: str | None = None,
 ) -> Exposure:
     """Check the serve flags together and say how the server is exposed.
 
@@ -157,7 +185,8 @@ def exposure(
             without ``oidc``); ``--tls-cert`` without ``--tls-key`` (or the reverse) or
             an unreadable file; a non-loopback ``--host`` without ``--auth``, or without
             ``--tls-cert/--tls-key`` or ``--behind-proxy``; an origin that is not
-            ``scheme://host[:port]``.
+            ``scheme://host[:port]``; a ``--public-url`` that is not
+            ``http(s)://host[:port]``, or ``--behind-proxy`` without one.
     """
     modes = tuple(dict.fromkeys(m.strip().lower() for m in auth or ()))
     for mode in modes:
@@ -195,6 +224,13 @@ def exposure(
                 field="host",
                 value=host,
             )
+    hosts = HostPolicy.from_public_url(public_url, bound=None if is_loopback(host) else host)
+    if behind_proxy and hosts.public_origin is None:
+        raise ValidationError(
+            "--behind-proxy needs --public-url (the URL clients reach the proxy at): the "
+            "server answers only to its configured host names",
+            field="public-url",
+        )
     origins = []
     for origin in allowed_origins or ():
         clean = origin.rstrip("/")
@@ -211,9 +247,11 @@ def exposure(
         oidc_audience=oidc_audience,
         oidc_principal_claim=oidc_principal_claim,
         oidc_groups_claim=oidc_groups_claim,
+        oidc_max_lifetime=oidc_max_lifetime,
         tls=tls,
         behind_proxy=behind_proxy,
         allowed_origins=tuple(origins),
+        hosts=hosts,
     )
 
 
@@ -249,6 +287,7 @@ def build_gate(
                 audience=exp.oidc_audience,
                 principal_claim=exp.oidc_principal_claim,
                 groups_claim=exp.oidc_groups_claim,
+                max_lifetime_seconds=exp.oidc_max_lifetime,
             )
         )
     if "keys" in exp.modes and keys is None:

@@ -198,6 +198,10 @@ def read(ctx: typer.Context, path: DocPath, json_flag: JsonFlag = False) -> None
 
     def body(session: Session) -> None:
         found = session.client.list_documents(session.repo_name, path, text=True)
+        if not found["documents"]:
+            from detente.errors import NotFoundError
+
+            raise NotFoundError(f"{path} is not a registered memory document you may read")
         doc = found["documents"][0]
         session.emit(
             {"document": doc},

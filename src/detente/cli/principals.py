@@ -1,9 +1,12 @@
-"""``detente principal add|list``: the agent keys a ``--auth keys`` server accepts.
+"""``detente principal add|remove|list``: the agent keys a ``--auth keys`` server accepts.
 
 The registry is ``principals.json`` beside the repository's default database (under the
 common git directory, shared by every worktree, never committed); ``detente serve --auth
 keys`` reads it and notices changes without a restart. An agent then signs its requests
-with the private key (``DETENTE_KEY=path DETENTE_KEY_ID=NAME``).
+with the private key (``DETENTE_KEY=path DETENTE_KEY_ID=NAME``). Adding and removing go
+through the application layer (``admin``; in process, or ``--server URL``), which records
+each change in the log (``principal.key_registered`` / ``principal.key_removed``) before
+the file changes.
 """
 
 from __future__ import annotations
@@ -67,17 +70,40 @@ def add(
             raise ValidationError(
                 f"cannot read {public_key}: {exc.strerror or exc}", field="ed25519-public-key"
             ) from None
-        entry = registry_for(session.settings.repo).add(name, data, role or ())
+        text_key = data.decode("utf-8", errors="replace")
+        entry = session.client.register_key(name, text_key, list(role or ()))["principal"]
 
         def text(console: Console) -> None:
             from rich.markup import escape
 
-            console.print(f"registered [bold]{escape(entry.name)}[/]")
-            console.print(f"  fingerprint SHA256:{entry.fingerprint}")
-            if entry.roles:
-                console.print(f"  roles {', '.join(entry.roles)}")
+            console.print(f"registered [bold]{escape(entry['name'])}[/]")
+            console.print(f"  fingerprint SHA256:{entry['fingerprint']}")
+            if entry["roles"]:
+                console.print(f"  roles {', '.join(entry['roles'])}")
 
-        session.out.emit({"principal": entry.to_wire()}, text)
+        session.out.emit({"principal": entry}, text)
+
+    run(ctx, json_flag, body)
+
+
+@principal_app.command("remove")
+def remove(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="The principal whose key to remove.")],
+    json_flag: JsonFlag = False,
+) -> None:
+    """Remove NAME's key: its signed requests are refused from then on (no restart)."""
+
+    def body(session: Session) -> None:
+        entry = session.client.remove_key(name)["principal"]
+
+        def text(console: Console) -> None:
+            from rich.markup import escape
+
+            console.print(f"removed [bold]{escape(entry['name'])}[/]")
+            console.print(f"  fingerprint SHA256:{entry['fingerprint']}")
+
+        session.out.emit({"principal": entry}, text)
 
     run(ctx, json_flag, body)
 

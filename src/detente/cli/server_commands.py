@@ -72,10 +72,12 @@ def serve(
     oidc_audience: af.OidcAudienceFlag = None,
     oidc_principal_claim: af.OidcPrincipalClaimFlag = "sub",
     oidc_groups_claim: af.OidcGroupsClaimFlag = "groups",
+    oidc_max_token_lifetime: af.OidcMaxLifetimeFlag = None,
     tls_cert: af.TlsCertFlag = None,
     tls_key: af.TlsKeyFlag = None,
     behind_proxy: af.BehindProxyFlag = False,
     allowed_origin: af.AllowedOriginFlag = None,
+    public_url: af.PublicUrlFlag = None,
     json_flag: JsonFlag = False,
 ) -> None:
     """Run the detente server (HTTP API, event stream, live dashboard at /) until interrupted.
@@ -104,10 +106,12 @@ def serve(
             oidc_audience=oidc_audience,
             oidc_principal_claim=oidc_principal_claim,
             oidc_groups_claim=oidc_groups_claim,
+            oidc_max_lifetime=oidc_max_token_lifetime,
             tls_cert=tls_cert,
             tls_key=tls_key,
             behind_proxy=behind_proxy,
             allowed_origins=allowed_origin,
+            public_url=public_url,
         )
         if log_level.lower() not in LEVELS:
             raise ValidationError(

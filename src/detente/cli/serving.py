@@ -50,6 +50,7 @@ def serve(
         allowed_origins=exposure.allowed_origins if exposure else (),
         tls=exposure.tls if exposure else None,
         behind_proxy=exposure.behind_proxy if exposure else False,
+        hosts=exposure.hosts if exposure else None,
     )
 
 

@@ -40,6 +40,21 @@ class AgentOperations(ClientBase):
             routes.SESSION_CLAIMS, path={"session_id": session_id}, params={"repo": repo}
         )
 
+    def list_keys(self) -> wire.KeyList:
+        """``GET /v1/principals``: ``{principals[]}``, the registered agent keys."""
+        return self._call(routes.LIST_KEYS)
+
+    def register_key(self, name: str, public_key: str, roles: list[str]) -> wire.KeyOut:
+        """``POST /v1/principals`` ``{name, publicKey, roles}`` (``admin``): ``{principal}``;
+        the change is recorded in the log first."""
+        body = {"name": name, "publicKey": public_key, "roles": list(roles)}
+        return self._call(routes.REGISTER_KEY, body=body)
+
+    def remove_key(self, name: str) -> wire.KeyOut:
+        """``POST /v1/principals/remove`` ``{name}`` (``admin``): ``{principal}``, recorded
+        in the log first; ``not_found`` for an unknown name."""
+        return self._call(routes.REMOVE_KEY, body={"name": name})
+
     def readiness(
         self, session_id: str, paths: list[str], *, repo: str | None = None
     ) -> wire.Readiness:

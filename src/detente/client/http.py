@@ -112,7 +112,9 @@ class HttpClient(Client):
         return decode(response)
 
     def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
-        """Read ``GET /v1/events/stream``; reconnect with ``Last-Event-ID`` after a drop."""
+        """Read ``GET /v1/events/stream``; reconnect with ``Last-Event-ID`` after a drop,
+        and at once when the server ends the stream because its token expired (the
+        client's auth then sends a fresh one: ``$DETENTE_TOKEN_FILE`` is read again)."""
         import httpx
         from httpx_sse import EventSource
 
@@ -132,12 +134,20 @@ class HttpClient(Client):
                         response.read()
                         raise error_from_response(response)
                     failing_since, backoff = None, 0.1
+                    expired = False
                     for sse in EventSource(response).iter_sse():
                         if not sse.data and sse.event == "message":
                             continue  # a bare id or retry field: nothing to deliver
                         if sse.id.isdigit():
                             position = int(sse.id)
+                        if sse.event == CREDENTIALS_EXPIRED:
+                            expired = True  # the server ends the stream after it
+                            continue
                         yield SseMessage(sse.id or None, sse.event, sse.data)
+                if expired:  # at once, with the credentials' fresh token (auth flow)
+                    if options.on_reconnect is not None:
+                        options.on_reconnect(position, "the stream's token expired")
+                    continue
                 reason = "the server closed the stream"
             except httpx.TransportError as exc:
                 reason = f"{type(exc).__name__}: {exc}"
@@ -155,6 +165,9 @@ class HttpClient(Client):
             time.sleep(backoff)
             backoff = min(backoff * 2, 2.0)
 
+
+#: The stream's last message when the token it was opened with expired.
+CREDENTIALS_EXPIRED = "credentials_expired"
 
 _SEGMENT = re.compile(r"[A-Za-z0-9_.@~:+-]+")  # RFC 3986 pchars that need no escaping
 

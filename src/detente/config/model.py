@@ -30,7 +30,7 @@ DEFAULT_SOURCE = "default"
 
 #: The roles ``[roles]`` grants (issue #15): opening and working claims, integrating,
 #: deploying, deciding meetings as a human (arbitration), and acting on anyone's records.
-ROLE_NAMES = ("claim", "integrate", "deploy", "arbitrate", "admin")
+ROLE_NAMES = ("claim", "integrate", "deploy", "arbitrate", "admin", "read")
 
 #: A ``[roles]`` entry matching every authenticated principal.
 EVERYONE = "*"

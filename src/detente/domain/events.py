@@ -102,6 +102,9 @@ PATCH_INTEGRATED = "patch.integrated"
 PATCH_DISCARDED = "patch.discarded"
 DEPLOYMENT_RECORDED = "deployment.recorded"
 DEPLOYMENT_POLICY_SET = "deployment.policy_set"
+#: The key registry (``principals.json``) changed: ``{name, fingerprint, roles}``.
+PRINCIPAL_KEY_REGISTERED = "principal.key_registered"
+PRINCIPAL_KEY_REMOVED = "principal.key_removed"
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,11 @@ class Event:
     subject: str
     data: dict[str, Any]
     version: int = 1
+
+
+def principal_subject(name: str) -> str:
+    """The stream of a registered key's changes: ``principal/<name>``."""
+    return f"principal/{name}"
 
 
 def claim_subject(claim_id: str) -> str:

@@ -98,6 +98,8 @@ class RepoState:
             apply_memory_event(self, event_type, data, at, event_id)
         elif event_type.startswith("agent."):
             apply_agent_event(self.agents, self.repo, event_type, data, at=at, event_id=event_id)
+        elif event_type.startswith("principal."):
+            return  # the key registry's audit trail: no projected state
         elif event_type in GATE_EVENT_TYPES:
             for old_claim, new_claim in apply_gate_event(self, event_type, data, at, event_id):
                 self.claims.store(old_claim, new_claim)

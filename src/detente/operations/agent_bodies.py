@@ -10,7 +10,7 @@ from pydantic import Field
 from detente.domain.agents.commands import RegisterAgent
 from detente.operations.body import Body
 
-__all__ = ["AgentIn", "ReadinessIn"]
+__all__ = ["AgentIn", "KeyIn", "KeyRemoveIn", "ReadinessIn"]
 
 
 class AgentIn(Body):
@@ -42,3 +42,17 @@ class ReadinessIn(Body):
     session_id: str = Field(min_length=1, max_length=128)
     paths: list[str] = Field(min_length=1)
     repo: str | None = None
+
+
+class KeyIn(Body):
+    """``POST /v1/principals``: register (or replace) an agent's Ed25519 public key."""
+
+    name: str = Field(min_length=1, max_length=200)
+    public_key: str = Field(min_length=1, max_length=4000, description="PEM or OpenSSH text")
+    roles: list[str] = Field(default_factory=list, max_length=6)
+
+
+class KeyRemoveIn(Body):
+    """``POST /v1/principals/remove``: remove an agent's key."""
+
+    name: str = Field(min_length=1, max_length=200)

@@ -8,6 +8,10 @@ from typing import TYPE_CHECKING, Any, cast
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
+#: Reads need the ``read`` role (held by every principal holding a role, unless
+#: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
+READ = who.role("read")
+
 if TYPE_CHECKING:
     from detente.operations import agent_bodies as ab
     from detente.operations import wire
@@ -53,24 +57,56 @@ def readiness(service: Service, body: ab.ReadinessIn) -> wire.Readiness:
     return cast("wire.Readiness", answer.to_wire())
 
 
+def list_keys(service: Service) -> wire.KeyList:
+    """``{principals[]}``: the registered agent keys (``--auth keys``), by name."""
+    keys = service.principals.list_keys()
+    return {"principals": [cast("wire.KeyRecord", k.to_wire()) for k in keys]}
+
+
+def register_key(service: Service, body: ab.KeyIn) -> wire.KeyOut:
+    """Register (or replace) a key; recorded in the log (``principal.key_registered``)
+    before the registry file changes: ``{principal}``."""
+    entry = service.principals.register_key(body.name, body.public_key.encode(), tuple(body.roles))
+    return {"principal": cast("wire.KeyRecord", entry.to_wire())}
+
+
+def remove_key(service: Service, body: ab.KeyRemoveIn) -> wire.KeyOut:
+    """Remove a key; recorded in the log (``principal.key_removed``) before the registry
+    file changes; its signed requests are refused from then on. ``404 not_found``."""
+    entry = service.principals.remove_key(body.name)
+    return {"principal": cast("wire.KeyRecord", entry.to_wire())}
+
+
 REGISTER_AGENT: Operation[wire.AgentOut] = Operation(
     "register_agent",
     "POST",
     "/v1/agents",
     register_agent,
-    rule=who.role("claim"),
+    rule=who.register_agent,
     limit="agent-register",
     status_code=201,
 )
-LIST_AGENTS: Operation[wire.AgentList] = Operation("list_agents", "GET", "/v1/agents", list_agents)
+LIST_AGENTS: Operation[wire.AgentList] = Operation(
+    "list_agents", "GET", "/v1/agents", list_agents, rule=READ
+)
 GET_AGENT: Operation[wire.AgentOut] = Operation(
-    "get_agent", "GET", "/v1/agents/{session_id}", get_agent
+    "get_agent", "GET", "/v1/agents/{session_id}", get_agent, rule=READ
 )
 SESSION_CLAIMS: Operation[wire.ClaimList] = Operation(
-    "session_claims", "GET", "/v1/agents/{session_id}/claims", session_claims
+    "session_claims", "GET", "/v1/agents/{session_id}/claims", session_claims, rule=READ
 )
 READINESS: Operation[wire.Readiness] = Operation(
     "readiness", "POST", "/v1/readiness", readiness, rule=who.role("claim")
+)
+
+LIST_KEYS: Operation[wire.KeyList] = Operation(
+    "list_keys", "GET", "/v1/principals", list_keys, rule=READ
+)
+REGISTER_KEY: Operation[wire.KeyOut] = Operation(
+    "register_key", "POST", "/v1/principals", register_key, rule=who.role("admin")
+)
+REMOVE_KEY: Operation[wire.KeyOut] = Operation(
+    "remove_key", "POST", "/v1/principals/remove", remove_key, rule=who.role("admin")
 )
 
 #: In the order the HTTP API registers them.
@@ -80,4 +116,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     GET_AGENT,
     SESSION_CLAIMS,
     READINESS,
+    LIST_KEYS,
+    REGISTER_KEY,
+    REMOVE_KEY,
 )

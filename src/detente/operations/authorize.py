@@ -11,10 +11,13 @@ nothing is written.
 The rules (issue #15):
 
 - opening a claim, a takeover, registering an agent or a memory document, reconciling
-  intents: ``claim``;
+  intents: ``claim``; an agent session that exists is its registrant's: only that
+  principal (or ``admin``) re-registers (renews, ends with a short TTL) it or opens a
+  claim under it;
 - renew, announce, scope change, suspend, resume, abandon, complete, clean-up, a memory
   write under a claim, a patch of a claim: the claim's own principal, or ``admin``;
-  completion that integrates (an ``expectedBaseRef``) also needs ``integrate``;
+  completion that integrates (an ``expectedBaseRef``) also needs ``integrate``, and a
+  holder of ``integrate`` may integrate anyone's ``ready_for_review`` claim;
 - meeting proposals and acceptances: the principal of the participant claim named;
   a handoff's accept: the receiving claim's principal;
 - a human resolution: ``arbitrate``; when the meeting is routed by CODEOWNERS (its
@@ -27,8 +30,10 @@ The rules (issue #15):
   targets have CODEOWNERS owners) is one of them; an ``owner`` approval (``claim``)
   whose ``approver`` is the caller's own handle (the decision then checks it against the
   CODEOWNERS owners of the gated targets and counts it toward the quorum);
-- deployments: ``deploy``; a deployment policy: ``admin``; recording a push
-  (post-receive): ``integrate``.
+- deployments: ``deploy``; a deployment policy: ``admin``; checking a push to a
+  protected ref (pre-receive, update, reference-transaction) and recording it
+  (post-receive): ``integrate``, so a push whose landing the log could not record is
+  refused before the ref moves.
 
 ``admin`` passes every rule. The loopback principal ``local`` (no ``--auth``) holds every
 role, so a server without authentication behaves as before; a local process on a store
@@ -60,6 +65,7 @@ __all__ = [
     "local_refusal",
     "own_body_claim",
     "own_claim",
+    "register_agent",
     "role",
     "routed_owners",
     "session_of",
@@ -105,6 +111,32 @@ def _owner(service: Service, who: Principal, claim_id: str) -> None:
         )
 
 
+def _session_owner(service: Service, who: Principal, session_id: str | None) -> None:
+    """An existing agent session is only its registrant's (or an admin's) to renew,
+    re-register or work under; a session never registered is anyone's to create."""
+    if not session_id or who.has("admin"):
+        return
+    try:
+        owner = service.agents.get_agent(session_id).session.principal
+    except NotFoundError:
+        return
+    if owner != who.name:
+        raise ForbiddenError(
+            f"agent session {session_id!r} belongs to {owner!r}; {who.name!r} may not "
+            "renew, re-register or work under it (register a session id of your own)",
+            principal=who.name,
+            sessionId=session_id,
+            owner=owner,
+        )
+
+
+def register_agent(service: Service, who: Principal, body: Any) -> None:
+    """``claim``; re-registering (renewing, shortening, renaming) an existing session is
+    for the principal that registered it, or an admin."""
+    role("claim")(service, who)
+    _session_owner(service, who, getattr(body, "session_id", None))
+
+
 def open_claim(service: Service, who: Principal, *args: Any) -> None:
     """``claim``; and only the local principal (the CLI on this machine, or a server
     without authentication) may name the directory of a worktree the server creates
@@ -112,6 +144,7 @@ def open_claim(service: Service, who: Principal, *args: Any) -> None:
     place, never a path of its choosing on the server's disk."""
     role("claim")(service, who)
     body = args[-1] if args else None
+    _session_owner(service, who, session_of(body))
     if (
         getattr(body, "create_worktree", False)
         and getattr(body, "worktree", None)
@@ -140,10 +173,28 @@ def own_body_claim(service: Service, who: Principal, *args: Any) -> None:
 
 
 def complete(service: Service, who: Principal, claim_id: str, body: Any) -> None:
-    """The caller's own claim; integrating (an ``expectedBaseRef``) needs ``integrate``."""
+    """The caller's own claim; integrating (an ``expectedBaseRef``) needs ``integrate``.
+
+    A holder of ``integrate`` may also integrate another principal's claim once that
+    claim is ``ready_for_review`` (review, then merge): the log then records both, the
+    claim's principal on the claim and the integrator as the actor of its integration."""
+    integrating = getattr(body, "expected_base_ref", None) is not None and getattr(
+        body, "integrate", True
+    )
+    if integrating and who.has("integrate") and _status(service, claim_id) == "ready_for_review":
+        return
     _owner(service, who, claim_id)
-    if getattr(body, "expected_base_ref", None) is not None and getattr(body, "integrate", True):
+    if integrating:
         role("integrate")(service, who)
+
+
+def _status(service: Service, claim_id: str) -> str:
+    repo = service.repo_of_claim(claim_id)
+    with service.lock(repo):
+        claim = service.fresh(repo).claims.get(claim_id)
+    if claim is None:
+        raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
+    return str(claim.status.value)
 
 
 def arbitrate(service: Service, who: Principal, meeting_id: str, body: Any) -> None:
@@ -178,10 +229,19 @@ def routed_owners(service: Service, meeting_id: str) -> list[str]:
 
 
 def _handles(who: Principal) -> set[str]:
-    """How CODEOWNERS may name ``who``: its name (an e-mail owner), ``@name``, or one of
-    its groups as ``@org/team`` (the ``[roles]`` entry ``group:org/team``)."""
+    """How CODEOWNERS may name ``who``: its OIDC subject (an e-mail owner) or the user
+    handle ``@subject`` (a registered key is an agent, never a code owner), or one of its
+    groups as the team handle ``@org/team`` (the ``[roles]`` entry ``group:org/team``).
+
+    User and team handles never meet: a team handle always has a ``/`` (GitHub's
+    ``@org/team``) and a user handle never does, so a group named ``pay-owner`` is not
+    the user ``@pay-owner``, and a subject ``org/team`` is not the team."""
     groups = {g.removeprefix("group:").lstrip("@") for g in who.groups}
-    return {who.name, f"@{who.name}"} | {f"@{g}" for g in groups}
+    teams = {f"@{g}" for g in groups if "/" in g.strip("/")}
+    user: set[str] = set()
+    if who.via != "key" and "/" not in who.subject:
+        user = {who.subject, f"@{who.subject}"}
+    return user | teams
 
 
 def bound_handle(who: Principal, owners: list[str]) -> str:

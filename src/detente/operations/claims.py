@@ -22,6 +22,10 @@ from detente.operations.claim_pages import (
 )
 from detente.operations.declaration import Operation
 
+#: Reads need the ``read`` role (held by every principal holding a role, unless
+#: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
+READ = who.role("read")
+
 if TYPE_CHECKING:
     from detente.domain.claims.commands import OpenClaim
     from detente.domain.claims.model import Claim
@@ -212,10 +216,10 @@ APPROVE_TAKEOVER: Operation[wire.ClaimView] = Operation(
     refuses=True,
 )
 LIST_CLAIMS: Operation[wire.ClaimList] = Operation(
-    "list_claims", "GET", "/v1/claims", list_claims, http="custom"
+    "list_claims", "GET", "/v1/claims", list_claims, http="custom", rule=READ
 )
 GET_CLAIM: Operation[wire.ClaimView] = Operation(
-    "get_claim", "GET", "/v1/claims/{claim_id}", get_claim
+    "get_claim", "GET", "/v1/claims/{claim_id}", get_claim, rule=READ
 )
 ANNOUNCE: Operation[wire.ClaimView] = Operation(
     "announce",

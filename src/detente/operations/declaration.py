@@ -63,7 +63,8 @@ class Operation(Generic[R]):
             are named like the handler's.
         handler: ``(service, *arguments) -> record``; None for the operations only an
             adapter answers (the event stream, the health probe's liveness).
-        rule: who may call it (None: any principal, a read); ``admin`` passes every rule.
+        rule: who may call it (None: any principal; only the health probe has none,
+            reads need ``read``); ``admin`` passes every rule.
         bind: rewrites the body with the acting principal (a human decision is recorded
             under the caller's name, never the name the body gives).
         limit: the ``[limits]`` action that counts the calls (None: unlimited).

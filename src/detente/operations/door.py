@@ -79,18 +79,32 @@ class Operations:
         """
         with self._acting(op):
             who = current_principal()
-            if op.rule is not None and not who.has("admin"):
-                try:
-                    op.rule(self.service, who, *args)
-                except ForbiddenError as exc:
-                    if who.via != "local":
-                        raise
-                    raise local_refusal(exc) from None
+            self._check(op, who, args)
             if op.limit is not None and self.limiter is not None:
                 self.limiter.check(op.limit, who.name, session_of(args[-1]) if args else None)
             if op.bind is not None:
                 args = (*args[:-1], op.bind(self.service, who, *args))
             return handler(self.service, *args, **query)
+
+    def authorize(self, op: Operation[Any], /, *args: Any) -> None:
+        """Check ``op``'s rule for the acting principal without running it: for an
+        adapter that answers the operation itself (the event stream).
+
+        Raises:
+            ForbiddenError: ``forbidden``: the principal may not.
+        """
+        with self._acting(op):
+            self._check(op, current_principal(), args)
+
+    def _check(self, op: Operation[Any], who: Principal, args: tuple[Any, ...]) -> None:
+        if op.rule is None or who.has("admin"):
+            return
+        try:
+            op.rule(self.service, who, *args)
+        except ForbiddenError as exc:
+            if who.via != "local":
+                raise
+            raise local_refusal(exc) from None
 
     def call(
         self,

@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, Any, cast
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
+#: Reads need the ``read`` role (held by every principal holding a role, unless
+#: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
+READ = who.role("read")
+
 if TYPE_CHECKING:
     from detente.operations import gate_bodies as g
     from detente.operations import wire
@@ -89,10 +93,10 @@ PUBLISH_PATCH: Operation[wire.PatchOut] = Operation(
     status_code=201,
 )
 LIST_PATCHES: Operation[wire.PatchList] = Operation(
-    "list_patches", "GET", "/v1/patches", list_patches
+    "list_patches", "GET", "/v1/patches", list_patches, rule=READ
 )
 GET_PATCH: Operation[wire.PatchOut] = Operation(
-    "get_patch", "GET", "/v1/patches/{patch_id}", get_patch
+    "get_patch", "GET", "/v1/patches/{patch_id}", get_patch, rule=READ
 )
 DISCARD_PATCH: Operation[wire.PatchOut] = Operation(
     "discard_patch",
@@ -111,7 +115,7 @@ DEPLOY: Operation[wire.DeploymentView] = Operation(
     conflicts=("stale_base", "evidence_rejected", "revision_conflict"),
 )
 GET_DEPLOYMENT: Operation[wire.DeploymentView] = Operation(
-    "get_deployment", "GET", "/v1/deployments/{env}", get_deployment
+    "get_deployment", "GET", "/v1/deployments/{env}", get_deployment, rule=READ
 )
 SET_DEPLOY_POLICY: Operation[wire.DeploymentView] = Operation(
     "set_deploy_policy",
@@ -126,7 +130,9 @@ PRE_RECEIVE: Operation[wire.PushChecked] = Operation(
     "POST",
     "/v1/hooks/pre-receive",
     pre_receive,
-    rule=who.role("claim"),
+    # The pusher's landing is recorded by post-receive, which needs integrate: a push
+    # whose landing could not be recorded is refused here (fail closed).
+    rule=who.role("integrate"),
     conflicts=("evidence_rejected",),
 )
 POST_RECEIVE: Operation[wire.PushRecorded] = Operation(

@@ -9,6 +9,10 @@ from detente.errors import ValidationError
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
+#: Reads need the ``read`` role (held by every principal holding a role, unless
+#: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
+READ = who.role("read")
+
 if TYPE_CHECKING:
     from detente.operations import index_bodies as ib
     from detente.operations import wire
@@ -65,12 +69,12 @@ def _spec(side: ib.IntentIn, label: str) -> IntentSpec:
 
 
 CLAIM_SYMBOLS: Operation[wire.ClaimSymbols] = Operation(
-    "claim_symbols", "GET", "/v1/claims/{claim_id}/symbols", claim_symbols
+    "claim_symbols", "GET", "/v1/claims/{claim_id}/symbols", claim_symbols, rule=READ
 )
 RECONCILE_INTENTS: Operation[wire.IntentsReconciled] = Operation(
     "reconcile_intents", "POST", "/v1/reconcile", reconcile_intents, rule=who.role("claim")
 )
-SEARCH: Operation[wire.SearchOut] = Operation("search", "GET", "/v1/search", search)
+SEARCH: Operation[wire.SearchOut] = Operation("search", "GET", "/v1/search", search, rule=READ)
 
 #: In the order the HTTP API registers them.
 OPERATIONS: tuple[Operation[Any], ...] = (CLAIM_SYMBOLS, RECONCILE_INTENTS, SEARCH)

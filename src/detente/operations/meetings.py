@@ -7,6 +7,10 @@ from typing import TYPE_CHECKING, Any, cast
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
 
+#: Reads need the ``read`` role (held by every principal holding a role, unless
+#: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
+READ = who.role("read")
+
 if TYPE_CHECKING:
     from detente.operations import bodies as b
     from detente.operations import wire
@@ -62,10 +66,10 @@ def accept_handoff(service: Service, meeting_id: str, body: b.AcceptIn) -> wire.
 _MEETING = ("revision_conflict", "lease_expired", "invalid_transition")
 
 LIST_MEETINGS: Operation[wire.MeetingList] = Operation(
-    "list_meetings", "GET", "/v1/meetings", list_meetings
+    "list_meetings", "GET", "/v1/meetings", list_meetings, rule=READ
 )
 GET_MEETING: Operation[wire.MeetingOut] = Operation(
-    "get_meeting", "GET", "/v1/meetings/{meeting_id}", get_meeting
+    "get_meeting", "GET", "/v1/meetings/{meeting_id}", get_meeting, rule=READ
 )
 PROPOSE: Operation[wire.MeetingView] = Operation(
     "propose",

@@ -7,6 +7,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
+from detente.security.identity import current_principal
+
+#: Reads need the ``read`` role (held by every principal holding a role, unless
+#: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
+READ = who.role("read")
 
 if TYPE_CHECKING:
     from detente.operations import memory_bodies as mb
@@ -29,8 +34,16 @@ def list_documents(
     """Registered documents with sections (key, title, revision, hash, ownerClaimId),
     ``onDisk {fileHash, inSync, ref, commit}`` (the authoritative copy: the integration
     branch's), ``checkouts[{worktree, state, fileHash}]`` (current, behind or edited)
-    and, with ``text``, the authoritative text."""
-    views = service.memory.list_documents(repo, path, text=text)
+    and, with ``text``, the authoritative text; a ``private`` document only to the
+    principal that registered it (and admins)."""
+    who = current_principal()
+    views = [
+        v
+        for v in service.memory.list_documents(repo, path, text=text)
+        if v.document.doc_class.value != "private"
+        or v.document.principal == who.name
+        or who.has("admin")
+    ]
     return {"documents": [cast("wire.Document", v.to_wire()) for v in views]}
 
 
@@ -91,7 +104,7 @@ REGISTER_DOCUMENT: Operation[wire.DocumentOut] = Operation(
     tags=_TAGS,
 )
 LIST_DOCUMENTS: Operation[wire.DocumentList] = Operation(
-    "list_documents", "GET", "/v1/memory/documents", list_documents, tags=_TAGS
+    "list_documents", "GET", "/v1/memory/documents", list_documents, tags=_TAGS, rule=READ
 )
 PATCH_SECTION: Operation[wire.SectionPatchOut] = Operation(
     "patch_section",

@@ -83,9 +83,13 @@ def read_snapshot(ops: Operations) -> Snapshot:
 
     Returns:
         The :class:`Snapshot`.
+
+    Raises:
+        ForbiddenError: ``forbidden`` for a principal without the ``read`` role.
     """
     from detente.domain.claims.record import claim_to_wire
 
+    ops.authorize(BY_NAME["list_claims"])  # the read role: claims are read directly below
     service = ops.service
     seq = service.head()
     served = service.list_repos()

@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from detente import __version__
 from detente.errors import DetenteError
+from detente.operations import authorize as who
 from detente.operations.declaration import Operation
+
+#: Reads need the ``read`` role (held by every principal holding a role, unless
+#: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
+READ = who.role("read")
 
 if TYPE_CHECKING:
     from detente.operations import wire
@@ -80,14 +85,16 @@ def check_page(since: object, limit: object) -> tuple[int, int]:
     return since, limit
 
 
-REPOS: Operation[wire.RepoList] = Operation("repos", "GET", "/v1/repos", repos)
+REPOS: Operation[wire.RepoList] = Operation("repos", "GET", "/v1/repos", repos, rule=READ)
 AUDIT_VERIFY: Operation[wire.Audit] = Operation(
-    "audit_verify", "GET", "/v1/audit/verify", audit_verify, read_timeout=600.0
+    "audit_verify", "GET", "/v1/audit/verify", audit_verify, read_timeout=600.0, rule=READ
 )
 HEALTH: Operation[wire.Health] = Operation("health", "GET", "/healthz", health, http="custom")
-EVENTS: Operation[wire.EventPage] = Operation("events", "GET", "/v1/events", events, http="custom")
+EVENTS: Operation[wire.EventPage] = Operation(
+    "events", "GET", "/v1/events", events, http="custom", rule=READ
+)
 EVENT_STREAM: Operation[dict[str, Any]] = Operation(
-    "event_stream", "GET", "/v1/events/stream", http="custom"
+    "event_stream", "GET", "/v1/events/stream", http="custom", rule=READ
 )
 
 #: In the order the HTTP API registers them: the server's, then the event log's.

@@ -11,6 +11,7 @@ credential, or with one whose scheme is not enabled, is refused with
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -38,6 +39,12 @@ class _ClaimOnly:
 
 #: Roles without a ``[roles]`` table.
 CLAIM_ONLY: RoleTable = _ClaimOnly()
+
+
+def _lists(table: RoleTable, role: str) -> bool:
+    """Whether ``table`` names holders of ``role`` itself (a ``[roles]`` entry)."""
+    members = getattr(table, "members", None)
+    return bool(members(role)) if callable(members) else False
 
 
 @dataclass(frozen=True)
@@ -141,16 +148,23 @@ class AuthGate:
 
     def with_roles(self, principal: Principal) -> Principal:
         """``principal`` with every role the table grants its name or groups (and, for a
-        registered key, the roles registered with it)."""
-        granted = frozenset(
-            role for role in ROLES if self.roles.allows(role, principal.name, principal.groups)
-        )
+        registered key, the roles registered with it).
+
+        ``[roles]`` entries are principal names (``oidc:alice``, ``key:ci-bot``); a bare
+        entry (``alice``) names the OIDC principal of that subject, never a key. The
+        ``read`` role (claims, events, meetings, agents, memory, patches, deployments) is
+        held by whoever holds any role unless ``[roles] read`` lists its holders."""
+
+        def allowed(role: str) -> bool:
+            if self.roles.allows(role, principal.name, principal.groups):
+                return True
+            return principal.via == "oidc" and self.roles.allows(
+                role, principal.subject, principal.groups
+            )
+
+        granted = frozenset(role for role in ROLES if allowed(role))
         if self.keys is not None and principal.via == "key":
             granted |= self.keys.extra_roles(principal)
-        return Principal(
-            principal.name,
-            principal.via,
-            groups=principal.groups,
-            key_fingerprint=principal.key_fingerprint,
-            roles=granted,
-        )
+        if granted and "read" not in granted and not _lists(self.roles, "read"):
+            granted |= {"read"}  # without a [roles] read entry: whoever holds a role reads
+        return dataclasses.replace(principal, roles=granted)

@@ -25,7 +25,22 @@ from typing import Any, Literal
 Via = Literal["oidc", "key", "local"]
 
 #: Every role of the policy (``[roles]`` in ``detente.toml``).
-ROLES = ("claim", "integrate", "deploy", "arbitrate", "admin")
+ROLES = ("claim", "integrate", "deploy", "arbitrate", "admin", "read")
+
+#: Names no credential may take: the loopback user, the server itself, and the names a
+#: reader of the log would take for them. A token or key naming one is refused.
+RESERVED_NAMES = frozenset({"local", "system", "anonymous"})
+
+
+def namespaced(via: Via, subject: str) -> str:
+    """The principal name of ``subject`` proven by ``via``: ``oidc:alice``,
+    ``key:ci-bot``; the loopback user is plain ``local``.
+
+    One namespace per scheme: an OIDC subject ``bot1`` and the registered key ``bot1`` are
+    two principals (``oidc:bot1``, ``key:bot1``) that never own each other's records, and
+    no credential can be ``local`` or ``system``.
+    """
+    return subject if via == "local" else f"{via}:{subject}"
 
 
 @dataclass(frozen=True)
@@ -56,12 +71,17 @@ class Principal:
     """An authenticated caller.
 
     Attributes:
-        name: the principal (an OIDC claim such as ``sub``, or a registered key's name).
+        name: the principal, namespaced by scheme (:func:`namespaced`): ``oidc:<claim>``
+            (the OIDC principal claim, ``sub`` by default), ``key:<name>`` (a registered
+            key), or ``local``.
         via: how it was authenticated.
         groups: group names it belongs to (an OIDC groups claim; ``@org/team`` for
             CODEOWNERS teams); roles name them as ``group:NAME``.
         key_fingerprint: see :class:`Actor`.
         roles: the roles the server's policy grants it (filled by the authorizer).
+        expires_at: when its credentials end (a bearer token's ``exp``, POSIX seconds);
+            None for credentials proven per request (a signature) or none at all. An
+            event stream opened with them ends then (:mod:`detente.api.sse`).
     """
 
     name: str
@@ -69,6 +89,13 @@ class Principal:
     groups: frozenset[str] = frozenset()
     key_fingerprint: str | None = None
     roles: frozenset[str] = frozenset()
+    expires_at: float | None = None
+
+    @property
+    def subject(self) -> str:
+        """The name without its scheme: the OIDC claim's value, the key's name, ``local``."""
+        prefix = f"{self.via}:"
+        return self.name.removeprefix(prefix) if self.via != "local" else self.name
 
     @property
     def actor(self) -> Actor:

@@ -21,7 +21,7 @@ import httpx
 import jwt
 
 from detente.errors import IssuerUnavailable, Unauthenticated, ValidationError
-from detente.security.identity import Principal
+from detente.security.identity import RESERVED_NAMES, Principal, namespaced
 
 __all__ = [
     "ALGORITHMS",
@@ -57,6 +57,8 @@ class OidcSettings:
             issuer; PyJWT's ``cooldown_duration``).
         discovery_retry_seconds: after a failed discovery, the time during which
             requests are answered ``issuer_unavailable`` without asking the issuer again.
+        max_lifetime_seconds: the longest lifetime (``exp`` - ``iat``, or ``exp`` - now
+            without ``iat``) of a token accepted, in seconds; None: any.
     """
 
     issuer: str
@@ -66,6 +68,7 @@ class OidcSettings:
     leeway_seconds: int = MAX_LEEWAY_SECONDS
     refresh_cooldown_seconds: float = 30.0
     discovery_retry_seconds: float = DISCOVERY_RETRY_SECONDS
+    max_lifetime_seconds: int | None = None
 
     def __post_init__(self) -> None:
         if not self.issuer.startswith(("https://", "http://")):
@@ -169,13 +172,16 @@ class OidcVerifier:
             token: the compact JWT of an ``Authorization: Bearer`` header.
 
         Returns:
-            ``Principal(name=<principal claim>, via="oidc", groups=<groups claim>)``
-            (roles are added by the caller's policy).
+            ``Principal(name="oidc:<principal claim>", via="oidc", groups=<groups
+            claim>)`` (roles are added by the caller's policy).
 
         Raises:
             Unauthenticated: ``unauthenticated`` for a malformed, expired, not yet valid,
-                wrong-issuer, wrong-audience or badly signed token, or a key the issuer
-                does not publish.
+                wrong-issuer, wrong-audience or badly signed token, a key the issuer
+                does not publish, a principal claim naming a reserved principal
+                (:data:`~detente.security.identity.RESERVED_NAMES`), an ``email``
+                principal without ``email_verified: true``, or a lifetime (``exp`` -
+                ``iat``) beyond ``max_lifetime_seconds``.
             IssuerUnavailable: ``issuer_unavailable`` when the issuer's discovery
                 document or key set cannot be fetched or is not what the standard says
                 (the token was not judged; HTTP 503 with ``Retry-After``).
@@ -223,6 +229,22 @@ class OidcVerifier:
         name = claims.get(s.principal_claim)
         if not isinstance(name, str) or not name:
             raise _refused(f"the token's {s.principal_claim!r} claim is not a name")
+        if name.lower() in RESERVED_NAMES:
+            raise _refused(f"the token names the reserved principal {name!r}")
+        if s.principal_claim == "email" and claims.get("email_verified") is not True:
+            raise _refused(
+                "the token's e-mail address is not verified (email_verified is not true): "
+                "an address names a principal only once its issuer verified it"
+            )
+        if s.max_lifetime_seconds is not None:
+            issued = claims.get("iat")
+            start = issued if isinstance(issued, int | float) else time.time()
+            lifetime = float(claims["exp"]) - float(start)
+            if lifetime > s.max_lifetime_seconds:
+                raise _refused(
+                    f"the token lives {int(lifetime)} s; this server accepts tokens of at "
+                    f"most {s.max_lifetime_seconds} s (--oidc-max-token-lifetime)"
+                )
         raw_groups = claims.get(s.groups_claim, ())
         groups = (
             frozenset(str(g) for g in raw_groups)
@@ -231,4 +253,6 @@ class OidcVerifier:
             if isinstance(raw_groups, str)
             else frozenset()
         )
-        return Principal(name, "oidc", groups=groups)
+        return Principal(
+            namespaced("oidc", name), "oidc", groups=groups, expires_at=float(claims["exp"])
+        )

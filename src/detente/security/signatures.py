@@ -42,7 +42,7 @@ from http_message_signatures import (
 
 from detente.errors import Unauthenticated, ValidationError
 from detente.security.authn import HttpRequest
-from detente.security.identity import ROLES, Principal
+from detente.security.identity import RESERVED_NAMES, ROLES, Principal, namespaced
 from detente.storage.ledger import MemoryLedger, ReplayLedger
 
 __all__ = [
@@ -171,15 +171,27 @@ class KeyRegistry:
         return [k for _, k in sorted(self._read().items())]
 
     def add(self, name: str, public_key: bytes, roles: Iterable[str] = ()) -> RegisteredKey:
-        """Register (or replace) the key of principal ``name``.
+        """Register (or replace) the key of principal ``name``: :meth:`entry` then
+        :meth:`put`.
+
+        Raises:
+            ValidationError: see :meth:`entry`.
+        """
+        entry = self.entry(name, public_key, roles)
+        self.put(entry)
+        return entry
+
+    def entry(self, name: str, public_key: bytes, roles: Iterable[str] = ()) -> RegisteredKey:
+        """The registration of ``name``'s key, checked but not written.
 
         Args:
-            name: the principal; 1-200 characters, no white space or control characters.
+            name: the principal; 1-200 characters, no white space or control characters,
+                not a reserved name.
             public_key: the Ed25519 public key (see :func:`load_public_key`).
             roles: roles of :data:`~detente.security.identity.ROLES`.
 
         Returns:
-            The registered key with its fingerprint.
+            The entry with its fingerprint.
 
         Raises:
             ValidationError: ``validation_error`` naming ``name``, ``role`` or
@@ -190,6 +202,11 @@ class KeyRegistry:
                 f"a principal name is 1-200 printable characters without spaces, got {name!r}",
                 field="name",
             )
+        if name.lower() in RESERVED_NAMES:
+            raise ValidationError(
+                f"{name!r} is a reserved principal name ({', '.join(sorted(RESERVED_NAMES))})",
+                field="name",
+            )
         wanted = tuple(dict.fromkeys(roles))
         for role in wanted:
             if role not in ROLES:
@@ -198,9 +215,24 @@ class KeyRegistry:
                 )
         key = load_public_key(public_key)
         raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-        entry = RegisteredKey(name, base64.b64encode(raw).decode(), fingerprint(key), wanted)
+        return RegisteredKey(name, base64.b64encode(raw).decode(), fingerprint(key), wanted)
+
+    def put(self, entry: RegisteredKey) -> None:
+        """Write ``entry`` (replacing a key of the same name); the file is replaced
+        atomically."""
         keys = self._read()
-        keys[name] = entry
+        keys[entry.name] = entry
+        self._write(keys)
+
+    def remove(self, name: str) -> RegisteredKey | None:
+        """Remove ``name``'s key; the removed entry, or None when there was none."""
+        keys = self._read()
+        removed = keys.pop(name, None)
+        if removed is not None:
+            self._write(keys)
+        return removed
+
+    def _write(self, keys: dict[str, RegisteredKey]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         document = {"principals": [keys[n].to_wire() for n in sorted(keys)]}
         fd, tmp = tempfile.mkstemp(prefix=".principals-", dir=self.path.parent)
@@ -208,7 +240,6 @@ class KeyRegistry:
             json.dump(document, out, indent=2)
             out.write("\n")
         os.replace(tmp, self.path)
-        return entry
 
 
 class _Resolver(HTTPSignatureKeyResolver):
@@ -230,6 +261,16 @@ class _Message:
     method: str
     url: str
     headers: Mapping[str, str]
+
+
+class _WindowedVerifier(HTTPMessageVerifier):
+    """The library's verifier without its own time checks: it compares ``created`` with
+    the wall clock allowing 5 s of skew, so a signature 10 s ahead was refused although
+    the window is :data:`WINDOW_SECONDS` on either side. :meth:`SignedRequestVerifier.verify`
+    checks ``created`` (and ``expires``) against the server's clock instead."""
+
+    def validate_created_and_expires(self, sig_input: Any, max_age: Any = None) -> None:
+        return None
 
 
 def _refused(detail: str) -> Unauthenticated:
@@ -259,7 +300,7 @@ class SignedRequestVerifier:
         self.ledger: ReplayLedger = ledger if ledger is not None else MemoryLedger()
         self.now = now
         self.window = window_seconds
-        self._verifier = HTTPMessageVerifier(
+        self._verifier = _WindowedVerifier(
             signature_algorithm=algorithms.ED25519, key_resolver=_Resolver(registry)
         )
 
@@ -271,7 +312,10 @@ class SignedRequestVerifier:
                 an unknown key, a bad signature, missing coverage (``@method``,
                 ``@target-uri``, ``content-digest``), a body that does not match its
                 digest, no ``created``/``nonce``/``keyid``, ``created`` outside the
-                window, or a nonce already used by that key within the window.
+                window (:data:`WINDOW_SECONDS` before or after the server's clock), an
+                ``expires`` already past, or a nonce already used by that key within the
+                window. The target URI is the one the server's configuration gives
+                (:func:`detente.api.auth.target_uri`), not the client's ``Host``.
         """
         message = _Message(request.method, request.target_uri, request.headers)
         try:
@@ -288,6 +332,11 @@ class SignedRequestVerifier:
         key_id, created, nonce = params.get("keyid"), params.get("created"), params.get("nonce")
         if not isinstance(key_id, str) or not isinstance(created, int) or not nonce:
             raise _refused("the signature must carry created, nonce and keyid parameters")
+        expires = params.get("expires")
+        if expires is not None and (
+            not isinstance(expires, int) or expires < self.now().timestamp()
+        ):
+            raise _refused("the signature has expired (its expires parameter is past)")
         entry = self.registry.get(key_id)
         if entry is None:  # removed between verification and now
             raise _refused(f"unknown key {key_id!r}")
@@ -298,11 +347,11 @@ class SignedRequestVerifier:
                 f"at most {self.window} s are accepted"
             )
         self._remember(key_id, str(nonce), now)
-        return Principal(entry.name, "key", key_fingerprint=entry.fingerprint)
+        return Principal(namespaced("key", entry.name), "key", key_fingerprint=entry.fingerprint)
 
     def extra_roles(self, principal: Principal) -> frozenset[str]:
         """The roles registered with the principal's key (``--role``)."""
-        entry = self.registry.get(principal.name) if principal.via == "key" else None
+        entry = self.registry.get(principal.subject) if principal.via == "key" else None
         return frozenset(entry.roles) if entry is not None else frozenset()
 
     def _remember(self, key_id: str, nonce: str, now: float) -> None:

@@ -9,6 +9,8 @@ expire, decide, append with CAS, project, notify) with one service per aggregate
   worktree clean-up;
 - ``meetings`` (:class:`~detente.service.meetings.MeetingsService`);
 - ``agents`` (:class:`~detente.service.agents.AgentsService`): sessions and readiness;
+- ``principals`` (:class:`~detente.service.principals.PrincipalsService`): agent keys,
+  each change recorded in the log;
 - ``memory`` (:class:`~detente.service.memory.MemoryService`): memory documents;
 - ``gates`` (:class:`~detente.service.gates.GatesService`): completion with evidence and
   integration by CAS, the hook checks;
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from detente.service.meetings import MeetingsService
     from detente.service.memory import MemoryService
     from detente.service.patches import PatchesService
+    from detente.service.principals import PrincipalsService
     from detente.service.reconcile import ReconcileService
     from detente.service.search import SearchService
     from detente.service.takeover import TakeoverService
@@ -82,6 +85,12 @@ class Service(ServiceCore):
         from detente.service.agents import AgentsService
 
         return AgentsService(self)
+
+    @functools.cached_property
+    def principals(self) -> PrincipalsService:
+        from detente.service.principals import PrincipalsService
+
+        return PrincipalsService(self)
 
     @functools.cached_property
     def memory(self) -> MemoryService:

@@ -11,6 +11,7 @@ from detente.operations import system as op
 from detente.operations import wire
 from detente.operations.door import Operations
 from detente.operations.system import MAX_EVENTS_PAGE, MAX_SEQ
+from detente.security.identity import current_principal
 
 
 def events_route(r: APIRouter, operations: Operations) -> None:
@@ -57,6 +58,12 @@ def stream_route(r: APIRouter, operations: Operations) -> None:
         consumer is cut off with a resync hint. Filters (``claim``, ``path``, ``type``) are
         read by the stream itself from the query string."""
         del claim, path, type  # parsed by detente.api.sse.parse_filter from the query string
+        operations.authorize(op.EVENT_STREAM)  # the read role, before the stream starts
         return await event_stream(
-            request, service, repo=repo, since=since, last_event_id=last_event_id
+            request,
+            service,
+            repo=repo,
+            since=since,
+            last_event_id=last_event_id,
+            expires_at=current_principal().expires_at,  # the stream ends with its token
         )

@@ -13,7 +13,12 @@ from detente.domain.events import AGENT_REGISTERED
 def agent_from_event(
     repo: str, data: dict[str, Any], at: datetime, event_id: str, old: AgentSession | None
 ) -> AgentSession:
-    """The session after one ``agent.registered`` event (``old`` is the previous record)."""
+    """The session after one ``agent.registered`` event (``old`` is the previous record).
+
+    The session keeps the principal of its first registration (the event's recorded
+    actor); the rule that only it re-registers the session is the application layer's."""
+    actor = data.get("actor")
+    registrant = actor.get("principal") if isinstance(actor, dict) else None
     return AgentSession(
         session_id=str(data["sessionId"]),
         repo=repo,
@@ -27,6 +32,13 @@ def agent_from_event(
         registered_at=old.registered_at if old is not None else at,
         updated_at=at,
         last_event_id=event_id,
+        principal=(
+            old.principal
+            if old is not None
+            else registrant
+            if isinstance(registrant, str)
+            else "local"
+        ),
     )
 
 

@@ -49,6 +49,9 @@ class AgentSession:
         revision: events applied to the session's stream.
         registered_at / updated_at: first and last registration (UTC).
         last_event_id: id of the last ``agent.registered`` event.
+        principal: the principal that first registered the session (its owner: only it,
+            or an admin, renews or re-registers it); ``local`` for a log from before
+            actors were recorded.
     """
 
     session_id: str
@@ -63,6 +66,7 @@ class AgentSession:
     registered_at: datetime
     updated_at: datetime
     last_event_id: str | None = None
+    principal: str = "local"
 
 
 def agent_subject(session_id: str) -> str:
@@ -85,7 +89,7 @@ def agent_to_wire(session: AgentSession, now: datetime | None = None) -> dict[st
 
     Returns:
         ``{sessionId, agentName, status?, intent, branch, worktree, ttlSeconds, expiresAt,
-        repo, revision, registeredAt, updatedAt, lastEventId}``.
+        repo, revision, registeredAt, updatedAt, lastEventId, principal}``.
     """
     body: dict[str, Any] = {"sessionId": session.session_id, "agentName": session.agent_name}
     if now is not None:
@@ -102,6 +106,7 @@ def agent_to_wire(session: AgentSession, now: datetime | None = None) -> dict[st
             "registeredAt": format_time(session.registered_at),
             "updatedAt": format_time(session.updated_at),
             "lastEventId": session.last_event_id,
+            "principal": session.principal,
         }
     )
     return body

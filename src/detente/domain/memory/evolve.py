@@ -52,6 +52,7 @@ def apply_memory_event(
                 created_at=at,
                 updated_at=at,
                 last_event_id=event_id,
+                principal=_registrant(data.get("actor")),
             )
         )
         return
@@ -60,6 +61,11 @@ def apply_memory_event(
         return
     new = _evolve(old, event_type, data, at)
     registry.put(replace(new, revision=old.revision + 1, updated_at=at, last_event_id=event_id))
+
+
+def _registrant(actor: Any) -> str:
+    principal = actor.get("principal") if isinstance(actor, dict) else None
+    return principal if isinstance(principal, str) else "local"
 
 
 def _evolve(

@@ -114,6 +114,9 @@ class MemoryDocument:
     last_event_id: str | None = None
     reconciliations: tuple[Reconciliation, ...] = ()
     artifacts: tuple[Artifact, ...] = ()
+    #: The principal that registered the document (the event's actor): a ``private``
+    #: document is listed to it (and admins) only.
+    principal: str = "local"
 
     def section(self, key: str) -> SectionRecord | None:
         return next((s for s in self.sections if s.key == key), None)

@@ -8,13 +8,23 @@ from typing_extensions import TypedDict
 
 from detente.operations.wire.record import ClaimStatus, Time, record
 
-__all__ = ["AgentList", "AgentOut", "AgentSession", "OverlappingClaim", "Readiness"]
+__all__ = [
+    "AgentList",
+    "AgentOut",
+    "AgentSession",
+    "KeyList",
+    "KeyOut",
+    "KeyRecord",
+    "OverlappingClaim",
+    "Readiness",
+]
 
 
 @record
 class AgentSession(TypedDict):
     """A registered agent session; ``status`` by the server's clock at read time;
-    ``claimIds``: its claims whose lease runs."""
+    ``claimIds``: its claims whose lease runs; ``principal``: who registered it (only it,
+    or an admin, renews it)."""
 
     sessionId: str
     agentName: str
@@ -29,6 +39,7 @@ class AgentSession(TypedDict):
     registeredAt: Time
     updatedAt: Time
     lastEventId: str | None
+    principal: str
     claimIds: list[str]
 
 
@@ -65,3 +76,27 @@ class Readiness(TypedDict):
 
     readiness: Literal["ready", "caution"]
     overlappingClaims: list[OverlappingClaim]
+
+
+@record
+class KeyRecord(TypedDict):
+    """A registered agent key: its principal is ``key:<name>``."""
+
+    name: str
+    publicKey: str
+    fingerprint: str
+    roles: list[str]
+
+
+@record
+class KeyOut(TypedDict):
+    """``{principal}``: the key registered or removed."""
+
+    principal: KeyRecord
+
+
+@record
+class KeyList(TypedDict):
+    """``{principals[]}``."""
+
+    principals: list[KeyRecord]
