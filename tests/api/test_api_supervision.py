@@ -226,7 +226,7 @@ def test_a_stream_client_that_vanishes_is_dropped_without_a_send_error_flood(
     with caplog.at_level(logging.WARNING, logger="asyncio"), running(service) as base:
         host, port = base.removeprefix("http://").rsplit(":", 1)
         client = socket.create_connection((host, int(port)), timeout=WAIT)
-        client.sendall(b"GET /v1/events/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.sendall(b"GET /v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert client.recv(64).startswith(b"HTTP/1.1 200")
         assert wait_until(lambda: sse.stats(service)["subscribers"] == 1, timeout=WAIT)
         # Vanish: a reset, not a polite close, while pings and events keep coming.

@@ -93,7 +93,7 @@ def test_a_slow_consumer_is_cut_off_with_a_resync_hint_while_100_fast_ones_get_e
         slow = socket.socket()
         slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         slow.connect((url.hostname, url.port))
-        slow.sendall(b"GET /v1/events/stream?since=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        slow.sendall(b"GET /v1/events/stream?since=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         wait_until(lambda: sse.stats(service)["subscribers"] == fast_count + 1, 20, "slow joins")
 
         def write_claim(n: int) -> None:
