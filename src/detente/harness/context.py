@@ -1,0 +1,155 @@
+"""Where a hook event happens: the repository, its client, the policy, the session's claim.
+
+:func:`open_context` opens what a hook needs once per call: the worktree the event
+happens in (``git rev-parse``, :func:`detente.vcs.repo.open_repo`), the client
+(a running server, else local mode on the repository's store when it has one:
+:func:`detente.client.connect.connect_server`, :func:`~detente.client.local_check.existing_store`),
+and the ``[harness]`` policy of ``detente.toml``. :func:`session_claim` finds the claim
+the harness session works under: a claim of the session registered at session start
+(its claims carry the session id), else the live claim whose worktree is this one,
+else the one live claim of the checked-out branch.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from detente.client import Client
+    from detente.vcs.repo import RepoInfo
+
+__all__ = ["LIVE", "HookContext", "NotCoordinated", "open_context", "session_claim", "session_key"]
+
+#: Claim statuses that still hold (or wait for) their targets.
+LIVE = ("active", "negotiating", "blocked", "suspended", "ready_for_review", "draft")
+
+
+class NotCoordinated(Exception):
+    """Detente does not coordinate this directory (no repository, no server, no store)."""
+
+
+@dataclass
+class HookContext:
+    """What one hook call works with.
+
+    Attributes:
+        client: the client (close it when done).
+        info: the repository of the worktree the event happens in.
+        repo: the repository's name for the client.
+        top: the worktree's top directory.
+        unclaimed: ``[harness] unclaimed`` (advise, auto-claim, require).
+        mode: ``server`` or ``local``.
+    """
+
+    client: Client
+    info: RepoInfo
+    repo: str
+    top: Path
+    unclaimed: str
+    mode: str
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def session_key(harness: str, session: str | None) -> str | None:
+    """The detente agent session id of a harness session: ``<harness>-<its id>`` (at most
+    128 characters of letters, digits, ``.``, ``_`` and ``-``); None without an id."""
+    if not session:
+        return None
+    return re.sub(r"[^A-Za-z0-9._-]", "_", f"{harness}-{session}")[:128]
+
+
+def policy(top: Path) -> dict[str, str]:
+    """The ``[harness]`` keys of the repository's ``detente.toml`` (defaults filled in).
+
+    Raises:
+        ValidationError: the file is invalid.
+    """
+    from detente.config import load_config
+
+    return dict(load_config(top).harness)
+
+
+def open_context(where: Path) -> HookContext:
+    """Open the repository of ``where`` and its client.
+
+    Raises:
+        NotCoordinated: ``where`` is in no git repository, or no server serves it and it
+            has no store.
+        DetenteError: ``server_unavailable`` (a named server), ``validation_error``,
+            ``store_unavailable``.
+    """
+    from detente.client.connect import connect_server
+    from detente.client.local_check import existing_store
+    from detente.errors import ValidationError
+
+    here = where if where.is_dir() else where.parent
+    while not here.exists() and here != here.parent:
+        here = here.parent
+    try:
+        client, info = connect_server(here)
+    except ValidationError as exc:
+        if exc.field == "repo" or "not a git" in exc.detail or "repository" in exc.detail:
+            raise NotCoordinated(exc.detail) from None
+        raise
+    rules = policy(info.main_worktree or info.path)
+    if client is not None:
+        return HookContext(
+            client, info, client.repo_name or info.name, info.path, rules["unclaimed"], "server"
+        )
+    if existing_store(info) is None:
+        raise NotCoordinated("this repository has no detente store and no server")
+    from detente.client.connect import open_local
+
+    local = open_local(info.path, repo_name=info.name, repo_path=info.path, opened=info)
+    return HookContext(local, info, info.name, info.path, rules["unclaimed"], "local")
+
+
+def _same(a: str | None, b: Path) -> bool:
+    if not a:
+        return False
+    try:
+        return Path(a).resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def session_claim(ctx: HookContext, key: str | None) -> dict[str, Any] | None:
+    """The claim record the session works under, or None (see the module docstring)."""
+    client = ctx.client
+    if key:
+        mine = [
+            c for c in client.session_claims(key, repo=ctx.repo)["claims"] if c["status"] in LIVE
+        ]
+        here = [c for c in mine if _same(c.get("worktree"), ctx.top)]
+        if here or len(mine) == 1:
+            return dict((here or mine)[0])
+    live = [c for c in client.list_claims(repo=ctx.repo)["claims"] if c["status"] in LIVE]
+    here = [c for c in live if _same(c.get("worktree"), ctx.top)]
+    if len(here) == 1:
+        return dict(here[0])
+    branch = _branch(ctx.top)
+    if branch:
+        on_branch = [c for c in live if c.get("branch") == branch]
+        if len(on_branch) == 1:
+            return dict(on_branch[0])
+    return None
+
+
+def _branch(top: Path) -> str | None:
+    """The checked-out branch, read from the files (no git process)."""
+    dot = top / ".git"
+    try:
+        if dot.is_file():
+            first = dot.read_text(encoding="utf-8").splitlines()[0]
+            head = (top / first.removeprefix("gitdir: ").strip()) / "HEAD"
+        else:
+            head = dot / "HEAD"
+        text = head.read_text(encoding="utf-8").strip()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return None
+    return text.removeprefix("ref: refs/heads/") if text.startswith("ref: refs/heads/") else None
