@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from detente.harness.patch_paths import patch_paths
+from detente.harness.patch_paths import patch_changes, patch_paths
 
 __all__ = ["EVENTS", "Change", "HookEvent", "PayloadError", "read_event"]
 
@@ -160,7 +160,8 @@ def _patch_event(patch: str, tool: str, common: dict[str, Any]) -> HookEvent:
     paths = patch_paths(patch)
     if not paths:
         raise PayloadError(f"{tool}: the patch names no file")
-    return HookEvent(kind="edit", paths=tuple(paths), tool=tool, **common)
+    changes = {p: tuple(Change(o, n) for o, n in c) for p, c in patch_changes(patch).items()}
+    return HookEvent(kind="edit", paths=tuple(paths), changes=changes, tool=tool, **common)
 
 
 def _changes(tool_input: Mapping[str, Any]) -> tuple[Change, ...]:

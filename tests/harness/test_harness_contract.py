@@ -1,0 +1,206 @@
+"""Each harness's own allow/deny contract, from its documented payloads fed to the hook
+commands ``detente init`` wrote (read back from the files it wrote), in local mode on a
+real repository: an edit of the session's own file, of another live claim's file, of a
+free file under each ``[harness] unclaimed`` policy, and of a symbol another claim holds
+inside a file the session's claim holds (through its own symbol of it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from harness_support import HARNESSES, call, decision, fixture, hook_env, written_commands
+from typer.testing import CliRunner
+
+from detente.cli.main import app
+from detente.client.connect import open_local
+from detente.client.seeds import claim_seed
+
+FILES = {
+    "src/own.py": "def own():\n    return 1\n",
+    "src/theirs.py": "def theirs():\n    return 1\n",
+    "src/free.py": "def free():\n    return 1\n",
+    "src/shared.py": "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n",
+}
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+class Repo:
+    """A repository set up by ``detente init`` with two live claims: the session's
+    (``src/own.py`` and ``src/shared.py::alpha``) and another agent's (``src/theirs.py``
+    and ``src/shared.py::beta``)."""
+
+    def __init__(self, tmp: Path, harness: str, unclaimed: str = "advise") -> None:
+        self.top = tmp / "project"
+        self.top.mkdir()
+        self.harness = harness
+        _git(self.top, "init", "-q", "-b", "main")
+        _git(self.top, "config", "user.name", "Test User")
+        _git(self.top, "config", "user.email", "test@example.com")
+        for rel, text in FILES.items():
+            (self.top / rel).parent.mkdir(parents=True, exist_ok=True)
+            (self.top / rel).write_text(text)
+        (self.top / "detente.toml").write_text(f'[harness]\nunclaimed = "{unclaimed}"\n')
+        _git(self.top, "add", "-A")
+        _git(self.top, "commit", "-q", "-m", "initial")
+        done = CliRunner().invoke(app, ["--repo", str(self.top), "init", "--json"])
+        assert done.exit_code == 0, done.output
+        self.commands = written_commands(self.top, harness)
+        self.env = hook_env(tmp, DETENTE_LOCAL="1")
+        with open_local(self.top) as client:
+            name = client.repo_name or ""
+            self.mine = self._open(client, name, "alice", f"{harness}-S1", ["src/own.py"], "alpha")
+            self.theirs = self._open(client, name, "bob", None, ["src/theirs.py"], "beta")
+
+    def _open(
+        self, client: object, name: str, agent: str, session: str | None, paths: list[str],
+        symbol: str,
+    ) -> str:
+        seed = claim_seed(
+            repo=name, objective=f"{agent} reworks {paths[0]}", agent=agent, session=session,
+            base_commit="HEAD", paths=paths, symbols=[f"src/shared.py::{symbol}"], ttl=3600,
+        )
+        view = client.open_claim(seed)  # type: ignore[attr-defined]
+        assert view["claim"]["status"] == "active"
+        return str(view["claim"]["id"])
+
+    def edit(self, rel: str, old: str, new: str) -> tuple[str, str]:
+        """The harness's edit tool changing ``old`` to ``new`` in ``rel``: its verdict."""
+        if self.harness == "codex":
+            patch = (
+                f"*** Begin Patch\n*** Update File: {rel}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+            )
+            event, payload = fixture("codex", "edit", SESSION="S1", WORKTREE=str(self.top),
+                                     PATCH=patch)
+        else:
+            event, payload = fixture(self.harness, "edit", SESSION="S1", WORKTREE=str(self.top),
+                                     FILE=str(self.top / rel), OLD=old, NEW=new)
+        code, out, err = call(self.commands[event], payload, self.top, self.env)
+        assert "Traceback" not in err
+        return decision(self.harness, code, out)
+
+    def shell(self, command: str) -> tuple[str, str]:
+        event, payload = fixture(self.harness, "shell", SESSION="S1", WORKTREE=str(self.top),
+                                 COMMAND=command)
+        code, out, _ = call(self.commands[event], payload, self.top, self.env)
+        return decision(self.harness, code, out)
+
+    def claim(self, claim_id: str) -> dict[str, object]:
+        with open_local(self.top) as client:
+            return dict(client.get_claim(claim_id, include=[])["claim"])
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_the_sessions_own_file_is_allowed_and_another_claims_file_is_denied_naming_it(
+    tmp_path: Path, harness: str
+) -> None:
+    repo = Repo(tmp_path, harness)
+
+    own = repo.edit("src/own.py", "    return 1", "    return 10")
+    theirs, reason = repo.edit("src/theirs.py", "    return 1", "    return 10")
+
+    assert own[0] == "allow"
+    assert theirs == "deny"
+    assert repo.theirs in reason and "bob reworks src/theirs.py" in reason
+    assert "lease until" in reason and f"detente claim status {repo.theirs}" in reason
+    assert len(reason) <= 1200
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_a_symbol_another_claim_holds_inside_the_sessions_file_follows_the_authority_rule(
+    tmp_path: Path, harness: str
+) -> None:
+    repo = Repo(tmp_path, harness)
+
+    mine = repo.edit("src/shared.py", "    return 1", "    return 11")
+    theirs, reason = repo.edit("src/shared.py", "    return 2", "    return 22")
+
+    assert mine[0] == "allow"  # inside alpha, the session's symbol
+    assert theirs == "deny" and repo.theirs in reason  # inside beta, the other claim's
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_a_free_file_is_allowed_with_advice_under_the_default_policy(
+    tmp_path: Path, harness: str
+) -> None:
+    repo = Repo(tmp_path, harness)
+
+    verdict, said = repo.edit("src/free.py", "    return 1", "    return 10")
+
+    assert verdict == "allow"
+    if harness != "cursor" or said:
+        assert "src/free.py" in said and "detente claim scope add" in said
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_a_free_file_is_denied_until_claimed_when_the_policy_requires_a_claim(
+    tmp_path: Path, harness: str
+) -> None:
+    repo = Repo(tmp_path, harness, unclaimed="require")
+
+    verdict, reason = repo.edit("src/free.py", "    return 1", "    return 10")
+
+    assert verdict == "deny"
+    assert f"detente claim scope add {repo.mine} -p src/free.py" in reason
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_a_free_file_joins_the_sessions_claim_when_the_policy_auto_claims(
+    tmp_path: Path, harness: str
+) -> None:
+    repo = Repo(tmp_path, harness, unclaimed="auto-claim")
+    before = repo.claim(repo.mine)
+
+    verdict, _ = repo.edit("src/free.py", "    return 1", "    return 10")
+
+    assert verdict == "allow"
+    assert "src/free.py" not in before["paths"]  # type: ignore[operator]
+    assert "src/free.py" in repo.claim(repo.mine)["paths"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_shell_writes_are_judged_where_their_paths_can_be_read(
+    tmp_path: Path, harness: str
+) -> None:
+    repo = Repo(tmp_path, harness)
+
+    redirect, reason = repo.shell("echo x > src/theirs.py")
+    sed = repo.shell("sed -i s/1/2/ src/own.py")
+    unreadable = repo.shell("python -c 'open(\"src/theirs.py\", \"w\")'")
+    own_config = repo.shell("echo '{}' > .mcp.json")
+
+    assert redirect == "deny" and repo.theirs in reason
+    assert sed[0] == "allow"
+    assert unreadable[0] == "allow"  # left to the git hooks
+    assert own_config[0] == "deny"
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_session_start_summarises_the_claims_and_stop_reminds_of_the_open_one(
+    tmp_path: Path, harness: str
+) -> None:
+    repo = Repo(tmp_path, harness)
+    start_event, start = fixture(harness, "session_start", SESSION="S1", WORKTREE=str(repo.top))
+    stop_event, stop = fixture(harness, "stop", SESSION="S1", WORKTREE=str(repo.top))
+
+    code, out, _ = call(repo.commands[start_event], start, repo.top, repo.env)
+    stop_code, stop_out, stop_err = call(repo.commands[stop_event], stop, repo.top, repo.env)
+
+    doc = json.loads(out)
+    summary = (
+        doc["additional_context"] if harness == "cursor"
+        else doc["hookSpecificOutput"]["additionalContext"]
+    )
+    assert code == 0 and stop_code == 0
+    assert f"You work under claim {repo.mine}" in summary and repo.theirs in summary
+    assert len(summary) <= 1200
+    reminder = stop_err if harness == "cursor" else json.loads(stop_out)["systemMessage"]
+    assert repo.mine in reminder and "detente claim abandon" in reminder
+    with open_local(repo.top) as client:
+        agent = client.get_agent(f"{harness}-S1")["agent"]
+    assert agent["worktree"] == str(repo.top.resolve())
