@@ -11,12 +11,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from harness_support import HARNESSES, call, decision, fixture, hook_env, written_commands
 from typer.testing import CliRunner
 
 from detente.cli.main import app
 from detente.client.connect import open_local
 from detente.client.seeds import claim_seed
+
+from harness_support import HARNESSES, call, decision, fixture, hook_env, written_commands
 
 FILES = {
     "src/own.py": "def own():\n    return 1\n",
@@ -58,12 +59,23 @@ class Repo:
             self.theirs = self._open(client, name, "bob", None, ["src/theirs.py"], "beta")
 
     def _open(
-        self, client: object, name: str, agent: str, session: str | None, paths: list[str],
+        self,
+        client: object,
+        name: str,
+        agent: str,
+        session: str | None,
+        paths: list[str],
         symbol: str,
     ) -> str:
         seed = claim_seed(
-            repo=name, objective=f"{agent} reworks {paths[0]}", agent=agent, session=session,
-            base_commit="HEAD", paths=paths, symbols=[f"src/shared.py::{symbol}"], ttl=3600,
+            repo=name,
+            objective=f"{agent} reworks {paths[0]}",
+            agent=agent,
+            session=session,
+            base_commit="HEAD",
+            paths=paths,
+            symbols=[f"src/shared.py::{symbol}"],
+            ttl=3600,
         )
         view = client.open_claim(seed)  # type: ignore[attr-defined]
         assert view["claim"]["status"] == "active"
@@ -72,21 +84,28 @@ class Repo:
     def edit(self, rel: str, old: str, new: str) -> tuple[str, str]:
         """The harness's edit tool changing ``old`` to ``new`` in ``rel``: its verdict."""
         if self.harness == "codex":
-            patch = (
-                f"*** Begin Patch\n*** Update File: {rel}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+            patch = f"*** Begin Patch\n*** Update File: {rel}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+            event, payload = fixture(
+                "codex", "edit", SESSION="S1", WORKTREE=str(self.top), PATCH=patch
             )
-            event, payload = fixture("codex", "edit", SESSION="S1", WORKTREE=str(self.top),
-                                     PATCH=patch)
         else:
-            event, payload = fixture(self.harness, "edit", SESSION="S1", WORKTREE=str(self.top),
-                                     FILE=str(self.top / rel), OLD=old, NEW=new)
+            event, payload = fixture(
+                self.harness,
+                "edit",
+                SESSION="S1",
+                WORKTREE=str(self.top),
+                FILE=str(self.top / rel),
+                OLD=old,
+                NEW=new,
+            )
         code, out, err = call(self.commands[event], payload, self.top, self.env)
         assert "Traceback" not in err
         return decision(self.harness, code, out)
 
     def shell(self, command: str) -> tuple[str, str]:
-        event, payload = fixture(self.harness, "shell", SESSION="S1", WORKTREE=str(self.top),
-                                 COMMAND=command)
+        event, payload = fixture(
+            self.harness, "shell", SESSION="S1", WORKTREE=str(self.top), COMMAND=command
+        )
         code, out, _ = call(self.commands[event], payload, self.top, self.env)
         return decision(self.harness, code, out)
 
@@ -171,7 +190,7 @@ def test_shell_writes_are_judged_where_their_paths_can_be_read(
 
     redirect, reason = repo.shell("echo x > src/theirs.py")
     sed = repo.shell("sed -i s/1/2/ src/own.py")
-    unreadable = repo.shell("python -c 'open(\"src/theirs.py\", \"w\")'")
+    unreadable = repo.shell('python -c \'open("src/theirs.py", "w")\'')
     own_config = repo.shell("echo '{}' > .mcp.json")
 
     assert redirect == "deny" and repo.theirs in reason
@@ -193,7 +212,8 @@ def test_session_start_summarises_the_claims_and_stop_reminds_of_the_open_one(
 
     doc = json.loads(out)
     summary = (
-        doc["additional_context"] if harness == "cursor"
+        doc["additional_context"]
+        if harness == "cursor"
         else doc["hookSpecificOutput"]["additionalContext"]
     )
     assert code == 0 and stop_code == 0

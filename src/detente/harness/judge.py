@@ -115,13 +115,23 @@ def judge_paths(
         holder_ids = list(dict.fromkeys(str(f["claimId"]) for f in held if f.get("claimId")))
         holders = [dict(ctx.client.get_claim(h, include=[])["claim"]) for h in holder_ids[:2]]
         refused = [f["path"] for f in held] or list(paths)
-        return Verdict("deny", held_reason(refused, holders, mine, check["problems"]))
+        room = _room(ctx, mine, holder_ids) if mine is not None else None
+        return Verdict("deny", held_reason(refused, holders, mine, check["problems"], room))
     free = [f["path"] for f in check["findings"] if f["kind"] == "outside"]
     if mine is None:
         free = list(paths)
     if not free:
         return Verdict("allow")
     return _unclaimed(ctx, key, mine, free, intent)
+
+
+def _room(ctx: HookContext, mine: Mapping[str, Any], holders: Sequence[str]) -> str | None:
+    """The open meeting room of the session's claim and one of ``holders``, if any."""
+    for meeting in ctx.client.list_meetings(repo=ctx.repo, status="open")["meetings"]:
+        members = set(meeting.get("participants") or [])
+        if mine["id"] in members and members.intersection(holders):
+            return str(meeting["id"])
+    return None
 
 
 def _symbol_edits(

@@ -43,6 +43,7 @@ def held_reason(
     holders: Sequence[Mapping[str, Any]],
     mine: Mapping[str, Any] | None,
     problems: Sequence[str],
+    room: str | None = None,
 ) -> str:
     """The refusal of an edit of files other live claims hold: who holds them, why, until
     when, and the commands to run (wait, ask for a split or a handoff, work elsewhere).
@@ -52,6 +53,7 @@ def held_reason(
         holders: the holders' claim records (``id, objective, agent, lease, meetingIds``).
         mine: the session's claim record, or None.
         problems: sentences about the session's own claim (not active, ...).
+        room: an open meeting both the session's claim and a holder are in.
     """
     more = " ..." if len(paths) > 4 else ""
     lines = [f"detente: {', '.join(paths[:4])}{more} is not yours to edit now."]
@@ -67,7 +69,7 @@ def held_reason(
     first = holders[0]["id"] if holders else None
     if first:
         lines.append(f"- wait for it: detente claim status {first} (its lease ends unless renewed)")
-    shared = _shared_meeting(holders, mine)
+    shared = room
     target = ",".join(paths[:4])
     if mine is not None and shared:
         lines.append(
@@ -91,17 +93,3 @@ def held_reason(
         )
     lines.append("- or work on files no other claim holds.")
     return short("\n".join(lines))
-
-
-def _shared_meeting(
-    holders: Sequence[Mapping[str, Any]], mine: Mapping[str, Any] | None
-) -> str | None:
-    """A meeting both the session's claim and a holder are in (their room)."""
-    if mine is None:
-        return None
-    own = set(mine.get("meetingIds") or [])
-    for holder in holders:
-        for meeting in holder.get("meetingIds") or []:
-            if meeting in own:
-                return str(meeting)
-    return None

@@ -14,7 +14,7 @@ from typing import Any
 
 import detente
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harness"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "harness"
 HARNESSES = ("claude", "codex", "cursor", "gemini")
 
 
@@ -69,13 +69,25 @@ def written_commands(top: Path, harness: str) -> dict[str, str]:
     }
     hooks = json.loads((top / files[harness]).read_text())["hooks"]
     names = {
-        "claude": {"PreToolUse": "pre-tool", "SessionStart": "session-start", "Stop": "stop",
-                   "SessionEnd": "session-end"},
+        "claude": {
+            "PreToolUse": "pre-tool",
+            "SessionStart": "session-start",
+            "Stop": "stop",
+            "SessionEnd": "session-end",
+        },
         "codex": {"PreToolUse": "pre-tool", "SessionStart": "session-start", "Stop": "stop"},
-        "cursor": {"preToolUse": "pre-tool", "sessionStart": "session-start", "stop": "stop",
-                   "sessionEnd": "session-end"},
-        "gemini": {"BeforeTool": "pre-tool", "SessionStart": "session-start", "AfterAgent": "stop",
-                   "SessionEnd": "session-end"},
+        "cursor": {
+            "preToolUse": "pre-tool",
+            "sessionStart": "session-start",
+            "stop": "stop",
+            "sessionEnd": "session-end",
+        },
+        "gemini": {
+            "BeforeTool": "pre-tool",
+            "SessionStart": "session-start",
+            "AfterAgent": "stop",
+            "SessionEnd": "session-end",
+        },
     }[harness]
     out: dict[str, str] = {}
     for key, event in names.items():
@@ -89,8 +101,15 @@ def written_commands(top: Path, harness: str) -> dict[str, str]:
 def call(command: str, payload: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
     """Run one hook command as a harness does (a shell, the payload on stdin)."""
     done = subprocess.run(
-        command, shell=True, input=payload, capture_output=True, text=True, cwd=cwd, env=env,
-        timeout=60, check=False,
+        command,
+        shell=True,
+        input=payload,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+        check=False,
     )
     return done.returncode, done.stdout, done.stderr
 

@@ -1,0 +1,62 @@
+"""The writes a shell command makes, read from its text where they can be."""
+
+from __future__ import annotations
+
+import pytest
+
+from detente.harness.shell_paths import shell_writes
+
+
+@pytest.mark.parametrize(
+    ("command", "paths"),
+    [
+        ("echo x > src/a.py", ["src/a.py"]),
+        ("echo x >> src/a.py && cat src/b.py", ["src/a.py"]),
+        ("sed -i 's/a/b/' src/a.py src/b.py", ["src/a.py", "src/b.py"]),
+        ("sed -i.bak -e s/a/b/ src/a.py", ["src/a.py"]),
+        ("printf x | tee -a src/a.py", ["src/a.py"]),
+        ("git checkout -- src/a.py src/b.py", ["src/a.py", "src/b.py"]),
+        ("git restore src/a.py", ["src/a.py"]),
+        ("cp src/a.py src/b.py", ["src/b.py"]),
+        ("mv src/a.py src/b.py", ["src/b.py", "src/a.py"]),
+        ("cd sub; echo 1 > out.txt", ["out.txt"]),
+    ],
+)
+def test_named_files_are_read(command: str, paths: list[str]) -> None:
+    assert shell_writes(command).paths == paths
+
+
+@pytest.mark.parametrize(
+    ("command", "changed", "staged", "pushed"),
+    [
+        ("git add -A", True, False, False),
+        ("git add .", True, False, False),
+        ("git stash", True, False, False),
+        ("git reset --hard HEAD~1", True, False, False),
+        ("git commit -m wip", False, True, False),
+        ("git commit -am wip", True, True, False),
+        ("git -C sub push origin main", False, False, True),
+    ],
+)
+def test_git_commands_that_write_every_change_or_publish_are_flagged(
+    command: str, changed: bool, staged: bool, pushed: bool
+) -> None:
+    writes = shell_writes(command)
+
+    assert (writes.changed, writes.staged, writes.pushed) == (changed, staged, pushed)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls -la",
+        "git status",
+        "git add src/a.py",
+        'python -c \'open("a", "w")\'',
+        "echo x > $OUT",
+        "echo 'unbalanced",
+        "cat a 2>/dev/null",
+    ],
+)
+def test_what_cannot_be_read_is_not_judged(command: str) -> None:
+    assert shell_writes(command).empty
