@@ -192,3 +192,4 @@ def test_verify_reports_per_harness_that_every_hook_fired_and_the_canaries_were_
             "shell write to detente.toml",
         ]
         assert report[harness]["gap"]
+        assert "fail open" in report[harness]["warnings"][0]

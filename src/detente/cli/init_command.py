@@ -149,3 +149,5 @@ def _print_verify(report: dict[str, Any], json_mode: bool) -> None:
         for failure in entry["failed"]:
             print(f"  FAILED: {failure}")
         print(f"  note: {entry['gap']}")
+        for warning in entry["warnings"]:
+            print(f"  warning: {warning}")

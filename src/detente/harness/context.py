@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["LIVE", "HookContext", "NotCoordinated", "open_context", "session_claim", "session_key"]
 
+#: The ``[harness]`` defaults (:data:`detente.config.keys.HARNESS_KEYS`' first choices).
+DEFAULTS = {"unclaimed": "advise", "failure": "open"}
+
 #: Claim statuses that still hold (or wait for) their targets.
 LIVE = ("active", "negotiating", "blocked", "suspended", "ready_for_review", "draft")
 
@@ -66,9 +69,19 @@ def session_key(harness: str, session: str | None) -> str | None:
 def policy(top: Path) -> dict[str, str]:
     """The ``[harness]`` keys of the repository's ``detente.toml`` (defaults filled in).
 
+    A file without a ``[harness]`` table gives the defaults without loading the
+    configuration (the hook runs before every edit); one with it is loaded and validated
+    by :func:`detente.config.load_config`.
+
     Raises:
         ValidationError: the file is invalid.
     """
+    try:
+        text = (top / "detente.toml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = "[harness]"  # unreadable: let the loader say why
+    if "harness" not in text:
+        return dict(DEFAULTS)
     from detente.config import load_config
 
     return dict(load_config(top).harness)

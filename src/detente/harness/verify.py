@@ -135,7 +135,18 @@ def configured(top: Path, harness: str) -> dict[str, str]:
 
 
 def verify(top: Path, *, timeout: float = 30.0) -> dict[str, Any]:
-    """``{harness: {configured, fired[], denied[], failed[], gap}}`` for every harness."""
+    """``{harness: {configured, fired[], denied[], failed[], gap, warnings[]}}`` for every
+    harness."""
+    from detente.harness.context import policy
+
+    try:
+        fails_open = policy(top).get("failure") != "closed"
+    except Exception:  # an invalid detente.toml: the hooks fall back to failing open
+        fails_open = True
+    warning = (
+        "the hooks fail open: with detente unreachable they allow edits ([harness] failure = "
+        '"closed" in detente.toml refuses them instead)'
+    )
     report: dict[str, Any] = {}
     for harness in HARNESSES:
         commands = configured(top, harness)
@@ -145,6 +156,7 @@ def verify(top: Path, *, timeout: float = 30.0) -> dict[str, Any]:
             "denied": [],
             "failed": [],
             "gap": GAPS[harness],
+            "warnings": [warning] if fails_open else [],
         }
         report[harness] = entry
         for name, event, payload in _canaries(harness, top) if commands else []:
