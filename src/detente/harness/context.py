@@ -78,6 +78,8 @@ def policy(top: Path) -> dict[str, str]:
     """
     try:
         text = (top / "detente.toml").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return dict(DEFAULTS)
     except (OSError, UnicodeDecodeError):
         text = "[harness]"  # unreadable: let the loader say why
     if "harness" not in text:
