@@ -224,3 +224,24 @@ def test_session_start_summarises_the_claims_and_stop_reminds_of_the_open_one(
     with open_local(repo.top) as client:
         agent = client.get_agent(f"{harness}-S1")["agent"]
     assert agent["worktree"] == str(repo.top.resolve())
+
+
+def test_session_end_ends_the_session_and_its_claim_keeps_its_lease(tmp_path: Path) -> None:
+    from datetime import datetime, timedelta
+
+    repo = Repo(tmp_path, "claude")
+    event, start = fixture("claude", "session_start", SESSION="S1", WORKTREE=str(repo.top))
+    call(repo.commands[event], start, repo.top, repo.env)
+    lease = repo.claim(repo.mine)["lease"]
+    event, end = fixture("claude", "session_end", SESSION="S1", WORKTREE=str(repo.top))
+
+    code, out, _ = call(repo.commands[event], end, repo.top, repo.env)
+
+    with open_local(repo.top) as client:
+        agent = client.get_agent("claude-S1")["agent"]
+    ends = datetime.fromisoformat(str(agent["expiresAt"]).replace("Z", "+00:00"))
+    registered = datetime.fromisoformat(str(agent["registeredAt"]).replace("Z", "+00:00"))
+    assert (code, out) == (0, "")
+    assert ends - registered < timedelta(hours=1)  # no longer the session's hour
+    assert ends <= datetime.now(ends.tzinfo) + timedelta(seconds=2)
+    assert repo.claim(repo.mine)["lease"] == lease

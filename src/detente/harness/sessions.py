@@ -31,7 +31,9 @@ _BEAT_EVERY = 60.0
 _END_TTL = 1
 
 
-def _register(ctx: HookContext, event: HookEvent, ttl: int = SESSION_TTL) -> str | None:
+def _register(
+    ctx: HookContext, event: HookEvent, ttl: int = SESSION_TTL, *, fallback: bool = True
+) -> str | None:
     key = session_key(event.harness, event.session)
     if key is None:
         return None
@@ -47,6 +49,8 @@ def _register(ctx: HookContext, event: HookEvent, ttl: int = SESSION_TTL) -> str
     try:
         ctx.client.register_agent(body)
     except ValidationError:  # a TTL out of the repository's bounds: its default instead
+        if not fallback:
+            return key  # ending: never renew a session for longer
         body.pop("ttlSeconds")
         ctx.client.register_agent(body)
     return key
@@ -131,5 +135,5 @@ def stop(ctx: HookContext, event: HookEvent) -> Verdict:
 
 def end(ctx: HookContext, event: HookEvent) -> Verdict:
     """End the session (it departs; its claims keep their leases)."""
-    _register(ctx, event, ttl=_END_TTL)
+    _register(ctx, event, ttl=_END_TTL, fallback=False)
     return Verdict("allow")
