@@ -245,3 +245,50 @@ def test_session_end_ends_the_session_and_its_claim_keeps_its_lease(tmp_path: Pa
     assert ends - registered < timedelta(hours=1)  # no longer the session's hour
     assert ends <= datetime.now(ends.tzinfo) + timedelta(seconds=2)
     assert repo.claim(repo.mine)["lease"] == lease
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex"])
+def test_git_commands_that_take_every_change_are_judged_on_the_worktrees_changed_files(
+    tmp_path: Path, harness: str
+) -> None:
+    repo = Repo(tmp_path, harness)
+    (repo.top / "src" / "own.py").write_text("def own():\n    return 5\n")
+    only_own = [repo.shell(c)[0] for c in ("git add -A", "git stash", "git reset --hard")]
+    (repo.top / "src" / "theirs.py").write_text("def theirs():\n    return 5\n")
+
+    add_all, reason = repo.shell("git add -A")
+    checkout = repo.shell("git checkout -- src/theirs.py")
+
+    assert only_own == ["allow", "allow", "allow"]
+    assert add_all == "deny" and repo.theirs in reason
+    assert checkout[0] == "deny"
+
+
+def test_a_gated_call_renews_the_session_without_a_session_start(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, "gemini")
+
+    repo.edit("src/own.py", "    return 1", "    return 10")
+
+    with open_local(repo.top) as client:
+        agent = client.get_agent("gemini-S1")["agent"]
+    assert agent["agentName"] == "gemini" and agent["worktree"] == str(repo.top.resolve())
+
+
+def test_auto_claim_opens_a_claim_for_a_session_that_holds_none(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, "cursor", unclaimed="auto-claim")
+    event, payload = fixture(
+        "cursor",
+        "write",
+        SESSION="S2",
+        WORKTREE=str(repo.top),
+        FILE=str(repo.top / "src/free.py"),
+        NEW="x = 1\n",
+    )
+
+    code, out, _ = call(repo.commands[event], payload, repo.top, repo.env)
+
+    with open_local(repo.top) as client:
+        opened = client.session_claims("cursor-S2")["claims"]
+    assert decision("cursor", code, out)[0] == "allow"
+    assert [c["paths"] for c in opened] == [["src/free.py"]]
+    assert opened[0]["status"] == "active"
