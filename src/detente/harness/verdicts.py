@@ -55,6 +55,14 @@ def held_reason(
         problems: sentences about the session's own claim (not active, ...).
         room: an open meeting both the session's claim and a holder are in.
     """
+    if not holders and mine is not None:  # the session's own claim may not write now
+        lines = [f"detente: your claim {mine['id']} may not write now."]
+        lines += [f"- {p}" for p in problems[:2]]
+        lines.append(
+            f"Settle it first: detente claim status {mine['id']} (its meeting rooms: "
+            "detente meeting list), then retry."
+        )
+        return short("\n".join(lines))
     more = " ..." if len(paths) > 4 else ""
     lines = [f"detente: {', '.join(paths[:4])}{more} is not yours to edit now."]
     for holder in holders[:2]:
