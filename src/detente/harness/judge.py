@@ -105,11 +105,11 @@ def judge_paths(
         return Verdict("allow")
     mine = session_claim(ctx, key)
     claim_id = mine["id"] if mine else None
-    check = ctx.client.pre_commit(ctx.repo, claim_id, list(paths))
+    check = _pre_commit(ctx, claim_id, paths, None)
     if not check["ok"] and changes and any(f["kind"] == "held" for f in check["findings"]):
         edits = _symbol_edits(ctx.top, paths, changes)
         if edits:
-            check = ctx.client.pre_commit(ctx.repo, claim_id, list(paths), edits=edits)
+            check = _pre_commit(ctx, claim_id, paths, edits)
     held = [f for f in check["findings"] if f["kind"] == "held"]
     if held or check["problems"]:
         holder_ids = list(dict.fromkeys(str(f["claimId"]) for f in held if f.get("claimId")))
@@ -123,6 +123,17 @@ def judge_paths(
     if not free:
         return Verdict("allow")
     return _unclaimed(ctx, key, mine, free, intent)
+
+
+def _pre_commit(
+    ctx: HookContext, claim_id: str | None, paths: Sequence[str], edits: list[dict[str, Any]] | None
+) -> Any:
+    """The pre-commit operation: typed in process (no body model to import), else a
+    request."""
+    typed = getattr(ctx.client, "check_commit_typed", None)
+    if typed is not None:
+        return typed(ctx.repo, claim_id, list(paths), edits=edits)
+    return ctx.client.pre_commit(ctx.repo, claim_id, list(paths), edits=edits)
 
 
 def _room(ctx: HookContext, mine: Mapping[str, Any], holders: Sequence[str]) -> str | None:
