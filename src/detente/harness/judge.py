@@ -27,6 +27,7 @@ from typing import Any
 
 from detente.harness.context import HookContext, session_claim
 from detente.harness.payloads import Change
+from detente.harness.repo_paths import relative_paths
 from detente.harness.verdicts import Verdict, held_reason, short
 
 __all__ = ["PROTECTED", "judge_paths", "protected", "relative_paths"]
@@ -49,36 +50,6 @@ _PROTECTED_DIRS = (".detente/", ".git/")
 def protected(rel: str) -> bool:
     """Whether ``rel`` (repo-relative) is one of detente's own files."""
     return rel in PROTECTED or rel.startswith(_PROTECTED_DIRS) or rel in (".git", ".detente")
-
-
-def relative_paths(top: Path, cwd: Path, paths: Sequence[str]) -> list[str]:
-    """``paths`` (absolute, or relative to ``cwd``) relative to the worktree ``top``;
-    paths outside it are left out (not this repository's)."""
-    out: list[str] = []
-    root = top.resolve()
-    for path in paths:
-        full = Path(path) if Path(path).is_absolute() else cwd / path
-        try:
-            rel = _resolved(full).relative_to(root)
-        except ValueError:
-            continue
-        text = rel.as_posix()
-        if text and text != ".":
-            out.append(text)
-    return list(dict.fromkeys(out))
-
-
-def _resolved(path: Path) -> Path:
-    """``path`` with symlinks resolved as far as it exists (a new file's parent)."""
-    missing: list[str] = []
-    here = path
-    while not here.exists() and here != here.parent:
-        missing.append(here.name)
-        here = here.parent
-    out = here.resolve()
-    for name in reversed(missing):
-        out = out / name
-    return out
 
 
 def judge_paths(
