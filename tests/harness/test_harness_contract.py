@@ -292,3 +292,30 @@ def test_auto_claim_opens_a_claim_for_a_session_that_holds_none(tmp_path: Path) 
     assert decision("cursor", code, out)[0] == "allow"
     assert [c["paths"] for c in opened] == [["src/free.py"]]
     assert opened[0]["status"] == "active"
+
+
+def test_a_second_session_in_the_same_checkout_does_not_work_under_the_firsts_claim(
+    tmp_path: Path,
+) -> None:
+    repo = Repo(tmp_path, "claude", unclaimed="auto-claim")
+
+    def write(session: str) -> tuple[str, str]:
+        event, payload = fixture(
+            "claude",
+            "write",
+            SESSION=session,
+            WORKTREE=str(repo.top),
+            FILE=str(repo.top / "src/free.py"),
+            NEW="x = 1\n",
+        )
+        code, out, _ = call(repo.commands[event], payload, repo.top, repo.env)
+        return decision("claude", code, out)
+
+    first = write("S2")
+    second, reason = write("S3")
+
+    with open_local(repo.top) as client:
+        opened = client.session_claims("claude-S2")["claims"]
+    assert first[0] == "allow" and opened[0]["worktree"] == str(repo.top.resolve())
+    assert second == "deny"
+    assert opened[0]["id"] in reason

@@ -7,12 +7,14 @@ happens in (``git rev-parse``, :func:`detente.vcs.repo.open_repo`), the client
 and the ``[harness]`` policy of ``detente.toml``. :func:`session_claim` finds the claim
 the harness session works under: a claim of the session registered at session start
 (its claims carry the session id), else the live claim whose worktree is this one,
-else the one live claim of the checked-out branch.
+else the one live claim of the checked-out branch; never a claim of another harness
+session (two sessions in one checkout each work under their own).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -143,7 +145,11 @@ def session_claim(ctx: HookContext, key: str | None) -> dict[str, Any] | None:
         here = [c for c in mine if _same(c.get("worktree"), ctx.top)]
         if here or len(mine) == 1:
             return dict((here or mine)[0])
-    live = [c for c in client.list_claims(repo=ctx.repo)["claims"] if c["status"] in LIVE]
+    live = [
+        c
+        for c in client.list_claims(repo=ctx.repo)["claims"]
+        if c["status"] in LIVE and not _another_harness_session(c, key)
+    ]
     here = [c for c in live if _same(c.get("worktree"), ctx.top)]
     if len(here) == 1:
         return dict(here[0])
@@ -153,6 +159,18 @@ def session_claim(ctx: HookContext, key: str | None) -> dict[str, Any] | None:
         if len(on_branch) == 1:
             return dict(on_branch[0])
     return None
+
+
+def _another_harness_session(claim: Mapping[str, Any], key: str | None) -> bool:
+    """Whether ``claim`` belongs to a harness session other than ``key`` (two sessions in
+    one checkout: neither works under the other's claim)."""
+    agent = claim.get("agent")
+    owner = agent.get("sessionId") if isinstance(agent, dict) else None
+    if not isinstance(owner, str) or owner == key:
+        return False
+    from detente.harness import HARNESSES
+
+    return owner.startswith(tuple(f"{h}-" for h in HARNESSES))
 
 
 def _branch(top: Path) -> str | None:
