@@ -19,7 +19,23 @@ from detente.harness.shell_paths import shell_writes
         ("git restore src/a.py", ["src/a.py"]),
         ("cp src/a.py src/b.py", ["src/b.py"]),
         ("mv src/a.py src/b.py", ["src/b.py", "src/a.py"]),
-        ("cd sub; echo 1 > out.txt", ["out.txt"]),
+        ("cd sub; echo 1 > out.txt", ["sub/out.txt"]),
+        ("cd src && sed -i s/a/b/ a.py", ["src/a.py"]),
+        ("cd src; cd ../docs; echo > /abs/x > b.md", ["/abs/x", "src/../docs/b.md"]),
+        ("true\nsed -i s/a/b/ src/a.py", ["src/a.py"]),
+        ("(echo hi > src/a.py)", ["src/a.py"]),
+        ("{ echo hi; } >src/a.py", ["src/a.py"]),
+        ("echo x &> src/a.py", ["src/a.py"]),
+        ("echo x >| src/a.py 2>&1", ["src/a.py"]),
+        ("echo x >&2 2>> src/log", ["src/log"]),
+        ("sudo -n sed -i s/a/b/ src/a.py", ["src/a.py"]),
+        ("X=1 env Y=2 tee src/a.py", ["src/a.py"]),
+        ("timeout 5 touch src/a.py", ["src/a.py"]),
+        ("bash -c 'echo x > src/a.py'", ["src/a.py"]),
+        ("cp src/a.py src/b.py docs/", ["docs/a.py", "docs/b.py"]),
+        ("ln -sf /etc/hosts src/a.py", ["src/a.py"]),
+        ("cat > src/a.py <<'EOF'\ndon't > b.py\nEOF\ntouch c.py", ["src/a.py", "c.py"]),
+        ("cat <<-EOF > src/a.py\n\tx\n\tEOF", ["src/a.py"]),
     ],
 )
 def test_named_files_are_read(command: str, paths: list[str]) -> None:
@@ -56,6 +72,8 @@ def test_git_commands_that_write_every_change_or_publish_are_flagged(
         "echo x > $OUT",
         "echo 'unbalanced",
         "cat a 2>/dev/null",
+        "cd $DIR && touch a.py",
+        "cat <<EOF\necho x > a.py\nEOF",
     ],
 )
 def test_what_cannot_be_read_is_not_judged(command: str) -> None:
