@@ -77,3 +77,15 @@ def test_another_repository_and_a_nul_in_a_name_are_left_out(
     _git(other, "init", "-q")
     named = [str(other / "src" / "held.py"), str(tmp_path / "loose.txt"), "src/held.py\0"]
     assert relative_paths(main, main, named) == []
+
+
+def test_removing_or_moving_a_directory_of_detentes_files_is_refused_like_its_files(
+    checkouts: tuple[Path, Path],
+) -> None:
+    from detente.harness.shell_paths import shell_writes
+
+    main, _ = checkouts
+    for command in ("rm -rf .claude", "mv .codex /tmp/elsewhere", "rm -r ./.cursor/"):
+        named = relative_paths(main, main, shell_writes(command).paths)
+        assert own_files_refusal(named) is not None, command
+    assert own_files_refusal(relative_paths(main, main, ["src", ".claude/agents/x.md"])) is None

@@ -48,8 +48,11 @@ _PROTECTED_DIRS = (".detente/", ".git/")
 
 
 def protected(rel: str) -> bool:
-    """Whether ``rel`` (repo-relative) is one of detente's own files."""
-    return rel in PROTECTED or rel.startswith(_PROTECTED_DIRS) or rel in (".git", ".detente")
+    """Whether ``rel`` (repo-relative) is one of detente's own files, or a directory
+    holding one (``rm -rf .claude``, ``mv .codex elsewhere``)."""
+    if rel in PROTECTED or rel.startswith(_PROTECTED_DIRS) or rel in (".git", ".detente"):
+        return True
+    return any(own.startswith(rel.rstrip("/") + "/") for own in PROTECTED)
 
 
 def judge_paths(
