@@ -56,10 +56,13 @@ class Change:
     Attributes:
         old: the text replaced (None: the whole file is written, ``new`` is its content).
         new: the replacement text.
+        every: every occurrence of ``old`` is replaced (Claude's and Cursor's
+            ``replace_all``, Gemini's ``expected_replacements`` above 1), not one.
     """
 
     old: str | None
     new: str
+    every: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,7 +172,7 @@ def _changes(tool_input: Mapping[str, Any]) -> tuple[Change, ...]:
     ``content`` (empty: unknown, the file is judged whole)."""
     old, new = tool_input.get("old_string"), tool_input.get("new_string")
     if isinstance(old, str) and isinstance(new, str) and old:
-        return (Change(old, new),)
+        return (Change(old, new, _every(tool_input)),)
     edits = tool_input.get("edits")
     if isinstance(edits, list):
         out = []
@@ -179,9 +182,16 @@ def _changes(tool_input: Mapping[str, Any]) -> tuple[Change, ...]:
             o, n = edit.get("old_string"), edit.get("new_string")
             if not (isinstance(o, str) and isinstance(n, str) and o):
                 return ()
-            out.append(Change(o, n))
+            out.append(Change(o, n, _every(edit)))
         return tuple(out)
     content = tool_input.get("content")
     if isinstance(content, str):
         return (Change(None, content),)
     return ()
+
+
+def _every(edit: Mapping[str, Any]) -> bool:
+    """Whether an edit replaces every occurrence of its text (``replace_all``, or an
+    ``expected_replacements`` other than 1)."""
+    count = edit.get("expected_replacements")
+    return edit.get("replace_all") is True or (count is not None and count != 1)

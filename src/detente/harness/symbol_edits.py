@@ -6,8 +6,9 @@ Applied to the file as it is now, that gives the new text; the changed lines of 
 :func:`detente.index.extract.extract_symbols`, innermost as :mod:`detente.index.diff`
 maps a commit) give the ``(symbols touched, lines outside every symbol)`` the
 pre-commit operation judges (:mod:`detente.domain.named_authority`). Anything that
-cannot be read (a language the index does not parse, an ``old_string`` not found, an
-unreadable file) is left out: the file is judged whole, stricter and never looser.
+cannot be read (a language the index does not parse, an ``old_string`` not found or
+found more than once for an edit of one occurrence, such as a Codex hunk its ``@@``
+line places, an unreadable file) is left out: the file is judged whole, stricter and never looser.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ def _apply(text: str, changes: Sequence[Change]) -> str | None:
         if change.old is None:
             text = change.new
             continue
-        if change.old not in text:
-            return None
-        text = text.replace(change.old, change.new, 1)
+        found = text.count(change.old)
+        if found == 0 or (found > 1 and not change.every):
+            return None  # not found, or which occurrence is meant cannot be told
+        text = text.replace(change.old, change.new, -1 if change.every else 1)
     return text
 
 
