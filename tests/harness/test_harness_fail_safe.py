@@ -36,7 +36,15 @@ def _edit(top: Path) -> str:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "not json", "[1, 2]", '{"tool_name": "Edit", "tool_input": {}}']
+    "text",
+    [
+        "",
+        "not json",
+        "[1, 2]",
+        '{"tool_name": "Edit", "tool_input": {}}',
+        pytest.param("[" * 100_000, id="nested-deeper-than-the-decoder-recurses"),
+        pytest.param('{"a": ' * 100_000 + "1" + "}" * 100_000, id="deeply-nested-object"),
+    ],
 )
 @pytest.mark.parametrize("harness", ["claude", "codex", "cursor", "gemini"])
 def test_a_malformed_payload_is_allowed_and_logged(
@@ -93,3 +101,16 @@ def test_unknown_arguments_are_a_non_blocking_error(capsys: pytest.CaptureFixtur
     assert main(["claude"]) == 1
     assert main(["vim", "pre-tool"]) == 1
     assert "usage: detente hook-harness" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex", "cursor", "gemini"])
+def test_a_directory_whose_name_cannot_be_read_is_allowed_without_a_crash(
+    tmp_path: Path, harness: str
+) -> None:
+    payload = json.loads(_edit(_repo(tmp_path)))
+    payload["cwd"] = str(tmp_path / ("a" * 5000))  # longer than the system takes
+
+    code, out, err = run(harness, "pre-tool", json.dumps(payload), cwd=tmp_path)
+
+    assert code == 0
+    assert "deny" not in out and "Traceback" not in err

@@ -38,6 +38,25 @@ def _top(start: Path) -> Path | None:
     return None
 
 
+def _where(named: Path, cwd: Path) -> Path | None:
+    """The worktree top of the payload's directory, else of the hook's; None when neither
+    can be read (a name too long, a directory it may not enter)."""
+    for start in (named, cwd):
+        try:
+            if start.exists():
+                return _top(start)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _fails_closed(top: Path | None) -> bool:
     if top is None:
         return False
@@ -54,11 +73,11 @@ def run(harness: str, event: str, text: str, *, cwd: Path) -> Answer:
     try:
         payload = json.loads(text) if text.strip() else None
         hook = read_event(harness, event, payload, cwd=cwd)
-    except (ValueError, PayloadError) as exc:
+    except (ValueError, PayloadError, RecursionError) as exc:  # nested too deep: malformed
         _log.warning("detente hook-harness %s %s: malformed payload: %s", harness, event, exc)
         allowed = answer(harness, event, Verdict("allow"))
         return allowed[0], allowed[1], f"detente: malformed {harness} payload ({exc}); allowed\n"
-    top = _top(hook.cwd) if hook.cwd.exists() else _top(cwd)
+    top = _where(hook.cwd, cwd)
     try:
         verdict = _decide(hook, top)
     except Exception as exc:  # fail safe: never block the agent by crashing
@@ -97,7 +116,7 @@ def _decide(hook: HookEvent, top: Path | None) -> Verdict:
         elif not files:
             return Verdict("allow")  # outside this repository
     try:
-        ctx = open_context(hook.cwd if hook.cwd.exists() else top)
+        ctx = open_context(hook.cwd if _exists(hook.cwd) else top)
     except NotCoordinated:
         return Verdict("allow")
     try:
@@ -125,7 +144,11 @@ def main(argv: Sequence[str], stdin: TextIO | None = None) -> int:
         text = (stdin or sys.stdin).read()
     except (OSError, UnicodeDecodeError):
         text = ""
-    code, out, err = run(argv[0], argv[1], text, cwd=Path.cwd())
+    try:
+        here = Path.cwd()
+    except OSError:  # the directory was removed under the hook
+        here = Path("/")
+    code, out, err = run(argv[0], argv[1], text, cwd=here)
     sys.stdout.write(out)
     sys.stderr.write(err)
     sys.stdout.flush()
