@@ -319,3 +319,29 @@ def test_a_second_session_in_the_same_checkout_does_not_work_under_the_firsts_cl
     assert first[0] == "allow" and opened[0]["worktree"] == str(repo.top.resolve())
     assert second == "deny"
     assert opened[0]["id"] in reason
+
+
+def test_auto_claim_opens_a_claim_for_a_second_session_in_a_checkout_another_claim_uses(
+    tmp_path: Path,
+) -> None:
+    repo = Repo(tmp_path, "claude", unclaimed="auto-claim")
+
+    def write(session: str, rel: str) -> tuple[str, str]:
+        event, payload = fixture(
+            "claude",
+            "write",
+            SESSION=session,
+            WORKTREE=str(repo.top),
+            FILE=str(repo.top / rel),
+            NEW="x = 1\n",
+        )
+        code, out, _ = call(repo.commands[event], payload, repo.top, repo.env)
+        return decision("claude", code, out)
+
+    write("S2", "src/free.py")
+    second, said = write("S3", "src/new.py")
+
+    with open_local(repo.top) as client:
+        opened = client.session_claims("claude-S3")["claims"]
+    assert second == "allow" and "unreachable" not in said
+    assert [c["paths"] for c in opened] == [["src/new.py"]]

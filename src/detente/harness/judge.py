@@ -181,18 +181,24 @@ def _auto_claim(
         claim = view["claim"]
     else:
         from detente.client.seeds import claim_seed
+        from detente.errors import BranchInUse
 
-        seed = claim_seed(
-            repo=ctx.repo,
-            objective=intent or f"edit {', '.join(free[:4])}",
-            agent=(key or "harness").split("-", 1)[0],
-            session=key,
-            base_commit=ctx.info.head_oid or "HEAD",
-            paths=free,
-            ttl=1800,
-            worktree=str(ctx.top),
-        )
-        view = ctx.client.open_claim(seed)
+        def seed(worktree: str | None) -> Any:
+            return claim_seed(
+                repo=ctx.repo,
+                objective=intent or f"edit {', '.join(free[:4])}",
+                agent=(key or "harness").split("-", 1)[0],
+                session=key,
+                base_commit=ctx.info.head_oid or "HEAD",
+                paths=free,
+                ttl=1800,
+                worktree=worktree,
+            )
+
+        try:
+            view = ctx.client.open_claim(seed(str(ctx.top)))
+        except BranchInUse:  # another claim works in this checkout: the session's own
+            view = ctx.client.open_claim(seed(None))  # claim is found by its session
         claim = view["claim"]
     if claim["status"] != "active":
         meeting = (view.get("meeting") or {}).get("id")
