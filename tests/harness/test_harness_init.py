@@ -139,7 +139,11 @@ def test_agents_chooses_the_harnesses(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("files", "args"),
-    [({".mcp.json": "{not json"}, ()), ({}, ("--agents", "claude,vim"))],
+    [
+        ({".mcp.json": "{not json"}, ()),
+        ({}, ("--agents", "claude,vim")),
+        ({".codex/config.toml": 'model = "unclosed\n'}, ("--agents", "codex")),
+    ],
 )
 def test_bad_input_is_refused_and_changes_nothing(
     tmp_path: Path, files: dict[str, str], args: tuple[str, ...]
@@ -193,3 +197,25 @@ def test_verify_reports_per_harness_that_every_hook_fired_and_the_canaries_were_
         ]
         assert report[harness]["gap"]
         assert "fail open" in report[harness]["warnings"][0]
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        'mcp_servers.detente.command = "/opt/detente"\n',
+        '[mcp_servers]\ndetente = { command = "/opt/detente" }\n',
+        '[mcp_servers.detente]\ncommand = "/opt/detente"\n',
+    ],
+)
+def test_a_codex_server_entry_the_person_wrote_in_any_toml_spelling_is_kept_as_it_is(
+    tmp_path: Path, entry: str
+) -> None:
+    import tomllib
+
+    top = _repo(tmp_path, {".codex/config.toml": entry})
+
+    code, _ = _init(top, "--agents", "codex")
+
+    text = (top / ".codex" / "config.toml").read_text()
+    assert code == 0 and text == entry
+    assert tomllib.loads(text)["mcp_servers"]["detente"]["command"] == "/opt/detente"

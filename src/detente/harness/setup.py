@@ -130,17 +130,31 @@ def plan(top: Path, agents: Sequence[str]) -> list[FileChange]:
     for rel, body in texts.items():
         before = _read(top, rel)
         text = before.decode("utf-8", "surrogateescape") if before is not None else None
-        if (
-            rel == ".codex/config.toml"
-            and text
-            and "[mcp_servers.detente]" in text
-            and ("detente:init:begin" not in text)
-        ):
+        if rel == ".codex/config.toml" and text and _person_defines_server(text):
             out.append(FileChange(rel, before, before, "unchanged"))  # the person's own entry
             continue
         after = with_block(text, body, markdown=_TEXT_FILES[rel]).encode("utf-8", "surrogateescape")
         out.append(FileChange(rel, before, after, _how(before, after)))
     return out
+
+
+def _person_defines_server(text: str) -> bool:
+    """Whether the TOML ``text``, outside detente's block, defines ``mcp_servers.detente``
+    (in any spelling: a table, a dotted key, an inline table).
+
+    Raises:
+        ValueError: the file is not valid TOML (appending to it would not help).
+    """
+    import tomllib
+
+    try:
+        doc = tomllib.loads(without_block(text, markdown=False))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(
+            f".codex/config.toml is not valid TOML ({exc}); fix it, then run detente init"
+        ) from None
+    servers = doc.get("mcp_servers")
+    return isinstance(servers, dict) and "detente" in servers
 
 
 def _how(before: bytes | None, after: bytes | None) -> str:
