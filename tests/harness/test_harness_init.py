@@ -143,6 +143,7 @@ def test_agents_chooses_the_harnesses(tmp_path: Path) -> None:
         ({".mcp.json": "{not json"}, ()),
         ({}, ("--agents", "claude,vim")),
         ({".codex/config.toml": 'model = "unclosed\n'}, ("--agents", "codex")),
+        ({".codex/config.toml": 'mcp_servers = { db = { command = "db" } }\n'}, ()),
     ],
 )
 def test_bad_input_is_refused_and_changes_nothing(

@@ -133,25 +133,30 @@ def plan(top: Path, agents: Sequence[str]) -> list[FileChange]:
         if rel == ".codex/config.toml" and text and _person_defines_server(text):
             out.append(FileChange(rel, before, before, "unchanged"))  # the person's own entry
             continue
-        after = with_block(text, body, markdown=_TEXT_FILES[rel]).encode("utf-8", "surrogateescape")
+        composed = with_block(text, body, markdown=_TEXT_FILES[rel])
+        if rel == ".codex/config.toml" and text:
+            _person_defines_server(composed, what="with detente's server added")
+        after = composed.encode("utf-8", "surrogateescape")
         out.append(FileChange(rel, before, after, _how(before, after)))
     return out
 
 
-def _person_defines_server(text: str) -> bool:
+def _person_defines_server(text: str, *, what: str = "") -> bool:
     """Whether the TOML ``text``, outside detente's block, defines ``mcp_servers.detente``
     (in any spelling: a table, a dotted key, an inline table).
 
     Raises:
-        ValueError: the file is not valid TOML (appending to it would not help).
+        ValueError: the file is not valid TOML (``what``: the state named in the error,
+            such as the file with detente's block added to an inline ``mcp_servers``).
     """
     import tomllib
 
     try:
-        doc = tomllib.loads(without_block(text, markdown=False))
+        doc = tomllib.loads(without_block(text, markdown=False) if not what else text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(
-            f".codex/config.toml is not valid TOML ({exc}); fix it, then run detente init"
+            f".codex/config.toml {what or 'is'} is not valid TOML ({exc}); fix it (or add "
+            "[mcp_servers.detente] by hand), then run detente init"
         ) from None
     servers = doc.get("mcp_servers")
     return isinstance(servers, dict) and "detente" in servers
