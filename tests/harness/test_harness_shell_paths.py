@@ -20,6 +20,8 @@ from detente.harness.shell_paths import shell_writes
         ("cp src/a.py src/b.py", ["src/b.py"]),
         ("mv src/a.py src/b.py", ["src/b.py", "src/a.py"]),
         ("cd sub; echo 1 > out.txt", ["sub/out.txt"]),
+        ("git rm -q src/a.py", ["src/a.py"]),
+        ("git mv src/a.py src/b.py", ["src/a.py", "src/b.py"]),
         ("cd src && sed -i s/a/b/ a.py", ["src/a.py"]),
         ("cd src; cd ../docs; echo > /abs/x > b.md", ["/abs/x", "src/../docs/b.md"]),
         ("true\nsed -i s/a/b/ src/a.py", ["src/a.py"]),
@@ -52,6 +54,9 @@ def test_named_files_are_read(command: str, paths: list[str]) -> None:
         ("git commit -m wip", False, True, False),
         ("git commit -am wip", True, True, False),
         ("git -C sub push origin main", False, False, True),
+        ("git checkout .", True, False, False),
+        ("git clean -fd", True, False, False),
+        ("git clean -n", False, False, False),
     ],
 )
 def test_git_commands_that_write_every_change_or_publish_are_flagged(

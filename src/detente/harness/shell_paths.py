@@ -3,7 +3,9 @@
 Judged (``shell_writes``): ``git commit`` (the staged files: judged as a commit is),
 ``git add -A`` / ``git add .`` (every changed file), ``git stash``, ``git checkout --
 PATH...`` and ``git restore PATH...`` (they overwrite the files), ``git reset --hard``
-(every changed file), ``git push`` (the files of the commits not yet upstream),
+(every changed file), ``git checkout .`` and ``git clean -f`` (every changed or
+untracked file), ``git rm``/``git mv`` paths, ``git push`` (the files of the commits not
+yet upstream),
 ``sed -i ... FILE``, ``tee FILE``, ``cp``/``mv``/``ln`` targets and output redirections
 (``>``, ``>>``, ``>|``, ``&>``). Every simple command of a list counts: split at ``;``,
 ``&&``, ``||``, ``|``, ``&``, a newline and a subshell's parentheses; a here-document's
@@ -200,9 +202,14 @@ def _redirections(words: list[str], out: ShellWrites) -> list[str]:
 
 
 def _writes_every_change(sub: str, rest: list[str]) -> bool:
-    """``git add -A``/``.``, ``git stash [push|save]``, ``git reset --hard``."""
+    """``git add -A``/``.``, ``git stash [push|save]``, ``git reset --hard``, ``git checkout
+    .``, ``git clean -f`` (it deletes the untracked files)."""
     if sub == "add":
         return any(a in ("-A", "--all", ".", ":/") for a in rest)
+    if sub == "checkout":
+        return any(a in (".", ":/") for a in rest)
+    if sub == "clean":
+        return any(a == "--force" or (a[:2] != "--" and a[:1] == "-" and "f" in a) for a in rest)
     if sub == "stash":
         return not rest or rest[0] in ("push", "save", "-u", "--include-untracked")
     return sub == "reset" and "--hard" in rest
@@ -228,5 +235,8 @@ def _git(args: list[str], out: ShellWrites) -> None:
             out.git = sub
             out.paths += [p for p in named if _plain(p)]
             out.changed = out.changed or "." in named
+    elif sub in ("rm", "mv"):
+        out.git = sub
+        out.paths += [p for p in rest if not p.startswith("-") and _plain(p)]
     elif sub == "push":
         out.git, out.pushed = sub, True
