@@ -114,3 +114,21 @@ def test_a_directory_whose_name_cannot_be_read_is_allowed_without_a_crash(
 
     assert code == 0
     assert "deny" not in out and "Traceback" not in err
+
+
+def test_an_invalid_detente_toml_is_not_reported_as_detente_unreachable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from detente.client.connect import open_local
+
+    top = _repo(tmp_path)
+    with open_local(top):
+        pass  # the repository's store
+    (top / "detente.toml").write_text('[harness]\nunclaimed = "sometimes"\n')
+    monkeypatch.setenv("DETENTE_LOCAL", "1")
+
+    code, out, _ = run("claude", "pre-tool", _edit(top), cwd=top)
+
+    notice = json.loads(out)["systemMessage"]
+    assert code == 0 and "could not check" in notice and "unreachable" not in notice
+    assert "unclaimed" in notice

@@ -92,7 +92,9 @@ def run(harness: str, event: str, text: str, *, cwd: Path) -> Answer:
                 '([harness] failure = "closed"): start the server or retry.',
             )
         else:
-            verdict = Verdict("allow", notice=f"detente unreachable ({said}): allowed unchecked")
+            gone = not isinstance(exc, DetenteError) or exc.code.endswith("_unavailable")
+            why = "detente unreachable" if gone else "detente could not check this"
+            verdict = Verdict("allow", notice=f"{why} ({said}): allowed unchecked")
     return answer(harness, event, verdict)
 
 
