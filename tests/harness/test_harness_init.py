@@ -220,3 +220,19 @@ def test_a_codex_server_entry_the_person_wrote_in_any_toml_spelling_is_kept_as_i
     text = (top / ".codex" / "config.toml").read_text()
     assert code == 0 and text == entry
     assert tomllib.loads(text)["mcp_servers"]["detente"]["command"] == "/opt/detente"
+
+
+def test_a_detente_server_entry_the_person_wrote_in_json_is_kept_whole(tmp_path: Path) -> None:
+    mine = '{"mcpServers": {"detente": {"command": "/opt/detente-wrapper"}}}\n'
+    top = _repo(tmp_path, {".mcp.json": mine, ".gemini/settings.json": mine})
+
+    code, _ = _init(top, "--agents", "claude,gemini")
+
+    gemini = json.loads((top / ".gemini" / "settings.json").read_text())
+    assert code == 0 and (top / ".mcp.json").read_text() == mine
+    assert gemini["mcpServers"] == {"detente": {"command": "/opt/detente-wrapper"}}
+    assert "BeforeTool" in gemini["hooks"]
+
+    code, _ = _init(top, "--remove")
+
+    assert code == 0 and (top / ".gemini" / "settings.json").read_text() == mine

@@ -131,31 +131,41 @@ def _is_ours_in(item: Any, items: list[Any]) -> bool:
     return any(item == other for other in items)
 
 
-def merge_json(current: Any, ours: Mapping[str, Any]) -> Any:
+#: Objects whose entries are whole values: a server the person already named is theirs.
+_WHOLE_ENTRIES = ("mcpServers",)
+
+
+def merge_json(current: Any, ours: Mapping[str, Any], *, whole: bool = False) -> Any:
     """``current`` (a parsed JSON object, or None) with ``ours`` merged in: objects key by
-    key, arrays by appending entries not already present, a scalar only where absent."""
+    key, arrays by appending entries not already present, a scalar only where absent; an
+    entry of ``mcpServers`` is a whole value (never merged into the person's own)."""
     out: dict[str, Any] = dict(current) if isinstance(current, dict) else {}
     for key, value in ours.items():
         if key not in out:
             out[key] = json.loads(json.dumps(value))
+        elif whole:
+            continue
         elif isinstance(value, dict) and isinstance(out[key], dict):
-            out[key] = merge_json(out[key], value)
+            out[key] = merge_json(out[key], value, whole=key in _WHOLE_ENTRIES)
         elif isinstance(value, list) and isinstance(out[key], list):
             out[key] = list(out[key]) + [v for v in value if not _is_ours_in(v, out[key])]
     return out
 
 
-def unmerge_json(current: Any, ours: Mapping[str, Any]) -> Any:
+def unmerge_json(current: Any, ours: Mapping[str, Any], *, whole: bool = False) -> Any:
     """``current`` without what :func:`merge_json` added (objects and arrays left empty by
-    the removal are dropped)."""
+    the removal are dropped; an ``mcpServers`` entry only where it is detente's whole)."""
     if not isinstance(current, dict):
         return current
     out = dict(current)
     for key, value in ours.items():
         if key not in out:
             continue
-        if isinstance(value, dict) and isinstance(out[key], dict):
-            out[key] = unmerge_json(out[key], value)
+        if whole:
+            if out[key] == value:
+                del out[key]
+        elif isinstance(value, dict) and isinstance(out[key], dict):
+            out[key] = unmerge_json(out[key], value, whole=key in _WHOLE_ENTRIES)
             if not out[key]:
                 del out[key]
         elif isinstance(value, list) and isinstance(out[key], list):
