@@ -5,15 +5,15 @@ Judged (``shell_writes``): ``git commit`` (the staged files: judged as a commit 
 PATH...`` and ``git restore PATH...`` (they overwrite the files), ``git reset --hard``
 (every changed file), ``git checkout .`` and ``git clean -f`` (every changed or
 untracked file), ``git rm``/``git mv`` paths, ``git push`` (the files of the commits not
-yet upstream),
-``sed -i ... FILE``, ``tee FILE``, ``cp``/``mv``/``ln`` targets and output redirections
-(``>``, ``>>``, ``>|``, ``&>``). Every simple command of a list counts: split at ``;``,
-``&&``, ``||``, ``|``, ``&``, a newline and a subshell's parentheses; a here-document's
-body is text, not commands. Paths follow a ``cd`` before them; leading assignments
-(``X=1``) and wrappers (``sudo``, ``env``, ``nohup``, ``timeout N`` ...) are skipped, and
-``sh -c``/``bash -c`` text is read as a command. Everything else, and anything the
-tokenizer cannot read (unbalanced quotes, substitutions in a path, a ``cd`` to a
-directory it cannot name), is not judged: the git hooks still are.
+yet upstream), ``sed -i ... FILE``, ``perl -i ... FILE``, ``dd of=FILE``, ``tee FILE``,
+``cp``/``mv``/``ln`` targets and output redirections (``>``, ``>>``, ``>|``, ``&>``).
+Every simple command of a list counts: split at ``;``, ``&&``, ``||``, ``|``, ``&``, a
+newline and a subshell's parentheses; a here-document's body is text, not commands.
+Paths follow a ``cd`` before them; leading assignments (``X=1``) and wrappers (``sudo``,
+``env``, ``nohup``, ``timeout N`` ...) are skipped, and ``sh -c``/``bash -c`` text is
+read as a command. Everything else, and anything the tokenizer cannot read (unbalanced
+quotes, substitutions in a path, a ``cd`` to a directory it cannot name), is not
+judged: the git hooks still are.
 """
 
 from __future__ import annotations
@@ -122,6 +122,13 @@ def _command_words(words: list[str]) -> list[str]:
     return words
 
 
+def _in_place(name: str, args: list[str]) -> bool:
+    """``sed -i`` / ``perl -i``: the files after the script are written in place."""
+    if name == "sed":
+        return any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args)
+    return name == "perl" and any(re.match(r"-[plnaw]*i", a) for a in args)
+
+
 def shell_writes(command: str, *, _depth: int = 0) -> ShellWrites:
     """The writes of ``command`` that can be read from its text (see the module docstring).
 
@@ -153,7 +160,9 @@ def shell_writes(command: str, *, _depth: int = 0) -> ShellWrites:
             out.git = out.git or inner.git
         elif name == "git":
             _git(args, out)
-        elif name == "sed" and any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
+        elif name == "dd":
+            out.paths += [a[3:] for a in args if a.startswith("of=") and _plain(a[3:])]
+        elif _in_place(name, args):
             files = [a for a in args if not a.startswith("-")]
             out.paths += [f for f in files[1:] if _plain(f)]  # the first is the script
         elif name == "tee":
