@@ -89,3 +89,16 @@ def test_removing_or_moving_a_directory_of_detentes_files_is_refused_like_its_fi
         named = relative_paths(main, main, shell_writes(command).paths)
         assert own_files_refusal(named) is not None, command
     assert own_files_refusal(relative_paths(main, main, ["src", ".claude/agents/x.md"])) is None
+
+
+def test_a_symlink_to_a_file_not_written_yet_names_the_file_it_will_write(
+    checkouts: tuple[Path, Path],
+) -> None:
+    main, _ = checkouts
+    (main / "src" / "later.py").symlink_to(main / "src" / "planned.py")
+    (main / "config").symlink_to(main / "detente.toml")
+
+    found = relative_paths(main, main, ["src/later.py", "config"])
+
+    assert "src/planned.py" in found
+    assert own_files_refusal(found) is not None

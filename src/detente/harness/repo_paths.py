@@ -7,7 +7,7 @@ spelling that reaches a file of this repository:
 - ``..`` segments: collapsed as the harness's own path handling does (``nope/../x`` is
   ``x`` even when ``nope`` does not exist: a write tool creates the parent first), and as
   the kernel does through a symlinked directory; a file either reading reaches is judged;
-- symlinks: resolved as far as the path exists (a new file's parent);
+- symlinks: followed, a dangling one to the file a write through it would create;
 - another worktree of the same repository (the main checkout from a linked worktree, or
   the reverse): the path relative to that worktree, since a claim holds a repository
   path in every checkout of it;
@@ -48,20 +48,13 @@ def relative_paths(top: Path, cwd: Path, paths: Sequence[str]) -> list[str]:
 
 
 def _resolved(path: Path) -> Path:
-    """``path`` with symlinks resolved as far as it exists (a new file's parent); ``..``
-    in the part that does not exist yet drops the name before it."""
-    missing: list[str] = []
-    here = path
+    """``path`` as the kernel reads it: every symlink followed, a dangling one to the file
+    a write would create, ``..`` after it; a part that does not exist yet taken as named
+    (``nope/..`` is dropped: a write tool creates the parent first)."""
     try:
-        while not here.exists() and here != here.parent:
-            missing.append(here.name)
-            here = here.parent
-        out = here.resolve()
+        return Path(os.path.realpath(path))
     except (OSError, ValueError):
         return Path(os.path.normpath(path))
-    for name in reversed(missing):
-        out = out.parent if name == ".." else out / name
-    return out
 
 
 def _in_repository(path: Path, root: Path, common: Path | None) -> str | None:
