@@ -345,3 +345,17 @@ def test_auto_claim_opens_a_claim_for_a_second_session_in_a_checkout_another_cla
         opened = client.session_claims("claude-S3")["claims"]
     assert second == "allow" and "unreachable" not in said
     assert [c["paths"] for c in opened] == [["src/new.py"]]
+
+
+def test_harness_session_ids_that_differ_only_where_a_key_cannot_say_so_get_different_keys() -> (
+    None
+):
+    from detente.domain.agents.decide import check_session_id
+    from detente.harness.context import session_key
+
+    pairs = [("a b", "a_b"), ("x" * 130 + "1", "x" * 130 + "2"), ("é", "è")]
+    for one, other in pairs:
+        assert session_key("claude", one) != session_key("claude", other)
+        assert check_session_id(session_key("claude", one) or "")
+    uuid = "9f1c0b7e-4d1a-4f5e-9b0a-1c2d3e4f5a6b"
+    assert session_key("codex", uuid) == f"codex-{uuid}"

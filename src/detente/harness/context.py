@@ -62,10 +62,19 @@ class HookContext:
 
 def session_key(harness: str, session: str | None) -> str | None:
     """The detente agent session id of a harness session: ``<harness>-<its id>`` (at most
-    128 characters of letters, digits, ``.``, ``_`` and ``-``); None without an id."""
+    128 characters of letters, digits, ``.``, ``_`` and ``-``); None without an id. An id
+    that does not fit as it is (another character, longer) keeps a readable prefix and
+    ends in a digest of the whole id, so two harness sessions never share one key."""
     if not session:
         return None
-    return re.sub(r"[^A-Za-z0-9._-]", "_", f"{harness}-{session}")[:128]
+    raw = f"{harness}-{session}"
+    clean = re.sub(r"[^A-Za-z0-9._-]", "_", raw)
+    if clean == raw and len(raw) <= 128:
+        return raw
+    import hashlib
+
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{clean[:111]}-{digest}"
 
 
 def policy(top: Path) -> dict[str, str]:
