@@ -347,9 +347,7 @@ def test_auto_claim_opens_a_claim_for_a_second_session_in_a_checkout_another_cla
     assert [c["paths"] for c in opened] == [["src/new.py"]]
 
 
-def test_harness_session_ids_that_differ_only_where_a_key_cannot_say_so_get_different_keys() -> (
-    None
-):
+def test_session_ids_differing_only_where_a_key_cannot_say_so_get_different_keys() -> None:
     from detente.domain.agents.decide import check_session_id
     from detente.harness.context import session_key
 
