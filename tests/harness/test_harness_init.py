@@ -236,3 +236,21 @@ def test_a_detente_server_entry_the_person_wrote_in_json_is_kept_whole(tmp_path:
     code, _ = _init(top, "--remove")
 
     assert code == 0 and (top / ".gemini" / "settings.json").read_text() == mine
+
+
+def test_remove_after_a_person_edited_keeps_what_they_had_before_init_even_if_ours_too(
+    tmp_path: Path,
+) -> None:
+    theirs = {
+        "mcpServers": {"detente": {"command": "detente", "args": ["mcp"]}},
+        "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]},
+    }
+    top = _repo(tmp_path, {".gemini/settings.json": json.dumps(theirs)})
+    _init(top, "--agents", "gemini")
+    settings = top / ".gemini" / "settings.json"
+    edited = json.loads(settings.read_text()) | {"theme": "dark"}
+    settings.write_text(json.dumps(edited))
+
+    code, _ = _init(top, "--remove")
+
+    assert code == 0 and json.loads(settings.read_text()) == theirs | {"theme": "dark"}

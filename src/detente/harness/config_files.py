@@ -152,6 +152,29 @@ def merge_json(current: Any, ours: Mapping[str, Any], *, whole: bool = False) ->
     return out
 
 
+def added_by_merge(original: Any, ours: Mapping[str, Any], *, whole: bool = False) -> Any:
+    """What :func:`merge_json` of ``ours`` into ``original`` (the file before detente)
+    added: ``ours`` without every value the person already had, so that
+    :func:`unmerge_json` never takes out their own."""
+    if not isinstance(original, dict):
+        return dict(ours)
+    out: dict[str, Any] = {}
+    for key, value in ours.items():
+        if key not in original:
+            out[key] = value
+        elif whole:
+            continue
+        elif isinstance(value, dict) and isinstance(original[key], dict):
+            inner = added_by_merge(original[key], value, whole=key in _WHOLE_ENTRIES)
+            if inner:
+                out[key] = inner
+        elif isinstance(value, list) and isinstance(original[key], list):
+            items = [v for v in value if not _is_ours_in(v, original[key])]
+            if items:
+                out[key] = items
+    return out
+
+
 def unmerge_json(current: Any, ours: Mapping[str, Any], *, whole: bool = False) -> Any:
     """``current`` without what :func:`merge_json` added (objects and arrays left empty by
     the removal are dropped; an ``mcpServers`` entry only where it is detente's whole)."""

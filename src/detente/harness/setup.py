@@ -22,6 +22,7 @@ from typing import Any
 from detente.harness import HARNESSES
 from detente.harness.config_files import (
     CODEX_TOML,
+    added_by_merge,
     agents_section,
     files_for,
     merge_json,
@@ -242,7 +243,11 @@ def remove(top: Path, *, dry_run: bool = False) -> list[FileChange]:
                 current = json.loads(now)
             except ValueError:
                 continue
-            left = unmerge_json(current, docs[rel])
+            try:
+                before = json.loads(back) if back else None
+            except ValueError:
+                before = None
+            left = unmerge_json(current, added_by_merge(before, docs[rel]))
             after: bytes | None = _json_text(left) if left else None
         else:
             kept = without_block(
