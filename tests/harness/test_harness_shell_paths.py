@@ -80,9 +80,31 @@ def test_git_commands_that_write_every_change_or_publish_are_flagged(
         "echo 'unbalanced",
         "cat a 2>/dev/null",
         "perl -Mstrict -e 'print 1' src/a.py",
+        "git config core.hooksPath",
+        "git config --get core.hooksPath",
         "cd $DIR && touch a.py",
         "cat <<EOF\necho x > a.py\nEOF",
     ],
 )
 def test_what_cannot_be_read_is_not_judged(command: str) -> None:
     assert shell_writes(command).empty
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git config core.hooksPath /dev/null",
+        "git config --unset core.hooksPath",
+        "git -c core.hooksPath=/tmp/none commit -m x",
+    ],
+)
+def test_turning_the_git_hooks_off_is_a_write_of_detentes_own_files(command: str) -> None:
+    from pathlib import Path
+
+    from detente.harness.gate import own_files_refusal, touched_files
+    from detente.harness.payloads import HookEvent
+
+    event = HookEvent("claude", "pre-tool", "shell", "S", Path("/nowhere"), command=command)
+
+    assert shell_writes(command).hooks_path
+    assert own_files_refusal(touched_files(event, Path("/nowhere"))) is not None

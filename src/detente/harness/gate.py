@@ -28,7 +28,9 @@ def touched_files(event: HookEvent, top: Path) -> list[str]:
     if event.kind == "edit":
         return relative_paths(top, event.cwd, event.paths)
     if event.kind == "shell" and event.command:
-        return relative_paths(top, event.cwd, shell_writes(event.command).paths)
+        writes = shell_writes(event.command)
+        named = relative_paths(top, event.cwd, writes.paths)
+        return [*named, ".git/config"] if writes.hooks_path else named
     return []
 
 

@@ -47,6 +47,8 @@ class ShellWrites:
         staged: the command commits the staged files (``git commit``).
         pushed: the command pushes the branch's commits (``git push``): their files.
         git: the git subcommand judged, if any (for the answer's wording).
+        hooks_path: the command sets or unsets git's ``core.hooksPath`` (it would turn
+            detente's git hooks off: a write of the repository's ``.git/config``).
     """
 
     paths: list[str] = field(default_factory=list)
@@ -54,10 +56,11 @@ class ShellWrites:
     staged: bool = False
     pushed: bool = False
     git: str | None = None
+    hooks_path: bool = False
 
     @property
     def empty(self) -> bool:
-        return not (self.paths or self.changed or self.staged or self.pushed)
+        return not (self.paths or self.changed or self.staged or self.pushed or self.hooks_path)
 
 
 def _without_heredocs(command: str) -> str:
@@ -224,8 +227,19 @@ def _writes_every_change(sub: str, rest: list[str]) -> bool:
     return sub == "reset" and "--hard" in rest
 
 
+def _sets_hooks_path(rest: list[str]) -> bool:
+    """``git config [set|unset|--unset] core.hooksPath [VALUE]`` (not a read of it)."""
+    keys = [i for i, a in enumerate(rest) if a.lower() == "core.hookspath"]
+    if not keys:
+        return False
+    writes = {"set", "unset", "--unset", "--unset-all", "--add", "--replace-all"}
+    return bool(writes.intersection(rest)) or len(rest) > keys[0] + 1
+
+
 def _git(args: list[str], out: ShellWrites) -> None:
     while args and args[0].startswith("-"):  # git -C DIR / -c k=v: options of git itself
+        if args[0] == "-c" and args[1:2] and args[1].lower().startswith("core.hookspath"):
+            out.hooks_path = True
         args = args[2:] if args[0] in ("-C", "-c") else args[1:]
     if not args:
         return
@@ -244,6 +258,8 @@ def _git(args: list[str], out: ShellWrites) -> None:
             out.git = sub
             out.paths += [p for p in named if _plain(p)]
             out.changed = out.changed or "." in named
+    elif sub == "config" and _sets_hooks_path(rest):
+        out.git, out.hooks_path = sub, True
     elif sub in ("rm", "mv"):
         out.git = sub
         out.paths += [p for p in rest if not p.startswith("-") and _plain(p)]
