@@ -18,6 +18,8 @@ Start-up stays fast (agents run a command on every tool use):
 
 - ``detente --help`` is printed from :data:`COMMANDS` without importing typer or any
   command module (:mod:`detente.cli.root_help`);
+- ``detente hook-harness HARNESS EVENT`` (the agent harness hooks ``detente init``
+  writes, :mod:`detente.harness`) skips the parser: it runs before every edit;
 - ``detente claim status ID --json`` and ``detente claim list --json``, the reads agents
   run on every tool use, skip the parser too (:mod:`detente.cli.fast_reads`);
 - every other command imports typer, the root group and only its own command module
@@ -42,6 +44,10 @@ __all__ = ["COMMANDS", "main"]  # and ``app``, built on first access (``__getatt
 
 #: Every top-level command in help order: ``name -> (one-line help, "module:registrar")``.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "init": (
+        "Set this repository up for agents: git hooks, MCP entries, harness hooks, AGENTS.md.",
+        "detente.cli.registry:init",
+    ),
     "claim": (
         "Claim paths before editing; keep the lease alive; release with evidence.",
         "detente.cli.registry:claim",
@@ -168,6 +174,10 @@ def main() -> None:
     if len(args) == 1 and args[0] in _HELP:
         _print_root_help()
         return
+    if args and args[0] == "hook-harness":  # an agent harness's hook: no parser, never help
+        from detente.harness.command import main as hook_main
+
+        sys.exit(hook_main(args[1:]))
     if args and args[0] in ("--version", "-V"):
         from detente import __version__
 

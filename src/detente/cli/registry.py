@@ -22,6 +22,7 @@ __all__ = [
     "events",
     "hooks",
     "index",
+    "init",
     "integrate",
     "mcp",
     "meeting",
@@ -53,6 +54,12 @@ def config(app: typer.Typer) -> None:
     from detente.cli.config_commands import config_app
 
     app.add_typer(config_app, name="config")
+
+
+def init(app: typer.Typer) -> None:
+    from detente.cli.init_command import init as init_command
+
+    app.command("init")(init_command)
 
 
 def integrate(app: typer.Typer) -> None:

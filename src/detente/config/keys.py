@@ -15,6 +15,7 @@ from detente.domain.policy import APPROVAL_GATES
 __all__ = [
     "ALL_KEYS",
     "GENERATED_KEYS",
+    "HARNESS_KEYS",
     "LIMIT_KEYS",
     "LOCAL_KEYS",
     "POLICY_KEYS",
@@ -24,7 +25,7 @@ __all__ = [
 
 _DAY = 24 * 3600
 
-Kind = Literal["int", "patterns", "choices", "entries", "artifacts"]
+Kind = Literal["int", "patterns", "choices", "choice", "entries", "artifacts"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ class Key:
         section: the TOML table, dotted for a nested one (``limits.claim-open``).
         name: the key inside the table (kebab-case).
         kind: ``int`` (an integer in ``low..high``), ``patterns`` (claim path patterns),
-            ``choices`` (distinct names out of ``choices``) or ``entries`` (principal
+            ``choices`` (distinct names out of ``choices``), ``choice`` (one name out of
+            ``choices``) or ``entries`` (principal
             names, ``group:NAME`` or ``*``).
         low: the smallest integer accepted (``int`` only).
         high: the largest integer accepted (``int`` only).
@@ -66,6 +68,8 @@ class Key:
             return f"an integer from {self.low} to {self.high}"
         if self.kind == "patterns":
             return "an array of path patterns (strings)"
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
         if self.kind == "choices":
             return "an array of distinct names out of " + ", ".join(self.choices)
         if self.kind == "artifacts":
@@ -221,4 +225,23 @@ LOCAL_KEYS = (
     ),
 )
 
-ALL_KEYS = POLICY_KEYS + GENERATED_KEYS + ROLE_KEYS + LOCAL_KEYS + LIMIT_KEYS
+HARNESS_KEYS = (
+    Key(
+        "harness",
+        "unclaimed",
+        "choice",
+        choices=("advise", "auto-claim", "require"),
+        help="An agent harness's edit of a file no claim holds: allow with advice, add it to "
+        "the session's claim, or refuse until claimed (detente init, docs/harnesses.md).",
+    ),
+    Key(
+        "harness",
+        "failure",
+        "choice",
+        choices=("open", "closed"),
+        help="When the harness hooks cannot reach detente: allow the edit and say so (open), "
+        "or refuse it (closed).",
+    ),
+)
+
+ALL_KEYS = POLICY_KEYS + GENERATED_KEYS + ROLE_KEYS + LOCAL_KEYS + HARNESS_KEYS + LIMIT_KEYS

@@ -14,7 +14,7 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
-from detente.config.keys import ALL_KEYS, LIMIT_KEYS, POLICY_KEYS, ROLE_KEYS, Key
+from detente.config.keys import ALL_KEYS, HARNESS_KEYS, LIMIT_KEYS, POLICY_KEYS, ROLE_KEYS, Key
 from detente.config.model import (
     DEFAULT_SOURCE,
     EVERYONE,
@@ -94,6 +94,8 @@ def effective(config: ProjectConfig) -> dict[str, Any]:
     for key in ROLE_KEYS:
         out[key.dotted] = list(config.roles.members(key.name))
     out["local.roles"] = list(config.local_roles)
+    for key in HARNESS_KEYS:
+        out[key.dotted] = config.harness.get(key.name, key.choices[0])
     for key in LIMIT_KEYS:
         limit = config.limits[key.section.split(".", 1)[1]]
         out[key.dotted] = getattr(limit, key.name.replace("-", "_"))
@@ -191,6 +193,10 @@ def _check(key: Key, value: Any, where: str) -> Any:
         return value
     if key.kind == "artifacts":
         return _artifacts(key, value, bad)
+    if key.kind == "choice":
+        if not isinstance(value, str) or value not in key.choices:
+            raise bad()
+        return value
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise bad()
     if key.kind == "patterns":
@@ -313,6 +319,10 @@ def _build(values: Mapping[str, tuple[Any, str]], read: Path | None) -> ProjectC
         artifacts=artifacts,
         roles=roles,
         local_roles=values.get("local.roles", ((), DEFAULT_SOURCE))[0],
+        harness={
+            k.name: values[k.dotted][0] if k.dotted in values else k.choices[0]
+            for k in HARNESS_KEYS
+        },
         limits=limits,
         file=read,
         sources={dotted: source for dotted, (_, source) in values.items()},

@@ -111,6 +111,8 @@ class ProjectConfig:
             (``[local] roles``; names out of :data:`ROLE_NAMES`). Empty by default: there
             the local principal may read but not change anything. On a store never served
             with authentication the local principal holds every role, as before.
+        harness: the agent harness hooks' policy (``[harness]``): ``unclaimed`` (advise,
+            auto-claim or require) and ``failure`` (open or closed).
         limits: action (one of :data:`LIMITED_ACTIONS`) -> its rate limit (``[limits]``).
         file: the configuration file read; None when there was none.
         sources: dotted key (``policy.max-ttl-seconds``) -> where its value came from:
@@ -122,6 +124,9 @@ class ProjectConfig:
     artifacts: tuple[Artifact, ...] = ()
     roles: Roles = field(default_factory=Roles)
     local_roles: tuple[str, ...] = ()
+    harness: Mapping[str, str] = field(
+        default_factory=lambda: {"unclaimed": "advise", "failure": "open"}
+    )
     limits: Mapping[str, RateLimit] = field(default_factory=_default_limits)
     file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)

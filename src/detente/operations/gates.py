@@ -83,6 +83,20 @@ def pre_commit(service: Service, body: g.PreCommitIn) -> wire.CommitCheck:
     return cast("wire.CommitCheck", check.to_wire())
 
 
+def pre_commit_paths(
+    service: Service,
+    repo: str,
+    claim_id: str | None,
+    paths: list[str],
+    edits: dict[str, tuple[tuple[str, ...], bool]] | None = None,
+) -> wire.CommitCheck:
+    """:func:`pre_commit` from typed values (the in-process client's
+    ``check_commit_typed``: the operation's rule without its body model): the same check
+    and answer."""
+    check = service.gates.check_commit(repo, claim_id, paths, edits=edits)
+    return cast("wire.CommitCheck", check.to_wire())
+
+
 PUBLISH_PATCH: Operation[wire.PatchOut] = Operation(
     "publish_patch",
     "POST",

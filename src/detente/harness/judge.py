@@ -1,0 +1,214 @@
+"""Judge an edit or a shell write: the one authority rule, asked through the client.
+
+Every question goes to the application layer's ``pre_commit`` operation
+(``POST /v1/hooks/pre-commit``, :func:`detente.service.commit_check.check_commit`: the
+rule of :mod:`detente.domain.authority`), the same function the git ``pre-commit`` hook
+and ``detente claim check`` ask, in server and in local mode. The adapter only names
+the files (and, for an edit of a parsed language, the symbols it would touch:
+:mod:`detente.harness.symbol_edits`) and words the answer:
+
+- a refused path another live claim holds (``held``), or a session claim that may not
+  write now (``problems``): deny, naming the holder (:func:`~detente.harness.verdicts.held_reason`);
+- a path outside the session's claim that no other claim holds, or any path when the
+  session works under no claim: the repository's ``[harness] unclaimed`` policy:
+  ``advise`` allows with a word, ``require`` denies, ``auto-claim`` adds the files to the
+  session's claim (``scope_change``) or opens one for the session (``open_claim``), with
+  overlap analysis as for any claim (a contested file then waits in a meeting: denied).
+
+Detente's own files (the hook configurations ``detente init`` wrote, ``detente.toml``,
+``.detente/``, ``.git/``) are protected: an agent's edit of them is denied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from detente.harness.context import HookContext, session_claim
+from detente.harness.payloads import Change
+from detente.harness.repo_paths import relative_paths
+from detente.harness.verdicts import Verdict, held_reason, short
+
+__all__ = ["PROTECTED", "judge_paths", "protected", "relative_paths"]
+
+#: Files no agent edits through a harness (the hooks' own configuration).
+PROTECTED = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".mcp.json",
+    ".codex/hooks.json",
+    ".codex/config.toml",
+    ".cursor/hooks.json",
+    ".cursor/mcp.json",
+    ".gemini/settings.json",
+    "detente.toml",
+)
+_PROTECTED_DIRS = (".detente/", ".git/")
+
+
+def protected(rel: str) -> bool:
+    """Whether ``rel`` (repo-relative) is one of detente's own files, or a directory
+    holding one (``rm -rf .claude``, ``mv .codex elsewhere``)."""
+    if rel in PROTECTED or rel.startswith(_PROTECTED_DIRS) or rel in (".git", ".detente"):
+        return True
+    return any(own.startswith(rel.rstrip("/") + "/") for own in PROTECTED)
+
+
+def judge_paths(
+    ctx: HookContext,
+    key: str | None,
+    paths: Sequence[str],
+    *,
+    changes: Mapping[str, Sequence[Change]] | None = None,
+    intent: str = "",
+) -> Verdict:
+    """May the session write these repo-relative files now? (see the module docstring)
+
+    Args:
+        ctx: the open hook context.
+        key: the detente session id (None: the session is unknown).
+        paths: repo-relative files.
+        changes: what the edit replaces, per path (for symbol judging).
+        intent: the edit in words (for an auto-claimed claim's objective).
+
+    Raises:
+        DetenteError: the client's errors (the caller fails safe).
+    """
+    if not paths:
+        return Verdict("allow")
+    mine = session_claim(ctx, key)
+    claim_id = mine["id"] if mine else None
+    check = _pre_commit(ctx, claim_id, paths, None)
+    if not check["ok"] and changes and any(f["kind"] == "held" for f in check["findings"]):
+        edits = _symbol_edits(ctx.top, paths, changes)
+        if edits:
+            check = _pre_commit(ctx, claim_id, paths, edits)
+    held = [f for f in check["findings"] if f["kind"] == "held"]
+    if held or check["problems"]:
+        holder_ids = list(dict.fromkeys(str(f["claimId"]) for f in held if f.get("claimId")))
+        holders = [dict(ctx.client.get_claim(h, include=[])["claim"]) for h in holder_ids[:2]]
+        refused = [f["path"] for f in held] or list(paths)
+        room = _room(ctx, mine, holder_ids) if mine is not None else None
+        return Verdict("deny", held_reason(refused, holders, mine, check["problems"], room))
+    free = [f["path"] for f in check["findings"] if f["kind"] == "outside"]
+    if mine is None:
+        free = list(paths)
+    if not free:
+        return Verdict("allow")
+    return _unclaimed(ctx, key, mine, free, intent)
+
+
+def _pre_commit(
+    ctx: HookContext, claim_id: str | None, paths: Sequence[str], edits: list[dict[str, Any]] | None
+) -> Any:
+    """The pre-commit operation: typed in process (no body model to import), else a
+    request."""
+    typed = getattr(ctx.client, "check_commit_typed", None)
+    if typed is not None:
+        return typed(ctx.repo, claim_id, list(paths), edits=edits)
+    return ctx.client.pre_commit(ctx.repo, claim_id, list(paths), edits=edits)
+
+
+def _room(ctx: HookContext, mine: Mapping[str, Any], holders: Sequence[str]) -> str | None:
+    """The open meeting room of the session's claim and one of ``holders``, if any."""
+    for meeting in ctx.client.list_meetings(repo=ctx.repo, status="open")["meetings"]:
+        members = set(meeting.get("participants") or [])
+        if mine["id"] in members and members.intersection(holders):
+            return str(meeting["id"])
+    return None
+
+
+def _symbol_edits(
+    top: Path, paths: Sequence[str], changes: Mapping[str, Sequence[Change]]
+) -> list[dict[str, Any]]:
+    from detente.harness.symbol_edits import planned_edit
+
+    out: list[dict[str, Any]] = []
+    for rel in paths:
+        found = planned_edit(top / rel, rel, changes.get(rel, ()))
+        if found is not None:
+            out.append({"path": rel, "symbols": list(found[0]), "outside": found[1]})
+    return out
+
+
+def _unclaimed(
+    ctx: HookContext, key: str | None, mine: dict[str, Any] | None, free: list[str], intent: str
+) -> Verdict:
+    """The repository's policy for files no claim holds (``[harness] unclaimed``)."""
+    named = ", ".join(free[:4])
+    if ctx.unclaimed == "require":
+        how = (
+            f"detente claim scope add {mine['id']} -p {free[0]}"
+            if mine
+            else f'detente claim open -o "..." -p {free[0]}'
+        )
+        return Verdict(
+            "deny",
+            short(
+                f"detente: {named} is not in any claim and this repository requires a claim "
+                f'before an edit ([harness] unclaimed = "require"). Claim it first: {how}'
+            ),
+        )
+    if ctx.unclaimed == "auto-claim":
+        return _auto_claim(ctx, key, mine, free, intent)
+    whose = f"your claim {mine['id']}" if mine else "any claim"
+    how = (
+        f"detente claim scope add {mine['id']} -p {free[0]}"
+        if mine
+        else f'detente claim open -o "..." -p {free[0]}'
+    )
+    return Verdict(
+        "allow",
+        context=short(
+            f"detente: {named} is outside {whose}; no other claim holds it. Claim it so "
+            f"others see your work: {how}"
+        ),
+    )
+
+
+def _auto_claim(
+    ctx: HookContext, key: str | None, mine: dict[str, Any] | None, free: list[str], intent: str
+) -> Verdict:
+    """Add ``free`` to the session's claim, or open one for the session."""
+    if mine is not None:
+        view: Any = ctx.client.scope_change(
+            mine["id"],
+            expected_claim_revision=int(mine["revision"]),
+            add_paths=free,
+            reason="auto-claimed by the harness hook",
+        )
+        claim = view["claim"]
+    else:
+        from detente.client.seeds import claim_seed
+        from detente.errors import BranchInUse
+
+        def seed(worktree: str | None) -> Any:
+            return claim_seed(
+                repo=ctx.repo,
+                objective=intent or f"edit {', '.join(free[:4])}",
+                agent=(key or "harness").split("-", 1)[0],
+                session=key,
+                base_commit=ctx.info.head_oid or "HEAD",
+                paths=free,
+                ttl=1800,
+                worktree=worktree,
+            )
+
+        try:
+            view = ctx.client.open_claim(seed(str(ctx.top)))
+        except BranchInUse:  # another claim works in this checkout: the session's own
+            view = ctx.client.open_claim(seed(None))  # claim is found by its session
+        claim = view["claim"]
+    if claim["status"] != "active":
+        meeting = (view.get("meeting") or {}).get("id")
+        room = f" in meeting {meeting}" if meeting else ""
+        return Verdict(
+            "deny",
+            short(
+                f"detente: claimed {', '.join(free[:4])} for you as {claim['id']}, but another "
+                f"claim overlaps: it is {claim['status']}{room}. Settle it: detente meeting "
+                f"show {meeting or '<id>'}"
+            ),
+        )
+    return Verdict("allow", context=f"detente: {', '.join(free[:4])} added to claim {claim['id']}.")
