@@ -29,6 +29,7 @@ from detente.domain.meetings.resolution_types import (
     SplitOwnership,
 )
 from detente.domain.meetings.resolutions import split_scopes
+from detente.domain.meetings.target_kinds import is_path_target
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Severity
 from detente.domain.policy import IdSource
@@ -245,9 +246,11 @@ def _handoff_events(
             f"handed its whole scope off to {recipient.id} (meeting {meeting.id})",
             meetingId=meeting.id,
         )
+    # Named targets (modules, symbols, sections) the recipient holds already: only its
+    # path targets change hands in its scope (pending ones are granted with them).
     wanted = [
         *recipient.pending_paths,
-        *(p for p in moved if p not in recipient.paths),
+        *(p for p in moved if is_path_target(p) and p not in recipient.paths),
     ]
     # What a third claim holds with authority by now stays pending: the recipient
     # negotiates for it (:mod:`detente.domain.settle` rooms it), never takes it.

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple, assert_never
 
 from detente.domain.claims.model import Claim, MemoryImpact
-from detente.domain.meetings import split_named
+from detente.domain.meetings import split_named, target_kinds
 from detente.domain.meetings.model import Decided, Meeting
 from detente.domain.meetings.resolution_types import (
     Assignment,
@@ -78,6 +78,38 @@ def validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Decid
     Raises:
         ValidationError: ``validation_error`` with ``field`` = ``resolution.<field>``.
     """
+    decided = _validate(state, meeting, submitted)
+    if not decided.resolution.escalates:
+        _settles_everyone(state, meeting, decided)
+    return decided
+
+
+def _settles_everyone(state: RepoState, meeting: Meeting, decided: Decided) -> None:
+    """Refuse a resolution that leaves a live participant contesting (it would gain, or
+    lose, by a decision that never named it).
+
+    Raises:
+        ValidationError: ``validation_error`` (field ``resolution``) naming them and what
+            they contest.
+    """
+    members = [state.claims[c] for c in meeting.participants if c in state.claims]
+    left = target_kinds.unsettled(members, decided.affected)
+    if not left:
+        return
+    contested = sorted(
+        {t.target for t in meeting.contested_targets if set(t.claim_ids) & set(left)}
+    )
+    raise ValidationError(
+        f"the resolution leaves {', '.join(left)} unsettled in meeting {meeting.id} "
+        f"(contesting {', '.join(contested) or 'its targets'}): name every live "
+        "participant (a split: CLAIM= to give one nothing contested), or ask for "
+        "human arbitration",
+        field="resolution",
+        unsettled=left,
+    )
+
+
+def _validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Decided:
     match submitted:
         case SplitOwnership():
             return _validate_split(state, meeting, submitted)
@@ -96,7 +128,16 @@ def validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Decid
                 raise ValidationError(
                     "handoff needs two different claims", field="resolution.toClaimId"
                 )
-            moved = _handed_targets(state.claims[src], state.claims[dst])
+            moved = target_kinds.handed_targets(state.claims[src], state.claims[dst])
+            if not moved:
+                contested = sorted({t.target for t in meeting.contested_targets})
+                raise ValidationError(
+                    f"a handoff from {src} to {dst} moves nothing: none of {dst}'s "
+                    f"targets lies in {src}'s scope (contested: {', '.join(contested)}); "
+                    "a contract area or a whole memory file is not handed off: choose "
+                    "joint, serialize or a split",
+                    field="resolution.toClaimId",
+                )
             handoff = Handoff(src, dst, tuple(moved), accepted=False)
             return Decided(handoff, handoff.affected(meeting.participants))
         case Joint(claim_ids=members):
@@ -341,12 +382,3 @@ def _targets_meet(a: str, b: str) -> str | None:
     if witness is None or (sa and sb and sa != sb):
         return None
     return f"{witness}#{sa or sb}" if (sa or sb) else witness
-
-
-def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
-    """What a handoff moves: the recipient's own patterns that meet the sender's scope
-    (never the sender's broader glob: the sender keeps what nobody asked for)."""
-    wanted = recipient.paths + recipient.pending_paths
-    return [
-        w for w in wanted if any(carved_may_overlap(p, sender.carved(p), w) for p in sender.paths)
-    ]
