@@ -16,10 +16,14 @@ Checked after every command in the test suite, by the model-based race suite, an
    only what other assignments name; a pattern that covers another's assigned target
    stays, with that target carved out (and nothing else);
 7. no ``negotiating`` claim waits only on claims that asked after it and were never
-   granted (first come, first granted: the earliest waiter gets a released target).
+   granted (first come, first granted: the earliest waiter gets a released target);
+8. a claim's status agrees with the authority rule: a claim that may write its granted
+   targets in its status (``active``, or granted and waiting for more) is held off by
+   nobody over them (:func:`detente.domain.authority.holds_off`: a ``serialize``
+   ``then`` never reads ``active`` while its ``first`` holds).
 
-:func:`state_violations` checks 1-3 and 7 on one state; :class:`Replay` folds events one by
-one and checks 4 and 6 along the way.
+:func:`state_violations` checks 1-3, 7 and 8 on one state; :class:`Replay` folds events
+one by one and checks 4 and 6 along the way.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.authority import carries_authority
+from detente.domain.authority import carries_authority, holds_off, writes_granted_scope
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
 from detente.domain.meetings.model import MeetingStatus
@@ -57,7 +61,7 @@ def _granted_targets(claim: Claim) -> Targets:
 
 
 def state_violations(state: RepoState) -> list[str]:
-    """Invariants 1-3 and 7 on ``state``; one sentence per violation (empty: all hold)."""
+    """Invariants 1-3, 7 and 8 on ``state``; one sentence per violation (empty: all hold)."""
     out: list[str] = []
     for claim in sorted(state.claims.values(), key=lambda c: c.id):
         if claim.status is not ClaimStatus.NEGOTIATING:
@@ -93,6 +97,25 @@ def state_violations(state: RepoState) -> list[str]:
             out.append(
                 f"claims {claim.id} and {other.id} both hold granted authority over "
                 f"{theirs[0].witness!r} and no sharing resolution says so"
+            )
+    out += _status_against_authority(state)
+    return out
+
+
+def _status_against_authority(state: RepoState) -> list[str]:
+    """Invariant 8: what reads as writing its granted targets is held off by nobody
+    (blocking overlaps are invariant 3's; this one reads the settled pairs)."""
+    out: list[str] = []
+    for claim in sorted(state.claims.values(), key=lambda c: c.id):
+        if not claim.holding or not claim.granted or not writes_granted_scope(claim):
+            continue
+        for overlap in find_overlaps(state, _granted_targets(claim), exclude=claim.id):
+            if overlap.severity is Severity.BLOCKING or not holds_off(state, claim, overlap):
+                continue
+            witness = overlap.targets[0].witness if overlap.targets else "its targets"
+            out.append(
+                f"claim {claim.id} reads {claim.status.value} (granted) but the authority "
+                f"rule lets {overlap.claim_id} hold it off {witness!r}"
             )
     return out
 

@@ -15,6 +15,9 @@ over the claims and meetings the command touched (and the rooms those claims sit
 - a ``blocked`` claim whose escalation was resolved (no escalated room left): a holder
   (granted, nothing pending) gets its authority back (``active``); a newcomer still
   blocked by a third claim goes back to ``negotiating`` in a follow-up room the same way;
+- a ``negotiating`` claim held off only by the ``first`` claims it was serialized behind
+  (its other contests ended) goes back to ``suspended``: the serialization still
+  stands (:func:`detente.domain.authority.holds_off`);
 - an open meeting with no live contest left closes with a ``dissolved`` outcome
   (``meeting.dissolved``).
 
@@ -31,6 +34,7 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
+from detente.domain.authority import holds_off
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
@@ -54,10 +58,13 @@ _WAITING = (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED)
 
 
 def live_blockers(state: RepoState, claim: Claim) -> list[Overlap]:
-    """Blocking overlaps of ``claim`` with other holding claims (resolved pairs aside)."""
+    """Overlaps of ``claim`` whose other holding claim keeps it waiting: blocking ones,
+    and those a resolution settled without letting ``claim`` write
+    (:func:`detente.domain.authority.holds_off`)."""
     if not claim.holding:
         return []
-    return blocking_only(find_overlaps(state, Targets.of(claim), exclude=claim.id))
+    overlaps = find_overlaps(state, Targets.of(claim), exclude=claim.id)
+    return [o for o in overlaps if holds_off(state, claim, o)]
 
 
 def awaiting_handoff(state: RepoState, claim_id: str) -> bool:
@@ -236,6 +243,11 @@ def settle(
                 out += grant_events(ids, claim, "no contest left: nothing blocks it any more")
                 moved.add(claim_id)
             continue
+        firsts = _serialized_before(state, claim_id)
+        if claim.status is ClaimStatus.NEGOTIATING and all(o.claim_id in firsts for o in blocking):
+            out.append(_back_in_line(ids, claim, sorted({o.claim_id for o in blocking})))
+            moved.add(claim_id)
+            continue
         uncovered = [o for o in blocking if not any(o.claim_id in m.participants for m in rooms)]
         fresh = [o for o in uncovered if frozenset({claim_id, o.claim_id}) not in roomed]
         if fresh:
@@ -268,6 +280,24 @@ def settle(
                 )
             )
     return out
+
+
+def _serialized_before(state: RepoState, claim_id: str) -> set[str]:
+    """The ``first`` claims ``claim_id`` was serialized behind (a ``serialize`` it is the
+    ``then`` of)."""
+    return {first for first, thens in state.meetings.serialized.items() if claim_id in thens}
+
+
+def _back_in_line(ids: IdSource, claim: Claim, firsts: Sequence[str]) -> ev.Event:
+    """A serialized ``then`` whose other contests ended waits for its turn again."""
+    return ev.status_event(
+        ids,
+        claim.id,
+        ev.CLAIM_SUSPENDED,
+        to=ClaimStatus.SUSPENDED.value,
+        was=claim.status.value,
+        reason=f"serialized behind {', '.join(firsts)}: it waits for its turn again",
+    )
 
 
 def _settle_pending(

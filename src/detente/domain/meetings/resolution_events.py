@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, assert_never
 
 from detente.domain import events as ev
-from detente.domain.authority import carries_authority
+from detente.domain.authority import carries_authority, holds_off
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.claims.transitions import allowed
 from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
@@ -31,7 +31,6 @@ from detente.domain.meetings.resolution_types import (
 from detente.domain.meetings.resolutions import split_scopes
 from detente.domain.meetings.target_kinds import is_path_target
 from detente.domain.overlap.analysis import Targets, find_overlaps
-from detente.domain.overlap.model import Severity
 from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 
@@ -45,11 +44,13 @@ __all__ = [
 
 
 def still_blocked(state: RepoState, claim: Claim, ignore: Sequence[str] = ()) -> list[str]:
-    """Claims other than ``ignore`` that still block ``claim`` (resolved pairs excluded)."""
+    """Claims other than ``ignore`` that still keep ``claim`` waiting
+    (:func:`detente.domain.authority.holds_off`: a resolution that does not let it
+    write what they hold settles nothing for it)."""
     return [
         o.claim_id
         for o in find_overlaps(state, Targets.of(claim), exclude=claim.id)
-        if o.severity is Severity.BLOCKING and o.claim_id not in ignore
+        if o.claim_id not in ignore and holds_off(state, claim, o)
     ]
 
 
