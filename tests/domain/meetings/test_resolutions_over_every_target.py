@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from detente.domain.authority import writable
+from detente.domain.claims.commands import SetStatus
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.invariants import state_violations
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
@@ -14,6 +15,7 @@ from detente.domain.meetings.resolution_types import (
     Assignment,
     Handoff,
     Resolution,
+    Serialize,
     SplitOwnership,
 )
 from detente.domain.write_check import check_targets
@@ -141,3 +143,14 @@ def test_a_split_never_makes_an_unnamed_claim_active() -> None:
         g, "clm_c", "f.py::K.a"
     )
     assert state_violations(g.state) == []
+
+
+def test_a_resolution_naming_a_claim_that_left_is_an_invalid_transition() -> None:
+    g = _three_over_one_file()
+    room = _room(g, "clm_a", "clm_b", "clm_c")
+    b = g.state.claims["clm_b"]
+    g.and_(SetStatus("clm_b", b.revision, ClaimStatus.ABANDONED, "gone", {}))
+    rev = g.state.meetings[room].revision
+    g.when(Resolve(room, rev, Serialize("clm_a", "clm_b"), "h")).raises(
+        "invalid_transition", claimId="clm_b", field="resolution.then"
+    )

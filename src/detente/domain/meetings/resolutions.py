@@ -51,13 +51,33 @@ from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.validation import section_key
-from detente.errors import ValidationError
+from detente.errors import InvalidTransition, ValidationError
 
 OwnersOf = Callable[[Sequence[str]], tuple[list[str], list[str]]]
 """``paths -> (owners, invalid CODEOWNERS lines)`` for choosing arbitrators."""
 
 
-def _participant(meeting: Meeting, value: str, fld: str) -> str:
+def _participant(state: RepoState, meeting: Meeting, value: str, fld: str) -> str:
+    """``value``, a live participant of ``meeting``.
+
+    Raises:
+        InvalidTransition: ``invalid_transition`` (409) when the claim no longer holds
+            (taken over, completed, abandoned ...): a resolution names only live claims;
+            ``claimId``, ``status`` and ``successorId`` (a takeover's) are in the problem.
+        ValidationError: ``validation_error`` naming ``fld`` when it is not a participant.
+    """
+    claim = state.claims.get(value)
+    if claim is not None and not claim.holding:
+        successor = f" (its successor is {claim.successor_id})" if claim.successor_id else ""
+        raise InvalidTransition(
+            claim.status.value,
+            "resolution",
+            f"{fld} names claim {value}, which is {claim.status.value}{successor}: a "
+            "resolution names only live claims",
+            field=fld,
+            claimId=value,
+            successorId=claim.successor_id,
+        )
     if value not in meeting.participants:
         raise ValidationError(
             f"{fld} must be a participant of meeting {meeting.id} "
@@ -114,16 +134,16 @@ def _validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Deci
         case SplitOwnership():
             return _validate_split(state, meeting, submitted)
         case Serialize(first=first, then=then):
-            _participant(meeting, first, "resolution.first")
-            _participant(meeting, then, "resolution.then")
+            _participant(state, meeting, first, "resolution.first")
+            _participant(state, meeting, then, "resolution.then")
             if first == then:
                 raise ValidationError(
                     "serialize needs two different claims", field="resolution.then"
                 )
             return Decided(submitted, submitted.affected(meeting.participants))
         case Handoff(from_claim_id=src, to_claim_id=dst):
-            _participant(meeting, src, "resolution.fromClaimId")
-            _participant(meeting, dst, "resolution.toClaimId")
+            _participant(state, meeting, src, "resolution.fromClaimId")
+            _participant(state, meeting, dst, "resolution.toClaimId")
             if src == dst:
                 raise ValidationError(
                     "handoff needs two different claims", field="resolution.toClaimId"
@@ -146,7 +166,7 @@ def _validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Deci
                     "joint needs at least two claimIds", field="resolution.claimIds"
                 )
             for i, c in enumerate(members):
-                _participant(meeting, c, f"resolution.claimIds[{i}]")
+                _participant(state, meeting, c, f"resolution.claimIds[{i}]")
             joint = Joint(tuple(sorted(set(members))))
             return Decided(joint, joint.affected(meeting.participants))
         case HumanArbitration():
@@ -164,7 +184,7 @@ def _validate_split(state: RepoState, meeting: Meeting, split: SplitOwnership) -
     out: list[Assignment] = []
     for i, item in enumerate(split.assignments):
         fld = f"resolution.assignments[{i}]"
-        claim_id = _participant(meeting, item.claim_id, f"{fld}.claimId")
+        claim_id = _participant(state, meeting, item.claim_id, f"{fld}.claimId")
         claim = state.claims[claim_id]
         normalised = tuple(
             _own_target(state, claim, target, f"{fld}.targets[{j}]")
