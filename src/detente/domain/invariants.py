@@ -20,9 +20,11 @@ Checked after every command in the test suite, by the model-based race suite, an
 8. a claim's status agrees with the authority rule: a claim that may write its granted
    targets in its status (``active``, or granted and waiting for more) is held off by
    nobody over them (:func:`detente.domain.authority.holds_off`: a ``serialize``
-   ``then`` never reads ``active`` while its ``first`` holds).
+   ``then`` never reads ``active`` while its ``first`` holds);
+9. every participant of an open or escalated meeting is live (it holds): a departed
+   claim leaves its rooms (``meeting.left``).
 
-:func:`state_violations` checks 1-3, 7 and 8 on one state; :class:`Replay` folds events
+:func:`state_violations` checks 1-3 and 7-9 on one state; :class:`Replay` folds events
 one by one and checks 4 and 6 along the way.
 """
 
@@ -61,7 +63,7 @@ def _granted_targets(claim: Claim) -> Targets:
 
 
 def state_violations(state: RepoState) -> list[str]:
-    """Invariants 1-3, 7 and 8 on ``state``; one sentence per violation (empty: all hold)."""
+    """Invariants 1-3 and 7-9 on ``state``; one sentence per violation (empty: all hold)."""
     out: list[str] = []
     for claim in sorted(state.claims.values(), key=lambda c: c.id):
         if claim.status is not ClaimStatus.NEGOTIATING:
@@ -99,6 +101,17 @@ def state_violations(state: RepoState) -> list[str]:
                 f"{theirs[0].witness!r} and no sharing resolution says so"
             )
     out += _status_against_authority(state)
+    for meeting in sorted(state.meetings.values(), key=lambda m: m.id):
+        if meeting.status is MeetingStatus.RESOLVED:
+            continue
+        gone = [
+            c for c in meeting.participants if c in state.claims and not state.claims[c].holding
+        ]
+        if gone:
+            out.append(
+                f"meeting {meeting.id} is {meeting.status.value} with participants that no "
+                f"longer hold: {', '.join(gone)}"
+            )
     return out
 
 

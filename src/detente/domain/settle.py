@@ -18,6 +18,8 @@ over the claims and meetings the command touched (and the rooms those claims sit
 - a ``negotiating`` claim held off only by the ``first`` claims it was serialized behind
   (its other contests ended) goes back to ``suspended``: the serialization still
   stands (:func:`detente.domain.authority.holds_off`);
+- a participant of an open or escalated room that no longer holds leaves it
+  (``meeting.left``);
 - an open meeting with no live contest left closes with a ``dissolved`` outcome
   (``meeting.dissolved``).
 
@@ -181,6 +183,11 @@ def _touched(
             claims.update(meeting.participants)
     for claim_id in list(claims):
         meetings.update(m.id for m in _open_rooms(state, claim_id))
+        meetings.update(  # a departed claim leaves escalated rooms too
+            m
+            for m in state.meetings.rooms_of_claim.get(claim_id, ())
+            if state.meetings[m].status is MeetingStatus.ESCALATED
+        )
     for meeting_id in meetings:
         meeting = state.meetings.get(meeting_id)
         if meeting is not None:
@@ -262,7 +269,12 @@ def settle(
             joined = [m for o in uncovered for m in roomed[frozenset({claim_id, o.claim_id})]]
             out.append(_negotiating(ids, claim, list(dict.fromkeys(joined)), uncovered))
             moved.add(claim_id)
-    touched_now = {str(e.data["meetingId"]) for e in out if e.type.startswith("meeting.")}
+    out += _departures(state, meetings, ids)
+    touched_now = {
+        str(e.data["meetingId"])
+        for e in out
+        if e.type.startswith("meeting.") and e.type != ev.MEETING_LEFT
+    }
     for meeting_id in sorted(meetings - touched_now):
         meeting = state.meetings.get(meeting_id)
         if meeting is None or meeting.status is not MeetingStatus.OPEN:
@@ -277,6 +289,32 @@ def settle(
                     ev.MEETING_DISSOLVED,
                     outcome="dissolved",
                     reason="no contest left: every participant's overlap is gone",
+                )
+            )
+    return out
+
+
+def _departures(state: RepoState, meetings: Iterable[str], ids: IdSource) -> list[ev.Event]:
+    """``meeting.left`` for each participant of an open or escalated room that no longer
+    holds (completed, integrated, abandoned, taken over): a room holds only live parties,
+    so its options and its "held by" never name a departed claim."""
+    out: list[ev.Event] = []
+    for meeting_id in sorted(meetings):
+        meeting = state.meetings.get(meeting_id)
+        if meeting is None or meeting.status is MeetingStatus.RESOLVED:
+            continue
+        for claim_id in meeting.participants:
+            claim = state.claims.get(claim_id)
+            if claim is None or claim.holding:
+                continue
+            out.append(
+                ev.meeting_event(
+                    ids,
+                    meeting_id,
+                    ev.MEETING_LEFT,
+                    claimId=claim_id,
+                    status=claim.status.value,
+                    reason=f"{claim_id} is {claim.status.value}: it no longer holds",
                 )
             )
     return out

@@ -84,6 +84,21 @@ class Dissolved:
 Outcome = Decided | Dissolved
 
 
+def options_for(participants: tuple[str, ...]) -> tuple[str, ...]:
+    """The resolution types that can settle a room of ``participants`` (in offer order).
+
+    A resolution must name every live participant (:mod:`detente.domain.meetings.target_kinds`):
+    ``serialize`` and ``handoff`` name two claims, so a room of three or more offers only
+    ``split_ownership``, ``joint`` and ``human_arbitration``.
+    """
+    if len(set(participants)) <= 2:
+        return RESOLUTION_TYPES
+    return tuple(t for t in RESOLUTION_TYPES if t not in _PAIRWISE)
+
+
+_PAIRWISE = frozenset({"serialize", "handoff"})
+
+
 @dataclass(frozen=True)
 class Settlement:
     """A resolution as it settles one pair of claims, with the meeting that recorded it."""
