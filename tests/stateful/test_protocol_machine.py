@@ -449,7 +449,7 @@ def test_pinned_a_handoff_accepted_after_a_third_claim_took_the_target_keeps_it_
         state.abandon(pick=967)
         state.resolve(how=0, kind='handoff', pick=0)
         state.scope_remove(pick=398, which=0)
-        state.accept_handoff(pick=198)
+        state.accept_handoff(pick=2)
         """
     )
     try:

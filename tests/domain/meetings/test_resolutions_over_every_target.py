@@ -154,3 +154,12 @@ def test_a_resolution_naming_a_claim_that_left_is_an_invalid_transition() -> Non
     g.when(Resolve(room, rev, Serialize("clm_a", "clm_b"), "h")).raises(
         "invalid_transition", claimId="clm_b", field="resolution.then"
     )
+
+
+def test_a_handoff_from_a_claim_that_was_never_granted_is_refused() -> None:
+    g = given(open_claim("clm_a", "src/**", ttl=30), open_claim("clm_b", "src/**", agent="b"))
+    room = _room(g, "clm_a", "clm_b")
+    rev = g.state.meetings[room].revision
+    g.when(Resolve(room, rev, Handoff("clm_b", "clm_a"), "h")).raises(
+        "validation_error", field="resolution.fromClaimId"
+    )

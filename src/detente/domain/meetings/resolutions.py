@@ -148,6 +148,12 @@ def _validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Deci
                 raise ValidationError(
                     "handoff needs two different claims", field="resolution.toClaimId"
                 )
+            if not state.claims[src].granted:
+                raise ValidationError(
+                    f"claim {src} was never granted: it holds nothing to hand off (hand "
+                    f"off from the holder, to {src})",
+                    field="resolution.fromClaimId",
+                )
             moved = target_kinds.handed_targets(state.claims[src], state.claims[dst])
             if not moved:
                 contested = sorted({t.target for t in meeting.contested_targets})
