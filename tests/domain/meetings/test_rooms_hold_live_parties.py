@@ -85,3 +85,15 @@ def test_the_leave_event_names_the_room_and_the_claim() -> None:
     reacted = react(g.state, [(abandoned.type, abandoned.data)], ctx.ids, ctx.now, ctx.policy)
     [left] = [e for e in reacted if e.type == ev_types.MEETING_LEFT]
     ev(ev_types.MEETING_LEFT, meetingId=room, claimId="clm_b", status="abandoned").check(left)
+
+
+def test_four_parties_of_every_kind_over_one_file_negotiate_in_one_room() -> None:
+    g = given(
+        open_claim("clm_a", "src/**", ttl=3600),
+        open_claim("clm_b", "src/app.py", agent="bob", ttl=3600),
+        open_claim("clm_c", modules=("src",), agent="carol", ttl=3600),
+        open_claim("clm_d", symbols=("src/app.py::f",), agent="dan", ttl=3600),
+    )
+    [room] = sorted(g.state.meetings.open_ids)
+    assert set(g.state.meetings[room].participants) == {"clm_a", "clm_b", "clm_c", "clm_d"}
+    assert state_violations(g.state) == []
