@@ -97,3 +97,15 @@ def test_four_parties_of_every_kind_over_one_file_negotiate_in_one_room() -> Non
     [room] = sorted(g.state.meetings.open_ids)
     assert set(g.state.meetings[room].participants) == {"clm_a", "clm_b", "clm_c", "clm_d"}
     assert state_violations(g.state) == []
+
+
+def test_a_dissolved_room_reads_outcome_dissolved_and_no_resolution() -> None:
+    g = given(open_claim("clm_a", "f.py", ttl=3600), open_claim("clm_b", "f.py", agent="b"))
+    [room] = sorted(g.state.meetings.open_ids)
+    a = g.state.claims["clm_a"]
+    g.and_(SetStatus("clm_a", a.revision, ClaimStatus.ABANDONED, "gone", {}))
+    record = meeting_to_wire(g.state.meetings[room])
+    assert record["status"] == "resolved"
+    assert record["outcome"] == "dissolved"
+    assert record["resolution"] is None  # "dissolved" is no resolution type
+    assert record["dissolution"]["reason"]

@@ -71,8 +71,9 @@ def decided_from_wire(raw: object) -> Decided:
 
 @dataclass(frozen=True)
 class Dissolved:
-    """A meeting closed with no contest left (``meeting.dissolved``): on the wire
-    ``{type: dissolved, reason, affected: []}`` in the meeting's ``resolution``."""
+    """A meeting closed with no contest left (``meeting.dissolved``): on the wire the
+    meeting reads ``status: resolved``, ``outcome: dissolved``, ``resolution: null`` and
+    ``dissolution: {reason}`` (``dissolved`` is no resolution type)."""
 
     reason: object = None
 
@@ -177,7 +178,15 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
         ],
         "proposals": [p.to_wire() for p in meeting.proposals],
         "deadline": format_time(meeting.deadline),
-        "resolution": meeting.resolution.to_wire() if meeting.resolution is not None else None,
+        "resolution": (
+            meeting.resolution.to_wire() if isinstance(meeting.resolution, Decided) else None
+        ),
+        "outcome": _outcome(meeting),
+        "dissolution": (
+            {"reason": meeting.resolution.reason}
+            if isinstance(meeting.resolution, Dissolved)
+            else None
+        ),
         "options": list(meeting.options),
         "arbitrators": list(meeting.arbitrators),
         "escalation": meeting.escalation,
@@ -185,6 +194,15 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
         "createdAt": format_time(meeting.created_at),
         "updatedAt": format_time(meeting.updated_at),
     }
+
+
+def _outcome(meeting: Meeting) -> str | None:
+    """How a closed meeting ended: ``resolved`` (a resolution took effect) or
+    ``dissolved`` (no contest was left; ``resolution`` is null, ``dissolution`` says why);
+    None while open or escalated."""
+    if meeting.status is not MeetingStatus.RESOLVED:
+        return None
+    return "dissolved" if isinstance(meeting.resolution, Dissolved) else "resolved"
 
 
 def past_deadline(meetings: Iterable[Meeting], now: datetime) -> bool:
