@@ -22,9 +22,12 @@ Checked after every command in the test suite, by the model-based race suite, an
    nobody over them (:func:`detente.domain.authority.holds_off`: a ``serialize``
    ``then`` never reads ``active`` while its ``first`` holds);
 9. every participant of an open or escalated meeting is live (it holds): a departed
-   claim leaves its rooms (``meeting.left``).
+   claim leaves its rooms (``meeting.left``);
+10. no target is writable by nobody after a resolution that assigned it: a path a split
+    assigned to a claim that still holds it is granted to that claim, or pending while
+    another claim holds it off.
 
-:func:`state_violations` checks 1-3 and 7-9 on one state; :class:`Replay` folds events
+:func:`state_violations` checks 1-3 and 7-10 on one state; :class:`Replay` folds events
 one by one and checks 4 and 6 along the way.
 """
 
@@ -38,7 +41,7 @@ from detente.domain import events as ev
 from detente.domain.authority import carries_authority, holds_off, writes_granted_scope
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
-from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.model import Decided, MeetingStatus
 from detente.domain.meetings.resolution_types import SplitOwnership, resolution_from_wire
 from detente.domain.meetings.split_named import carved_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
@@ -63,7 +66,7 @@ def _granted_targets(claim: Claim) -> Targets:
 
 
 def state_violations(state: RepoState) -> list[str]:
-    """Invariants 1-3 and 7-9 on ``state``; one sentence per violation (empty: all hold)."""
+    """Invariants 1-3 and 7-10 on ``state``; one sentence per violation (empty: all hold)."""
     out: list[str] = []
     for claim in sorted(state.claims.values(), key=lambda c: c.id):
         if claim.status is not ClaimStatus.NEGOTIATING:
@@ -112,6 +115,27 @@ def state_violations(state: RepoState) -> list[str]:
                 f"meeting {meeting.id} is {meeting.status.value} with participants that no "
                 f"longer hold: {', '.join(gone)}"
             )
+    out += _assigned_but_unwritable(state)
+    return out
+
+
+def _assigned_but_unwritable(state: RepoState) -> list[str]:
+    """Invariant 10, over the path targets of every applied split."""
+    out: list[str] = []
+    for meeting in sorted(state.meetings.values(), key=lambda m: m.id):
+        decided = meeting.resolution
+        if not isinstance(decided, Decided) or not isinstance(decided.resolution, SplitOwnership):
+            continue
+        for a in decided.resolution.assignments:
+            claim = state.claims.get(a.claim_id)
+            if claim is None or not claim.holding or claim.granted:
+                continue
+            stranded = [t for t in a.targets if t in claim.paths and t not in claim.pending_paths]
+            if stranded:
+                out.append(
+                    f"meeting {meeting.id} assigned {', '.join(stranded)} to claim "
+                    f"{claim.id}, which was never granted it: nobody may write it"
+                )
     return out
 
 

@@ -20,7 +20,7 @@ over the claims and meetings the command touched (and the rooms those claims sit
   stands (:func:`detente.domain.authority.holds_off`);
 - a participant of an open or escalated room that no longer holds leaves it
   (``meeting.left``);
-- an open meeting with no live contest left closes with a ``dissolved`` outcome
+- an open (or escalated) meeting with no live contest left closes with a ``dissolved`` outcome
   (``meeting.dissolved``).
 
 A *live contest* of a meeting is a participant that is ``negotiating`` (or ``blocked``)
@@ -277,7 +277,9 @@ def settle(
     }
     for meeting_id in sorted(meetings - touched_now):
         meeting = state.meetings.get(meeting_id)
-        if meeting is None or meeting.status is not MeetingStatus.OPEN:
+        # An escalated room closes the same way once its parties left (no arbitrator
+        # is needed for a contest that ended).
+        if meeting is None or meeting.status is MeetingStatus.RESOLVED:
             continue
         if any(c in moved for c in meeting.participants):
             continue  # decided again next round, on the state these events make

@@ -4,11 +4,15 @@ offers only the resolutions that can settle it, and every participant is live.""
 from __future__ import annotations
 
 from detente.domain import events as ev_types
+from detente.domain.authority import writable
 from detente.domain.claims.commands import SetStatus
 from detente.domain.claims.model import ClaimStatus
+from detente.domain.events import Event
 from detente.domain.invariants import state_violations
+from detente.domain.meetings.commands import Resolve
 from detente.domain.meetings.model import MeetingStatus, meeting_to_wire
 from detente.domain.meetings.reactions import react
+from detente.domain.meetings.resolution_types import Assignment, SplitOwnership
 
 from decisions import Given, ev, given, open_claim
 
@@ -109,3 +113,46 @@ def test_a_dissolved_room_reads_outcome_dissolved_and_no_resolution() -> None:
     assert record["outcome"] == "dissolved"
     assert record["resolution"] is None  # "dissolved" is no resolution type
     assert record["dissolution"]["reason"]
+
+
+def test_a_target_a_split_settles_is_granted_at_once_and_the_rest_stays_pending() -> None:
+    g = given(
+        open_claim("clm_a", "f.py", ttl=3600),
+        open_claim("clm_b", "f.py", agent="bob", ttl=3600),
+        open_claim("clm_d", "g.py", agent="dan", ttl=3600),
+        open_claim("clm_c", "f.py", "g.py", agent="carol", ttl=3600),
+    )
+    [room] = [
+        m for m in sorted(g.state.meetings.open_ids) if "clm_b" in g.state.meetings[m].participants
+    ]
+    assert "clm_d" not in g.state.meetings[room].participants
+    split = SplitOwnership(
+        (Assignment("clm_c", ("f.py",)), Assignment("clm_a", ()), Assignment("clm_b", ()))
+    )
+    g.when(Resolve(room, g.state.meetings[room].revision, split, "h")).and_then()
+    c = g.state.claims["clm_c"]
+    assert c.granted and c.pending_paths == ("g.py",), (c.status, c.paths, c.pending_paths)
+    assert c.status is ClaimStatus.NEGOTIATING
+    refusing, outside = writable(g.state, c, "f.py")
+    assert not refusing and not outside
+    assert state_violations(g.state) == []
+
+
+def test_the_invariants_name_a_target_a_split_assigned_that_nobody_may_write() -> None:
+    g = given(
+        open_claim("clm_a", "f.py", ttl=3600),
+        open_claim("clm_b", "f.py", agent="bob", ttl=3600),
+    )
+    [room] = sorted(g.state.meetings.open_ids)
+    split = SplitOwnership((Assignment("clm_b", ("f.py",)), Assignment("clm_a", ())))
+    outcome = g.when(Resolve(room, g.state.meetings[room].revision, split, "h")).outcome
+    assert isinstance(outcome, list)
+    for e in outcome:  # folded without the reactions: clm_b is never granted f.py
+        _apply(g, e)
+    assert g.state.claims["clm_b"].status is ClaimStatus.NEGOTIATING
+    assert any("f.py" in v and "clm_b" in v for v in state_violations(g.state))
+
+
+def _apply(g: Given, e: Event) -> None:
+    at, seq = g.context.now, g.state.last_seq + 1
+    g.state.apply(e.type, e.data, at=at, event_id=e.id, seq=seq, subject=e.subject)
