@@ -61,6 +61,7 @@ def _granted_targets(claim: Claim) -> Targets:
         symbols=claim.symbols,
         contracts=claim.contract_areas,
         memory=claim.memory_impacts,
+        base_commit=claim.base_commit,
         carve_outs=claim.carve_outs,
     )
 
@@ -98,6 +99,9 @@ def state_violations(state: RepoState) -> list[str]:
             theirs = [t for t in overlap.targets if carries_authority(other, t.theirs)]
             if not carries_authority(other) or not theirs:
                 continue
+            if not _blocking_from(state, other, claim.id):
+                continue  # blocking only through the other's pending part (its granted
+                # part meets this claim only where no file exists: potential)
             seen.add(pair)
             out.append(
                 f"claims {claim.id} and {other.id} both hold granted authority over "
@@ -137,6 +141,14 @@ def _assigned_but_unwritable(state: RepoState) -> list[str]:
                     f"{claim.id}, which was never granted it: nobody may write it"
                 )
     return out
+
+
+def _blocking_from(state: RepoState, claim: Claim, other_id: str) -> bool:
+    """Do ``claim``'s granted targets meet ``other_id`` in a blocking overlap?"""
+    return any(
+        o.claim_id == other_id and o.severity is Severity.BLOCKING
+        for o in find_overlaps(state, _granted_targets(claim), exclude=claim.id)
+    )
 
 
 def _status_against_authority(state: RepoState) -> list[str]:
