@@ -48,7 +48,10 @@ def test_a_split_that_leaves_a_participant_out_is_refused_and_changes_nothing(
     c = cli.open(agent="carol", symbol="src/pkg/a.py::K.a")["claim"]["id"]
     room = b["meeting"]["id"]
 
-    code, body = cli.json("meeting", "resolve", room, "--split", f"{c}=src/pkg/a.py::K.a", "--split", f"{a}=", "--by", "h")  # fmt: skip
+    code, body = cli.json(
+        "meeting", "resolve", room,
+        "--split", f"{c}=src/pkg/a.py::K.a", "--split", f"{a}=", "--by", "h",
+    )  # fmt: skip
 
     assert code != 0, body
     assert b["claim"]["id"] in body["detail"]
@@ -61,7 +64,9 @@ def test_a_serialized_claim_reads_what_claim_check_answers(cli: Cli) -> None:
     a = cli.open("f.py", agent="alice")["claim"]["id"]
     second = cli.open("f.py", agent="bob")
     b, room = second["claim"]["id"], second["meeting"]["id"]
-    code, body = cli.json("meeting", "resolve", room, "--serialize", "--first", a, "--then", b, "--by", "h")  # fmt: skip
+    code, body = cli.json(
+        "meeting", "resolve", room, "--serialize", "--first", a, "--then", b, "--by", "h"
+    )
     assert code == 0, body
     c = cli.open("g.py", agent="carol")["claim"]["id"]
     assert cli.json("claim", "scope", "add", b, "-p", "g.py")[0] in (0, 6)
