@@ -16,14 +16,19 @@ names, one ``match`` case per type:
   the claims go ``active`` unless another, unrelated claim still blocks them.
 - ``serialize {first, then}``: ``then`` is ``suspended`` until ``first`` is integrated,
   completed or abandoned (see :mod:`detente.domain.meetings.reactions`); ``first`` goes ``active``.
-- ``handoff {fromClaimId, toClaimId}``: the recipient's patterns that meet the sender's
-  (``targets``) become the recipient's once it accepts; the sender keeps the rest of its
+- ``handoff {fromClaimId, toClaimId}``: the recipient's targets of every kind that meet
+  the sender's scope (``targets``, :mod:`~detente.domain.meetings.target_kinds`) become
+  the recipient's once it accepts (the sender must have been granted; moving nothing is
+  refused); the sender keeps the rest of its
   patterns with those targets carved out, and is closed (``abandoned``) when nothing is
   left. Until the accept the sender keeps everything and the recipient waits
   (``negotiating``).
 - ``joint {claimIds[]}``: one coupled group sharing the contested targets; all ``active``.
 - ``human_arbitration {}``: the meeting escalates; participants are ``blocked`` until an
   arbitrator (from CODEOWNERS) resolves with one of the types above.
+
+Every type must name each live participant of the meeting (else ``validation_error``
+naming the unsettled ones), and only live claims (else ``invalid_transition``).
 
 The claim events each type implies live in :mod:`detente.domain.meetings.resolution_events`.
 """
@@ -100,33 +105,8 @@ def validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Decid
     """
     decided = _validate(state, meeting, submitted)
     if not decided.resolution.escalates:
-        _settles_everyone(state, meeting, decided)
+        target_kinds.settles_everyone(state, meeting, decided)
     return decided
-
-
-def _settles_everyone(state: RepoState, meeting: Meeting, decided: Decided) -> None:
-    """Refuse a resolution that leaves a live participant contesting (it would gain, or
-    lose, by a decision that never named it).
-
-    Raises:
-        ValidationError: ``validation_error`` (field ``resolution``) naming them and what
-            they contest.
-    """
-    members = [state.claims[c] for c in meeting.participants if c in state.claims]
-    left = target_kinds.unsettled(members, decided.affected)
-    if not left:
-        return
-    contested = sorted(
-        {t.target for t in meeting.contested_targets if set(t.claim_ids) & set(left)}
-    )
-    raise ValidationError(
-        f"the resolution leaves {', '.join(left)} unsettled in meeting {meeting.id} "
-        f"(contesting {', '.join(contested) or 'its targets'}): name every live "
-        "participant (a split: CLAIM= to give one nothing contested), or ask for "
-        "human arbitration",
-        field="resolution",
-        unsettled=left,
-    )
 
 
 def _validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Decided:

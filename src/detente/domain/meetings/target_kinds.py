@@ -39,11 +39,14 @@ from collections.abc import Sequence
 
 from detente.domain.claims.model import Claim
 from detente.domain.meetings import split_named
+from detente.domain.meetings.model import Decided, Meeting
 from detente.domain.overlap import modules, symbols
 from detente.domain.overlap.carveouts import carved_may_overlap
 from detente.domain.overlap.globs import may_overlap
+from detente.domain.state import RepoState
+from detente.errors import ValidationError
 
-__all__ = ["handed_targets", "is_path_target", "unsettled"]
+__all__ = ["handed_targets", "is_path_target", "settles_everyone", "unsettled"]
 
 
 def is_path_target(target: str) -> bool:
@@ -113,3 +116,28 @@ def handed_targets(sender: Claim, recipient: Claim) -> list[str]:
 def unsettled(participants: Sequence[Claim], named: Sequence[str]) -> list[str]:
     """The live participants a resolution naming ``named`` leaves contesting, by id."""
     return sorted(c.id for c in participants if c.holding and c.id not in named)
+
+
+def settles_everyone(state: RepoState, meeting: Meeting, decided: Decided) -> None:
+    """Refuse a resolution that leaves a live participant contesting (it would gain, or
+    lose, by a decision that never named it).
+
+    Raises:
+        ValidationError: ``validation_error`` (field ``resolution``) naming them and what
+            they contest.
+    """
+    members = [state.claims[c] for c in meeting.participants if c in state.claims]
+    left = unsettled(members, decided.affected)
+    if not left:
+        return
+    contested = sorted(
+        {t.target for t in meeting.contested_targets if set(t.claim_ids) & set(left)}
+    )
+    raise ValidationError(
+        f"the resolution leaves {', '.join(left)} unsettled in meeting {meeting.id} "
+        f"(contesting {', '.join(contested) or 'its targets'}): name every live "
+        "participant (a split: CLAIM= to give one nothing contested), or ask for "
+        "human arbitration",
+        field="resolution",
+        unsettled=left,
+    )
