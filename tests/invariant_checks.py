@@ -34,7 +34,13 @@ def _replay(service: ServiceCore, repo: str) -> Replay:
         cached = service._states.get(repo)
         state.trees = cached.trees if cached is not None else None  # same severity judge
         replays[repo] = Replay(state)
-    return replays[repo]
+    replay = replays[repo]
+    cached = service._states.get(repo)
+    if replay.state.trees is None and cached is not None:
+        # A replay made before the service folded its first state judges severity on
+        # the same trees once they exist (else every wildcard meeting reads as real).
+        replay.state.trees = cached.trees
+    return replay
 
 
 def check(service: ServiceCore, repo: str) -> None:

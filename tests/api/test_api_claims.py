@@ -214,3 +214,29 @@ def test_a_resolution_field_its_type_does_not_take_is_422_and_the_meeting_stays_
     assert r.json()["field"] == "resolution.thne"
     after = http.get(f"/v1/meetings/{meeting['id']}").json()["meeting"]
     assert after["status"] == "open" and after["revision"] == meeting["revision"]
+
+
+def test_a_resolution_naming_a_claim_that_no_longer_holds_is_409_and_changes_nothing(
+    http: httpx.Client,
+) -> None:
+    a = http.post("/v1/claims", json=claim_body("src/**")).json()["claim"]
+    b = http.post("/v1/claims", json=claim_body("src/app.rs", agent="bob")).json()
+    c = http.post("/v1/claims", json=claim_body("src/app.rs", agent="carol")).json()["claim"]
+    room = b["meeting"]["id"]
+    gone = http.post(
+        f"/v1/claims/{b['claim']['id']}/abandon",
+        json={"expectedClaimRevision": b["claim"]["revision"]},
+    )
+    assert gone.status_code == 200
+    meeting = http.get(f"/v1/meetings/{room}").json()["meeting"]
+    assert meeting["status"] == "open"  # a and c still contest src/app.rs
+    body = {
+        "expectedMeetingRevision": meeting["revision"],
+        "resolution": {"type": "serialize", "first": a["id"], "then": b["claim"]["id"]},
+    }
+    r = http.post(f"/v1/meetings/{room}/resolve", json=body)
+    assert r.status_code == 409 and r.json()["code"] == "invalid_transition"
+    assert r.json()["claimId"] == b["claim"]["id"]
+    after = http.get(f"/v1/meetings/{room}").json()["meeting"]
+    assert after["status"] == "open" and after["revision"] == meeting["revision"]
+    assert http.get(f"/v1/claims/{c['id']}").json()["claim"]["status"] == "negotiating"

@@ -64,3 +64,39 @@ def test_the_page_renders_a_claim_with_a_typed_contract_change() -> None:
     html = render.render_page(render.context(_snapshot(typed), {}))
 
     assert "API changes: http:payments-api:add-retry" in html
+
+
+def test_the_resolve_form_offers_only_live_claims_and_defaults_to_none_that_left() -> None:
+    live_a = claim("a", ["src/**"])
+    left_b = claim("b", ["src/app.py"], status="taken_over")
+    live_c = claim("c", ["src/app.py"], status="negotiating")
+    meeting = {
+        "id": "mtg_1",
+        "repo": "project",
+        "status": "open",
+        "revision": 3,
+        "participants": ["a", "c", "b"],
+        "contestedTargets": [{"target": "src/**", "claimIds": ["a", "c"], "reason": "x"}],
+        "proposals": [],
+        "deadline": "2026-11-30T12:15:00Z",
+        "resolution": None,
+        "options": ["serialize"],
+        "arbitrators": [],
+        "escalation": None,
+        "notices": [],
+        "createdAt": "2026-11-30T12:00:00Z",
+        "updatedAt": "2026-11-30T12:00:00Z",
+    }
+    snapshot = Snapshot(
+        now="2026-11-30T12:05:00Z",
+        seq=7,
+        repos=[{"name": "project", "path": None, "defaultBranch": "main"}],
+        claims=[live_a, left_b, live_c],
+        meetings=[meeting],
+    )
+
+    html = render.render_panels(render.context(snapshot, {}), ["meetings"])["meetings"]
+
+    form = html[html.index('<form class="resolve"') :]
+    assert 'value="b"' not in form  # no option, default or checkbox names the departed claim
+    assert 'value="c" selected' in form and 'value="a" selected' in form

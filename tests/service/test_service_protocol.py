@@ -110,7 +110,7 @@ def test_a_split_that_would_leave_two_claims_overlapping_is_refused_and_changes_
 # ---------------------------------------------------------------------------- 2. three parties
 
 
-def test_a_resolution_that_settles_part_of_a_three_party_contest_moves_the_rest_to_a_follow_up_room(
+def test_a_resolution_that_settles_part_of_a_three_party_contest_is_refused_naming_the_rest(
     service: Service,
 ) -> None:
     e = _open(service, "e", "src/api/app.py")
@@ -118,28 +118,22 @@ def test_a_resolution_that_settles_part_of_a_three_party_contest_moves_the_rest_
     _resolve(service, f.meeting_ids[0], {"type": "joint", "claimIds": [e, f.id]})
     assert _status(service, f.id) is ClaimStatus.ACTIVE
     g = service.claims.open_claim(seed("src/api/app.py", agent="g", ttl=3600)).claim
-    first_room = g.meeting_ids[0]
+    room = g.meeting_ids[0]
+    before = service.meetings.get_meeting(room).revision
 
-    _resolve(service, first_room, {"type": "serialize", "first": g.id, "then": e})
+    with pytest.raises(ValidationError) as refused:
+        _resolve(service, room, {"type": "serialize", "first": g.id, "then": e})
 
-    assert service.meetings.get_meeting(first_room).status is MeetingStatus.RESOLVED
-    assert _status(service, e) is ClaimStatus.SUSPENDED
-    view = service.claims.get_claim(g.id)
-    assert view.claim.status is ClaimStatus.NEGOTIATING
-    [follow_up] = [x for x in view.meetings if x.status is MeetingStatus.OPEN]
-    assert follow_up.id != first_room
-    assert set(follow_up.participants) == {f.id, g.id}
-    with pytest.raises(OverlapBlocking) as waiting:  # names only the room still open
-        service.claims.check_write(g.id, ["src/api/app.py"])
-    assert waiting.value.extra["meetingIds"] == [follow_up.id]
-    assert first_room not in waiting.value.detail
-
-    _resolve(service, follow_up.id, {"type": "serialize", "first": g.id, "then": f.id})
+    assert refused.value.extra["unsettled"] == [f.id]
+    assert f.id in refused.value.detail
+    assert service.meetings.get_meeting(room).revision == before
+    assert _status(service, e) is ClaimStatus.ACTIVE
+    _resolve(service, room, {"type": "joint", "claimIds": [e, f.id, g.id]})
     assert _status(service, g.id) is ClaimStatus.ACTIVE
     assert service.claims.check_write(g.id, ["src/api/app.py"]) == ["src/api/app.py"]
 
 
-def test_an_escalated_three_party_meeting_resolved_in_part_leaves_no_claim_blocked_without_a_room(
+def test_an_escalated_three_party_meeting_is_resolved_only_by_a_resolution_naming_all_three(
     service: Service,
 ) -> None:
     e = _open(service, "e", "src/api/app.py")
@@ -150,13 +144,11 @@ def test_an_escalated_three_party_meeting_resolved_in_part_leaves_no_claim_block
     _resolve(service, room, {"type": "human_arbitration"})
     assert _status(service, g.id) is ClaimStatus.BLOCKED
 
-    _resolve(service, room, {"type": "serialize", "first": g.id, "then": e})
-
-    view = service.claims.get_claim(g.id)
-    assert view.claim.status is ClaimStatus.NEGOTIATING
-    [follow_up] = [x for x in view.meetings if x.status is MeetingStatus.OPEN]
-    _resolve(service, follow_up.id, {"type": "joint", "claimIds": [f.id, g.id]})
-    assert _status(service, g.id) is ClaimStatus.ACTIVE
+    with pytest.raises(ValidationError):
+        _resolve(service, room, {"type": "serialize", "first": g.id, "then": e})
+    assert _status(service, g.id) is ClaimStatus.BLOCKED
+    _resolve(service, room, {"type": "joint", "claimIds": [f.id, g.id, e]})
+    assert {_status(service, c) for c in (e, f.id, g.id)} == {ClaimStatus.ACTIVE}
 
 
 # ---------------------------------------------------------------------------- 3. release

@@ -1,7 +1,8 @@
 """The race suite: a model-based test of the coordination protocol (issue #12).
 
-A Hypothesis ``RuleBasedStateMachine`` drives 3-5 agents over a small path universe
-through the service, on the memory store and on a real SQLite file, with the fake
+A Hypothesis ``RuleBasedStateMachine`` drives 4-5 agents over a small universe of
+paths, modules (``module:src.api``) and symbols (``src/api/app.py::App.run``) through the
+service, on the memory store and on a real SQLite file, with the fake
 clock: open, renew, scope add/remove, propose/accept/resolve (every kind), accept a
 handoff, abandon, take over, complete with evidence (a real commit integrated by CAS on
 a real git repository: one template repository is built once per session and copied
@@ -12,7 +13,9 @@ must equal that replay.
 
 Refusals (``DetenteError``) are legitimate answers; anything else is a bug. CI runs the
 bounded ``ci`` profile (well under a minute); ``HYPOTHESIS_PROFILE=long`` runs
-thousands of steps. A failure prints the seed and the steps as Python
+thousands of steps, and the slow stage runs 5,000 steps per store
+(:func:`test_five_thousand_steps_per_store_find_nothing`). A failure prints the seed
+and the steps as Python
 (``state = ProtocolOnMemory(); state.open_claim(...)``): paste them into a test with
 :func:`_replay`, as the ``test_pinned_*`` tests below do.
 """
@@ -74,6 +77,15 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
+#: 5,000 steps per store (100 examples of 50 steps): the slow stage's run.
+settings.register_profile(
+    "thousands",
+    max_examples=100,
+    stateful_step_count=50,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 #: The long profile (~6,000 steps per store) outlasts the suite's per-test timeout.
 pytestmark = [pytest.mark.timeout(0)] if os.environ.get("HYPOTHESIS_PROFILE") == "long" else []
@@ -89,6 +101,16 @@ PATHS = (
     "README.md",
     "lib/x.py",
 )
+#: Module and symbol targets over the same files (issue #30: every resolution type over
+#: every kind of target): ``module:NAME`` and ``path::Symbol``.
+NAMED = (
+    "module:src.api",
+    "module:src",
+    "src/api/app.py::App",
+    "src/api/app.py::App.run",
+    "src/core.py::main",
+)
+TARGETS = PATHS + NAMED
 KINDS = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
 #: The files of the template repository's ``main``: every literal of :data:`PATHS` exists,
 #: so overlaps are judged on real trees (no ``potential`` verdicts).
@@ -98,6 +120,7 @@ FILES = (
     "src/core.py",
     "docs/a.md",
     "docs/b.md",
+    "docs/src/api/notes.md",  # the modules' ``*/src/api/**`` meet ``docs/**`` in a real file
     "README.md",
     "lib/x.py",
 )
@@ -122,7 +145,18 @@ def template_repo() -> tuple[Path, str]:
     return _TEMPLATE[0]
 
 
-_paths = st.lists(st.sampled_from(PATHS), min_size=1, max_size=3, unique=True)
+_paths = st.lists(st.sampled_from(TARGETS), min_size=1, max_size=3, unique=True)
+
+
+def _kinds(targets: list[str]) -> dict[str, tuple[str, ...]]:
+    """``paths``, ``modules`` and ``symbols`` of an opening, from mixed targets."""
+    return {
+        "paths": tuple(t for t in targets if "::" not in t and not t.startswith("module:")),
+        "modules": tuple(t.removeprefix("module:") for t in targets if t.startswith("module:")),
+        "symbols": tuple(t for t in targets if "::" in t),
+    }
+
+
 _pick = st.integers(min_value=0, max_value=1000)
 
 
@@ -183,7 +217,12 @@ class ProtocolMachine(RuleBasedStateMachine):
             assignments = []
             for i, claim_id in enumerate(people):
                 claim = self.service.claims.get_claim(claim_id).claim
-                wanted = list(claim.paths + claim.pending_paths) or ["README.md"]
+                wanted = [
+                    *claim.paths,
+                    *claim.pending_paths,
+                    *(f"module:{m}" for m in claim.modules),
+                    *claim.symbols,
+                ] or ["README.md"]
                 assignments.append(
                     {"claimId": claim_id, "targets": [wanted[(pick + i) % len(wanted)]]}
                 )
@@ -196,7 +235,13 @@ class ProtocolMachine(RuleBasedStateMachine):
     @rule(agent=_pick, paths=_paths, ttl=st.sampled_from((30, 120, 600)))
     def open_claim(self, agent: int, paths: list[str], ttl: int) -> None:
         name = AGENTS[agent % self.agents]
-        cmd = replace(seed(*paths, agent=name, ttl=ttl), base_commit=self.m0)
+        kinds = _kinds(paths)
+        cmd = replace(
+            seed(*kinds["paths"], agent=name, ttl=ttl),
+            base_commit=self.m0,
+            modules=kinds["modules"],
+            symbols=kinds["symbols"],
+        )
         try:
             view = self.service.claims.open_claim(cmd)
         except DetenteError:
@@ -369,7 +414,7 @@ class ProtocolMachine(RuleBasedStateMachine):
 
 
 class ProtocolOnMemory(ProtocolMachine):
-    agents = 3
+    agents = 4
 
 
 class ProtocolOnSqlite(ProtocolMachine):
@@ -383,6 +428,17 @@ TestProtocolOnMemory = ProtocolOnMemory.TestCase
 TestProtocolOnMemory.settings = PROFILE
 TestProtocolOnSqlite = ProtocolOnSqlite.TestCase
 TestProtocolOnSqlite.settings = PROFILE
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(0)
+@pytest.mark.parametrize("machine", [ProtocolOnMemory, ProtocolOnSqlite], ids=["memory", "sqlite"])
+def test_five_thousand_steps_per_store_find_nothing(machine: type[ProtocolMachine]) -> None:
+    """Four and five parties over paths, modules and symbols, every resolution type, the
+    invariants of :mod:`detente.domain.invariants` after every step: 5,000 steps."""
+    from hypothesis.stateful import run_state_machine_as_test
+
+    run_state_machine_as_test(machine, settings=settings.get_profile("thousands"))
 
 
 def test_a_pinned_three_party_script_replays_without_a_wedge() -> None:
@@ -449,7 +505,7 @@ def test_pinned_a_handoff_accepted_after_a_third_claim_took_the_target_keeps_it_
         state.abandon(pick=967)
         state.resolve(how=0, kind='handoff', pick=0)
         state.scope_remove(pick=398, which=0)
-        state.accept_handoff(pick=198)
+        state.accept_handoff(pick=2)
         """
     )
     try:

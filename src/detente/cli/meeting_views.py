@@ -38,9 +38,8 @@ __all__ = [
 
 def status_label(meeting: Mapping[str, Any]) -> str:
     """The status a human reads: a room closed with no contest left is ``dissolved``
-    (on the wire it is ``resolved`` with resolution type ``dissolved``)."""
-    resolution = meeting.get("resolution") or {}
-    if meeting["status"] == "resolved" and resolution.get("type") == "dissolved":
+    (on the wire it is ``resolved`` with ``outcome: dissolved``)."""
+    if meeting["status"] == "resolved" and meeting.get("outcome") == "dissolved":
         return "dissolved"
     return str(meeting["status"])
 

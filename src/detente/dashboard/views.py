@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from detente.clock import parse_time
+from detente.domain.claims.model import HOLDING_STATUSES
 from detente.domain.claims.wire import contract_text, tests_text
 
 __all__ = [
@@ -128,6 +129,9 @@ def _witnesses(meeting: Wire, overlaps: dict[str, list[Wire]]) -> dict[str, list
     return out
 
 
+_HOLDING = frozenset(s.value for s in HOLDING_STATUSES)
+
+
 def meetings_view(
     meetings: Iterable[Wire], claims: dict[str, Wire], overlaps: dict[str, list[Wire]]
 ) -> tuple[list[Wire], list[Wire]]:
@@ -135,7 +139,9 @@ def meetings_view(
     latest resolved ones.
 
     Returns:
-        ``(live, resolved)``; each item is ``{meeting, witnesses, participants[]}``.
+        ``(live, resolved)``; each item is ``{meeting, witnesses, participants[],
+        parties[]}`` (``parties``: the participants that still hold, the only claims the
+        resolve form offers).
     """
     live: list[Wire] = []
     resolved: list[Wire] = []
@@ -144,6 +150,13 @@ def meetings_view(
             "meeting": meeting,
             "witnesses": _witnesses(meeting, overlaps),
             "participants": [claims[c] for c in meeting["participants"] if c in claims],
+            # The resolve form names only claims that still hold: the server refuses a
+            # resolution naming any other (409 invalid_transition).
+            "parties": [
+                claims[c]
+                for c in meeting["participants"]
+                if c in claims and claims[c]["status"] in _HOLDING
+            ],
         }
         (resolved if meeting["status"] == "resolved" else live).append(item)
     resolved.sort(key=lambda i: i["meeting"]["updatedAt"], reverse=True)

@@ -41,6 +41,7 @@ from detente.domain.generated_authority import artifact_at, artifact_writable
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.named_authority import Edit, named_owned, named_refusals
 from detente.domain.overlap.carveouts import carved_matches
+from detente.domain.overlap.model import Overlap, OverlapKind, Severity
 from detente.domain.overlap.paths import escape
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
@@ -52,6 +53,7 @@ __all__ = [
     "blocks",
     "carries_authority",
     "check_writer_status",
+    "holds_off",
     "literal_pattern",
     "may_share",
     "owns",
@@ -97,6 +99,29 @@ def blocks(
         and carries_authority(other, pattern)
         and not may_share(state, claim_id, other)
     )
+
+
+def holds_off(state: RepoState, claim: Claim, overlap: Overlap) -> bool:
+    """Does the other claim of ``overlap`` (one of ``claim``'s overlaps) keep ``claim``
+    waiting for what they share? The status rule, read from the authority rule.
+
+    A ``blocking`` overlap does. So does an overlap a recorded resolution settled when
+    that resolution does not let ``claim`` write what the other holds
+    (:func:`may_share`: the ``serialize`` ``then`` while its ``first`` holds with
+    authority), over a target a write can touch (a contract area alone is not written).
+    Every status decision (activation, a serialized claim's resumption, the settling of
+    rooms) and the invariants ask this, so a claim never reads ``active`` over a target
+    :func:`writable` refuses it.
+    """
+    if overlap.severity is Severity.BLOCKING:
+        return True
+    if overlap.severity is not Severity.ADVISORY or claim.advisory:
+        return False
+    other = state.claims.get(overlap.claim_id)
+    if other is None or not carries_authority(other) or may_share(state, claim.id, other):
+        return False
+    settled = state.meetings.resolved_pairs.get(frozenset({claim.id, other.id}))
+    return settled is not None and any(k is not OverlapKind.CONTRACT for k in overlap.kinds)
 
 
 def path_refusals(

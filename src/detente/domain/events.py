@@ -23,6 +23,7 @@ Event types (all version 1; subject in brackets)::
     meeting.handoff_accepted  [meeting/<id>]  the recipient of a handoff accepted it
     meeting.notice       [meeting/<id>]  a notification to a participant (e.g. first expired)
     meeting.dissolved    [meeting/<id>]  no contest left (holder narrowed, finished, released)
+    meeting.left         [meeting/<id>]  a participant that no longer holds left the room
     claim.blocked        [claim/<id>]    waits for a human arbitrator (or takeover approvers)
     claim.taken_over     [claim/<id>]    the predecessor's record: successor, pieces, rescue ref
     claim.takeover_approved [claim/<id>] an approver (human or CODEOWNERS owner) of a takeover
@@ -78,6 +79,7 @@ MEETING_ESCALATED = "meeting.escalated"
 MEETING_HANDOFF_ACCEPTED = "meeting.handoff_accepted"
 MEETING_NOTICE = "meeting.notice"
 MEETING_DISSOLVED = "meeting.dissolved"
+MEETING_LEFT = "meeting.left"
 CLAIM_BLOCKED = "claim.blocked"
 CLAIM_TAKEN_OVER = "claim.taken_over"
 CLAIM_TAKEOVER_APPROVED = "claim.takeover_approved"

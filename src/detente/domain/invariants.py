@@ -16,10 +16,19 @@ Checked after every command in the test suite, by the model-based race suite, an
    only what other assignments name; a pattern that covers another's assigned target
    stays, with that target carved out (and nothing else);
 7. no ``negotiating`` claim waits only on claims that asked after it and were never
-   granted (first come, first granted: the earliest waiter gets a released target).
+   granted (first come, first granted: the earliest waiter gets a released target);
+8. a claim's status agrees with the authority rule: a claim that may write its granted
+   targets in its status (``active``, or granted and waiting for more) is held off by
+   nobody over them (:func:`detente.domain.authority.holds_off`: a ``serialize``
+   ``then`` never reads ``active`` while its ``first`` holds);
+9. every participant of an open or escalated meeting is live (it holds): a departed
+   claim leaves its rooms (``meeting.left``);
+10. no target is writable by nobody after a resolution that assigned it: a path a split
+    assigned to a claim that still holds it is granted to that claim, or pending while
+    another claim holds it off.
 
-:func:`state_violations` checks 1-3 and 7 on one state; :class:`Replay` folds events one by
-one and checks 4 and 6 along the way.
+:func:`state_violations` checks 1-3 and 7-10 on one state; :class:`Replay` folds events
+one by one and checks 4 and 6 along the way.
 """
 
 from __future__ import annotations
@@ -29,10 +38,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from detente.domain import events as ev
-from detente.domain.authority import carries_authority
+from detente.domain.authority import carries_authority, holds_off, writes_granted_scope
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
-from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.model import Decided, MeetingStatus
 from detente.domain.meetings.resolution_types import SplitOwnership, resolution_from_wire
 from detente.domain.meetings.split_named import carved_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
@@ -52,12 +61,13 @@ def _granted_targets(claim: Claim) -> Targets:
         symbols=claim.symbols,
         contracts=claim.contract_areas,
         memory=claim.memory_impacts,
+        base_commit=claim.base_commit,
         carve_outs=claim.carve_outs,
     )
 
 
 def state_violations(state: RepoState) -> list[str]:
-    """Invariants 1-3 and 7 on ``state``; one sentence per violation (empty: all hold)."""
+    """Invariants 1-3 and 7-10 on ``state``; one sentence per violation (empty: all hold)."""
     out: list[str] = []
     for claim in sorted(state.claims.values(), key=lambda c: c.id):
         if claim.status is not ClaimStatus.NEGOTIATING:
@@ -89,10 +99,72 @@ def state_violations(state: RepoState) -> list[str]:
             theirs = [t for t in overlap.targets if carries_authority(other, t.theirs)]
             if not carries_authority(other) or not theirs:
                 continue
+            if not _blocking_from(state, other, claim.id):
+                continue  # blocking only through the other's pending part (its granted
+                # part meets this claim only where no file exists: potential)
             seen.add(pair)
             out.append(
                 f"claims {claim.id} and {other.id} both hold granted authority over "
                 f"{theirs[0].witness!r} and no sharing resolution says so"
+            )
+    out += _status_against_authority(state)
+    for meeting in sorted(state.meetings.values(), key=lambda m: m.id):
+        if meeting.status is MeetingStatus.RESOLVED:
+            continue
+        gone = [
+            c for c in meeting.participants if c in state.claims and not state.claims[c].holding
+        ]
+        if gone:
+            out.append(
+                f"meeting {meeting.id} is {meeting.status.value} with participants that no "
+                f"longer hold: {', '.join(gone)}"
+            )
+    out += _assigned_but_unwritable(state)
+    return out
+
+
+def _assigned_but_unwritable(state: RepoState) -> list[str]:
+    """Invariant 10, over the path targets of every applied split."""
+    out: list[str] = []
+    for meeting in sorted(state.meetings.values(), key=lambda m: m.id):
+        decided = meeting.resolution
+        if not isinstance(decided, Decided) or not isinstance(decided.resolution, SplitOwnership):
+            continue
+        for a in decided.resolution.assignments:
+            claim = state.claims.get(a.claim_id)
+            if claim is None or not claim.holding or claim.granted:
+                continue
+            stranded = [t for t in a.targets if t in claim.paths and t not in claim.pending_paths]
+            if stranded:
+                out.append(
+                    f"meeting {meeting.id} assigned {', '.join(stranded)} to claim "
+                    f"{claim.id}, which was never granted it: nobody may write it"
+                )
+    return out
+
+
+def _blocking_from(state: RepoState, claim: Claim, other_id: str) -> bool:
+    """Do ``claim``'s granted targets meet ``other_id`` in a blocking overlap?"""
+    return any(
+        o.claim_id == other_id and o.severity is Severity.BLOCKING
+        for o in find_overlaps(state, _granted_targets(claim), exclude=claim.id)
+    )
+
+
+def _status_against_authority(state: RepoState) -> list[str]:
+    """Invariant 8: what reads as writing its granted targets is held off by nobody
+    (blocking overlaps are invariant 3's; this one reads the settled pairs)."""
+    out: list[str] = []
+    for claim in sorted(state.claims.values(), key=lambda c: c.id):
+        if not claim.holding or not claim.granted or not writes_granted_scope(claim):
+            continue
+        for overlap in find_overlaps(state, _granted_targets(claim), exclude=claim.id):
+            if overlap.severity is Severity.BLOCKING or not holds_off(state, claim, overlap):
+                continue
+            witness = overlap.targets[0].witness if overlap.targets else "its targets"
+            out.append(
+                f"claim {claim.id} reads {claim.status.value} (granted) but the authority "
+                f"rule lets {overlap.claim_id} hold it off {witness!r}"
             )
     return out
 

@@ -15,7 +15,12 @@ over the claims and meetings the command touched (and the rooms those claims sit
 - a ``blocked`` claim whose escalation was resolved (no escalated room left): a holder
   (granted, nothing pending) gets its authority back (``active``); a newcomer still
   blocked by a third claim goes back to ``negotiating`` in a follow-up room the same way;
-- an open meeting with no live contest left closes with a ``dissolved`` outcome
+- a ``negotiating`` claim held off only by the ``first`` claims it was serialized behind
+  (its other contests ended) goes back to ``suspended``: the serialization still
+  stands (:func:`detente.domain.authority.holds_off`);
+- a participant of an open or escalated room that no longer holds leaves it
+  (``meeting.left``);
+- an open (or escalated) meeting with no live contest left closes with a ``dissolved`` outcome
   (``meeting.dissolved``).
 
 A *live contest* of a meeting is a participant that is ``negotiating`` (or ``blocked``)
@@ -31,6 +36,7 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
+from detente.domain.authority import holds_off
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
@@ -54,10 +60,13 @@ _WAITING = (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED)
 
 
 def live_blockers(state: RepoState, claim: Claim) -> list[Overlap]:
-    """Blocking overlaps of ``claim`` with other holding claims (resolved pairs aside)."""
+    """Overlaps of ``claim`` whose other holding claim keeps it waiting: blocking ones,
+    and those a resolution settled without letting ``claim`` write
+    (:func:`detente.domain.authority.holds_off`)."""
     if not claim.holding:
         return []
-    return blocking_only(find_overlaps(state, Targets.of(claim), exclude=claim.id))
+    overlaps = find_overlaps(state, Targets.of(claim), exclude=claim.id)
+    return [o for o in overlaps if holds_off(state, claim, o)]
 
 
 def awaiting_handoff(state: RepoState, claim_id: str) -> bool:
@@ -174,6 +183,11 @@ def _touched(
             claims.update(meeting.participants)
     for claim_id in list(claims):
         meetings.update(m.id for m in _open_rooms(state, claim_id))
+        meetings.update(  # a departed claim leaves escalated rooms too
+            m
+            for m in state.meetings.rooms_of_claim.get(claim_id, ())
+            if state.meetings[m].status is MeetingStatus.ESCALATED
+        )
     for meeting_id in meetings:
         meeting = state.meetings.get(meeting_id)
         if meeting is not None:
@@ -236,6 +250,11 @@ def settle(
                 out += grant_events(ids, claim, "no contest left: nothing blocks it any more")
                 moved.add(claim_id)
             continue
+        firsts = _serialized_before(state, claim_id)
+        if claim.status is ClaimStatus.NEGOTIATING and all(o.claim_id in firsts for o in blocking):
+            out.append(_back_in_line(ids, claim, sorted({o.claim_id for o in blocking})))
+            moved.add(claim_id)
+            continue
         uncovered = [o for o in blocking if not any(o.claim_id in m.participants for m in rooms)]
         fresh = [o for o in uncovered if frozenset({claim_id, o.claim_id}) not in roomed]
         if fresh:
@@ -250,10 +269,17 @@ def settle(
             joined = [m for o in uncovered for m in roomed[frozenset({claim_id, o.claim_id})]]
             out.append(_negotiating(ids, claim, list(dict.fromkeys(joined)), uncovered))
             moved.add(claim_id)
-    touched_now = {str(e.data["meetingId"]) for e in out if e.type.startswith("meeting.")}
+    out += _departures(state, meetings, ids)
+    touched_now = {
+        str(e.data["meetingId"])
+        for e in out
+        if e.type.startswith("meeting.") and e.type != ev.MEETING_LEFT
+    }
     for meeting_id in sorted(meetings - touched_now):
         meeting = state.meetings.get(meeting_id)
-        if meeting is None or meeting.status is not MeetingStatus.OPEN:
+        # An escalated room closes the same way once its parties left (no arbitrator
+        # is needed for a contest that ended).
+        if meeting is None or meeting.status is MeetingStatus.RESOLVED:
             continue
         if any(c in moved for c in meeting.participants):
             continue  # decided again next round, on the state these events make
@@ -268,6 +294,50 @@ def settle(
                 )
             )
     return out
+
+
+def _departures(state: RepoState, meetings: Iterable[str], ids: IdSource) -> list[ev.Event]:
+    """``meeting.left`` for each participant of an open or escalated room that no longer
+    holds (completed, integrated, abandoned, taken over): a room holds only live parties,
+    so its options and its "held by" never name a departed claim."""
+    out: list[ev.Event] = []
+    for meeting_id in sorted(meetings):
+        meeting = state.meetings.get(meeting_id)
+        if meeting is None or meeting.status is MeetingStatus.RESOLVED:
+            continue
+        for claim_id in meeting.participants:
+            claim = state.claims.get(claim_id)
+            if claim is None or claim.holding:
+                continue
+            out.append(
+                ev.meeting_event(
+                    ids,
+                    meeting_id,
+                    ev.MEETING_LEFT,
+                    claimId=claim_id,
+                    status=claim.status.value,
+                    reason=f"{claim_id} is {claim.status.value}: it no longer holds",
+                )
+            )
+    return out
+
+
+def _serialized_before(state: RepoState, claim_id: str) -> set[str]:
+    """The ``first`` claims ``claim_id`` was serialized behind (a ``serialize`` it is the
+    ``then`` of)."""
+    return {first for first, thens in state.meetings.serialized.items() if claim_id in thens}
+
+
+def _back_in_line(ids: IdSource, claim: Claim, firsts: Sequence[str]) -> ev.Event:
+    """A serialized ``then`` whose other contests ended waits for its turn again."""
+    return ev.status_event(
+        ids,
+        claim.id,
+        ev.CLAIM_SUSPENDED,
+        to=ClaimStatus.SUSPENDED.value,
+        was=claim.status.value,
+        reason=f"serialized behind {', '.join(firsts)}: it waits for its turn again",
+    )
 
 
 def _settle_pending(

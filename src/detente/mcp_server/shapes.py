@@ -128,7 +128,7 @@ def meeting_brief(meeting: Mapping[str, Any]) -> dict[str, Any]:
                 )
                 for p in meeting.get("proposals") or []
             ],
-            **kept(meeting, "resolution", "deadline"),
+            **kept(meeting, "resolution", "outcome", "dissolution", "deadline"),
             "options": meeting.get("options") if meeting.get("status") == "open" else None,
         }
     )

@@ -56,8 +56,10 @@ def meeting_events_for(
     A contested target is the holder's pattern (``src/**``). A held target already
     contested in an open meeting is negotiated there: the claim joins that room, so
     several claims asking for parts of one target meet once instead of in pairs. The
-    remaining targets are negotiated in one new room with their holders. A claim never
-    drags its other contests into a room, so rooms stay about one target each.
+    remaining targets are negotiated in one new room with their holders. When one open
+    room already holds every claim it contests, it joins that room alone with all of its
+    contested targets: one room per contested set, however many parties. A claim never
+    drags its other contests into a room.
     """
     contested: dict[str, dict[str, Any]] = {}
     holders_of: dict[str, set[str]] = {}
@@ -77,6 +79,10 @@ def meeting_events_for(
             holders_of.setdefault(t.theirs, set()).add(o.claim_id)
     rooms: dict[str, list[dict[str, Any]]] = {}
     fresh: list[dict[str, Any]] = []
+    whole = _room_of_everyone(state, contested, {h for hs in holders_of.values() for h in hs})
+    if whole is not None:  # one room per contest, however many parties and targets
+        rooms[whole] = list(contested.values())
+        contested = {}
     for target, entry in contested.items():
         room = state.meetings.room_of_target.get(target)
         if room is None:
@@ -102,6 +108,24 @@ def meeting_events_for(
             )
         )
     return meeting_ids, events
+
+
+def _room_of_everyone(
+    state: RepoState, contested: dict[str, dict[str, Any]], blockers: set[str]
+) -> str | None:
+    """An open room where every claim in ``blockers`` already sits (the room of one of
+    the contested targets first, then any room of a blocker), or None."""
+    candidates = [state.meetings.room_of_target.get(t) for t in contested]
+    candidates += [m for b in sorted(blockers) for m in state.meetings.rooms_of_claim.get(b, ())]
+    for meeting_id in dict.fromkeys(c for c in candidates if c is not None):
+        meeting = state.meetings.get(meeting_id)
+        if (
+            meeting is not None
+            and meeting.status is MeetingStatus.OPEN
+            and blockers <= set(meeting.participants)
+        ):
+            return meeting_id
+    return None
 
 
 # ---------------------------------------------------------------------------- negotiation

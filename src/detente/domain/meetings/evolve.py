@@ -31,6 +31,7 @@ from detente.domain.meetings.model import (
     Proposal,
     Settlement,
     decided_from_wire,
+    options_for,
 )
 
 
@@ -83,6 +84,7 @@ class MeetingBook(dict[str, Meeting]):
                 status=MeetingStatus.OPEN,
                 revision=1,
                 participants=tuple(str(p) for p in data["participants"]),
+                options=options_for(tuple(str(p) for p in data["participants"])),
                 contested_targets=_targets(data),
                 deadline=parse_time(str(data["deadline"])),
                 created_at=at,
@@ -128,6 +130,7 @@ def _evolve(
         return replace(
             old,
             participants=old.participants + joined,
+            options=options_for(old.participants + joined),
             contested_targets=_merge(old.contested_targets, _targets(data)),
         )
     if event_type == ev.MEETING_PROPOSAL_ADDED:
@@ -178,6 +181,22 @@ def _evolve(
         decided = replace(old.resolution, resolution=old.resolution.resolution.accepted_by_all())
         _index_resolution(book, old.id, decided)
         return replace(old, resolution=decided)
+    if event_type == ev.MEETING_LEFT:
+        gone = str(data["claimId"])
+        rooms = book.rooms_of_claim.get(gone, [])
+        if old.id in rooms:
+            rooms.remove(old.id)
+        kept = tuple(
+            replace(t, claim_ids=tuple(c for c in t.claim_ids if c != gone))
+            for t in old.contested_targets
+        )
+        participants = tuple(c for c in old.participants if c != gone)
+        return replace(
+            old,
+            participants=participants,
+            contested_targets=tuple(t for t in kept if t.claim_ids),
+            options=options_for(participants),
+        )
     if event_type == ev.MEETING_NOTICE:
         notice = {
             "claimId": data.get("claimId"),

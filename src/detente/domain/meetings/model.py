@@ -71,8 +71,9 @@ def decided_from_wire(raw: object) -> Decided:
 
 @dataclass(frozen=True)
 class Dissolved:
-    """A meeting closed with no contest left (``meeting.dissolved``): on the wire
-    ``{type: dissolved, reason, affected: []}`` in the meeting's ``resolution``."""
+    """A meeting closed with no contest left (``meeting.dissolved``): on the wire the
+    meeting reads ``status: resolved``, ``outcome: dissolved``, ``resolution: null`` and
+    ``dissolution: {reason}`` (``dissolved`` is no resolution type)."""
 
     reason: object = None
 
@@ -82,6 +83,21 @@ class Dissolved:
 
 #: What closed a meeting: an applied resolution, or a dissolution.
 Outcome = Decided | Dissolved
+
+
+def options_for(participants: tuple[str, ...]) -> tuple[str, ...]:
+    """The resolution types that can settle a room of ``participants`` (in offer order).
+
+    A resolution must name every live participant (:mod:`detente.domain.meetings.target_kinds`):
+    ``serialize`` and ``handoff`` name two claims, so a room of three or more offers only
+    ``split_ownership``, ``joint`` and ``human_arbitration``.
+    """
+    if len(set(participants)) <= 2:
+        return RESOLUTION_TYPES
+    return tuple(t for t in RESOLUTION_TYPES if t not in _PAIRWISE)
+
+
+_PAIRWISE = frozenset({"serialize", "handoff"})
 
 
 @dataclass(frozen=True)
@@ -162,7 +178,15 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
         ],
         "proposals": [p.to_wire() for p in meeting.proposals],
         "deadline": format_time(meeting.deadline),
-        "resolution": meeting.resolution.to_wire() if meeting.resolution is not None else None,
+        "resolution": (
+            meeting.resolution.to_wire() if isinstance(meeting.resolution, Decided) else None
+        ),
+        "outcome": _outcome(meeting),
+        "dissolution": (
+            {"reason": meeting.resolution.reason}
+            if isinstance(meeting.resolution, Dissolved)
+            else None
+        ),
         "options": list(meeting.options),
         "arbitrators": list(meeting.arbitrators),
         "escalation": meeting.escalation,
@@ -170,6 +194,15 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
         "createdAt": format_time(meeting.created_at),
         "updatedAt": format_time(meeting.updated_at),
     }
+
+
+def _outcome(meeting: Meeting) -> str | None:
+    """How a closed meeting ended: ``resolved`` (a resolution took effect) or
+    ``dissolved`` (no contest was left; ``resolution`` is null, ``dissolution`` says why);
+    None while open or escalated."""
+    if meeting.status is not MeetingStatus.RESOLVED:
+        return None
+    return "dissolved" if isinstance(meeting.resolution, Dissolved) else "resolved"
 
 
 def past_deadline(meetings: Iterable[Meeting], now: datetime) -> bool:

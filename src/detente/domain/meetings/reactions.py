@@ -58,6 +58,7 @@ def _react(
     state: RepoState, batch: Sequence[tuple[str, dict[str, Any]]], ids: IdSource
 ) -> list[ev.Event]:
     out: list[ev.Event] = []
+    resumed: set[str] = set()  # one batch may release a first twice (integrated, completed)
     for event_type, data in batch:
         if event_type in (ev.MEETING_RESOLVED, ev.MEETING_HANDOFF_ACCEPTED):
             meeting = state.meetings[str(data["meetingId"])]
@@ -70,10 +71,11 @@ def _react(
         status = ClaimStatus(data["status"])
         for then_id in sorted(state.meetings.serialized.get(first, ())):
             then = state.claims.get(then_id)
-            if then is None or then.status is not ClaimStatus.SUSPENDED:
+            if then is None or then.status is not ClaimStatus.SUSPENDED or then_id in resumed:
                 continue
             meeting_id = _serialize_meeting(state, first, then_id)
             if status in _RELEASED:
+                resumed.add(then_id)
                 blocked = still_blocked(state, then)
                 to = ClaimStatus.NEGOTIATING if blocked else ClaimStatus.ACTIVE
                 reason = f"{first} is {status.value}: serialized turn of {then_id} begins"

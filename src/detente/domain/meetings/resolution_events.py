@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from typing import Any, assert_never
 
 from detente.domain import events as ev
-from detente.domain.authority import carries_authority
+from detente.domain.authority import carries_authority, holds_off
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.claims.transitions import allowed
 from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
-from detente.domain.meetings.model import Decided, Meeting
+from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
 from detente.domain.meetings.resolution_types import (
     Assignment,
     Handoff,
@@ -29,8 +29,8 @@ from detente.domain.meetings.resolution_types import (
     SplitOwnership,
 )
 from detente.domain.meetings.resolutions import split_scopes
+from detente.domain.meetings.target_kinds import is_path_target
 from detente.domain.overlap.analysis import Targets, find_overlaps
-from detente.domain.overlap.model import Severity
 from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 
@@ -44,11 +44,13 @@ __all__ = [
 
 
 def still_blocked(state: RepoState, claim: Claim, ignore: Sequence[str] = ()) -> list[str]:
-    """Claims other than ``ignore`` that still block ``claim`` (resolved pairs excluded)."""
+    """Claims other than ``ignore`` that still keep ``claim`` waiting
+    (:func:`detente.domain.authority.holds_off`: a resolution that does not let it
+    write what they hold settles nothing for it)."""
     return [
         o.claim_id
         for o in find_overlaps(state, Targets.of(claim), exclude=claim.id)
-        if o.severity is Severity.BLOCKING and o.claim_id not in ignore
+        if o.claim_id not in ignore and holds_off(state, claim, o)
     ]
 
 
@@ -168,6 +170,9 @@ def apply_events(
             return [
                 e
                 for claim_id in meeting.participants
+                # a serialized claim waiting for its turn keeps waiting: ``blocked`` would
+                # read as writing what its ``first`` still holds
+                if state.claims[claim_id].status is not ClaimStatus.SUSPENDED
                 for e in _set_status(
                     ids,
                     state.claims[claim_id],
@@ -245,9 +250,11 @@ def _handoff_events(
             f"handed its whole scope off to {recipient.id} (meeting {meeting.id})",
             meetingId=meeting.id,
         )
+    # Named targets (modules, symbols, sections) the recipient holds already: only its
+    # path targets change hands in its scope (pending ones are granted with them).
     wanted = [
         *recipient.pending_paths,
-        *(p for p in moved if p not in recipient.paths),
+        *(p for p in moved if is_path_target(p) and p not in recipient.paths),
     ]
     # What a third claim holds with authority by now stays pending: the recipient
     # negotiates for it (:mod:`detente.domain.settle` rooms it), never takes it.
@@ -271,5 +278,63 @@ def activation_events(
     why = f"meeting {meeting.id} resolved: {decided.resolution.TYPE}"
     out: list[ev.Event] = []
     for claim_id in decided.resolution.activates(decided.affected):
-        out += _activate(ids, state, state.claims[claim_id], meeting, why)
+        events = _activate(ids, state, state.claims[claim_id], meeting, why)
+        if not events and isinstance(decided.resolution, SplitOwnership):
+            events = _grant_settled(ids, state, state.claims[claim_id], meeting, why)
+        out += events
     return out
+
+
+def _grant_settled(
+    ids: IdSource, state: RepoState, claim: Claim, meeting: Meeting, reason: str
+) -> list[ev.Event]:
+    """A never-granted claim a split settled in part: what nothing holds off any more is
+    granted at once, the paths still held off (by a holder, or a waiter that asked
+    first) stay pending, and the claim goes on negotiating for those in its other rooms.
+    When a held-off target is not a path (a module, a symbol: they cannot wait as
+    pending), nothing is granted."""
+    if claim.status is not ClaimStatus.NEGOTIATING or claim.granted:
+        return []
+    held: set[str] = set()
+    for o in find_overlaps(state, Targets.of(claim), exclude=claim.id):
+        other = state.claims.get(o.claim_id)
+        if other is None or not holds_off(state, claim, o):
+            continue
+        if other.granted or other.fencing_token < claim.fencing_token:
+            held |= {t.mine for t in o.targets}
+    free = [p for p in claim.paths if p not in held]
+    if not held or not free or not held <= set(claim.paths):
+        return []
+    rooms = [
+        m
+        for m in state.meetings.rooms_of_claim.get(claim.id, ())
+        if state.meetings[m].status is MeetingStatus.OPEN
+    ]
+    if not rooms:
+        return []  # settle rooms it first; the grant follows on the next command
+    scope = _scope(claim, free, claim.memory_impacts, reason)
+    scope["pendingPaths"] = [p for p in claim.paths if p in held]
+    was = claim.status.value
+    return [
+        ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope),
+        ev.status_event(
+            ids,
+            claim.id,
+            ev.CLAIM_ACTIVATED,
+            to="active",
+            was=was,
+            reason=reason,
+            meetingId=meeting.id,
+        ),
+        ev.status_event(
+            ids,
+            claim.id,
+            ev.CLAIM_NEGOTIATING,
+            to=ClaimStatus.NEGOTIATING.value,
+            was=ClaimStatus.ACTIVE.value,
+            reason="granted what the resolution settled; still negotiating for "
+            + ", ".join(sorted(held)),
+            meetingId=rooms[0],
+            meetingIds=rooms,
+        ),
+    ]

@@ -190,8 +190,9 @@ class Serialize(_Kind):
 
 @dataclass(frozen=True)
 class Handoff(_Kind):
-    """``handoff {fromClaimId, toClaimId}``: the recipient's patterns that meet the
-    sender's move to it once it accepts.
+    """``handoff {fromClaimId, toClaimId}``: the recipient's own targets of every kind
+    that meet the sender's scope move to it once it accepts
+    (:func:`~detente.domain.meetings.target_kinds.handed_targets`).
 
     ``targets`` (what moves) and ``accepted`` are derived when the handoff is validated;
     a handoff as submitted has ``targets`` None and neither is on its wire shape.

@@ -16,14 +16,19 @@ names, one ``match`` case per type:
   the claims go ``active`` unless another, unrelated claim still blocks them.
 - ``serialize {first, then}``: ``then`` is ``suspended`` until ``first`` is integrated,
   completed or abandoned (see :mod:`detente.domain.meetings.reactions`); ``first`` goes ``active``.
-- ``handoff {fromClaimId, toClaimId}``: the recipient's patterns that meet the sender's
-  (``targets``) become the recipient's once it accepts; the sender keeps the rest of its
+- ``handoff {fromClaimId, toClaimId}``: the recipient's targets of every kind that meet
+  the sender's scope (``targets``, :mod:`~detente.domain.meetings.target_kinds`) become
+  the recipient's once it accepts (the sender must have been granted; moving nothing is
+  refused); the sender keeps the rest of its
   patterns with those targets carved out, and is closed (``abandoned``) when nothing is
   left. Until the accept the sender keeps everything and the recipient waits
   (``negotiating``).
 - ``joint {claimIds[]}``: one coupled group sharing the contested targets; all ``active``.
 - ``human_arbitration {}``: the meeting escalates; participants are ``blocked`` until an
   arbitrator (from CODEOWNERS) resolves with one of the types above.
+
+Every type must name each live participant of the meeting (else ``validation_error``
+naming the unsettled ones), and only live claims (else ``invalid_transition``).
 
 The claim events each type implies live in :mod:`detente.domain.meetings.resolution_events`.
 """
@@ -34,7 +39,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple, assert_never
 
 from detente.domain.claims.model import Claim, MemoryImpact
-from detente.domain.meetings import split_named
+from detente.domain.meetings import split_named, target_kinds
 from detente.domain.meetings.model import Decided, Meeting
 from detente.domain.meetings.resolution_types import (
     Assignment,
@@ -51,13 +56,33 @@ from detente.domain.overlap.globs import Undecided, intersect, may_overlap
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.state import RepoState
 from detente.domain.validation import section_key
-from detente.errors import ValidationError
+from detente.errors import InvalidTransition, ValidationError
 
 OwnersOf = Callable[[Sequence[str]], tuple[list[str], list[str]]]
 """``paths -> (owners, invalid CODEOWNERS lines)`` for choosing arbitrators."""
 
 
-def _participant(meeting: Meeting, value: str, fld: str) -> str:
+def _participant(state: RepoState, meeting: Meeting, value: str, fld: str) -> str:
+    """``value``, a live participant of ``meeting``.
+
+    Raises:
+        InvalidTransition: ``invalid_transition`` (409) when the claim no longer holds
+            (taken over, completed, abandoned ...): a resolution names only live claims;
+            ``claimId``, ``status`` and ``successorId`` (a takeover's) are in the problem.
+        ValidationError: ``validation_error`` naming ``fld`` when it is not a participant.
+    """
+    claim = state.claims.get(value)
+    if claim is not None and not claim.holding:
+        successor = f" (its successor is {claim.successor_id})" if claim.successor_id else ""
+        raise InvalidTransition(
+            claim.status.value,
+            "resolution",
+            f"{fld} names claim {value}, which is {claim.status.value}{successor}: a "
+            "resolution names only live claims",
+            field=fld,
+            claimId=value,
+            successorId=claim.successor_id,
+        )
     if value not in meeting.participants:
         raise ValidationError(
             f"{fld} must be a participant of meeting {meeting.id} "
@@ -78,25 +103,47 @@ def validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Decid
     Raises:
         ValidationError: ``validation_error`` with ``field`` = ``resolution.<field>``.
     """
+    decided = _validate(state, meeting, submitted)
+    if not decided.resolution.escalates:
+        target_kinds.settles_everyone(state, meeting, decided)
+    return decided
+
+
+def _validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Decided:
     match submitted:
         case SplitOwnership():
             return _validate_split(state, meeting, submitted)
         case Serialize(first=first, then=then):
-            _participant(meeting, first, "resolution.first")
-            _participant(meeting, then, "resolution.then")
+            _participant(state, meeting, first, "resolution.first")
+            _participant(state, meeting, then, "resolution.then")
             if first == then:
                 raise ValidationError(
                     "serialize needs two different claims", field="resolution.then"
                 )
             return Decided(submitted, submitted.affected(meeting.participants))
         case Handoff(from_claim_id=src, to_claim_id=dst):
-            _participant(meeting, src, "resolution.fromClaimId")
-            _participant(meeting, dst, "resolution.toClaimId")
+            _participant(state, meeting, src, "resolution.fromClaimId")
+            _participant(state, meeting, dst, "resolution.toClaimId")
             if src == dst:
                 raise ValidationError(
                     "handoff needs two different claims", field="resolution.toClaimId"
                 )
-            moved = _handed_targets(state.claims[src], state.claims[dst])
+            if not state.claims[src].granted:
+                raise ValidationError(
+                    f"claim {src} was never granted: it holds nothing to hand off (hand "
+                    f"off from the holder, to {src})",
+                    field="resolution.fromClaimId",
+                )
+            moved = target_kinds.handed_targets(state.claims[src], state.claims[dst])
+            if not moved:
+                contested = sorted({t.target for t in meeting.contested_targets})
+                raise ValidationError(
+                    f"a handoff from {src} to {dst} moves nothing: none of {dst}'s "
+                    f"targets lies in {src}'s scope (contested: {', '.join(contested)}); "
+                    "a contract area or a whole memory file is not handed off: choose "
+                    "joint, serialize or a split",
+                    field="resolution.toClaimId",
+                )
             handoff = Handoff(src, dst, tuple(moved), accepted=False)
             return Decided(handoff, handoff.affected(meeting.participants))
         case Joint(claim_ids=members):
@@ -105,7 +152,7 @@ def validate(state: RepoState, meeting: Meeting, submitted: Resolution) -> Decid
                     "joint needs at least two claimIds", field="resolution.claimIds"
                 )
             for i, c in enumerate(members):
-                _participant(meeting, c, f"resolution.claimIds[{i}]")
+                _participant(state, meeting, c, f"resolution.claimIds[{i}]")
             joint = Joint(tuple(sorted(set(members))))
             return Decided(joint, joint.affected(meeting.participants))
         case HumanArbitration():
@@ -123,7 +170,7 @@ def _validate_split(state: RepoState, meeting: Meeting, split: SplitOwnership) -
     out: list[Assignment] = []
     for i, item in enumerate(split.assignments):
         fld = f"resolution.assignments[{i}]"
-        claim_id = _participant(meeting, item.claim_id, f"{fld}.claimId")
+        claim_id = _participant(state, meeting, item.claim_id, f"{fld}.claimId")
         claim = state.claims[claim_id]
         normalised = tuple(
             _own_target(state, claim, target, f"{fld}.targets[{j}]")
@@ -341,12 +388,3 @@ def _targets_meet(a: str, b: str) -> str | None:
     if witness is None or (sa and sb and sa != sb):
         return None
     return f"{witness}#{sa or sb}" if (sa or sb) else witness
-
-
-def _handed_targets(sender: Claim, recipient: Claim) -> list[str]:
-    """What a handoff moves: the recipient's own patterns that meet the sender's scope
-    (never the sender's broader glob: the sender keeps what nobody asked for)."""
-    wanted = recipient.paths + recipient.pending_paths
-    return [
-        w for w in wanted if any(carved_may_overlap(p, sender.carved(p), w) for p in sender.paths)
-    ]

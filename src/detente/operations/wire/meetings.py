@@ -26,8 +26,11 @@ class Meeting(TypedDict):
 
     ``proposals`` are ``{id, claimId, resolution, affected[], acceptedBy[], status}``;
     ``resolution`` is the applied resolution ``{type, ..., meetingId, resolvedBy}`` (null
-    while open); ``options`` the resolution types; ``arbitrators`` the owners asked once
-    escalated; ``notices`` notifications to participants.
+    while open, and for a dissolved meeting); ``outcome`` how a closed meeting ended
+    (``resolved`` or ``dissolved``, null while open or escalated); ``dissolution``
+    ``{reason}`` when no contest was left; ``options`` the resolution types that can
+    settle the room; ``arbitrators`` the owners asked once escalated; ``notices``
+    notifications to participants.
     """
 
     id: str
@@ -39,6 +42,8 @@ class Meeting(TypedDict):
     proposals: list[dict[str, Json]]
     deadline: Time
     resolution: dict[str, Json] | None
+    outcome: Literal["resolved", "dissolved"] | None
+    dissolution: dict[str, Json] | None
     options: list[str]
     arbitrators: list[str]
     escalation: dict[str, Json] | None
