@@ -62,6 +62,16 @@ class Agent:
     session_id: str | None = None
 
 
+#: Other spellings of a memory impact's mode, and the mode each stands for.
+MEMORY_MODE_ALIASES: dict[str, str] = {"append": "append_only"}
+
+
+def canonical_memory_mode(mode: str) -> str:
+    """The recorded spelling of a memory impact's ``mode`` (``append`` -> ``append_only``;
+    anything else unchanged, for the decision to accept or refuse)."""
+    return MEMORY_MODE_ALIASES.get(mode, mode)
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryImpact:
     """A memory file the claim will change; ``sections`` empty means the whole file."""

@@ -17,7 +17,7 @@ from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.claims.commands import OpenClaim
 from detente.domain.claims.guards import check_claim_revision, get_claim
-from detente.domain.claims.model import ClaimStatus, MemoryImpact
+from detente.domain.claims.model import ClaimStatus, MemoryImpact, canonical_memory_mode
 from detente.domain.claims.transitions import require
 from detente.domain.claims.wire import agent_to_wire, contract_to_wire, memory_impact_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
@@ -97,9 +97,10 @@ def decide_announce_draft(
     return [announced, *activate_or_negotiate(state, claim.id, Targets.of(claim), now, ids, policy)]
 
 
-#: What a memory impact may declare: its sections (``section``) or appends (``append``;
-#: two appending claims never block each other).
-MEMORY_MODES = ("section", "append")
+#: What a memory impact may declare: its sections (``section``) or appends
+#: (``append_only``, the design document's spelling; two appending claims never block
+#: each other). ``append`` is an alias, recorded as ``append_only``.
+MEMORY_MODES = ("section", "append_only")
 
 
 def memory_impacts(
@@ -117,13 +118,14 @@ def memory_impacts(
         path = normalize_pattern(
             m.path, case_insensitive=state.case_insensitive, field=f"{fld}[{i}].path"
         )
-        if m.mode not in MEMORY_MODES:
+        mode = canonical_memory_mode(m.mode)
+        if mode not in MEMORY_MODES:
             raise ValidationError(
                 f"{fld}[{i}].mode must be one of {', '.join(MEMORY_MODES)}, got {m.mode!r}",
                 field=f"{fld}[{i}].mode",
             )
         keys = [section_key(s, f"{fld}[{i}].sections[{j}]") for j, s in enumerate(m.sections)]
-        out.append(MemoryImpact(path=path, mode=m.mode, sections=tuple(dict.fromkeys(keys))))
+        out.append(MemoryImpact(path=path, mode=mode, sections=tuple(dict.fromkeys(keys))))
     return tuple(out)
 
 

@@ -342,7 +342,7 @@ def _meet(a: str, b: str, budget: Budget) -> tuple[bool, str | None]:
 def _appenders(state: RepoState, witness: str | None, a: MemoryImpact, b: MemoryImpact) -> bool:
     """Two appenders never contest: an append-only document is never exclusive (appends
     serialize in the repository's command transaction; see :mod:`.authority`)."""
-    if a.mode == "append" and b.mode == "append":
+    if a.mode == b.mode == "append_only":
         return True
     if witness is None:  # undecided within the search budget: no document to look at
         return False
