@@ -257,7 +257,7 @@ def claims_table(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
     table = Table(show_edge=False, pad_edge=False)
     for column in ("id", "status", "agent", "lease"):
         table.add_column(column, no_wrap=True)
-    for column in ("paths", "branch"):
+    for column in ("targets", "branch"):
         table.add_column(column, overflow="fold")
     for claim in claims:
         table.add_row(
@@ -265,7 +265,7 @@ def claims_table(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
             _status(claim["status"]),
             _e(claim["agent"]["name"]),
             _timer(claim, now),
-            _e(", ".join(claim["paths"] + claim.get("pendingPaths", []))),
+            _e(targets_text(claim)),
             _e(claim.get("branch") or "-"),
         )
     console.print(table)
@@ -274,6 +274,16 @@ def claims_table(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
 #: Below this many columns a claim list is one block per claim instead of a table (the
 #: id, status, agent and lease columns alone take ~70 columns).
 _WIDE = 120
+
+
+def targets_text(claim: Mapping[str, Any]) -> str:
+    """Everything a claim holds on one line: its paths (granted, then pending), then
+    ``module M``, ``symbol S`` and ``contract AREA`` for the other kinds of target."""
+    parts = [*claim.get("paths", []), *claim.get("pendingPaths", [])]
+    parts += [f"module {m}" for m in claim.get("modules", [])]
+    parts += [f"symbol {s}" for s in claim.get("symbols", [])]
+    parts += [f"contract {contract_text(c)}" for c in claim.get("expectedContractChanges", [])]
+    return ", ".join(parts) or "-"
 
 
 def _timer(claim: Mapping[str, Any], now: datetime) -> str:
@@ -289,8 +299,7 @@ def _claims_list(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
             f"{_e(claim['id'])}  {_status(claim['status'])}  {_e(claim['agent']['name'])}  "
             f"lease {_timer(claim, now)}"
         )
-        paths = ", ".join(claim["paths"] + claim.get("pendingPaths", []))
-        console.print(f"  paths   {_e(paths)}")
+        console.print(f"  paths   {_e(targets_text(claim))}")
         console.print(f"  branch  {_e(claim.get('branch') or '-')}")
 
 
