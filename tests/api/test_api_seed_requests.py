@@ -169,9 +169,7 @@ def test_every_example_request_of_the_design_document_is_accepted_verbatim(
     prev_id = prev["id"]  # type: ignore[index]
     post(f"/v1/claims/{prev_id}/abandon", {"expectedClaimRevision": prev["revision"]})  # type: ignore[index]
     pred_rev = http.get(f"/v1/claims/{prev_id}").json()["claim"]["revision"]
-    taken = post(
-        f"/v1/claims/{prev_id}/takeover", seed_requests.takeover(prev_id, pred_rev), 201
-    )
+    taken = post(f"/v1/claims/{prev_id}/takeover", seed_requests.takeover(prev_id, pred_rev), 201)
     # the predecessor declared contract changes: the takeover waits for an approval
     assert taken["claim"]["status"] == "blocked"  # type: ignore[index]
 

@@ -21,9 +21,9 @@ def test_a_plain_directory_recorded_as_the_worktree_is_treated_as_absent(tmp_pat
     assert release_record(claim) == (None, {})
     gathered = evidence(claim)
     assert gathered["worktreePresent"] is False
-    assert f"the claim's worktree {plain} is not a git checkout on this machine" in gathered[
-        "missing"
-    ]
+    assert (
+        f"the claim's worktree {plain} is not a git checkout on this machine" in gathered["missing"]
+    )
 
 
 def test_a_claim_opened_without_a_worktree_is_said_to_have_none() -> None:

@@ -124,9 +124,7 @@ def test_agents_show_heartbeat_age_in_seconds_from_the_server_clock() -> None:
     assert [c["id"] for c in view["claims"]] == ["a"]
 
 
-def test_evidence_needed_reads_typed_contract_changes_and_a_test_plan() -> (
-    None
-):
+def test_evidence_needed_reads_typed_contract_changes_and_a_test_plan() -> None:
     typed = contract_to_wire(ContractChange(area="payments-api", type="http", change="add-retry"))
     owing = claim(
         "a",

@@ -43,9 +43,7 @@ def base(issuer: Issuer, repo: Path, tmp_path: Path) -> Iterator[str]:
 
 async def test_mcp_without_a_token_is_401_pointing_at_the_resource_metadata(base: str) -> None:
     async with httpx2.AsyncClient() as http:
-        refused = await http.post(
-            f"{base}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}
-        )
+        refused = await http.post(f"{base}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert refused.status_code == 401
     assert "/.well-known/oauth-protected-resource" in refused.headers["www-authenticate"]
 

@@ -86,8 +86,6 @@ def claim_view(console: Console, claim: Mapping[str, Any], now: datetime) -> Non
         console.print(f"  {label:<10} {value}")
 
 
-
-
 def intent_rows(claim: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The rest of a claim's declared intent as ``(label, plain text)`` rows.
 

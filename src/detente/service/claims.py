@@ -51,9 +51,7 @@ class ClaimsService:
 
         return replace(view, semantic=semantic_overlaps(state, view.claim, view.overlaps))
 
-    def _command(
-        self, claim_id: str, decide_fn: Callable[[RepoState], list[Event]]
-    ) -> ClaimView:
+    def _command(self, claim_id: str, decide_fn: Callable[[RepoState], list[Event]]) -> ClaimView:
         """:func:`claim_command`, answering the view with its semantic overlaps (as every
         claim view of the API does)."""
         repo = self.core.repo_of_claim(claim_id)

@@ -184,7 +184,9 @@ def test_the_claims_region_shows_modules_symbols_and_contracts_of_claims_holding
     ids = counting_ids()
     fold(s, decide_open(s, seed(agent="carol", modules=("pkg.test",)), NOW, ids))
     fold(s, decide_open(s, seed(agent="dave", symbols=("f.py::K.a",)), NOW, ids))
-    fold(s, decide_open(s, seed(agent="erin", expected_contract_changes=("billing api",)), NOW, ids))
+    fold(
+        s, decide_open(s, seed(agent="erin", expected_contract_changes=("billing api",)), NOW, ids)
+    )
 
     region = render_region(s, "claims").decode()
 

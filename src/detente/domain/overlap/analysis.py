@@ -258,7 +258,7 @@ def _tree_note(entry: _Found, potential: bool) -> str:
         if verdict is Verdict.EXISTING:
             return f"; {target.witness!r} exists at the base commit"
         if verdict is Verdict.LITERAL:
-            return f"; both name {target.witness!r} literally"
+            return f"; one claim names {target.witness!r} literally (a file it means to create)"
     return ""
 
 
