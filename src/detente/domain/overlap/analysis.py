@@ -42,6 +42,13 @@ _KIND_ORDER = (
 )
 
 
+def _label(kinds: tuple[OverlapKind, ...]) -> OverlapKind:
+    """The kind an entry is labelled with: ``contract`` whenever a contract area is
+    shared (two changes to one agreement, whatever else they share; ``kinds`` lists the
+    rest), else the first of ``kinds`` in :data:`_KIND_ORDER`."""
+    return OverlapKind.CONTRACT if OverlapKind.CONTRACT in kinds else kinds[0]
+
+
 @dataclass(frozen=True)
 class Targets:
     """Everything a claim wants: path patterns, modules, symbols, contract areas, memory."""
@@ -185,7 +192,7 @@ def find_overlaps(
             Overlap(
                 claim_id=claim_id,
                 agent=other.agent,
-                kind=kinds[0],
+                kind=_label(kinds),
                 severity=(
                     Severity.ADVISORY
                     if advisory
