@@ -3,7 +3,7 @@ unknown fields refused); each turns itself into its domain command."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -102,6 +102,8 @@ class ClaimIn(Body):
         }
     )
 
+    aliases: ClassVar[dict[str, str]] = {"ttlSeconds": "leaseTtlSeconds"}
+
     repo: str = Field(min_length=1)
     objective: str = Field(min_length=1, max_length=4000)
     base_commit: str | None = Field(default=None, min_length=4, max_length=64)
@@ -140,6 +142,8 @@ class TakeoverIn(ClaimIn):
 class AnnounceIn(Body):
     """``POST /v1/claims/{id}/announce``: a draft becomes ``announced`` (lease starts)."""
 
+    aliases: ClassVar[dict[str, str]] = {"ttlSeconds": "leaseTtlSeconds"}
+
     expected_claim_revision: int = Field(strict=True)
     lease_ttl_seconds: int | None = Field(default=None, strict=True)
 
@@ -148,6 +152,8 @@ class RenewIn(Body):
     """``POST /v1/claims/{id}/renew``: extend the lease by ``ttlSeconds`` from now."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [examples.RENEW]})
+
+    aliases: ClassVar[dict[str, str]] = {"leaseTtlSeconds": "ttlSeconds"}
 
     expected_lease_revision: int = Field(strict=True)
     expected_claim_revision: int = Field(strict=True)
