@@ -7,8 +7,9 @@ after a delay that doubles from :attr:`Supervisor.initial_backoff` up to
 :attr:`Supervisor.max_backoff` (reset once a run lasted longer than the maximum).
 ``GET /healthz`` lists every task with its state, restart count and last error.
 
-A task that returns, or is cancelled because it is no longer needed (the fan-out with no
-subscriber left), is ``stopped``; that is not a fault.
+A task that returns, or is cancelled for good, is ``stopped``; one its owner put to rest
+because nothing needs it now (the fan-out once the last stream closed; it starts again
+with the next one) is ``idle``. Neither is a fault.
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ class TaskHealth:
 
     Attributes:
         name: the task's name (``sweeper``, ``sse-fanout``).
-        state: ``running``, ``backing_off`` (failed, waiting to restart) or ``stopped``.
+        state: ``running``, ``backing_off`` (failed, waiting to restart), ``idle`` (put to
+            rest until it is needed again) or ``stopped``.
         restarts: how many times it failed and was restarted.
         last_error: ``"Type: message"`` of the last failure, or None.
     """
 
     name: str
-    state: Literal["running", "backing_off", "stopped"] = "running"
+    state: Literal["running", "backing_off", "idle", "stopped"] = "running"
     restarts: int = 0
     last_error: str | None = None
 
@@ -67,6 +69,14 @@ class Supervisor:
         health = self.tasks[name] = TaskHealth(name)
         return asyncio.create_task(self._supervise(health, body), name=f"detente:{name}")
 
+    def rest(self, name: str, task: asyncio.Task[None]) -> None:
+        """Cancel task ``name`` because nothing needs it now: ``/healthz`` reads ``idle``
+        (not ``stopped``) until it is started again."""
+        health = self.tasks.get(name)
+        if health is not None:
+            health.state = "idle"
+        task.cancel()
+
     def report(self) -> dict[str, dict[str, Any]]:
         """Every task's health, by name (``/healthz``'s ``tasks``)."""
         return {name: health.to_wire() for name, health in sorted(self.tasks.items())}
@@ -84,7 +94,8 @@ class Supervisor:
             try:
                 await body()
             except asyncio.CancelledError:
-                health.state = "stopped"
+                if health.state != "idle":
+                    health.state = "stopped"
                 raise
             except Exception as exc:
                 if loop.time() - began > self.max_backoff:
