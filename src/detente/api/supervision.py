@@ -59,6 +59,7 @@ class Supervisor:
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self.tasks: dict[str, TaskHealth] = {}
+        self._resting: set[str] = set()
 
     def start(self, name: str, body: Callable[[], Awaitable[None]]) -> asyncio.Task[None]:
         """Run ``body()`` as task ``name`` on the running loop, restarting it on failure.
@@ -67,14 +68,13 @@ class Supervisor:
             The asyncio task; cancel it to stop the task for good.
         """
         health = self.tasks[name] = TaskHealth(name)
+        self._resting.discard(name)
         return asyncio.create_task(self._supervise(health, body), name=f"detente:{name}")
 
     def rest(self, name: str, task: asyncio.Task[None]) -> None:
         """Cancel task ``name`` because nothing needs it now: ``/healthz`` reads ``idle``
         (not ``stopped``) until it is started again."""
-        health = self.tasks.get(name)
-        if health is not None:
-            health.state = "idle"
+        self._resting.add(name)
         task.cancel()
 
     def report(self) -> dict[str, dict[str, Any]]:
@@ -94,8 +94,7 @@ class Supervisor:
             try:
                 await body()
             except asyncio.CancelledError:
-                if health.state != "idle":
-                    health.state = "stopped"
+                health.state = "idle" if health.name in self._resting else "stopped"
                 raise
             except Exception as exc:
                 if loop.time() - began > self.max_backoff:
