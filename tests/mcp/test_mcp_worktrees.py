@@ -55,7 +55,7 @@ async def test_claim_open_asking_for_a_worktree_gets_one_at_the_base_commit(
     assert git(worktree, "symbolic-ref", "--short", "HEAD") == opened["branch"]
 
 
-async def test_claim_open_whose_worktree_git_refuses_records_nothing(
+async def test_claim_open_on_the_protected_branch_is_refused_naming_it_and_records_nothing(
     client: Client, repo: Path, service: Service
 ) -> None:
     head = service.head()
@@ -66,10 +66,10 @@ async def test_claim_open_whose_worktree_git_refuses_records_nothing(
             "claim_open",
             objective="On main",
             paths=["src/**"],
-            branch="main",  # checked out in the repository's own worktree
+            branch="refs/heads/main",  # the protected branch, in another spelling
             create_worktree=True,
         )
 
-    assert error["code"] == "branch_in_use"
+    assert (error["code"], error["field"]) == ("validation_error", "branch")
     assert service.head() == head
     assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1

@@ -166,7 +166,7 @@ def announce(
         raise ValidationError(f"claim id {cmd.claim_id!r} is already used", field="id")
     branch = workspace_branch(cmd.branch)
     worktree = workspace_path(cmd.worktree)
-    _refuse_taken_workspace(state, branch, worktree)
+    refuse_taken_workspace(state, branch, worktree)
     text_field(cmd.agent.id, "agent.id", policy, identifier=True)
     text_field(cmd.agent.name, "agent.name", policy, identifier=True)
     deploy = None
@@ -302,7 +302,7 @@ def workspace_path(worktree: str | None) -> str | None:
     return posixpath.normpath(worktree)
 
 
-def _refuse_taken_workspace(state: RepoState, branch: str | None, worktree: str | None) -> None:
+def refuse_taken_workspace(state: RepoState, branch: str | None, worktree: str | None) -> None:
     """One live claim per branch and per worktree (both already normalised).
 
     A claim naming the branch or worktree of a claim that still holds its work would make
