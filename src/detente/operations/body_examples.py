@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import Any, Final
 
 __all__ = [
+    "AGENT",
     "CLAIM",
     "COMPLETE",
     "OBJECTIVE_CHANGE",
     "RENEW",
     "SCOPE_CHANGE",
     "STATUS_CHANGE",
-    "AGENT",
     "TAKEOVER",
 ]
 

@@ -14,7 +14,7 @@ from support import counting_ids, seed
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
-def test_a_contract_overlap_found_with_a_module_overlap_is_labelled_contract_and_both_reported() -> (
+def test_a_contract_overlap_found_with_a_module_overlap_is_labelled_contract_both_kinds_kept() -> (
     None
 ):
     state = RepoState("demo")
