@@ -238,6 +238,12 @@ def decide_scope_change(
             ],
             reason=reason,
             **({"carveOuts": carve_outs} if carved else {}),
+            **(
+                # The parked targets' place in line: after every claim opened so far.
+                {"askedAt": [state.claims.last_fencing_token, state.claims.last_ask + 1]}
+                if blocking and new_paths
+                else {}
+            ),
         )
     )
     if blocking:

@@ -190,6 +190,10 @@ class Claim:
     principal: str = "local"
     #: Per held pattern, the paths carved out of it by a split (another claim's targets).
     carve_outs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: When its ``pending_paths`` were asked for, as a place in line among waiters:
+    #: ``(the last fencing token handed out then, the repository's ask number)`` (None:
+    #: no scope change has parked targets). See :func:`detente.domain.settle.arrival`.
+    asked: tuple[int, int] | None = None
 
     def carved(self, pattern: str) -> tuple[str, ...]:
         """The carve-outs of one of this claim's patterns (empty: none)."""
