@@ -11,7 +11,8 @@ and no handler runs, so nothing changes.
 from __future__ import annotations
 
 import email.message
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
@@ -24,7 +25,7 @@ __all__ = ["StrictJsonRoute"]
 class StrictJsonRoute(APIRoute):
     """An :class:`~fastapi.routing.APIRoute` reading JSON bodies strictly."""
 
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def strict(request: Request) -> Response:
