@@ -73,3 +73,21 @@ async def test_claim_open_on_the_protected_branch_is_refused_naming_it_and_recor
     assert (error["code"], error["field"]) == ("validation_error", "branch")
     assert service.head() == head
     assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
+
+
+async def test_meeting_open_gives_a_potential_overlap_a_room(client: Client) -> None:
+    async with client:
+        one = await call(client, "claim_open", objective="one", paths=["newpkg/*.py"])
+        two = await call(client, "claim_open", objective="two", paths=["newpkg/**/core.py"])
+        assert two["status"] == "active"  # they meet only in paths that do not exist
+        opened = await call(
+            client,
+            "meeting_open",
+            claim_id=two["claimId"],
+            expected_claim_revision=two["revision"],
+            with_claim_id=one["claimId"],
+            reason="who creates newpkg/core.py?",
+        )
+
+    assert opened["status"] == "open" and opened["meetingId"].startswith("mtg")
+    assert {c["status"] for c in opened["claims"]} == {"active"}

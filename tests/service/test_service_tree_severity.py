@@ -10,7 +10,7 @@ import pytest
 from detente.clock import FakeClock
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.overlap.model import Severity
-from detente.errors import OverlapBlocking
+from detente.errors import InvalidTransition, OverlapBlocking, ValidationError
 from detente.service import ClaimView, RepoConfig, Service
 from detente.storage.memory import MemoryStore
 
@@ -247,3 +247,52 @@ def test_a_claim_of_the_submodules_directory_may_write_its_pointer(repo: Repo) -
     assert repo.service.claims.check_write(bob.claim.id, ["vendor/lib"]) == ["vendor/lib"]
     with pytest.raises(OverlapBlocking, match=bob.claim.id):
         repo.service.claims.check_write(other.claim.id, ["vendor/lib"])
+
+
+def test_either_claim_of_a_potential_overlap_may_open_a_meeting_that_stays_while_it_lasts(
+    repo: Repo,
+) -> None:
+    from detente.domain.meetings.commands import Resolve
+    from detente.domain.meetings.model import MeetingStatus
+    from detente.domain.meetings.on_request import RequestMeeting
+    from detente.domain.meetings.resolution_types import resolution_from_wire
+
+    alice = repo.open("src/*/routes/*.py", agent="alice").claim
+    bob = repo.open("src/settlement/**", agent="bob").claim
+    assert bob.status is ClaimStatus.ACTIVE
+
+    view = repo.service.meetings.request_meeting(
+        RequestMeeting(bob.id, bob.revision, alice.id, reason="who writes the routes?")
+    )
+
+    meeting = view.meeting
+    assert meeting.status is MeetingStatus.OPEN and meeting.requested_by == bob.id
+    assert set(meeting.participants) == {alice.id, bob.id}
+    assert [t.target for t in meeting.contested_targets] == ["src/*/routes/*.py"]
+    assert {c.status for c in view.claims} == {ClaimStatus.ACTIVE}
+    repo.open("README.md", agent="carol")  # another command: the room is not dissolved
+    assert repo.service.meetings.get_meeting(meeting.id).status is MeetingStatus.OPEN
+    with pytest.raises(InvalidTransition, match=meeting.id):
+        repo.service.meetings.request_meeting(RequestMeeting(alice.id, alice.revision, bob.id))
+
+    resolution = resolution_from_wire({"type": "serialize", "first": alice.id, "then": bob.id})
+    resolved = repo.service.meetings.resolve(
+        Resolve(
+            meeting.id, repo.service.meetings.get_meeting(meeting.id).revision, resolution, "lead"
+        )
+    )
+    assert resolved.meeting.status is MeetingStatus.RESOLVED
+    assert repo.service.claims.get_claim(bob.id).claim.status is ClaimStatus.SUSPENDED
+
+
+def test_a_meeting_is_asked_only_over_a_potential_overlap(repo: Repo) -> None:
+    from detente.domain.meetings.on_request import RequestMeeting
+
+    alice = repo.open("src/**", agent="alice").claim
+    bob = repo.open("src/settlement/__init__.py", agent="bob").claim  # blocking: it exists
+    carol = repo.open("web/**", agent="carol").claim  # no overlap with alice
+    with pytest.raises(InvalidTransition, match="blocking"):
+        repo.service.meetings.request_meeting(RequestMeeting(bob.id, bob.revision, alice.id))
+    with pytest.raises(ValidationError) as refused:
+        repo.service.meetings.request_meeting(RequestMeeting(carol.id, carol.revision, alice.id))
+    assert refused.value.field == "withClaimId"

@@ -115,8 +115,12 @@ def intent_rows(claim: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def overlaps_view(console: Console, overlaps: Sequence[Mapping[str, Any]]) -> None:
-    """Each overlap: the other claim, its agent, the contested targets with a witness."""
+def overlaps_view(
+    console: Console, overlaps: Sequence[Mapping[str, Any]], mine: str | None = None
+) -> None:
+    """Each overlap: the other claim, its agent, the contested targets with a witness;
+    for a ``potential`` one (with ``mine``, this claim's id) the command opening a
+    meeting over it."""
     for overlap in overlaps:
         console.print(
             f"  [yellow]overlap[/] with {_e(overlap['claimId'])} "
@@ -129,6 +133,12 @@ def overlaps_view(console: Console, overlaps: Sequence[Mapping[str, Any]]) -> No
                 f"witness [bold]{_e(target['witness'])}[/]"
             )
         console.print(f"    reason: {_e(overlap['reason'])}")
+        if mine and overlap["severity"] == "potential":
+            console.print(
+                f"    to settle who creates them: detente meeting open {mine} "
+                f"--with {overlap['claimId']}",
+                markup=False,
+            )
 
 
 def meeting_view(console: Console, meeting: Mapping[str, Any]) -> None:
@@ -155,7 +165,7 @@ def contest_view(
 ) -> None:
     """A claim just opened or taken over: its overlaps, its meeting, and the ``options``
     that settle the meeting (see :func:`opened_options`)."""
-    overlaps_view(console, response.get("overlaps", []))
+    overlaps_view(console, response.get("overlaps", []), response["claim"]["id"])
     meeting = response.get("meeting")
     if meeting:
         meeting_view(console, meeting)

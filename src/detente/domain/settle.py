@@ -34,6 +34,7 @@ from detente.domain import events as ev
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
+from detente.domain.meetings.on_request import potential_between
 from detente.domain.meetings.resolution_events import grant_events, grant_pending_events
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap
@@ -94,6 +95,8 @@ def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
     """Does a participant still wait on another participant, or on a user's edit (see the
     module docstring)?"""
     members = set(meeting.participants)
+    if meeting.requested_by is not None and _potential_left(state, meeting):
+        return True
     for claim_id in meeting.participants:
         claim = state.claims.get(claim_id)
         if claim is None or claim.status not in _WAITING or not claim.holding:
@@ -103,6 +106,13 @@ def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
         if any(o.claim_id in members for o in live_blockers(state, claim)):
             return True
     return False
+
+
+def _potential_left(state: RepoState, meeting: Meeting) -> bool:
+    """Does a room asked for over a ``potential`` overlap still have one between two of
+    its live participants (:mod:`detente.domain.meetings.on_request`)?"""
+    live = [c for c in meeting.participants if c in state.claims and state.claims[c].holding]
+    return any(potential_between(state, a, b) is not None for a in live for b in live if a < b)
 
 
 def queued_behind(state: RepoState, claim: Claim, overlap: Overlap) -> bool:

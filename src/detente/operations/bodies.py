@@ -18,6 +18,7 @@ from detente.domain.claims.commands import (
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.domain.meetings.on_request import RequestMeeting
 from detente.operations import body_examples as examples
 from detente.operations.body import Body
 from detente.operations.claim_command import open_command
@@ -304,6 +305,20 @@ class AcceptIn(Body):
 
     def to_handoff(self, meeting_id: str) -> AcceptHandoff:
         return AcceptHandoff(meeting_id, self.expected_meeting_revision, self.claim_id)
+
+
+class MeetingRequestIn(Body):
+    """``POST /v1/claims/{id}/meetings``: open a room with ``withClaimId`` over the two
+    claims' ``potential`` overlap (:mod:`detente.domain.meetings.on_request`)."""
+
+    expected_claim_revision: int = Field(strict=True)
+    with_claim_id: str = Field(min_length=1)
+    reason: str | None = None
+
+    def to_command(self, claim_id: str) -> RequestMeeting:
+        return RequestMeeting(
+            claim_id, self.expected_claim_revision, self.with_claim_id, self.reason
+        )
 
 
 class ResolveIn(Body):

@@ -27,7 +27,9 @@ class Meeting(TypedDict):
     ``proposals`` are ``{id, claimId, resolution, affected[], acceptedBy[], status}``;
     ``resolution`` is the applied resolution ``{type, ..., meetingId, resolvedBy}`` (null
     while open); ``options`` the resolution types; ``arbitrators`` the owners asked once
-    escalated; ``notices`` notifications to participants.
+    escalated; ``notices`` notifications to participants; ``requestedBy`` the claim
+    that asked for the room over a ``potential`` overlap (null: a blocking overlap
+    opened it).
     """
 
     id: str
@@ -43,6 +45,7 @@ class Meeting(TypedDict):
     arbitrators: list[str]
     escalation: dict[str, Json] | None
     notices: list[dict[str, Json]]
+    requestedBy: str | None
     createdAt: Time
     updatedAt: Time
 
