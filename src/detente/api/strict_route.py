@@ -14,7 +14,7 @@ import email.message
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from fastapi import Request, Response
+from fastapi import HTTPException, Request, Response
 from fastapi.routing import APIRoute
 
 from detente.operations.strict_json import read_json
@@ -30,7 +30,11 @@ class StrictJsonRoute(APIRoute):
 
         async def strict(request: Request) -> Response:
             if _json_body(request):
-                raw = await request.body()
+                try:
+                    raw = await request.body()
+                except Exception as exc:  # a body over the limit: FastAPI's own wrapping,
+                    # which :func:`~detente.api.edges.http_error_handler` reads (413)
+                    raise HTTPException(400, "There was an error parsing the body") from exc
                 if raw:
                     # Starlette's cache of the parsed body: FastAPI reads this value.
                     setattr(request, "_json", read_json(raw))  # noqa: B010

@@ -71,11 +71,7 @@ def read_json(raw: bytes) -> Any:
     try:
         refuse_surrogates(doc)
     except ValidationError as exc:
-        raise ValidationError(
-            exc.detail.replace("not valid Unicode text", "holds a lone surrogate escape"),
-            field=exc.field,
-            reading=AMBIGUOUS,
-        ) from None
+        raise ValidationError(exc.detail, field=exc.field, reading=AMBIGUOUS) from None
     return doc
 
 
