@@ -296,3 +296,20 @@ def test_a_meeting_is_asked_only_over_a_potential_overlap(repo: Repo) -> None:
     with pytest.raises(ValidationError) as refused:
         repo.service.meetings.request_meeting(RequestMeeting(carol.id, carol.revision, alice.id))
     assert refused.value.field == "withClaimId"
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), [("vendor/lib", "vendor/lib/"), ("vendor/lib/", "vendor/lib")]
+)
+def test_a_submodule_named_as_a_path_and_as_a_directory_is_one_target(
+    repo: Repo, first: str, second: str
+) -> None:
+    _with_submodule(repo, "vendor/lib")
+    holder = repo.open(first, agent="alice")
+    newcomer = repo.open(second, agent="bob")
+
+    assert newcomer.claim.status is ClaimStatus.NEGOTIATING
+    [overlap] = newcomer.overlaps
+    assert (overlap.claim_id, overlap.severity) == (holder.claim.id, Severity.BLOCKING)
+    assert overlap.targets[0].witness == "vendor/lib"
+    assert repo.service.claims.check_write(holder.claim.id, ["vendor/lib"]) == ["vendor/lib"]

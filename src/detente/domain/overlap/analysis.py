@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.memory.model import DocClass
+from detente.domain.overlap.entries import directory_entries
 from detente.domain.overlap.globs import Budget, Undecided, compile_pattern, intersect
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
@@ -144,6 +145,12 @@ def find_overlaps(
                     OverlapKind.PATH,
                     OverlapTarget(mine=mine, theirs=theirs, witness=witness),
                     verdict,
+                )
+    for mine in targets.paths:  # a directory claim meets a claim of its own entry
+        for claim_id, theirs, own in directory_entries(state.claims.path_index, mine, exclude):
+            if not any(t.theirs == theirs for t in found.get(claim_id, _Found()).targets):
+                found.setdefault(claim_id, _Found()).add(
+                    OverlapKind.PATH, OverlapTarget(mine, theirs, own), Verdict.LITERAL
                 )
     for claim_id, kind_name, mine, theirs, witness in named_overlaps(
         paths=targets.paths,
