@@ -23,7 +23,8 @@ Where a claim works is its own (:func:`check_workplace`, asked by every opening 
 takeover, whatever the surface): its branch is never a protected branch (the
 repository's default branch, or a ``detente.protectedRef`` of its git config), in any
 spelling (``main``, ``refs/heads/main``), and its worktree never another checkout of the
-repository (the main working tree, or a linked worktree of another branch). A claim in
+repository (the main working tree, or a linked worktree on a branch other than the
+claim's; a detached one belongs to no branch and becomes the claim's). A claim in
 the main checkout would make its pre-commit guard judge a human's commits as the
 claim's, and a claim on the protected branch would integrate by committing to it.
 """
@@ -147,11 +148,14 @@ def check_workplace(
                 "in a worktree of its own (createWorktree makes one)",
                 field="worktree",
             )
-        if name is None or entry.branch is None or not _same_branch(repo, name, {entry.branch}):
+        if entry.branch is not None and (
+            name is None or not _same_branch(repo, name, {entry.branch})
+        ):
+            # A detached worktree belongs to no branch: the claim naming it makes it its own.
             raise ValidationError(
-                f"worktree {worktree!r} is the checkout of "
-                f"{f'branch {entry.branch!r}' if entry.branch else 'a detached HEAD'}, not of "
-                f"the claim's branch {name!r}: name that branch, or a worktree of its own",
+                f"worktree {worktree!r} is the checkout of branch {entry.branch!r}, not of "
+                + (f"the claim's branch {name!r}" if name else "a branch the claim names")
+                + ": name that branch, or a worktree of its own",
                 field="worktree",
             )
 
