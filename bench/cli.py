@@ -185,8 +185,7 @@ def claim_open_table(env: dict[str, str], runs: int) -> None:
         print(f"claim open on {files} files, load {os.getloadavg()[0]:.1f} after the runs")
         print()
         print(
-            "| files | command | median s | best s | median CPU s | vs git worktree add "
-            "| target |"
+            "| files | command | median s | best s | median CPU s | vs git worktree add | target |"
         )
         print("|---:|---|---:|---:|---:|---:|---|")
         targets = {

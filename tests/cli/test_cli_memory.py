@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cli_harness import Cli
+from cli_harness import Cli, Git
 
 CLAUDE = "# CLAUDE.md\n\nIntro.\n\n## Build\n\nRun make.\n\n## Style\n\nUse black.\n"
 AGENTS = (
@@ -113,11 +113,14 @@ def test_render_reports_a_user_edit_and_reconcile_moves_it_to_an_overlay(
     assert "(active, ask first)" in data.split("<!-- detente:end generated claims -->")[1]
 
 
-def test_render_with_broken_markers_exits_1_and_leaves_the_file(cli: Cli, repo: Path) -> None:
+def test_render_with_broken_markers_exits_1_and_leaves_the_file(
+    cli: Cli, git: Git, repo: Path
+) -> None:
     (repo / "AGENTS.md").write_text(AGENTS)
     cli.json("memory", "register", "AGENTS.md", "--class", "generated")
     broken = AGENTS.replace("<!-- detente:end generated claims -->\n", "")
     (repo / "AGENTS.md").write_text(broken)
+    git(repo, "commit", "-q", "-am", "a person breaks the markers on main")
 
     code, body = cli.json("memory", "render")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from detente.client.seeds import claim_seed, contract_seed, memory_impacts, successor_seed
 from detente.clock import FakeClock
+from detente.domain.claims.declared import Declared
 from detente.operations.bodies import ClaimIn
 from detente.operations.claims import open_claim
 from detente.service import RepoConfig, Service
@@ -33,14 +34,14 @@ def test_a_claim_seed_is_a_body_the_claim_body_model_accepts() -> None:
         paths=["src/**"],
         contracts=[contract_seed("http:POST /v1/x:adds a header"), "db-area"],
         tests={"unit": ["tests/test_retry.py"]},
-        deploy="staging",
+        declared=Declared(deployment_responsibility="staging"),
         memory=["AGENTS.md#build"],
         ttl=900,
         create_worktree=True,
     )
     body = ClaimIn.model_validate(seed)
     cmd = body.to_command()
-    assert cmd.deployment_responsibility == "staging"
+    assert cmd.declared.deployment_responsibility == "staging"
     assert cmd.test_responsibility == {"unit": ["tests/test_retry.py"]}
     assert cmd.agent.session_id == "s-1"
     assert cmd.create_worktree is True
@@ -50,11 +51,12 @@ def test_a_claim_seed_is_a_body_the_claim_body_model_accepts() -> None:
     )
 
 
-def test_a_claim_seed_leaves_out_what_was_not_given() -> None:
+def test_a_claim_seed_leaves_out_what_was_not_given_but_names_every_declared_fact() -> None:
     seed = claim_seed(repo="demo", objective="x", agent="a", paths=["a.py"])
     assert seed == {
         "repo": "demo",
         "objective": "x",
+        "deploymentResponsibility": None,
         "paths": ["a.py"],
         "leaseTtlSeconds": 300,
         "agent": {"id": "a", "name": "a"},
@@ -71,7 +73,7 @@ def test_a_successor_seed_carries_the_predecessors_declared_intent_over() -> Non
         modules=["src"],
         contracts=[{"type": "db", "area": "t", "change": "adds a column"}],
         tests={"unit": ["tests/test_retry.py"]},
-        deploy="staging",
+        declared=Declared(deployment_responsibility="staging"),
         memory=["AGENTS.md#build"],
     )
     service = Service(MemoryStore(), FakeClock(), [RepoConfig("demo")])

@@ -14,6 +14,7 @@ import detente
 from detente.client.connect import open_local
 from detente.client.inprocess import InProcessClient
 from detente.client.seeds import claim_seed, contract_seed
+from detente.domain.claims.declared import Declared
 from detente.errors import ValidationError
 from detente.operations.bodies import ClaimIn
 from detente.operations.claim_command import open_command
@@ -33,7 +34,7 @@ def _seed(base: str = "0" * 40) -> dict[str, object]:
             contract_seed(c) for c in ("http:payments-api:add-retry", "schema:orders", "plain-area")
         ],
         tests=["tests/test_a.py::test_retry"],
-        deploy="payments",
+        declared=Declared(deployment_responsibility="payments"),
         memory=["AGENTS.md#build", "AGENTS.md#test", "NOTES.md"],
         ttl=600,
     )

@@ -92,3 +92,23 @@ def test_a_commit_run_with_an_explicit_git_dir_and_work_tree_is_checked_too(
 
     assert done.returncode != 0
     assert f"src/a.py is held by claim {alice} (alice)" in done.stderr
+
+
+def test_a_claims_commit_of_a_registered_memory_document_is_refused_naming_memory_patch(
+    claimed: tuple[Path, str, str],
+) -> None:
+    checkout, _, bob = claimed
+    (checkout / "AGENTS.md").write_text("# Agents\n\n## Build\n\nmake\n")
+    git(checkout, "add", "AGENTS.md")
+    git(checkout, "commit", "-q", "-m", "agents", "--no-verify")
+    detente("--repo", str(checkout), "memory", "register", "AGENTS.md", "--class", "section_owned")
+    before = git(checkout, "rev-parse", "HEAD")
+
+    code, err = _commit(checkout, "commit -a", "AGENTS.md", bob)
+    person = run_git(checkout, "commit", "-q", "-a", "-m", "a person's edit")
+
+    assert code != 0 and "commit refused" in err
+    assert "AGENTS.md is a registered memory document (section_owned)" in err
+    assert "detente memory patch 'AGENTS.md#<section>'" in err
+    assert person.returncode == 0, person.stderr  # no claim: a person's commit goes through
+    assert git(checkout, "rev-parse", "HEAD^") == before

@@ -7,6 +7,7 @@ from pydantic import TypeAdapter
 
 from detente.client.seeds import claim_seed
 from detente.clock import FakeClock
+from detente.domain.claims.declared import Declared
 from detente.domain.claims.record import ClaimRecord, claim_to_wire
 from detente.operations import wire
 from detente.operations.bodies import ClaimIn
@@ -23,7 +24,7 @@ def _claim() -> ClaimRecord:
         base_commit="4f2d6b1",
         paths=["src/**"],
         contracts=[{"type": "db", "area": "t", "change": "adds a column"}],
-        deploy="staging",
+        declared=Declared(deployment_responsibility="staging"),
         memory=["AGENTS.md#build"],
     )
     view = service.claims.open_claim(ClaimIn.model_validate(seed).to_command())

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from detente.domain.claims.declared import Declared
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
 from detente.errors import EvidenceRejected, RevisionConflict, StaleBase
@@ -98,7 +99,9 @@ def test_a_deployment_to_the_responsible_environment_completes_an_integrated_cla
     env: tuple[Service, Path, str],
 ) -> None:
     service, path, m0 = env
-    claim, head = _integrated(service, path, m0, "a.py", deployment_responsibility="staging")
+    claim, head = _integrated(
+        service, path, m0, "a.py", declared=Declared(deployment_responsibility="staging")
+    )
     assert claim.status is ClaimStatus.INTEGRATED
     view = service.deployments.deploy(_deploy(claim, head, None))
     assert service.claims.get_claim(claim.id).claim.status is ClaimStatus.COMPLETED

@@ -124,20 +124,23 @@ def test_an_unstaged_edit_and_a_deletion_are_both_named(
     assert git(path, "rev-parse", "refs/heads/main") == m0
 
 
-def test_a_memory_document_detente_wrote_into_the_checkout_does_not_make_it_dirty(
+def test_a_memory_write_is_a_commit_on_main_that_leaves_the_checkout_clean(
     checkout: tuple[Path, str], tmp_path: Path
 ) -> None:
     path, m0 = _with_memory_file(*checkout)
     service = make_service(path, tmp_path / "d.db")
     _patch_build_section(service, "Run make.")
-    assert git(path, "status", "--porcelain") == " M AGENTS.md"
+    m1 = git(path, "rev-parse", "refs/heads/main")
+    assert m1 != m0 and git(path, "rev-parse", f"{m1}^") == m0
+    assert "Detente-Memory: AGENTS.md r2" in git(path, "log", "-1", "--format=%B", m1)
+    assert git(path, "status", "--porcelain") == ""
 
-    _, head = _complete(service, path, m0)
+    _, head = _complete(service, path, m1)  # a claim on the tip after the memory write
 
     assert git(path, "rev-parse", "refs/heads/main") == head
     assert (path / "a.py").read_text() == "a = 2\n"
     assert "Run make." in (path / "AGENTS.md").read_text()
-    assert git(path, "status", "--porcelain") == " M AGENTS.md"
+    assert git(path, "status", "--porcelain") == ""
 
 
 def _with_memory_file(path: Path, base: str) -> tuple[Path, str]:

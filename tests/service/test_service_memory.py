@@ -222,23 +222,14 @@ def test_a_user_edit_elsewhere_is_merged_and_kept(svc: Service, repo: Path) -> N
     assert view.to_wire()["onDisk"]["inSync"] is True
 
 
-def test_a_user_edit_on_other_lines_of_the_same_section_merges_like_git_merge_file(
-    svc: Service, repo: Path
-) -> None:
-    text = CLAUDE.replace(b"Run make.\n", b"Run make.\nline 2\nline 3\nline 4\nline 5\n")
-    (repo / "CLAUDE.md").write_bytes(text)
-    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
-    c = claim(svc, "alice", "build")
-    (repo / "CLAUDE.md").write_bytes(text.replace(b"line 5", b"line 5 (human)"))
-
-    patch(svc, c, "build", "\nRun ninja.\nline 2\nline 3\nline 4\nline 5\n\n", base)
-
-    assert (repo / "CLAUDE.md").read_bytes() == text.replace(b"Run make.", b"Run ninja.").replace(
-        b"line 5", b"line 5 (human)"
-    )
+def branch_copy(repo: Path, path: str = "CLAUDE.md") -> bytes:
+    """The authoritative copy: the file in the tip of ``main``."""
+    return subprocess.run(
+        ["git", "show", f"main:{path}"], cwd=repo, check=True, capture_output=True
+    ).stdout
 
 
-def test_an_overlapping_user_edit_stays_and_the_agents_edit_becomes_an_artifact(
+def test_a_users_uncommitted_edit_of_a_section_wins_by_revision_and_the_agent_gets_409(
     svc: Service, repo: Path
 ) -> None:
     base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
@@ -249,15 +240,71 @@ def test_an_overlapping_user_edit_stays_and_the_agents_edit_becomes_an_artifact(
     with pytest.raises(RevisionConflict) as caught:
         patch(svc, c, "build", "\nRun ninja.\n\n", base)
 
-    assert (repo / "CLAUDE.md").read_bytes() == user
+    assert (caught.value.expected, caught.value.actual) == (1, 2)
+    assert branch_copy(repo) == user and (repo / "CLAUDE.md").read_bytes() == user
     [doc] = svc.memory.list_documents("demo")
-    [artifact] = doc.document.artifacts
-    assert artifact.id == caught.value.extra["artifactId"] and artifact.claim_id == c.id
-    assert "-Run bazel (human).\n+Run ninja.\n" in artifact.diff
-    now = svc.claims.get_claim(c.id)
-    assert now.claim.status is ClaimStatus.NEGOTIATING
-    assert now.claim.meeting_ids == (caught.value.extra["meetingId"],)
+    assert doc.section("build")["revision"] == 2 and doc.section("style")["revision"] == 1
+    assert doc.to_wire()["onDisk"]["inSync"] and doc.to_wire()["checkouts"][0]["state"] == "current"
+    # The agent re-reads and patches on the new revision: both texts are kept in history.
+    again = patch(svc, c, "build", "\nRun ninja.\n\n", doc)
+    assert again.section("build")["revision"] == 3
+    assert branch_copy(repo) == CLAUDE.replace(b"Run make.", b"Run ninja.")
     assert svc.audit().ok
+
+
+def test_a_users_edit_of_a_section_racing_an_agents_patch_keeps_both_texts(
+    svc: Service, repo: Path
+) -> None:
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    c = claim(svc, "alice", "build")
+    user = CLAUDE.replace(b"Run make.", b"Run bazel (human).")
+    agent = CLAUDE.replace(b"Run make.", b"Run ninja.")
+
+    # The agent's patch lands first; the human had started from the version before it,
+    # and their save reached the checkout before the write did (so the checkout did not
+    # follow: its index still names the old version).
+    patch(svc, c, "build", "\nRun ninja.\n\n", base)
+    assert (repo / "CLAUDE.md").read_bytes() == agent
+    old = f"100644,{git_blob(repo, CLAUDE)},CLAUDE.md"
+    subprocess.run(["git", "update-index", "--cacheinfo", old], cwd=repo, check=True)
+    (repo / "CLAUDE.md").write_bytes(user)
+
+    [doc] = svc.memory.list_documents("demo")
+    [copy] = doc.to_wire()["checkouts"]
+    assert copy["state"] == "edited"
+    # Both edits changed the same lines: the human's stays in the checkout, untouched; the
+    # branch keeps the agent's; the next write leaves both where they are.
+    view = patch(svc, c, "build", "\nRun ninja -j8.\n\n", doc)
+    assert view.section("build")["revision"] == 3
+    assert (repo / "CLAUDE.md").read_bytes() == user
+    assert branch_copy(repo) == CLAUDE.replace(b"Run make.", b"Run ninja -j8.")
+
+
+def git_blob(repo: Path, data: bytes) -> str:
+    found = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo,
+        input=data,
+        check=True,
+        capture_output=True,
+    )
+    return found.stdout.decode().strip()
+
+
+def test_a_users_edit_committed_on_the_branch_becomes_a_new_section_revision(
+    svc: Service, repo: Path
+) -> None:
+    base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
+    c = claim(svc, "alice", "style")
+    user = CLAUDE.replace(b"Run make.", b"Run bazel (human).")
+    (repo / "CLAUDE.md").write_bytes(user)
+    git(repo, "commit", "-q", "-am", "human edit")
+
+    view = patch(svc, c, "style", "\nUse ruff.\n", base)
+
+    assert view.section("build")["revision"] == 2 and view.section("style")["revision"] == 2
+    assert branch_copy(repo) == user.replace(b"Use black.", b"Use ruff.")
+    assert (repo / "CLAUDE.md").read_bytes() == branch_copy(repo)
 
 
 def test_fencing_a_late_write_with_an_older_token_is_refused(svc: Service) -> None:
@@ -390,6 +437,7 @@ def test_regeneration_with_bad_markers_fails_and_leaves_the_file_byte_identical(
 ) -> None:
     svc.memory.register_document(mc.Register("demo", "AGENTS.md", "generated"))
     (repo / "AGENTS.md").write_bytes(broken)
+    git(repo, "commit", "-q", "-am", "a human breaks the markers")
 
     with pytest.raises(ValidationError):
         svc.memory.render(mc.Render("demo", "AGENTS.md"))
@@ -397,6 +445,7 @@ def test_regeneration_with_bad_markers_fails_and_leaves_the_file_byte_identical(
 
     assert result["error"]["code"] == "validation_error"
     assert (repo / "AGENTS.md").read_bytes() == broken
+    assert branch_copy(repo, "AGENTS.md") == broken
 
 
 def test_regeneration_renders_live_claims_and_leaves_manual_text_byte_identical(
@@ -444,10 +493,7 @@ def test_a_user_edit_in_a_generated_region_survives_rendering_and_opens_a_reconc
     )
 
     data = (repo / "AGENTS.md").read_bytes()
-    assert (
-        b"<!-- detente:end generated claims -->\n- (no live claims)\n- please ask bob first\n"
-        in data
-    )
+    assert b"<!-- detente:end generated claims -->\n\n- please ask bob first\n" in data
     assert b"alice (active)" in data
     assert view.document.reconciliations[0].status == "resolved"
     assert svc.audit().ok
@@ -474,7 +520,7 @@ def test_a_failed_commit_undoes_the_file_write(
     assert svc.memory.list_documents("demo")[0].document.revision == 1
 
 
-def test_a_patch_naming_a_worktree_writes_the_file_in_that_worktree(
+def test_a_patch_naming_a_worktree_lands_on_the_branch_and_leaves_that_worktree_alone(
     svc: Service, repo: Path, tmp_path: Path
 ) -> None:
     base = svc.memory.register_document(mc.Register("demo", "CLAUDE.md", "section_owned"))
@@ -484,8 +530,9 @@ def test_a_patch_naming_a_worktree_writes_the_file_in_that_worktree(
 
     patch(svc, c, "build", "\nRun ninja.\n\n", base, worktree=str(tree))
 
-    assert (tree / "CLAUDE.md").read_bytes() == CLAUDE.replace(b"Run make.", b"Run ninja.")
-    assert (repo / "CLAUDE.md").read_bytes() == CLAUDE
+    assert branch_copy(repo) == CLAUDE.replace(b"Run make.", b"Run ninja.")
+    assert (repo / "CLAUDE.md").read_bytes() == branch_copy(repo)  # main's checkout followed
+    assert (tree / "CLAUDE.md").read_bytes() == CLAUDE  # picked up when it rebases
     with pytest.raises(ValidationError):
         patch(svc, c, "build", "\nx\n\n", base, worktree=str(tmp_path))
 

@@ -3,7 +3,8 @@ a stalled or killed store under load.
 
 The server is the real ``detente serve`` command. Each round (8 by default, the CI budget;
 ``DETENTE_KILL_ROUNDS=20`` for a longer soak) starts it, drives a mix of claims, renewals,
-memory section patches and completions over HTTP, and kill -9s it; to keep the starts
+memory section patches, memory appends (commits on ``main``) and completions over HTTP,
+and kill -9s it; to keep the starts
 cheap each server is forked from a "zygote" process that imported
 detente once (the fork runs the CLI's ``main`` exactly as the console script does).
 """
@@ -104,12 +105,18 @@ def _gone(pid: int) -> bool:
 
 def _reached(acked: Acknowledged, target: int) -> bool:
     """A round may end (the server be killed) once it has its acknowledgements and, until
-    one completion has been acknowledged, that completion too: renewals and section
-    patches can fill a round long before a completion (a commit, an integration) answers,
-    and a run whose every completion was cut short would prove nothing about them."""
+    one of each has been acknowledged, a completion, both workers' section patches and an
+    append too: renewals and appends can fill a round long before a completion (a
+    commit, an integration) or a patch answers, and a run whose every completion or patch
+    was cut short would prove nothing about them."""
     if acked.errors:
         return True
-    return acked.count >= target and bool(acked.completed)
+    return (
+        acked.count >= target
+        and bool(acked.completed)
+        and len(acked.sections) == 2
+        and bool(acked.appends)
+    )
 
 
 def _listening(port: int) -> Callable[[], bool]:
@@ -129,6 +136,7 @@ class Acknowledged:
     claims: set[str] = field(default_factory=set)
     leases: dict[str, int] = field(default_factory=dict)  # claim -> lease revision
     sections: dict[str, int] = field(default_factory=dict)  # section key -> revision
+    appends: list[str] = field(default_factory=list)  # entries acknowledged
     completed: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -188,16 +196,20 @@ class Worker:
         tip = git(self.repo, "rev-parse", "refs/heads/main")
         name = f"done/{self.n}-{os.urandom(3).hex()}.txt"
         claim = self._open(http, name, tip)
-        head = commit(self.repo, {name: f"{name}\n"}, f"add {name}", parent=tip, when=self.n)
-        r = http.post(
-            f"/v1/claims/{claim['id']}/complete",
-            json={
-                "expectedClaimRevision": claim["revision"],
-                "fencingToken": claim["fencingToken"],
-                "expectedBaseRef": {"ref": "refs/heads/main", "oid": tip},
-                "evidence": {"headCommit": head, "changedFiles": [name], "tests": []},
-            },
-        )
+        for _ in range(50):  # memory writes move main too: rebase and try again
+            head = commit(self.repo, {name: f"{name}\n"}, f"add {name}", parent=tip, when=self.n)
+            r = http.post(
+                f"/v1/claims/{claim['id']}/complete",
+                json={
+                    "expectedClaimRevision": claim["revision"],
+                    "fencingToken": claim["fencingToken"],
+                    "expectedBaseRef": {"ref": "refs/heads/main", "oid": tip},
+                    "evidence": {"headCommit": head, "changedFiles": [name], "tests": []},
+                },
+            )
+            if r.status_code != 409 or r.json()["code"] != "stale_base":
+                break
+            tip, claim = r.json()["actual"], r.json()["current"]
         assert r.status_code == 200, r.text
         assert r.json()["claim"]["status"] in ("completed", "integrated")
         self.acked.note(lambda: self.acked.completed.add(claim["id"]))
@@ -221,6 +233,20 @@ class Worker:
             lambda: self.acked.leases.__setitem__(renewed["id"], renewed["lease"]["revision"])
         )
         self.holder = renewed
+        self.n += 1
+        entry = f"- w{self.index} entry {self.n} {os.urandom(4).hex()}"
+        r = http.post(
+            "/v1/memory/append",
+            json={
+                "repo": "demo",
+                "path": "DECISIONS.md",
+                "claimId": renewed["id"],
+                "fencingToken": renewed["fencingToken"],
+                "entry": entry,
+            },
+        )
+        assert r.status_code == 200, r.text
+        self.acked.note(partial(self.acked.appends.append, entry))
         for _ in range(20):  # other workers move the file hash: re-read and retry
             docs = http.get("/v1/memory/documents", params={"repo": "demo"}).json()["documents"]
             [doc] = [d for d in docs if d["path"] == "AGENTS.md"]
@@ -244,18 +270,20 @@ class Worker:
                 self.acked.note(partial(self.acked.sections.__setitem__, key, revision))
                 return
             assert r.status_code == 409, r.text
+        raise AssertionError(f"20 patches of {key} refused; the last: {r.text}")
 
 
 def _repository(root: Path) -> tuple[Path, str]:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     (root / "AGENTS.md").write_text(_AGENTS)
-    git(root, "add", "AGENTS.md")
+    (root / "DECISIONS.md").write_text("# Decisions\n")
+    git(root, "add", "AGENTS.md", "DECISIONS.md")
     git(root, "commit", "-q", "-m", "agents")
     return root, git(root, "rev-parse", "HEAD")
 
 
-def _check_after_restart(http: httpx.Client, acked: Acknowledged) -> None:
+def _check_after_restart(http: httpx.Client, acked: Acknowledged, repo: Path) -> None:
     claims = {c["id"]: c for c in http.get("/v1/claims", params={"repo": "demo"}).json()["claims"]}
     assert acked.claims <= set(claims), f"lost claims: {sorted(acked.claims - set(claims))}"
     for claim_id, revision in acked.leases.items():
@@ -267,6 +295,9 @@ def _check_after_restart(http: httpx.Client, acked: Acknowledged) -> None:
     sections = {s["key"]: s["revision"] for s in doc["sections"]}
     for key, revision in acked.sections.items():
         assert sections[key] >= revision, key
+    on_main = git(repo, "show", "refs/heads/main:DECISIONS.md")
+    lost = [e for e in acked.appends if on_main.count(e) != 1]
+    assert not lost, f"acknowledged appends not on main exactly once: {lost}"
     report = http.get("/v1/audit/verify").json()  # the chain, and projections == a replay
     assert report["ok"] is True, report
 
@@ -290,11 +321,16 @@ def _kill_9_rounds(url: str, tmp_path: Path) -> None:
                             json={"repo": "demo", "path": "AGENTS.md", "class": "section_owned"},
                         )
                         assert r.status_code == 201, r.text
+                        r = http.post(
+                            "/v1/memory/documents",
+                            json={"repo": "demo", "path": "DECISIONS.md", "class": "append_only"},
+                        )
+                        assert r.status_code == 201, r.text
                         for worker in workers[1:]:
                             worker.hold_section(http)
                         http_register = False
                     if round_number == ROUNDS:
-                        _check_after_restart(http, acked)
+                        _check_after_restart(http, acked, repo)
                         break
                     target = acked.count + ACKS_PER_ROUND
                     stop = threading.Event()
@@ -315,7 +351,7 @@ def _kill_9_rounds(url: str, tmp_path: Path) -> None:
                 wait_until(partial(_gone, pid), 10, "the killed server is gone")
     finally:
         zygote.close()
-    assert len(acked.completed) >= 1 and len(acked.sections) == 2
+    assert len(acked.completed) >= 1 and len(acked.sections) == 2 and acked.appends
 
 
 @pytest.mark.slow

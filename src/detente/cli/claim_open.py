@@ -120,6 +120,7 @@ def open_(
 
     def body(session: Session) -> int:
         from detente.cli import workspace
+        from detente.domain.claims.declared import Declared
 
         repo_name = session.repo_name  # connects: local mode or a server
         base_commit = base
@@ -139,7 +140,7 @@ def open_(
             symbols=symbol or (),
             contracts=[workspace.contract_seed(c) for c in contract or ()],
             tests=test or (),
-            deploy=deploy,
+            declared=Declared(deployment_responsibility=deploy),
             memory=memory or (),
             ttl=ttl,
             draft=draft,

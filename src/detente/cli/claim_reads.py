@@ -7,6 +7,7 @@ the same documents.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from detente.cli.session import Body, Session
@@ -55,13 +56,60 @@ def status_body(claim_id: str, *, work: bool = False, semantic: bool = False) ->
                 console.print(f"  api changes    {', '.join(proof['apiChanges'])}", markup=False)
             for item in proof["missing"]:
                 console.print(f"  [yellow]missing[/]: {item}")
+            for entry in memory:
+                console.print(
+                    f"memory {entry['path']}: revision {entry['revision']} on the branch; "
+                    + "; ".join(entry["notes"] or ["your worktree has it"]),
+                    markup=False,
+                )
 
+        memory = _memory_state(session, claim) if claim.get("memoryImpacts") else []
         shown: dict[str, Any] = {**response, "lease": lease, "evidence": proof}
+        if memory:
+            shown["memory"] = memory
         if not semantic:  # not computed: an empty list would read as "no advice"
             shown.pop("semanticOverlaps", None)
         session.emit(shown, text)
 
     return body
+
+
+def _memory_state(session: Session, claim: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The claim's memory documents: their revision on the integration branch, whether
+    the claim's worktree holds that version (``behind`` until it rebases) and the
+    checkouts of the branch that did not follow (``[{path, revision, worktreeState,
+    notes[]}]``)."""
+    import hashlib
+
+    from detente.cli.evidence import local_worktree
+
+    docs: dict[str, Any] = {
+        d["path"]: d for d in session.client.list_documents(str(claim["repo"]))["documents"]
+    }
+    worktree = local_worktree(claim)
+    out: list[dict[str, Any]] = []
+    for path in dict.fromkeys(m["path"] for m in claim["memoryImpacts"]):
+        doc: Mapping[str, Any] | None = docs.get(path)
+        disk: Mapping[str, Any] = (doc or {}).get("onDisk") or {}
+        if doc is None or not disk:
+            continue
+        notes: list[str] = []
+        state = None
+        if worktree is not None:
+            try:
+                mine: str | None = hashlib.sha256((worktree / path).read_bytes()).hexdigest()
+            except OSError:
+                mine = None
+            state = "current" if mine == disk.get("fileHash") else "behind"
+            if state == "behind":
+                notes.append("your worktree is behind (rebase onto the branch to pick it up)")
+        for copy in doc.get("checkouts", []):
+            if copy["state"] != "current":
+                notes.append(f"checkout {copy['worktree']} is {copy['state']}")
+        out.append(
+            {"path": path, "revision": doc["revision"], "worktreeState": state, "notes": notes}
+        )
+    return out
 
 
 def list_body(

@@ -37,13 +37,17 @@ WorktreeOpt = Annotated[
     Path | None,
     typer.Option(
         "--worktree",
-        help="Write the file in this worktree (default: the claim's worktree when it is on "
-        "this machine, else the main checkout).",
+        help="The worktree the write is recorded from (default: the claim's worktree when it "
+        "is on this machine). The write itself is a commit on the integration branch.",
     ),
 ]
 CheckoutOpt = Annotated[
     Path | None,
-    typer.Option("--worktree", help="Work on the file in this worktree (default: main checkout)."),
+    typer.Option(
+        "--worktree",
+        help="The worktree recorded with the write (the write is a commit on the "
+        "integration branch).",
+    ),
 ]
 DocPath = Annotated[str, typer.Argument(help="Repo-relative path of the document.")]
 
@@ -65,10 +69,11 @@ def _document(client: Client, repo: str, path: str) -> wire.Document:
 
 
 def _writer(session: Session, claim_id: str, worktree: Path | None) -> tuple[int, str | None]:
-    """The claim's fencing token and the worktree a write goes to.
+    """The claim's fencing token and the worktree recorded with a write (the write itself
+    is a commit on the integration branch).
 
-    ``--worktree`` when given, else the claim's own worktree when it is on this machine
-    (an agent edits there, not in the main checkout), else None (the main checkout).
+    ``--worktree`` when given, else the claim's own worktree when it is on this machine,
+    else None.
     """
     from detente.cli.workspace import local_worktree
 
@@ -81,12 +86,27 @@ def _document_text(console: Console, doc: Mapping[str, Any]) -> None:
     from rich.table import Table
 
     disk = doc.get("onDisk") or {}
-    sync = "" if not disk else ("in sync" if disk.get("inSync") else "CHANGED ON DISK")
+    sync = (
+        ""
+        if not disk
+        else "in sync"
+        if disk.get("inSync")
+        else "CHANGED ON THE BRANCH (a person's edit: adopted at the next write)"
+    )
+    where = f"  on {disk['ref'].removeprefix('refs/heads/')}" if disk.get("ref") else ""
     console.print(
         f"{doc['path']}  {doc['class']}  revision {doc['revision']}  "
-        f"{(doc.get('fileHash') or '-')[:12]}  {sync}",
+        f"{(doc.get('fileHash') or '-')[:12]}{where}  {sync}",
         markup=False,
     )
+    for copy in doc.get("checkouts", []):
+        if copy["state"] != "current":
+            why = (
+                "behind the branch (it did not follow: `git checkout -- " + doc["path"] + "`)"
+                if copy["state"] == "behind"
+                else "edited there (adopted at the next write when it merges; kept otherwise)"
+            )
+            console.print(f"  checkout {copy['worktree']}: {why}", markup=False)
     if doc["sections"]:
         table = Table("section", "title", "rev", "owner", "hash", box=None)
         for s in doc["sections"]:
@@ -145,7 +165,9 @@ def list_(ctx: typer.Context, json_flag: JsonFlag = False) -> None:
         def text(console: Console) -> None:
             for doc in response["documents"]:
                 disk: Mapping[str, Any] = doc.get("onDisk") or {}
-                sync = "" if not disk else ("" if disk.get("inSync") else "  CHANGED ON DISK")
+                sync = "" if not disk else ("" if disk.get("inSync") else "  CHANGED ON BRANCH")
+                behind = [c for c in doc.get("checkouts", []) if c["state"] != "current"]
+                sync += f"  {len(behind)} checkout(s) behind or edited" if behind else ""
                 console.print(
                     f"{doc['path']}  {doc['class']}  revision {doc['revision']}  "
                     f"{len(doc['sections'])} sections{sync}",
@@ -166,6 +188,21 @@ def show(ctx: typer.Context, path: DocPath, json_flag: JsonFlag = False) -> None
     def body(session: Session) -> None:
         doc = _document(session.client, session.repo_name, path)
         session.emit({"document": doc}, lambda console: _document_text(console, doc))
+
+    run(ctx, json_flag, body)
+
+
+@memory_app.command("read")
+def read(ctx: typer.Context, path: DocPath, json_flag: JsonFlag = False) -> None:
+    """Print the authoritative text: the document as the integration branch holds it."""
+
+    def body(session: Session) -> None:
+        found = session.client.list_documents(session.repo_name, path, text=True)
+        doc = found["documents"][0]
+        session.emit(
+            {"document": doc},
+            lambda console: console.out(doc.get("text", ""), end="", highlight=False),
+        )
 
     run(ctx, json_flag, body)
 

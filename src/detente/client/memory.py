@@ -28,9 +28,13 @@ class MemoryOperations(ClientBase):
         body = {"repo": repo, "path": path, "class": doc_class}
         return self._call(routes.REGISTER_DOCUMENT, body=body)
 
-    def list_documents(self, repo: str, path: str | None = None) -> wire.DocumentList:
-        """``GET /v1/memory/documents``: ``{documents[]}`` with sections and ``onDisk``."""
-        return self._call(routes.LIST_DOCUMENTS, params={"repo": repo, "path": path})
+    def list_documents(
+        self, repo: str, path: str | None = None, *, text: bool = False
+    ) -> wire.DocumentList:
+        """``GET /v1/memory/documents``: ``{documents[]}`` with sections, ``onDisk`` (the
+        integration branch's copy), ``checkouts[]``, and ``text`` when asked."""
+        params = {"repo": repo, "path": path, **({"text": True} if text else {})}
+        return self._call(routes.LIST_DOCUMENTS, params=params)
 
     def patch_section(self, body: Mapping[str, Any]) -> wire.SectionPatchOut:
         """``POST /v1/memory/sections/patch`` ``{repo, path, sectionKey,

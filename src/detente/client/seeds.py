@@ -12,6 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from detente.domain.claims.declared import (
+    NO_FACTS,
+    Declared,
+    DeclaredRecord,
+    declared_from_wire,
+    declared_to_wire,
+)
+
 if TYPE_CHECKING:
     from detente.operations import wire
 
@@ -29,9 +37,11 @@ class _Agent(TypedDict, total=False):
     sessionId: str
 
 
-class ClaimSeed(TypedDict, total=False):
+class ClaimSeed(DeclaredRecord, total=False):
     """The ``POST /v1/claims`` body (:class:`~detente.operations.bodies.ClaimIn`'s
-    members, camelCase); a member left out takes the body model's default."""
+    members, camelCase); a member left out takes the body model's default. The declared
+    facts (:class:`~detente.domain.claims.declared.DeclaredRecord`) are always present,
+    None when not declared."""
 
     repo: str
     objective: str
@@ -44,7 +54,6 @@ class ClaimSeed(TypedDict, total=False):
     symbols: list[str]
     expectedContractChanges: list[str | dict[str, Any]]
     testResponsibility: list[str] | dict[str, list[str]]
-    deploymentResponsibility: str
     memoryImpacts: list[dict[str, Any]]
     leaseTtlSeconds: int
     agent: _Agent
@@ -64,7 +73,7 @@ def claim_seed(
     symbols: Iterable[str] = (),
     contracts: Iterable[ContractSeed] = (),
     tests: TestSeed = (),
-    deploy: str | None = None,
+    declared: Declared = NO_FACTS,
     memory: Iterable[str] = (),
     impacts: Iterable[Mapping[str, Any]] = (),
     ttl: int = 300,
@@ -87,7 +96,7 @@ def claim_seed(
         paths: path patterns; modules, symbols: the other targets.
         contracts: expected contract changes, already parsed (:func:`contract_seed`).
         tests: test names or ``{kind: [names]}``.
-        deploy: the deployment responsibility (an environment).
+        declared: the optional facts it declares (the deployment environment, ...).
         memory: ``PATH`` or ``PATH#section`` short forms (:func:`memory_impacts`).
         impacts: memory impacts already in the wire's shape (a predecessor's), after
             those of ``memory``.
@@ -97,7 +106,9 @@ def claim_seed(
         advisory: an advisory file lease (MCP ``claim_files``).
         draft: record a draft only (no lease, no overlap check until announced).
     """
-    seed: ClaimSeed = {"repo": repo, "objective": objective}
+    # mypy's extra checks want every optional member spelled beside a ``**`` item; the
+    # declared facts are the record's required members, the rest are added below.
+    seed: ClaimSeed = {"repo": repo, "objective": objective, **declared_to_wire(declared)}  # type: ignore[typeddict-item]
     if base_commit is not None:
         seed["baseCommit"] = base_commit
     if branch is not None:
@@ -119,8 +130,6 @@ def claim_seed(
             seed["testResponsibility"] = {k: [str(n) for n in v] for k, v in tests.items()}
     elif listed_tests := [str(t) for t in tests]:
         seed["testResponsibility"] = listed_tests
-    if deploy is not None:
-        seed["deploymentResponsibility"] = deploy
     if listed_impacts := [*memory_impacts(memory), *(dict(m) for m in impacts)]:
         seed["memoryImpacts"] = listed_impacts
     seed["leaseTtlSeconds"] = ttl
@@ -158,7 +167,7 @@ def successor_seed(
         symbols=pred["symbols"],
         contracts=pred["expectedContractChanges"],
         tests=pred["testResponsibility"],
-        deploy=pred["deploymentResponsibility"],
+        declared=declared_from_wire(pred),
         impacts=pred["memoryImpacts"],
         ttl=ttl,
         create_worktree=create_worktree,

@@ -171,11 +171,16 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         fencing_token: Annotated[int, Field(description="Your claim's fencingToken.")],
         body: Annotated[str, Field(description="The section's new body.")],
         worktree: Annotated[
-            str | None, Field(description="Write the file in this worktree.")
+            str | None,
+            Field(
+                description="Your worktree, recorded with the write (the write itself is a "
+                "commit on the integration branch; your worktree gets it when you rebase)."
+            ),
         ] = None,
     ) -> CallToolResult:
         """Replace one section of a shared memory document (AGENTS.md, CLAUDE.md...)
-        under your claim, naming the revisions you read. revision_conflict or
+        under your claim, naming the revisions you read; detente commits it on the
+        integration branch (never commit the file yourself). revision_conflict or
         stale_fencing_token means someone wrote first: re-read and merge."""
 
         def call() -> dict[str, Any]:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from detente.domain.claims.commands import ContractSeed, OpenClaim
+from detente.domain.claims.declared import WIRE_NAMES, declared_from_wire
 from detente.domain.claims.model import Agent, MemoryImpact
 from detente.errors import ValidationError
 
@@ -34,7 +35,6 @@ SEED_FIELDS = frozenset(
         "symbols",
         "expectedContractChanges",
         "testResponsibility",
-        "deploymentResponsibility",
         "leaseTtlSeconds",
         "memoryImpacts",
         "agent",
@@ -42,6 +42,7 @@ SEED_FIELDS = frozenset(
         "draft",
         "createWorktree",
     }
+    | WIRE_NAMES
 )
 
 
@@ -70,7 +71,7 @@ def open_command(seed: Mapping[str, Any]) -> OpenClaim:
             _contract(c) for c in seed.get("expectedContractChanges") or ()
         ),
         test_responsibility=dict(tests) if isinstance(tests, Mapping) else tuple(tests),
-        deployment_responsibility=seed.get("deploymentResponsibility"),
+        declared=declared_from_wire(seed),
         memory_impacts=tuple(
             MemoryImpact(
                 path=m["path"], mode=m.get("mode", "section"), sections=tuple(m.get("sections", ()))

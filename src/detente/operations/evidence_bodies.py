@@ -61,6 +61,22 @@ def _ids(items: list[Any], key: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _memory_updates(items: list[str | dict[str, Any]]) -> tuple[str, ...]:
+    """``PATH``, ``PATH@REVISION`` or ``{path, revision?}``, as ``PATH[@REVISION]``."""
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            path, revision = item.get("path"), item.get("revision")
+            if path is None:
+                continue
+            text = f"{path}@{int(revision)}" if isinstance(revision, int) else str(path)
+        else:
+            text = item
+        if text not in out:
+            out.append(text)
+    return tuple(out)
+
+
 def _texts(items: list[str | dict[str, Any]], *keys: str) -> tuple[str, ...]:
     """Strings as they are; an object ``{type, area, change}`` as ``type:area:change``,
     another object as the first of ``keys`` it has."""
@@ -79,8 +95,9 @@ def _texts(items: list[str | dict[str, Any]], *keys: str) -> tuple[str, ...]:
 
 class EvidenceIn(Body):
     """``evidence {headCommit, changedFiles[], tests[], apiChanges[], migrations[],
-    deployment, unresolvedRisks[], memoryUpdates[]}``; migrations and memory updates may
-    be ids/paths or objects with ``id``/``path``."""
+    deployment, unresolvedRisks[], memoryUpdates[]}``; migrations may be ids or objects
+    with ``id``; a memory update is ``PATH@REVISION`` (the document revision the write
+    made), ``PATH``, or ``{path, revision?}``."""
 
     head_commit: str = Field(min_length=4, max_length=64)
     changed_files: list[str] = []
@@ -103,5 +120,5 @@ class EvidenceIn(Body):
             migrations=_ids(self.migrations, "id"),
             deployment=str(deployment) if deployment else None,
             unresolved_risks=_texts(self.unresolved_risks, "description", "risk", "summary"),
-            memory_updates=_ids(self.memory_updates, "path"),
+            memory_updates=_memory_updates(self.memory_updates),
         )

@@ -23,10 +23,14 @@ def register_document(service: Service, body: mb.RegisterIn) -> wire.DocumentOut
     return {"document": cast("wire.Document", view.to_wire())}
 
 
-def list_documents(service: Service, repo: str, path: str | None = None) -> wire.DocumentList:
-    """Registered documents with sections (key, title, revision, hash, ownerClaimId)
-    and ``onDisk {fileHash, inSync}``."""
-    views = service.memory.list_documents(repo, path)
+def list_documents(
+    service: Service, repo: str, path: str | None = None, text: bool = False
+) -> wire.DocumentList:
+    """Registered documents with sections (key, title, revision, hash, ownerClaimId),
+    ``onDisk {fileHash, inSync, ref, commit}`` (the authoritative copy: the integration
+    branch's), ``checkouts[{worktree, state, fileHash}]`` (current, behind or edited)
+    and, with ``text``, the authoritative text."""
+    views = service.memory.list_documents(repo, path, text=text)
     return {"documents": [cast("wire.Document", v.to_wire()) for v in views]}
 
 

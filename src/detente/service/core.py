@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from detente.clock import Clock, format_time
 from detente.domain.events import Event
@@ -36,6 +36,7 @@ from detente.eventlog.envelope import StoredEvent
 from detente.eventlog.projections import AuditReport, apply_stored, rows_for, verify
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
+from detente.service.batch_effects import BatchEffect
 from detente.service.checkpoints import Checkpoints
 from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.known_commits import KnownCommits
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 _MAX_REACTION_ROUNDS = 16
 
 T = TypeVar("T")
+E = TypeVar("E", bound=BatchEffect)
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,8 @@ class ServiceCore:
         self.checkpoints = Checkpoints(store, self._new_state)
         #: The command queues and batch runner.
         self.group_commit = GroupCommit(self)
+        self._effects: dict[str, BatchEffect] = {}
+        self._effects_lock = threading.Lock()
         self._compose()
 
     def _compose(self) -> None:
@@ -218,6 +222,20 @@ class ServiceCore:
         if appended:
             self.broadcaster.publish(state.last_seq)
             self.checkpoints.after_commit(state)
+
+    @property
+    def effects(self) -> list[BatchEffect]:
+        """What commits with every batch (:class:`~detente.service.group_commit.BatchEffect`)."""
+        return list(self._effects.values())
+
+    def effect(self, key: str, make: Callable[[], E]) -> E:
+        """The batch effect registered under ``key``, made by ``make`` on first use (one
+        per core, whichever thread asks first)."""
+        with self._effects_lock:
+            found = self._effects.get(key)
+            if found is None:
+                found = self._effects[key] = make()
+            return cast("E", found)
 
     def catch_up_tx(self, tx: StoreTx, state: RepoState) -> None:
         """Fold the log's events after ``state.last_seq`` (read in ``tx``)."""

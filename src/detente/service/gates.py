@@ -27,7 +27,7 @@ from pathlib import Path
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.record import claim_to_wire
 from detente.domain.events import Event
-from detente.domain.gates.evidence import GitFacts
+from detente.domain.gates.evidence import BaseRef, GitFacts
 from detente.domain.gates.findings import PushedCommit, push_failures
 from detente.domain.gates.integration import (
     CompleteClaim,
@@ -38,6 +38,7 @@ from detente.domain.gates.integration import (
     integrated_events,
     stale_events,
 )
+from detente.domain.memory.model import DocClass
 from detente.domain.named_authority import Edit
 from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
@@ -46,7 +47,7 @@ from detente.service.core import ServiceCore
 from detente.service.repo_refs import ref_store
 from detente.service.views import ClaimView, claim_view
 from detente.vcs.refs import check_ref_name
-from detente.vcs.refstore import RefStore
+from detente.vcs.refstore import GitRefStore, RefStore
 
 __all__ = ["CommitCheck", "GatesService"]
 
@@ -92,6 +93,39 @@ def _maintained(state: RepoState) -> set[str]:
     """Files detente keeps modified in checkouts: registered memory documents (their own
     revision and hash checks guard them; a checkout holding them is still clean)."""
     return {doc.path for doc in state.memory.documents.values()}
+
+
+def _merge_over_memory(
+    refs: RefStore, state: RepoState, base_ref: BaseRef, claim_id: str, head: str, tip: str | None
+) -> str | None:
+    """When the ref moved from ``base_ref.oid`` only by detente's memory commits, integrate
+    ``head`` as a merge over them (:mod:`detente.vcs.memory_merge`); its OID, or None (the
+    claim must rebase: ``stale_base``)."""
+    from detente.vcs.memory_merge import memory_commits_only, merge_over_memory
+
+    if not isinstance(refs, GitRefStore) or tip is None:
+        return None
+    documents = {
+        d.path for d in state.memory.documents.values() if d.doc_class is not DocClass.PRIVATE
+    }
+    message = f"detente: integrate {claim_id} over memory commits\n\nDetente-Claim: {claim_id}\n"
+    for _ in range(3):  # another process's memory write may land in between: once more
+        if (
+            tip is None
+            or not documents
+            or not memory_commits_only(refs.path, base_ref.oid, tip, documents)
+        ):
+            return None
+        merged = merge_over_memory(refs.path, tip, head, documents, message)
+        checkouts = refs.refuse_dirty_checkouts(base_ref.ref, tip, merged, _maintained(state))
+        try:
+            refs.cas_update_ref(base_ref.ref, merged, tip, message=f"detente: integrate {claim_id}")
+        except StaleBase as exc:
+            tip = exc.extra.get("actual")
+            continue
+        refs.update_checkouts(checkouts, tip, merged)
+        return merged
+    return None
 
 
 class GatesService:
@@ -172,9 +206,13 @@ class GatesService:
             except StaleBase as exc:
                 actual = exc.extra.get("actual")
                 if actual != head:
-                    stale.append(exc)
-                    return events + stale_events(claim, base_ref, actual, self.core.ids)
-                recovered = True
+                    merged = _merge_over_memory(refs, s, base_ref, claim.id, head, actual)
+                    if merged is None:
+                        stale.append(exc)
+                        return events + stale_events(claim, base_ref, actual, self.core.ids)
+                    head = merged
+                else:
+                    recovered = True
             return events + integrated_events(
                 s,
                 claim,

@@ -52,6 +52,7 @@ from detente.domain.events import Event
 from detente.domain.state import RepoState
 from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import StoredEvent
+from detente.service.batch_effects import MAX_REDECIDE, BatchEffect, Redecide
 from detente.storage.base import BoundedStore, Store, StoreTx
 
 __all__ = ["MAX_BATCH", "BatchClock", "CommandPath", "GroupCommit", "Pending"]
@@ -136,6 +137,11 @@ class CommandPath(Protocol):
 
     def committed(self, state: RepoState, *, appended: bool) -> None:
         """A transaction committed: wake watchers, snapshot when due."""
+        ...
+
+    @property
+    def effects(self) -> Sequence[BatchEffect]:
+        """What commits with every batch (see :class:`BatchEffect`)."""
         ...
 
 
@@ -271,8 +277,11 @@ class GroupCommit:
         next batch (they did not fit a bounded store's transaction)."""
         core = self._core
         carried: list[StoredEvent] = []  # expiries committed before the commands ran
-        races = 0
+        races = redecided = 0
+        effects = core.effects
         while True:
+            for effect in effects:
+                effect.begin(repo)
             state = core.current_state(repo)
             answers: list[tuple[Pending, Any, BaseException | None, list[StoredEvent]]] = []
             deferred: list[Pending] = []
@@ -293,6 +302,8 @@ class GroupCommit:
                             if deferred:
                                 deferred.append(p)
                                 continue
+                            for effect in effects:
+                                effect.mark(repo)
                             try:
                                 events = p.decide(state)
                             except Exception as exc:  # refused (or a bug): this one alone
@@ -300,13 +311,25 @@ class GroupCommit:
                                 continue
                             budget = self.event_budget
                             if budget is not None and answers and appended + len(events) > budget:
+                                for effect in effects:
+                                    effect.retract(repo)
                                 deferred.append(p)
                                 continue
                             folded = folded or bool(events)
                             stored, answer = self._unit(tx, state, p, events, carried + common)
                             appended += len(stored) - len(carried) - len(common)
                             answers.append((p, answer, None, stored))
+                        for effect in effects:
+                            effect.prepare(repo)
+            except Redecide as exc:
+                self._abort(repo, effects)
+                core.discard(repo, folded=True)
+                redecided += 1
+                if redecided < MAX_REDECIDE:
+                    continue
+                return self._alone(repo, batch, exc)
             except _Dropped as drop:
+                self._abort(repo, effects)
                 core.discard(repo, folded=True)
                 drop.pending.finish(None, drop.error, [])
                 batch = [p for p in batch if p is not drop.pending]
@@ -314,6 +337,7 @@ class GroupCommit:
                     return []
                 continue  # the others, on the state before the batch
             except ConcurrencyError as exc:
+                self._abort(repo, effects)
                 core.discard(repo, folded=folded)
                 # A start from a remembered head that was stale is a miss, not a race the
                 # retry could lose again: the store reads the head for the next ones.
@@ -322,24 +346,33 @@ class GroupCommit:
                     continue
                 return self._alone(repo, batch, exc)
             except StoreError as exc:
+                self._abort(repo, effects)
                 core.discard(repo, folded=folded)
                 if self._bound is not None and appended > self._bound:
                     return self._alone(repo, batch, exc)
                 self._fail(batch, exc)
                 return []
             except Exception as exc:
+                self._abort(repo, effects)
                 core.discard(repo, folded=folded)
                 return self._alone(repo, batch, exc)
             except BaseException as exc:
+                self._abort(repo, effects)
                 core.discard(repo, folded=folded)
                 self._fail(batch, exc)
                 raise
             core.committed(state, appended=appended > 0)
             if more_due:  # expire the next lot before the commands run
+                for effect in effects:
+                    effect.finish(repo)
                 carried += common
                 continue
             for p, answer, error, stored in answers:
                 p.finish(answer, error, stored)
+            # After the answers (what an effect does now is not part of them: checkouts
+            # following a memory commit), still holding the lock, before the next batch.
+            for effect in effects:
+                effect.finish(repo)
             self.batches += 1
             self.commands += len(answers)
             return deferred
@@ -380,6 +413,16 @@ class GroupCommit:
             for later in self._run(repo, [p]):  # a batch of one is never deferred
                 self._fail([later], exc)
         return []
+
+    @staticmethod
+    def _abort(repo: str, effects: Sequence[BatchEffect]) -> None:
+        """Undo what the effects staged for a transaction that rolled back (an undo that
+        fails must not hide the transaction's own error)."""
+        for effect in effects:
+            try:
+                effect.abort(repo)
+            except Exception:
+                continue
 
     @staticmethod
     def _fail(batch: list[Pending], exc: BaseException) -> None:

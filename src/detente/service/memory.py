@@ -1,81 +1,69 @@
 """Memory document use cases (API.md "Memory documents"): the IO around the pure domain.
 
-Every write runs as one repository command (:meth:`ServiceCore.execute`, which
-serializes commands on the repo across threads and processes): catch up, read the file,
-decide (:mod:`detente.domain.memory`), write the new bytes atomically, append the event
-recording the new file hash, commit. If anything fails before the commit the write is
-undone (:class:`~detente.service.memory_files.FileJournal`); a crash in between leaves a
-file whose hash differs from the record, reported as ``onDisk.inSync: false``. A
-refused write changes nothing, except that a deferred edit records its patch artifact.
+A registered document's authoritative copy is the blob at its path on the repository's
+integration branch (:mod:`detente.service.memory_branch`): every write is decided on
+that copy and lands there as a commit made with git plumbing, in the same batch as the
+events recording its new hash and revision; checkouts of the branch follow where they
+are clean. A write never reads or writes a claim's worktree: ``worktree`` in a command
+is recorded, nothing more.
 
-The file written is ``<worktree>/<path>`` when a worktree of the repository is named,
-else ``<repository working tree>/<path>``.
+Before a write is decided, a human's edit of the document is looked for: the branch's
+copy differing from the recorded hash (an edit committed on the branch), or a checkout of
+the branch whose file differs from its index (an edit not committed yet). Such an edit
+is adopted first, in a command of its own (:func:`~detente.domain.memory.adoption.
+decide_adopt`: a new section revision, or a reconciliation for a generated region), and
+the write is then decided on it: an agent naming the revision it read before gets
+``409 revision_conflict``. A checkout edit that no longer merges with the branch is left
+in its file, untouched, and reported by ``memory show`` (``checkouts[].state: edited``).
+A refused write changes nothing, except that a deferred edit records its patch artifact.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from detente.domain.events import Event
 from detente.domain.memory import commands as mc
 from detente.domain.memory.authority import owners
 from detente.domain.memory.decide import decide_reconcile, decide_register, decide_render
 from detente.domain.memory.guards import doc_path, get_document
-from detente.domain.memory.model import DocClass, MemoryDocument, document_to_wire
+from detente.domain.memory.markdown import digest, parse
+from detente.domain.memory.model import DocClass, MemoryDocument
 from detente.domain.memory.patching import decide_patch
 from detente.domain.memory.writes import decide_append, decide_write
 from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
-from detente.errors import DetenteError, NotFoundError, ValidationError
+from detente.errors import DetenteError, ValidationError
 from detente.service.core import ServiceCore
-from detente.service.memory_files import FileJournal, Snapshots, inside, merge_file, read_bytes
+from detente.service.memory_adoption import person_edit
+from detente.service.memory_branch import BranchPlan, MemoryBranch
+from detente.service.memory_files import Snapshots, inside, merge_file, read_bytes
+from detente.service.memory_view import DocumentView
 from detente.vcs import default_store_path, list_worktrees
+from detente.vcs.memory_follow import checkout_copies
 
 W = TypeVar("W", mc.WriteFile, mc.Append)
 
 __all__ = ["DocumentView", "MemoryService"]
 
+#: Classes whose versions are kept as snapshots (the base of a later three-way merge or
+#: of a reconciliation's diff); an append-only document never needs an old version.
+_MERGED = frozenset({DocClass.SECTION_OWNED, DocClass.GENERATED})
 
-@dataclass(frozen=True)
-class DocumentView:
-    """A document record with what is derived at read time.
-
-    Attributes:
-        document: the recorded document.
-        owners: section key -> owner claim id (from the holding claims' memory impacts).
-        disk_hash: SHA-256 of the file in the working tree now (None: missing, private).
-        details: extra response fields of the command that produced the view.
-    """
-
-    document: MemoryDocument
-    owners: dict[str, str | None]
-    disk_hash: str | None
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_wire(self) -> dict[str, Any]:
-        """The API record: the stored record plus ``ownerClaimId`` per section and ``onDisk``."""
-        wire = document_to_wire(self.document)
-        for section in wire["sections"]:
-            section["ownerClaimId"] = self.owners.get(section["key"])
-        wire["onDisk"] = (
-            None
-            if self.document.doc_class is DocClass.PRIVATE
-            else {"fileHash": self.disk_hash, "inSync": self.disk_hash == self.document.file_hash}
-        )
-        return wire
-
-    def section(self, key: str) -> dict[str, Any]:
-        """One section of :meth:`to_wire` (``not_found`` if absent)."""
-        for section in self.to_wire()["sections"]:
-            if section["key"] == key:
-                return dict(section)
-        raise NotFoundError(f"no section {key!r} in {self.document.path}", sectionKey=key)
+#: Adoptions one write may go through before it is decided (each one a human edit found).
+_MAX_ADOPTIONS = 4
 
 
-Plan = Callable[[RepoState], tuple[Path | None, mc.Outcome]]
+Decide = Callable[[RepoState, bytes | None], mc.Outcome]
+
+
+@dataclass
+class _Adopted:
+    """Marker: the command found a human's edit and adopted it instead of deciding."""
 
 
 class MemoryService:
@@ -84,30 +72,26 @@ class MemoryService:
     def __init__(self, core: ServiceCore) -> None:
         self.core = core
         self._snapshots: dict[str, Snapshots] = {}
+        self.branch: MemoryBranch = core.effect("memory", lambda: MemoryBranch(core))
 
     # ------------------------------------------------------------------ plumbing
 
-    def _memory_root(self, repo: str, worktree: str | None) -> Path:
-        config = self.core.repo(repo)
-        if config.path is None:
-            raise ValidationError(
-                f"repository {repo!r} has no working tree: memory documents need one",
-                field="repo",
-            )
+    def _check_worktree(self, repo: str, worktree: str | None) -> None:
+        """A named worktree must be one of the repository's (it is only recorded)."""
+        root = self.branch.root(repo)
         if worktree is None:
-            return config.path
+            return
         wanted = Path(worktree)
         if "\0" not in worktree and wanted.is_absolute():  # a NUL: no path, no worktree
-            for entry in list_worktrees(config.path):
+            for entry in list_worktrees(root):
                 if entry.path.resolve() == wanted.resolve():
-                    return entry.path
+                    return
         raise ValidationError(
             f"{worktree} is not a worktree of repository {repo!r}", field="worktree"
         )
 
     def _memory_snapshots_of(self, repo: str) -> Snapshots:
-        path = self.core.repo(repo).path
-        assert path is not None
+        path = self.branch.root(repo)
         if repo not in self._snapshots:
             self._snapshots[repo] = Snapshots(
                 default_store_path(path).parent / "memory" / "snapshots"
@@ -115,64 +99,95 @@ class MemoryService:
         return self._snapshots[repo]
 
     def _document_view(
-        self, state: RepoState, doc: MemoryDocument, root: Path | None
+        self, state: RepoState, doc: MemoryDocument, plan: BranchPlan | None, **extra: Any
     ) -> DocumentView:
         disk_hash = None
-        if doc.doc_class is not DocClass.PRIVATE and root is not None:
-            data = read_bytes(inside(root, doc.path))
+        branch = None
+        if doc.doc_class is not DocClass.PRIVATE and plan is not None:
+            data = plan.read(doc.path)
             if data is not None:
-                disk_hash = self._memory_snapshots_of(doc.repo).put(data)
+                disk_hash = (
+                    self._memory_snapshots_of(doc.repo).put(data)
+                    if doc.doc_class in _MERGED
+                    else digest(data)
+                )
+            # A write's answer is built before its batch commits: no commit to name yet.
+            branch = {"ref": plan.ref, "commit": None if plan.staged else plan.tip}
         held = {}
         for section in doc.sections:
             found = owners(state, doc, section.key)
             held[section.key] = found[0].id if found else None
-        return DocumentView(doc, held, disk_hash)
-
-    def _memory_run(self, repo: str, plan: Plan) -> tuple[RepoState, mc.Outcome]:
-        """One memory command: decide, write the file, append; undo the write on failure."""
-        journal = FileJournal()
-        snapshots = self._memory_snapshots_of(repo)
-        decided: list[mc.Outcome] = []
-
-        def decide(state: RepoState) -> list[Any]:
-            journal.rollback()  # a retried attempt starts again from the original file
-            decided.clear()
-            target, outcome = plan(state)
-            if outcome.data is not None and target is not None:
-                snapshots.put(outcome.data)
-                journal.write(target, outcome.data)
-            decided.append(outcome)
-            return outcome.events
-
-        try:
-            state, _ = self.core.execute(repo, decide)
-        except BaseException:
-            journal.rollback()
-            raise
-        outcome = decided[-1]
-        if outcome.refusal is not None:
-            raise outcome.refusal
-        return state, outcome
+        return DocumentView(doc, held, disk_hash, branch=branch, **extra)
 
     def _memory_command(
-        self,
-        repo: str,
-        raw_path: str,
-        worktree: str | None,
-        decide: Callable[[RepoState, bytes | None], mc.Outcome],
+        self, repo: str, raw_path: str, worktree: str | None, decide: Decide
     ) -> DocumentView:
-        root = self._memory_root(repo, worktree)
+        """One write: adopt a human's edit first when there is one, then decide on the
+        branch's copy; the batch commits it (see the module docstring)."""
+        self._check_worktree(repo, worktree)
+        snapshots = self._memory_snapshots_of(repo)
+        outcome: list[mc.Outcome | _Adopted] = []
+        for _ in range(_MAX_ADOPTIONS + 1):
+            outcome.clear()
 
-        def plan(state: RepoState) -> tuple[Path | None, mc.Outcome]:
-            doc = get_document(state, raw_path)
-            target = inside(root, doc.path)
-            return target, decide(state, read_bytes(target))
+            def run(state: RepoState) -> list[Event]:
+                outcome.clear()
+                doc = get_document(state, raw_path)
+                plan = self.branch.plan(repo)
+                adopted = person_edit(self.branch, state, doc, plan, self.core.ids)
+                if adopted:
+                    outcome.append(_Adopted())
+                    return adopted
+                data = plan.read(doc.path)
+                if data is not None and doc.doc_class in _MERGED:
+                    snapshots.put(data)
+                decided = decide(state, data)
+                events = decided.events
+                if decided.data is not None:
+                    self._keep_regions(doc, decided.data)
+                    revision = doc.revision + sum(
+                        1 for e in events if e.data.get("documentId") == doc.id
+                    )
+                    plan.write(doc.path, decided.data, revision)
+                    if doc.doc_class in _MERGED:
+                        snapshots.put(decided.data)
+                    events = [
+                        replace(e, data={**e.data, "branch": plan.ref, "revision": revision})
+                        if e.data.get("documentId") == doc.id and "fileHash" in e.data
+                        else e
+                        for e in events
+                    ]
+                outcome.append(decided)
+                return events
 
-        with self.core.lock(repo):
-            state, outcome = self._memory_run(repo, plan)
-            doc = get_document(state, raw_path)
-            view = self._document_view(state, doc, root)
-        return DocumentView(view.document, view.owners, view.disk_hash, outcome.details)
+            def view(state: RepoState, _stored: list[Any]) -> DocumentView:
+                doc = get_document(state, raw_path)
+                return self._document_view(state, doc, self.branch.plan(repo))
+
+            answer: DocumentView = self.core.run(repo, run, view)
+            result = outcome[-1]
+            if isinstance(result, _Adopted):
+                continue
+            if result.refusal is not None:
+                raise result.refusal
+            return replace(answer, details=result.details)
+        raise ValidationError(
+            f"{raw_path} kept changing under this write ({_MAX_ADOPTIONS} human edits "
+            "adopted meanwhile): read it again and retry",
+            field="path",
+        )
+
+    def _keep_regions(self, doc: MemoryDocument, data: bytes) -> None:
+        """Keep each generated region's body as written (the base of a later
+        reconciliation's diff, found by the hash the record keeps)."""
+        if doc.doc_class is not DocClass.GENERATED:
+            return
+        try:
+            outline = parse(data, path=doc.path)
+        except ValidationError:
+            return
+        for region in outline.regions:
+            self._memory_snapshots_of(doc.repo).put(region.body(data))
 
     def _claimed_write(
         self,
@@ -191,34 +206,85 @@ class MemoryService:
     def register_document(self, cmd: mc.Register) -> DocumentView:
         """Register a memory document (API ``POST /v1/memory/documents``).
 
+        The recorded version is the integration branch's copy; a file the branch does not
+        hold yet is read from the repository's working tree and committed to the branch
+        with the registration.
+
         Raises:
             ValidationError: bad path or class, missing file, malformed markers.
             RevisionConflict: already registered.
         """
-        root = self._memory_root(cmd.repo, None)
+        root = self.branch.root(cmd.repo)
+        private = cmd.doc_class == DocClass.PRIVATE.value
 
-        def plan(state: RepoState) -> tuple[Path | None, mc.Outcome]:
+        def run(state: RepoState) -> list[Event]:
             path = doc_path(state, cmd.path)
-            data = read_bytes(inside(root, path))
-            if data is not None and cmd.doc_class != DocClass.PRIVATE.value:
+            plan = self.branch.plan(cmd.repo)
+            data = None if private else plan.read(path)
+            staged = False
+            if data is None and not private:
+                data = read_bytes(inside(root, path))
+                staged = data is not None
+            if data is not None:
                 self._memory_snapshots_of(cmd.repo).put(data)
-            return None, decide_register(state, cmd, data, self.core.ids)
+            events = decide_register(state, cmd, data, self.core.ids).events
+            if data is not None and cmd.doc_class == DocClass.GENERATED.value:
+                for region in parse(data, path=path).regions:
+                    self._memory_snapshots_of(cmd.repo).put(region.body(data))
+            if staged and data is not None:
+                plan.write(path, data, 1)
+            return events
 
-        with self.core.lock(cmd.repo):
-            state, _ = self._memory_run(cmd.repo, plan)
+        def view(state: RepoState, _stored: list[Any]) -> DocumentView:
             doc = get_document(state, cmd.path)
-            return self._document_view(state, doc, root)
+            return self._document_view(state, doc, self.branch.plan(cmd.repo))
 
-    def list_documents(self, repo: str, path: str | None = None) -> list[DocumentView]:
-        """Registered documents of ``repo`` (one, with ``path``), by path."""
+        answer: DocumentView = self.core.run(cmd.repo, run, view)
+        return answer
+
+    def list_documents(
+        self, repo: str, path: str | None = None, *, text: bool = False
+    ) -> list[DocumentView]:
+        """Registered documents of ``repo`` (one, with ``path``), by path, each with its
+        authoritative copy's hash (``onDisk``: the integration branch's) and its copies in
+        the branch's checkouts (``checkouts[{worktree, state: current|behind|edited,
+        fileHash}]``); ``text`` adds the authoritative text (``memory read``)."""
         state = self.core.fresh(repo)
-        root = self.core.repo(repo).path
         with self.core.lock(repo):
             if path is not None:
                 docs = [get_document(state, path)]
             else:
                 docs = sorted(state.memory.documents.values(), key=lambda d: d.path)
-            return [self._document_view(state, d, root) for d in docs]
+        if not docs:
+            return []
+        plan = self.branch.snapshot(repo)
+        shared = [d for d in docs if d.doc_class is not DocClass.PRIVATE]
+        copies = checkout_copies(
+            plan.root, plan.ref, {d.path: plan.blob(d.path) for d in shared}, plan.oid_length
+        )
+        out = []
+        for doc in docs:
+            mine = tuple(
+                {
+                    "worktree": str(c.worktree),
+                    "state": c.state,
+                    "fileHash": digest(c.data) if c.data is not None else None,
+                }
+                for c in copies
+                if c.path == doc.path
+            )
+            data = plan.read(doc.path) if text and doc in shared else None
+            with self.core.lock(repo):
+                out.append(
+                    self._document_view(
+                        state,
+                        doc,
+                        plan,
+                        checkouts=mine,
+                        text=data.decode("utf-8", "replace") if data is not None else None,
+                    )
+                )
+        return out
 
     def patch_section(self, cmd: mc.PatchSection) -> DocumentView:
         """Patch one section (API ``POST /v1/memory/sections/patch``).
@@ -233,7 +299,7 @@ class MemoryService:
             StaleFencingToken, OverlapBlocking, LeaseExpired, ForbiddenError,
             InvalidTransition, NotFoundError, ValidationError.
         """
-        snapshots = self._memory_snapshots_of(cmd.repo) if self.core.repo(cmd.repo).path else None
+        snapshots = self._memory_snapshots_of(cmd.repo)
         return self._memory_command(
             cmd.repo,
             cmd.path,
@@ -242,7 +308,7 @@ class MemoryService:
                 state,
                 cmd,
                 disk,
-                snapshots.get(cmd.expected_file_hash) if snapshots else None,
+                snapshots.get(cmd.expected_file_hash),
                 self.core.clock.now(),
                 self.core.ids,
                 self.core.policy,
@@ -292,7 +358,11 @@ class MemoryService:
             path,
             worktree,
             lambda state, disk: decide_render(
-                state, get_document(state, path), disk, self.core.ids
+                state,
+                get_document(state, path),
+                disk,
+                self.core.ids,
+                self._memory_snapshots_of(repo).get,
             ),
         )
 

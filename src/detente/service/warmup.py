@@ -70,6 +70,7 @@ WRITE_PATH: tuple[str, ...] = (
     "detente.vcs.changes",
     "detente.vcs.checkout",
     "detente.vcs.hookpass",
+    "detente.vcs.memory_merge",  # a completion over memory commits
     "detente.vcs.worktrees",
     "markdown_it",  # the memory documents' parser (detente.domain.memory.markdown)
     # the lexical mode's stemmer (detente.index.lexical, on first stem): English alone

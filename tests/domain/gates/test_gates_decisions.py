@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from detente.domain import events as ev_types
+from detente.domain.claims.declared import Declared
 from detente.domain.claims.model import ClaimStatus, MemoryImpact
 from detente.domain.events import Event
 from detente.domain.gates.deployments import (
@@ -17,6 +18,7 @@ from detente.domain.gates.deployments import (
     decide_deploy,
 )
 from detente.domain.gates.evidence import BaseRef, Evidence, GitFacts, TestRecord
+from detente.domain.gates.findings import commit_findings
 from detente.domain.gates.integration import (
     CompleteClaim,
     check_completion,
@@ -24,6 +26,8 @@ from detente.domain.gates.integration import (
     integrated_events,
     stale_events,
 )
+from detente.domain.memory.commands import Register
+from detente.domain.memory.decide import decide_register
 from detente.domain.state import RepoState
 
 from decisions import BASE, Context, Decision, Given, ev, given, open_claim
@@ -59,7 +63,9 @@ def _complete(
         claim = check_completion(state, cmd, ctx.now)
         events = decide_ready(state, claim, cmd, facts, ctx.ids)
         if cas == "won":
-            return events + integrated_events(state, claim, MAIN, HEAD, ctx.ids)
+            return events + integrated_events(
+                state, claim, MAIN, HEAD, ctx.ids, memory_updates=evidence.memory_updates
+            )
         if cas == "lost":
             return events + stale_events(claim, MAIN, MOVED, ctx.ids)
         return events
@@ -204,7 +210,7 @@ def test_a_commit_that_does_not_exist_is_refused() -> None:
 
 
 def test_a_deployment_to_its_responsibility_completes_an_integrated_claim() -> None:
-    g = _alice(deployment_responsibility="staging", memory_impacts=())
+    g = _alice(declared=Declared(deployment_responsibility="staging"), memory_impacts=())
     step = g.when(_complete())
     types = [e.type for e in step.outcome] if isinstance(step.outcome, list) else []
     assert ev_types.CLAIM_COMPLETED not in types  # a deployment is still owed
@@ -223,3 +229,57 @@ def test_a_policy_is_set_by_cas_on_the_environments_revision() -> None:
     step.then(ev(ev_types.DEPLOYMENT_POLICY_SET, environment="staging"))
     step.and_then()
     g.when(_deploy(unresolved_risks=("flaky",))).raises("evidence_rejected")
+
+
+# ---------------------------------------------------------------- memory documents
+
+
+def _register(path: str, doc_class: str) -> Decision:
+    def decide(state: RepoState, ctx: Context) -> list[Event]:
+        data = b"# Agents\n\n## Build\n\nmake\n" if doc_class == "section_owned" else b""
+        return decide_register(state, Register("demo", path, doc_class), data, ctx.ids).events
+
+    return decide
+
+
+def test_a_claims_diff_that_changes_a_registered_memory_document_is_rejected() -> None:
+    g = given(
+        _register("AGENTS.md", "section_owned"),
+        open_claim("clm_a", "src/a/**", "AGENTS.md", ttl=3600),
+    )
+    facts = replace(FACTS, diff=("AGENTS.md", "src/a/x.py"))
+    evidence = replace(GOOD, changed_files=("AGENTS.md", "src/a/x.py"))
+
+    [failure] = _failures(g, _complete(evidence, facts))
+
+    assert "AGENTS.md is a registered memory document (section_owned)" in failure
+    assert "detente memory patch 'AGENTS.md#<section>'" in failure
+
+
+def test_a_commit_by_a_claim_staging_a_memory_document_is_refused_naming_memory_append() -> None:
+    g = given(_register("DECISIONS.md", "append_only"), open_claim("clm_a", "src/**", ttl=3600))
+
+    problems, findings = commit_findings(g.state, g.state.claims["clm_a"], ["DECISIONS.md"])
+    _, by_nobody = commit_findings(g.state, None, ["DECISIONS.md"])
+
+    assert problems == [] and [f.kind for f in findings] == ["memory"]
+    assert "detente memory append DECISIONS.md" in findings[0].sentence("clm_a")
+    assert by_nobody == []  # a person's commit is let through (and adopted)
+
+
+def test_memory_updates_are_recorded_by_document_revision_and_a_future_one_is_refused() -> None:
+    impacts = (MemoryImpact(path="AGENTS.md", sections=("build",)),)
+    g = given(
+        _register("AGENTS.md", "section_owned"),
+        open_claim("clm_a", "src/a/**", ttl=3600, memory_impacts=impacts),
+    )
+    assert any(
+        "AGENTS.md@9: AGENTS.md is at revision 1" in f
+        for f in _failures(g, _complete(replace(GOOD, memory_updates=("AGENTS.md@9",))))
+    )
+
+    g.when(_complete(replace(GOOD, memory_updates=("AGENTS.md",)))).then(
+        ev(ev_types.CLAIM_READY_FOR_REVIEW, claimId="clm_a"),
+        ev_types.CLAIM_INTEGRATED,
+        ev(ev_types.CLAIM_COMPLETED, evidence={"memoryUpdates": ["AGENTS.md@1"]}),
+    )

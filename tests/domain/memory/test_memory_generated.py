@@ -11,7 +11,7 @@ from detente.domain.claims.opening import decide_open
 from detente.domain.events import Event
 from detente.domain.memory.commands import Register
 from detente.domain.memory.decide import decide_register
-from detente.domain.memory.generated import plan_overlay, plan_render, render_region
+from detente.domain.memory.generated import added_lines, plan_overlay, plan_render, render_region
 from detente.domain.memory.markdown import MarkupError, digest, parse
 from detente.domain.state import RepoState
 
@@ -115,8 +115,24 @@ def test_an_overlay_moves_the_users_text_after_the_region_and_re_renders(
     new, user, _ = plan_overlay(state, doc, edited, "claims", "overlay")
 
     assert user == b"USER NOTE\n"
-    assert b"<!-- detente:end generated claims -->\nUSER NOTE\n\nManual middle." in new
+    assert b"<!-- detente:end generated claims -->\n\nUSER NOTE\n\nManual middle." in new
     assert b"alice (active)" in new
+
+
+def test_an_overlay_copies_only_the_lines_the_user_changed_after_a_blank_line(
+    state: RepoState,
+) -> None:
+    doc = state.memory.get("AGENTS.md")
+    assert doc is not None
+    body = b"".join(f"- rendered line {i}\n".encode() for i in range(7))
+    edited = AGENTS.replace(b"(stale)\n", body.replace(b"line 3", b"line 3 (ask bob)"))
+    diff = "--- a\n+++ b\n@@ -4 +4 @@\n-- rendered line 3\n+- rendered line 3 (ask bob)\n"
+
+    new, _, _ = plan_overlay(state, doc, edited, "claims", "overlay", added_lines(diff))
+
+    end = b"<!-- detente:end generated claims -->\n"
+    assert end + b"\n- rendered line 3 (ask bob)\n\nManual middle." in new
+    assert new.count(b"rendered line") == 1
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from detente.domain.claims.declared import NO_FACTS, Declared
 from detente.domain.claims.model import Agent, ClaimStatus, ContractChange, MemoryImpact
 
 #: An expected contract change as a seed gives it: an area, ``{type, area, change}``, or
@@ -31,7 +32,6 @@ class OpenClaim:
     symbols: tuple[str, ...] = ()
     expected_contract_changes: tuple[ContractSeed, ...] = ()
     test_responsibility: tuple[str, ...] | Mapping[str, Sequence[str]] = ()
-    deployment_responsibility: str | None = None
     memory_impacts: tuple[MemoryImpact, ...] = ()
     branch: str | None = None
     worktree: str | None = None
@@ -41,6 +41,8 @@ class OpenClaim:
     #: Create the claim's branch and worktree inside the command (the service places
     #: them: ``branch``/``worktree`` when given, else the defaults).
     create_worktree: bool = False
+    #: The optional facts it declares (:mod:`.declared`).
+    declared: Declared = NO_FACTS
 
 
 @dataclass(frozen=True)

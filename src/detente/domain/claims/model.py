@@ -12,6 +12,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from detente.domain.claims.declared import NO_FACTS, Declared
+
 
 class ClaimStatus(StrEnum):
     """The twelve claim statuses of API.md."""
@@ -165,7 +167,6 @@ class Claim:
     symbols: tuple[str, ...]
     expected_contract_changes: tuple[ContractChange, ...]
     test_responsibility: tuple[str, ...]
-    deployment_responsibility: str | None
     memory_impacts: tuple[MemoryImpact, ...]
     lease: Lease
     fencing_token: int
@@ -194,6 +195,8 @@ class Claim:
     #: ``(the last fencing token handed out then, the repository's ask number)`` (None:
     #: no scope change has parked targets). See :func:`detente.domain.settle.arrival`.
     asked: tuple[int, int] | None = None
+    #: The optional facts it declared when it opened (:mod:`.declared`).
+    declared: Declared = NO_FACTS
 
     def carved(self, pattern: str) -> tuple[str, ...]:
         """The carve-outs of one of this claim's patterns (empty: none)."""

@@ -16,6 +16,7 @@ from typing import Any
 from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.claims.commands import OpenClaim
+from detente.domain.claims.declared import declared_to_wire, validate_declared
 from detente.domain.claims.guards import check_claim_revision, get_claim
 from detente.domain.claims.model import ClaimStatus, MemoryImpact, canonical_memory_mode
 from detente.domain.claims.transitions import require
@@ -169,15 +170,7 @@ def announce(
     refuse_taken_workspace(state, branch, worktree)
     text_field(cmd.agent.id, "agent.id", policy, identifier=True)
     text_field(cmd.agent.name, "agent.name", policy, identifier=True)
-    deploy = None
-    if cmd.deployment_responsibility is not None:
-        deploy = text_field(
-            cmd.deployment_responsibility,
-            "deploymentResponsibility",
-            policy,
-            required=False,
-            identifier=True,
-        )
+    declared = validate_declared(cmd.declared, policy)
     if cmd.agent.session_id is not None:
         text_field(cmd.agent.session_id, "agent.sessionId", policy, identifier=True)
 
@@ -200,7 +193,7 @@ def announce(
             "symbols": list(symbols),
             "expectedContractChanges": [contract_to_wire(c) for c in contracts],
             "testResponsibility": test_plan if test_plan is not None else list(tests),
-            "deploymentResponsibility": deploy,
+            **declared_to_wire(declared),
             "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
             "lease": {
                 "id": ids("lse"),

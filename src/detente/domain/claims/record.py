@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any, Literal, TypedDict, get_args
 
 from detente.clock import format_time, parse_time
+from detente.domain.claims.declared import DeclaredRecord, declared_from_wire, declared_to_wire
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.model import Lease as LeaseOf
 from detente.domain.claims.wire import (
@@ -113,7 +114,7 @@ class Abandonment(TypedDict):
     reason: str | None
 
 
-class ClaimRecord(TypedDict):
+class ClaimRecord(DeclaredRecord):
     """A claim record (API.md "Claims"): intent, lease, revision, fencing token.
 
     ``expectedContractChanges`` items are a plain area string or a ``ContractChange``;
@@ -137,7 +138,6 @@ class ClaimRecord(TypedDict):
     symbols: list[str]
     expectedContractChanges: list[str | ContractChange]
     testResponsibility: list[str] | dict[str, list[str]]
-    deploymentResponsibility: str | None
     memoryImpacts: list[MemoryImpact]
     lease: Lease
     fencingToken: int
@@ -182,7 +182,7 @@ def claim_to_wire(claim: Claim) -> ClaimRecord:
         "symbols": list(claim.symbols),
         "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
         "testResponsibility": tests_to_wire(claim),
-        "deploymentResponsibility": claim.deployment_responsibility,
+        **declared_to_wire(claim.declared),
         "memoryImpacts": [memory_impact_to_wire(m) for m in claim.memory_impacts],
         "lease": {
             "id": claim.lease.id,
@@ -250,7 +250,7 @@ def claim_from_announcement(
         ),
         test_responsibility=_test_names(data.get("testResponsibility", ())),
         test_plan=_test_plan(data.get("testResponsibility")),
-        deployment_responsibility=data.get("deploymentResponsibility"),
+        declared=declared_from_wire(data),
         memory_impacts=tuple(memory_impact_from_wire(m) for m in data.get("memoryImpacts", ())),
         lease=LeaseOf(
             id=str(lease["id"]),

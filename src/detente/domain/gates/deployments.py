@@ -187,7 +187,7 @@ def decide_deploy(
         "unresolvedRisks": list(cmd.unresolved_risks),
     }
     out = [ev.stream_event(ids, _subject(state, name), ev.DEPLOYMENT_RECORDED, **data)]
-    if claim.status is ClaimStatus.INTEGRATED and claim.deployment_responsibility == name:
+    if claim.status is ClaimStatus.INTEGRATED and claim.declared.deployment_responsibility == name:
         out += completion_events(claim, ids, via=f"deployed to {name}", deployed=True)
     return out
 

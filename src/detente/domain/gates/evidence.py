@@ -88,7 +88,9 @@ class Evidence:
     """What a claim presents to complete (API.md ``evidence``).
 
     ``migrations`` are migration ids; ``deployment`` is the environment the claim will
-    deploy to (or None); ``memory_updates`` the memory file paths it updated.
+    deploy to (or None); ``memory_updates`` the memory documents it updated, each by
+    revision (``DECISIONS.md@17``: the revision its write made, recorded in the memory
+    commit's ``Detente-Memory`` trailer) or by path alone.
     """
 
     head_commit: str
@@ -132,6 +134,28 @@ class GitFacts:
     diff: tuple[str, ...] = ()
     transient: tuple[tuple[str, str], ...] = ()
     symbol_edits: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
+
+
+def memory_update_path(entry: str) -> str:
+    """The document path of a ``memoryUpdates`` entry (``PATH@REVISION`` or ``PATH``)."""
+    path, at, revision = entry.rpartition("@")
+    return path if at and revision.isdigit() else entry
+
+
+def _memory_failures(state: RepoState, evidence: Evidence) -> list[str]:
+    """A ``PATH@REVISION`` entry must name a registered document at that revision or later."""
+    failures: list[str] = []
+    for entry in evidence.memory_updates:
+        path = memory_update_path(entry)
+        if path == entry:
+            continue
+        revision = int(entry.rpartition("@")[2])
+        doc = state.memory.get(path)
+        if doc is None:
+            failures.append(f"memoryUpdates names {entry}: {path} is not a registered document")
+        elif revision > doc.revision or revision < 1:
+            failures.append(f"memoryUpdates names {entry}: {path} is at revision {doc.revision}")
+    return failures
 
 
 def evidence_to_wire(evidence: Evidence, base_ref: BaseRef | None = None) -> dict[str, Any]:
@@ -234,6 +258,7 @@ def evidence_failures(
     if facts.head_oid is not None and facts.base_oid is not None and facts.from_base:
         failures += _file_failures(state, claim, evidence, facts)
     failures += _test_failures(state, claim, evidence, facts)
+    failures += _memory_failures(state, evidence)
     return failures
 
 

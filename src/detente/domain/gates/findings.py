@@ -9,7 +9,11 @@ For each path :func:`path_findings` reports
   holds: a negotiating newcomer holds nobody off) and no recorded meeting resolution
   lets this claim share it (:mod:`detente.domain.authority`, the one rule);
 - ``outside``: no granted path pattern of the committing claim matches the path (and no
-  other claim holds it: a held path is reported once, as ``held``).
+  other claim holds it: a held path is reported once, as ``held``);
+- ``memory``: the path is a registered (not private) memory document and a claim commits
+  it: its writes go through ``detente memory patch``/``append``, which commit them on
+  the integration branch (a human's commit, claimed by nobody, is not refused: detente
+  adopts it as a new revision).
 
 A finding names the path, the holder's claim id and agent name, so every refusal can say
 whom to talk to. :func:`push_failures` and :func:`commit_findings` are the two hook
@@ -31,6 +35,7 @@ from detente.domain.authority import (
 )
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.generated_authority import artifact_at
+from detente.domain.memory.model import DocClass
 from detente.domain.named_authority import Edit
 from detente.domain.overlap.symbols import stray_edits
 from detente.domain.state import RepoState
@@ -57,8 +62,9 @@ class PathFinding:
 
     Attributes:
         path: the concrete repo-relative path.
-        kind: ``held`` (another live claim covers it) or ``outside`` (not in the claim's
-            granted targets).
+        kind: ``held`` (another live claim covers it), ``outside`` (not in the claim's
+            granted targets) or ``memory`` (a registered memory document: claims write
+            it through detente, never in a commit of their own).
         claim_id: the holder's claim id (``held`` only).
         agent: the holder's agent name (``held`` only).
         inputs: for a first-class generated artifact, its generator inputs (the write
@@ -66,13 +72,29 @@ class PathFinding:
     """
 
     path: str
-    kind: Literal["held", "outside"]
+    kind: Literal["held", "outside", "memory"]
     claim_id: str | None = None
     agent: str | None = None
     inputs: tuple[str, ...] = ()
+    #: ``memory`` only: the registered document's class.
+    doc_class: str | None = None
 
     def sentence(self, claim_id: str | None = None) -> str:
         """One human sentence, e.g. ``"a.py is held by clm_1 (alice)"``."""
+        if self.kind == "memory":
+            how = (
+                f"detente memory append {self.path}"
+                if self.doc_class == "append_only"
+                else f"detente memory render {self.path}"
+                if self.doc_class == "generated"
+                else f"detente memory patch '{self.path}#<section>'"
+            )
+            return (
+                f"{self.path} is a registered memory document ({self.doc_class}): a claim never "
+                f"commits it; write it with `{how}` (detente memory patch/append commit it on "
+                "the integration branch; your worktree picks it up when you rebase) and list "
+                "the revision in evidence.memoryUpdates"
+            )
         generated = f" (generated from {', '.join(self.inputs)})" if self.inputs else ""
         if self.kind == "held":
             return f"{self.path}{generated} is held by claim {self.claim_id} ({self.agent})"
@@ -145,6 +167,10 @@ def path_findings(
     out: list[PathFinding] = []
     edits = edits or {}
     for path in dict.fromkeys(paths):
+        doc = state.memory.get(path) if claim is not None else None
+        if doc is not None and doc.doc_class is not DocClass.PRIVATE:
+            out.append(PathFinding(path, "memory", doc_class=doc.doc_class.value))
+            continue
         refusing, outside = writable(state, claim, path, edits.get(path))
         artifact = artifact_at(state, claim, path) if refusing or outside else None
         inputs = artifact.inputs if artifact is not None else ()

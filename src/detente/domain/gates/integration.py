@@ -37,6 +37,7 @@ from detente.domain.gates.evidence import (
     GitFacts,
     evidence_failures,
     evidence_to_wire,
+    memory_update_path,
 )
 from detente.domain.gates.patches import patch_subject
 from detente.domain.policy import IdSource
@@ -131,6 +132,7 @@ def decide_ready(
         require(claim.status, ClaimStatus.READY_FOR_REVIEW, claim_id=claim.id)
     evidence = evidence_to_wire(cmd.evidence, cmd.expected_base_ref)
     evidence["headCommit"] = facts.head_oid
+    evidence["memoryUpdates"] = [by_revision(state, u) for u in evidence["memoryUpdates"]]
     return [
         ev.claim_event(
             ids,
@@ -143,27 +145,34 @@ def decide_ready(
     ]
 
 
+def by_revision(state: RepoState, entry: str) -> str:
+    """A ``memoryUpdates`` entry by document revision: ``PATH`` of a registered document
+    becomes ``PATH@<its revision now>`` (the claim's writes are in it); others stay."""
+    doc = state.memory.get(entry) if memory_update_path(entry) == entry else None
+    return f"{entry}@{doc.revision}" if doc is not None else entry
+
+
 def pending_completion(
     claim: Claim, memory_updates: tuple[str, ...] = (), *, deployed: bool = False
 ) -> list[str]:
     """What still keeps an ``integrated`` claim from ``completed`` (sentences).
 
     Memory: every memory file the claim declared must appear in the accepted evidence's
-    ``memoryUpdates`` (or in ``memory_updates``). Deployment: a claim with a
-    ``deploymentResponsibility`` completes when it is deployed to that environment
-    (``deployed``: the command being decided is that deployment).
+    ``memoryUpdates`` (or in ``memory_updates``), by revision (``PATH@N``) or by path.
+    Deployment: a claim with a ``deploymentResponsibility`` completes when it is deployed
+    to that environment (``deployed``: the command being decided is that deployment).
     """
     recorded = tuple((claim.evidence or {}).get("memoryUpdates") or ())
-    done = set(recorded) | set(memory_updates)
+    done = {memory_update_path(u) for u in (*recorded, *memory_updates)}
     pending = [
         f"memory update of {m.path} not recorded (list it in evidence.memoryUpdates)"
         for m in claim.memory_impacts
         if m.path not in done
     ]
-    if claim.deployment_responsibility and not deployed:
+    if claim.declared.deployment_responsibility and not deployed:
         pending.append(
-            f"deployment to {claim.deployment_responsibility} not recorded "
-            f"(POST /v1/deployments/{claim.deployment_responsibility})"
+            f"deployment to {claim.declared.deployment_responsibility} not recorded "
+            f"(POST /v1/deployments/{claim.declared.deployment_responsibility})"
         )
     return pending
 
@@ -181,9 +190,11 @@ def completion_events(
         return []
     data: dict[str, Any] = {"status": ClaimStatus.COMPLETED.value, "reason": via}
     if memory_updates:
+        recorded = list((claim.evidence or {}).get("memoryUpdates") or ())
+        known = {memory_update_path(u) for u in recorded}
         data["evidence"] = {
             "memoryUpdates": sorted(
-                set((claim.evidence or {}).get("memoryUpdates") or ()) | set(memory_updates)
+                set(recorded) | {u for u in memory_updates if memory_update_path(u) not in known}
             )
         }
     return [ev.claim_event(ids, claim.id, ev.CLAIM_COMPLETED, **data)]
@@ -237,7 +248,10 @@ def integrated_events(
                 )
             )
     done = completion_events(
-        claim, ids, via="integrated; nothing else pending", memory_updates=memory_updates
+        claim,
+        ids,
+        via="integrated; nothing else pending",
+        memory_updates=tuple(by_revision(state, u) for u in memory_updates),
     )
     return out + done
 

@@ -7,15 +7,24 @@
 - **render**: re-renders the regions nobody edited; each newly found user edit opens a
   reconciliation (``memory.reconciliation_opened``) and stays in the file.
 - **reconcile**: the user's edit belongs ``upstream`` (kept in the log, region
-  re-rendered) or in a manual ``overlay`` (moved after the region, region re-rendered).
+  re-rendered) or in a manual ``overlay`` (the lines the user changed copied after the
+  region, after a blank line; region re-rendered).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from detente.domain import events as ev
 from detente.domain.memory.commands import Outcome, Reconcile, Register
 from detente.domain.memory.edits import unified_diff
-from detente.domain.memory.generated import check_regions, plan_overlay, plan_render, render_region
+from detente.domain.memory.generated import (
+    added_lines,
+    check_regions,
+    plan_overlay,
+    plan_render,
+    render_region,
+)
 from detente.domain.memory.guards import (
     check_size,
     current,
@@ -88,9 +97,17 @@ def decide_register(state: RepoState, cmd: Register, disk: bytes | None, ids: Id
 
 
 def decide_render(
-    state: RepoState, doc: MemoryDocument, disk: bytes | None, ids: IdSource
+    state: RepoState,
+    doc: MemoryDocument,
+    disk: bytes | None,
+    ids: IdSource,
+    recorded_body: Callable[[str], bytes | None] | None = None,
 ) -> Outcome:
     """Render one generated document (see :func:`~.generated.plan_render`).
+
+    A reconciliation's diff compares the user's region body with the body detente last
+    wrote there (``recorded_body(region hash)``, when the caller kept it), else with a
+    fresh rendering.
 
     Returns:
         The outcome; ``details`` has ``rendered``, ``kept`` and ``reconciliations`` (ids
@@ -119,7 +136,10 @@ def decide_render(
                 recordedHash=recorded,
                 diskHash=disk_hash,
                 diff=unified_diff(
-                    restyle(render_region(state, key), disk), body, f"{doc.path}#{key}"
+                    (recorded_body(recorded) if recorded_body else None)
+                    or restyle(render_region(state, key), disk),
+                    body,
+                    f"{doc.path}#{key}",
                 ),
             )
         )
@@ -188,7 +208,14 @@ def decide_reconcile(
     reconciliation = found[0]
     if disk is None:
         raise missing_file(doc)
-    new, user, content = plan_overlay(state, doc, disk, reconciliation.region_key, cmd.decision)
+    new, user, content = plan_overlay(
+        state,
+        doc,
+        disk,
+        reconciliation.region_key,
+        cmd.decision,
+        added_lines(reconciliation.diff),
+    )
     event = memory_event(
         ids,
         doc.id,

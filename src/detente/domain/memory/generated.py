@@ -170,14 +170,30 @@ def plan_render(state: RepoState, doc: MemoryDocument, data: bytes) -> RenderPla
     return plan
 
 
+def added_lines(diff: str) -> frozenset[str]:
+    """The lines a unified diff adds (``+`` lines, without the ``+++`` header)."""
+    return frozenset(
+        line[1:].rstrip("\r\n")
+        for line in diff.splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    )
+
+
 def plan_overlay(
-    state: RepoState, doc: MemoryDocument, data: bytes, key: str, decision: str
+    state: RepoState,
+    doc: MemoryDocument,
+    data: bytes,
+    key: str,
+    decision: str,
+    changed: frozenset[str] | None = None,
 ) -> tuple[bytes, bytes, dict[str, Any]]:
     """Resolve a reconciliation of region ``key``: ``upstream`` or ``overlay``.
 
-    Both re-render the region. ``overlay`` first moves the user's region body, verbatim,
-    to just after the end marker, where it is manual text from then on; ``upstream``
-    keeps it only in the log (``userContent``) for someone to carry into the records.
+    Both re-render the region. ``overlay`` first copies the lines the user changed (the
+    lines of the region body in ``changed``: what the reconciliation's diff adds to the
+    rendering; every line when None) to just after the end marker, after one blank line,
+    where they are manual text from then on; ``upstream`` keeps the user's body only in
+    the log (``userContent``) for someone to carry into the records.
 
     Returns:
         ``(new bytes, the user's region body, the event's content fields)``.
@@ -195,8 +211,15 @@ def plan_overlay(
     user = region.body(data)
     fresh = restyle(render_region(state, key), data)
     text = section_text_with_body(data, region, fresh)
-    if decision == "overlay" and user:
-        text += user if user.endswith(b"\n") else user + b"\n"
+    kept = [
+        line
+        for line in user.splitlines(keepends=True)
+        if changed is None or line.decode("utf-8", "replace").rstrip("\r\n") in changed
+    ]
+    if decision == "overlay" and kept:
+        newline = b"\r\n" if b"\r\n" in data else b"\n"
+        body = b"".join(kept)
+        text += newline + (body if body.endswith(b"\n") else body + newline)
     new = splice(data, region, text)
     recorded = {r.key: p.hash for r in outline.regions if (p := doc.region(r.key)) is not None}
     recorded[key] = digest(fresh)

@@ -63,6 +63,7 @@ from detente.operations.wire.meetings import (
 from detente.operations.wire.memory import (
     AppendOut,
     Artifact,
+    Checkout,
     DocClass,
     Document,
     DocumentList,
@@ -97,6 +98,7 @@ __all__ = [
     "Artifact",
     "Audit",
     "ChainBreak",
+    "Checkout",
     "Claim",
     "ClaimList",
     "ClaimOut",

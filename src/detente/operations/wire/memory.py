@@ -11,6 +11,7 @@ from detente.operations.wire.record import Json, Time, record
 __all__ = [
     "AppendOut",
     "Artifact",
+    "Checkout",
     "DocClass",
     "Document",
     "DocumentList",
@@ -85,10 +86,24 @@ class Artifact(TypedDict):
 
 @record
 class OnDisk(TypedDict):
-    """The file in the working tree now: its SHA-256 and whether it matches the record."""
+    """The authoritative copy now (the file in the tip of the integration branch): its
+    SHA-256, whether it matches the record, the branch and the commit it was read at."""
 
     fileHash: str | None
     inSync: bool
+    ref: NotRequired[str]
+    commit: NotRequired[str | None]
+
+
+@record
+class Checkout(TypedDict):
+    """The document in a checkout of the integration branch: ``current`` (the branch's
+    version), ``behind`` (clean but older: it did not follow) or ``edited`` (a person's
+    edit there, adopted at the next write when it merges)."""
+
+    worktree: str
+    state: Literal["current", "behind", "edited"]
+    fileHash: str | None
 
 
 #: How detente coordinates a document.
@@ -113,6 +128,8 @@ Document = TypedDict(
         "updatedAt": Time,
         "lastEventId": str | None,
         "onDisk": NotRequired[OnDisk | None],
+        "checkouts": NotRequired[list[Checkout]],
+        "text": NotRequired[str],
     },
 )
 Document.__doc__ = "A memory document record; ``onDisk`` (the file now) is null if ``private``."

@@ -1,0 +1,66 @@
+"""Finding a person's edit of a memory document before a write is decided.
+
+Two places hold one: the integration branch's copy, when its hash is not the recorded
+one (a person committed an edit there, or a crash left a memory commit whose events never
+landed), and a checkout of the branch whose file differs from its index (an edit not
+committed yet). The branch's is adopted as it is; a checkout's is three-way merged onto
+the branch's copy (``git merge-file``, base: the version that checkout's index holds) and
+adopted when it merges, the merged bytes staged for the batch's commit and given back to
+that checkout afterwards. An edit that does not merge stays in its file, untouched
+(``memory show`` reports the checkout as ``edited``). The decision itself is pure:
+:func:`~detente.domain.memory.adoption.decide_adopt`.
+"""
+
+from __future__ import annotations
+
+from detente.domain.events import Event
+from detente.domain.memory.adoption import decide_adopt
+from detente.domain.memory.markdown import digest
+from detente.domain.memory.model import DocClass, MemoryDocument
+from detente.domain.policy import IdSource
+from detente.domain.state import RepoState
+from detente.service.memory_branch import BranchPlan, MemoryBranch
+from detente.service.memory_files import merge_file
+from detente.vcs.memory_follow import CheckoutCopy, checkout_copies
+
+__all__ = ["person_edit"]
+
+
+def person_edit(
+    branch: MemoryBranch, state: RepoState, doc: MemoryDocument, plan: BranchPlan, ids: IdSource
+) -> list[Event]:
+    """The ``memory.adopted`` events of a person's edit of ``doc`` (see the module
+    docstring), or nothing. Checkouts are looked at once per batch and document."""
+    if doc.doc_class is DocClass.PRIVATE:
+        return []
+    data = plan.read(doc.path)
+    if data is not None and digest(data) != doc.file_hash:
+        return decide_adopt(doc, data, "branch", ids)
+    if doc.path in plan.checked:  # once per batch: checkouts follow after it
+        return []
+    plan.checked.add(doc.path)
+    # Against the tip the batch started from: the checkouts have not followed this batch's
+    # own writes yet.
+    tip_blob = plan.tip_blob(doc.path)
+    copies = checkout_copies(plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length)
+    for copy in copies:
+        merged = _merged(branch, doc.repo, copy, data)
+        if merged is None or copy.data is None:
+            continue
+        events = decide_adopt(doc, merged, f"checkout {copy.worktree}", ids)
+        if events:
+            plan.write(doc.path, merged, doc.revision + len(events))
+            plan.adopted.append((copy.worktree, doc.path, copy.data, merged))
+            return events
+    return []
+
+
+def _merged(branch: MemoryBranch, repo: str, copy: CheckoutCopy, tip: bytes | None) -> bytes | None:
+    """The branch's copy with a checkout's edit merged in (None: no edit, or it does not
+    merge)."""
+    if copy.state != "edited" or copy.data is None:
+        return None
+    base = branch.blob_bytes(repo, copy.index_blob) if copy.index_blob else b""
+    if base is None or tip is None or base == tip:
+        return copy.data
+    return merge_file(tip, base, copy.data)
