@@ -126,3 +126,54 @@ def test_the_seeds_example_completion_is_accepted_without_a_fencing_token(
     claim = r.json()["claim"]
     assert claim["status"] in ("integrated", "completed")
     assert git(path, "rev-parse", "refs/heads/main") == head
+
+
+def test_every_example_request_of_the_design_document_is_accepted_verbatim(
+    http: httpx.Client, repo: tuple[Path, str]
+) -> None:
+    """One walk through the design's requests, each posted as the design writes it
+    (only ids, revisions and commits filled in): the claim with its append-only memory
+    impact, renew, objective and scope change, suspend and resume, completion, a takeover
+    of an abandoned claim, a memory document, an agent and a readiness question."""
+    path, m0 = repo
+    seed = seed_requests.open_claim(m0[:7])
+    assert {"path": "memory/current-risks.md", "mode": "append_only"} in seed["memoryImpacts"]
+    r = http.post("/v1/claims", json=seed)
+    assert r.status_code == 201, r.text
+    claim = r.json()["claim"]
+    assert {"path": "memory/current-risks.md", "mode": "append_only", "sections": []} in claim[
+        "memoryImpacts"
+    ]
+    cid = claim["id"]
+
+    def post(url: str, body: dict[str, object], status: int = 200) -> dict[str, object]:
+        r = http.post(url, json=body)
+        assert r.status_code == status, (url, r.text)
+        return dict(r.json())
+
+    def revision() -> int:
+        return int(http.get(f"/v1/claims/{cid}").json()["claim"]["revision"])
+
+    lease = http.get(f"/v1/claims/{cid}").json()["claim"]["lease"]["revision"]
+    post(f"/v1/claims/{cid}/renew", seed_requests.renew(lease, revision()))
+    post(f"/v1/claims/{cid}/objective", seed_requests.objective_change(revision()))
+    post(f"/v1/claims/{cid}/scope-change", seed_requests.scope_change(revision()))
+    post(f"/v1/claims/{cid}/suspend", seed_requests.status_change(revision()))
+    post(f"/v1/claims/{cid}/resume", seed_requests.status_change(revision()))
+    head = commit(path, {"src/settlement/retry.py": "RETRIES = 3\n"}, parent=m0, when=10)
+    done = post(f"/v1/claims/{cid}/complete", seed_requests.complete(revision(), m0, head))
+    assert done["claim"]["status"] in ("integrated", "completed")  # type: ignore[index]
+
+    other = {**seed_requests.open_claim(head[:7]), "memoryImpacts": []}
+    prev = post("/v1/claims", other, 201)["claim"]
+    prev_id = prev["id"]  # type: ignore[index]
+    post(f"/v1/claims/{prev_id}/abandon", {"expectedClaimRevision": prev["revision"]})  # type: ignore[index]
+    pred_rev = http.get(f"/v1/claims/{prev_id}").json()["claim"]["revision"]
+    taken = post(f"/v1/claims/{prev_id}/takeover", seed_requests.takeover(prev_id, pred_rev), 201)
+    # the predecessor declared contract changes: the takeover waits for an approval
+    assert taken["claim"]["status"] == "blocked"  # type: ignore[index]
+
+    post("/v1/memory/documents", {"repo": "demo", "path": "LOG.md", "class": "append_only"}, 201)
+    post("/v1/agents", seed_requests.agent(), 201)
+    ready = post("/v1/readiness", {"sessionId": "sess-77", "paths": ["src/settlement/retry.py"]})
+    assert ready["readiness"] in ("ready", "caution")

@@ -237,3 +237,27 @@ def test_a_stream_client_that_vanishes_is_dropped_without_a_send_error_flood(
                 http.post("/v1/claims", json=claim_body(name, agent=name))
         assert wait_until(lambda: sse.stats(service)["subscribers"] == 0, timeout=WAIT)
     assert not [r for r in caplog.records if "socket.send() raised" in r.getMessage()]
+
+
+def test_healthz_reports_the_fan_out_idle_not_stopped_once_the_last_stream_closed(
+    tmp_path: Path,
+) -> None:
+    service = Service(
+        SqliteStore(tmp_path / "d.db"), FakeClock(), [RepoConfig("demo")], ids=counting_ids()
+    )
+    sse.configure(service, sse.StreamSettings(poll_seconds=0.05))
+    with running(service) as base, httpx.Client(base_url=base, timeout=WAIT) as http:
+        assert http.post("/v1/claims", json=claim_body("a.py")).status_code == 201
+        with http.stream("GET", "/v1/events/stream", params={"since": 0, "repo": "demo"}) as r:
+            lines = r.iter_lines()
+            while not next(lines).startswith("data: "):
+                pass
+            assert http.get("/healthz").json()["tasks"]["sse-fanout"]["state"] == "running"
+
+        def left() -> bool:
+            return bool(http.get("/healthz").json()["tasks"]["sse-fanout"]["state"] != "running")
+
+        assert wait_until(left, timeout=WAIT)
+        body = http.get("/healthz").json()
+    assert body["tasks"]["sse-fanout"]["state"] == "idle"
+    assert body["ok"] is True

@@ -87,27 +87,34 @@ def test_a_claim_asking_for_a_worktree_at_a_chosen_place_gets_it_there(
     assert _git(place, "symbolic-ref", "--short", "HEAD") == "pay"
 
 
-@pytest.mark.parametrize("refusal", ["branch-checked-out-elsewhere", "path-exists"])
+@pytest.mark.parametrize(
+    "refusal", ["branch-checked-out-elsewhere", "path-exists", "protected-branch"]
+)
 def test_git_refusing_the_worktree_records_nothing_and_leaves_no_branch(
     http: httpx.Client, repo: Path, tmp_path: Path, refusal: str
 ) -> None:
     occupied = tmp_path / "occupied"
     occupied.mkdir()
     (occupied / "notes.txt").write_text("mine\n")
-    extra: dict[str, object] = {"branch": "main"}
-    if refusal == "path-exists":
-        extra = {"worktree": str(occupied)}
+    _git(repo, "worktree", "add", "-q", "-b", "busy", str(tmp_path / "busy"))
+    extra: dict[str, object] = {
+        "branch-checked-out-elsewhere": {"branch": "busy"},
+        "path-exists": {"worktree": str(occupied)},
+        "protected-branch": {"branch": "main"},
+    }[refusal]
     head = _head(http)
     branches = _git(repo, "branch", "--list")
 
     r = http.post("/v1/claims", json=_seed(repo, createWorktree=True, **extra))
 
-    expected = (409, "branch_in_use") if "branch" in extra else (422, "validation_error")
+    expected = (
+        (409, "branch_in_use") if extra.get("branch") == "busy" else (422, "validation_error")
+    )
     assert (r.status_code, r.json()["code"]) == expected, r.text
     assert _head(http) == head
     assert http.get("/v1/claims").json()["claims"] == []
     assert _git(repo, "branch", "--list") == branches
-    assert _git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
+    assert _git(repo, "worktree", "list", "--porcelain").count("worktree ") == 2
     assert (occupied / "notes.txt").read_text() == "mine\n"
     assert not (repo.parent / "shop.worktrees").exists()
 

@@ -51,3 +51,19 @@ def test_claim_list_at_80_columns_prints_each_claims_paths_and_branch_on_their_o
     assert "  paths   lib/ansible/plugins/**/*.py, docs/docsite/rst/**" in lines
     assert f"  branch  {claim['branch']}" in lines
     assert all(len(line) <= 80 for line in lines if not line.startswith("  "))
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_claim_list_shows_the_modules_symbols_and_contracts_of_claims_holding_only_those(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    cli.open(agent="carol", module="pkg.test")
+    cli.open(agent="dave", symbol="f.py::K.a")
+    cli.open(agent="erin", contract="billing api")
+
+    text = " ".join(cli("claim", "list").stdout.split())
+
+    assert "module pkg.test" in text
+    assert "symbol f.py::K.a" in text
+    assert "contract billing api" in text

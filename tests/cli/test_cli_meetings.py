@@ -308,3 +308,30 @@ def test_the_serialize_and_handoff_options_name_the_holder_not_another_waiter() 
 
     assert commands["serialize"].endswith("--serialize --first clm_z1 --then clm_p2")
     assert commands["handoff"].endswith("--handoff --from clm_z1 --to clm_p2")
+
+
+def test_meeting_open_gives_a_potential_overlap_a_room_and_both_stay_active(cli: Cli) -> None:
+    one = cli.open("newpkg/*.py", agent="one")["claim"]
+    two = cli.open("newpkg/**/core.py", agent="two")["claim"]
+    assert two["status"] == "active"
+
+    code, body = cli.json("meeting", "open", two["id"], "--with", one["id"], "--reason", "core.py")
+
+    assert code == 0, body
+    assert body["meeting"]["status"] == "open"
+    assert body["meeting"]["requestedBy"] == two["id"]
+    assert set(body["meeting"]["participants"]) == {one["id"], two["id"]}
+    assert {c["status"] for c in body["claims"]} == {"active"}
+    again, problem = cli.json("meeting", "open", one["id"], "--with", two["id"])
+    assert again != 0 and problem["code"] == "invalid_transition"
+
+
+def test_claim_open_prints_the_command_opening_a_meeting_over_a_potential_overlap(
+    cli: Cli,
+) -> None:
+    one = cli.open("newpkg/*.py", agent="one")["claim"]
+
+    out = cli("claim", "open", "-o", "two", "-p", "newpkg/**/core.py", "--agent", "two").stdout
+
+    assert "potential" in out
+    assert f"--with {one['id']}" in out and "detente meeting open" in out

@@ -210,3 +210,19 @@ def test_the_predecessors_fencing_token_is_stale_after_a_takeover(
     assert successor["fencingToken"] > pred["fencingToken"]
     assert (stale, problem["code"]) == (8, "stale_fencing_token")
     assert fresh == 0
+
+
+def test_a_takeover_for_a_registered_session_names_the_sessions_agent(
+    cli: Cli, git: Git, monkeypatch: Any
+) -> None:
+    monkeypatch.delenv("DETENTE_AGENT", raising=False)
+    monkeypatch.setenv("USER", "someone-else")
+    pred, _ = _worked_on(cli, git, "docs/**")
+    cli.json("claim", "abandon", pred["id"])
+    cli.json("agents", "register", "--name", "agent-b", "--session", "ses_b")
+
+    code, body = cli.json("claim", "takeover", pred["id"], "--no-worktree", "--session", "ses_b")
+
+    assert code == 0, body
+    assert body["claim"]["agent"]["name"] == "agent-b"
+    assert body["claim"]["agent"]["sessionId"] == "ses_b"

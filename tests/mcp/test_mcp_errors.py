@@ -116,3 +116,68 @@ def test_a_malformed_http_mcp_body_gets_a_json_rpc_error(repo: Path) -> None:
     assert 400 <= r.status_code < 500
     body = r.json()
     assert body["jsonrpc"] == "2.0" and body["error"]["code"] == -32700
+
+
+def _answers(repo: Path, lines: list[str | bytes]) -> list[dict[str, Any]]:
+    """The answers of ``detente mcp`` to ``lines`` after an initialize (raw bytes)."""
+    proc = subprocess.Popen(
+        [*detente_command(), "mcp", "--repo", str(repo)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    try:
+        for line in [json.dumps(initialize), *lines]:
+            data = line if isinstance(line, bytes) else line.encode()
+            proc.stdin.write(data + b"\n")
+            proc.stdin.flush()
+        stdout = proc.stdout
+        out: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=lambda: [out.put(x) for x in stdout], daemon=True).start()
+        answers = [json.loads(out.get(timeout=20)) for _ in range(len(lines) + 1)]
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    return answers[1:]
+
+
+def _call(id_: int, arguments: str) -> str:
+    return (
+        f'{{"jsonrpc": "2.0", "id": {id_}, "method": "tools/call", '
+        f'"params": {{"name": "claim_list", "arguments": {arguments}}}}}'
+    )
+
+
+def test_a_stdio_line_a_parser_may_read_differently_gets_an_error_carrying_its_id(
+    repo: Path,
+) -> None:
+    answers = _answers(
+        repo,
+        [
+            _call(1, '{"status": "a\\ud800b"}'),  # a lone surrogate, escaped as JSON allows
+            _call(2, '{"limit": NaN}'),
+            _call(3, '{"limit": Infinity}'),
+            _call(4, '{"status": "active", "status": "expired"}'),  # a duplicate key
+            b"\xef\xbb\xbf" + _call(5, "{}").encode(),  # a byte order mark
+            _call(6, '{"status": "caf\xc3"}').encode("latin-1"),  # not UTF-8
+            '{"jsonrpc": "2.0", "id": 7, "method": "ping"}',
+        ],
+    )
+
+    assert [a.get("id") for a in answers] == [1, 2, 3, 4, 5, 6, 7]
+    for answer in answers[:6]:
+        assert answer["error"]["code"] in (-32700, -32600), answer
+    assert "surrogate" in answers[0]["error"]["message"]
+    assert "duplicate" in answers[3]["error"]["message"]
+    assert answers[6]["result"] == {}

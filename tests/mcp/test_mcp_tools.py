@@ -75,6 +75,7 @@ async def test_every_tool_of_the_issue_is_listed_with_a_description(client: Clie
         "claim_abandon",
         "meeting_list",
         "meeting_resolve",
+        "meeting_open",
         "memory_patch_section",
         "memory_sections",
         "events_since",

@@ -55,7 +55,7 @@ async def test_claim_open_asking_for_a_worktree_gets_one_at_the_base_commit(
     assert git(worktree, "symbolic-ref", "--short", "HEAD") == opened["branch"]
 
 
-async def test_claim_open_whose_worktree_git_refuses_records_nothing(
+async def test_claim_open_on_the_protected_branch_is_refused_naming_it_and_records_nothing(
     client: Client, repo: Path, service: Service
 ) -> None:
     head = service.head()
@@ -66,10 +66,28 @@ async def test_claim_open_whose_worktree_git_refuses_records_nothing(
             "claim_open",
             objective="On main",
             paths=["src/**"],
-            branch="main",  # checked out in the repository's own worktree
+            branch="refs/heads/main",  # the protected branch, in another spelling
             create_worktree=True,
         )
 
-    assert error["code"] == "branch_in_use"
+    assert (error["code"], error["field"]) == ("validation_error", "branch")
     assert service.head() == head
     assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
+
+
+async def test_meeting_open_gives_a_potential_overlap_a_room(client: Client) -> None:
+    async with client:
+        one = await call(client, "claim_open", objective="one", paths=["newpkg/*.py"])
+        two = await call(client, "claim_open", objective="two", paths=["newpkg/**/core.py"])
+        assert two["status"] == "active"  # they meet only in paths that do not exist
+        opened = await call(
+            client,
+            "meeting_open",
+            claim_id=two["claimId"],
+            expected_claim_revision=two["revision"],
+            with_claim_id=one["claimId"],
+            reason="who creates newpkg/core.py?",
+        )
+
+    assert opened["status"] == "open" and opened["meetingId"].startswith("mtg")
+    assert {c["status"] for c in opened["claims"]} == {"active"}

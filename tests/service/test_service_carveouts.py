@@ -18,7 +18,7 @@ from detente.domain.claims.commands import ChangeScope
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.commands import Resolve
 from detente.domain.meetings.resolution_types import resolution_from_wire
-from detente.errors import OutOfScope, OverlapBlocking
+from detente.errors import OutOfScope, OverlapBlocking, ValidationError
 from detente.service import RepoConfig, Service
 from detente.storage.sqlite import SqliteStore
 
@@ -175,3 +175,25 @@ def test_listing_claims_by_path_leaves_out_a_claim_whose_glob_has_it_carved_out(
 
     assert on_a == [a.id]
     assert on_b == [d.id]
+
+
+def test_removing_one_file_inside_the_claims_own_glob_carves_it_out(service: Service) -> None:
+    c = _open(service, "c", "docs/**")
+    service.claims.change_scope(
+        ChangeScope(c.id, c.revision, remove_paths=("docs/a.md",), reason="not mine")
+    )
+
+    c = _claim(service, c)
+    assert c.paths == ("docs/**",)
+    assert dict(c.carve_outs) == {"docs/**": ("docs/a.md",)}
+    assert service.claims.check_write(c.id, ["docs/b.md"]) == ["docs/b.md"]
+    with pytest.raises(OutOfScope):
+        service.claims.check_write(c.id, ["docs/a.md"])
+    other = _open(service, "e", "docs/a.md")
+    assert other.status is ClaimStatus.ACTIVE
+
+
+def test_removing_a_path_the_claim_does_not_cover_is_still_a_422(service: Service) -> None:
+    c = _open(service, "c", "docs/**")
+    with pytest.raises(ValidationError, match="removePaths"):
+        service.claims.change_scope(ChangeScope(c.id, c.revision, remove_paths=("src/x.py",)))

@@ -138,13 +138,15 @@ def test_a_worktree_that_exists_and_is_not_one_of_the_repositorys_is_refused_at_
     assert repo.service.claims.list_claims() == []  # nothing opened
 
 
-def test_a_worktree_still_to_create_and_the_main_checkout_are_accepted(
+def test_a_worktree_still_to_create_is_accepted_and_the_main_checkout_refused(
     repo: Repo, tmp_path: Path
 ) -> None:
     later = repo.claim("later", "RetryPolicy.backoff", tree=tmp_path / "not-yet")
-    main = repo.claim("main", "Ledger.post", tree=repo.root)
+    with pytest.raises(ValidationError) as caught:
+        repo.claim("mine", "Ledger.post", tree=repo.root)
 
-    assert {c.id for c in repo.service.claims.list_claims()} == {later, main}
+    assert caught.value.field == "worktree"
+    assert {c.id for c in repo.service.claims.list_claims()} == {later}
 
 
 def test_reading_the_work_of_a_claim_whose_worktree_is_not_the_repositorys_is_a_409(

@@ -259,3 +259,25 @@ def test_test_results_recorded_at_the_head_commit_second_count_as_after_it(
         claim.id, completion(claim, head, m0, ("a.py",), tests=same_second)
     )
     assert view.claim.status is ClaimStatus.COMPLETED
+
+
+def test_an_intermediate_commit_of_an_out_of_scope_file_is_refused_though_a_later_one_undoes_it(
+    service: Service, repo: tuple[Path, str]
+) -> None:
+    path, m0 = repo
+    bob = _open(service, m0, "b.py", agent="bob")
+    claim = _open(service, m0, "a.py")
+    sneak = commit(path, {"a.py": "a = 2\n", "b.py": "b = 666\n", "x.py": "x\n"}, parent=m0)
+    head = commit(path, {"b.py": "b = 1\n", "x.py": None}, parent=sneak, when=10)
+    assert git(path, "diff", "--name-only", m0, head) == "a.py"  # the net diff is in scope
+
+    with pytest.raises(EvidenceRejected) as caught:
+        service.gates.complete(claim.id, completion(claim, head, m0, ("a.py",)))
+
+    assert caught.value.failures == [
+        f"b.py is held by claim {bob.id} (bob) (changed by commit {sneak[:12]}, "
+        "though the base..head diff does not show it)",
+        f"x.py is outside claim {claim.id}'s targets (changed by commit {sneak[:12]}, "
+        "though the base..head diff does not show it)",
+    ]
+    assert _main(path) == m0

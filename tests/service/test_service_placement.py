@@ -95,14 +95,17 @@ def test_a_failed_append_leaves_no_worktree_and_no_branch(
     assert not (repo.parent / "repo.worktrees").exists()
 
 
-def test_an_opening_whose_branch_git_refuses_records_nothing(svc: Service, repo: Path) -> None:
+def test_an_opening_whose_branch_git_refuses_records_nothing(
+    svc: Service, repo: Path, tmp_path: Path
+) -> None:
+    git(repo, "worktree", "add", "-q", "-b", "busy", str(tmp_path / "busy"))
     head = svc.head()
 
     with pytest.raises(BranchInUse):
-        svc.claims.open_claim(_asking(repo, "src/**", branch="main"))
+        svc.claims.open_claim(_asking(repo, "src/**", branch="busy"))
 
     assert svc.head() == head
-    assert git(repo, "branch", "--list") == "* main"
+    assert git(repo, "branch", "--list").split() == ["+", "busy", "*", "main"]
 
 
 def _abandoned_with_work(svc: Service, repo: Path) -> tuple[str, str, Path]:

@@ -303,19 +303,17 @@ def test_an_expired_claims_record_shows_the_work_it_left(
     assert view.work["worktree"] == {"path": str(wt), "exists": True}
 
 
-def test_a_worktree_field_naming_the_main_checkout_is_never_touched(
-    svc: Service, repo: Path, clock: FakeClock
+def test_a_worktree_field_naming_the_main_checkout_is_refused_and_nothing_touched(
+    svc: Service, repo: Path
 ) -> None:
     base = git(repo, "rev-parse", "HEAD")
-    a = svc.claims.open_claim(
-        replace(seed("src/**", agent="alice", ttl=10), base_commit=base, worktree=str(repo))
-    ).claim
     (repo / "README.md").write_text("# someone's unsaved work\n")
-    clock.advance(16)
-    b = svc.takeover.take_over(
-        replace(seed("src/**", agent="bob"), base_commit=""), _takeover(svc, a.id)
-    )
-    assert b.claim.takeover is not None and b.claim.takeover["rescue"] is None
+    with pytest.raises(ValidationError) as refused:
+        svc.claims.open_claim(
+            replace(seed("src/**", agent="alice", ttl=10), base_commit=base, worktree=str(repo))
+        )
+    assert refused.value.field == "worktree"
+    assert svc.claims.list_claims() == []
     assert git(repo, "for-each-ref", "refs/detente/") == ""
     assert (repo / "README.md").read_text() == "# someone's unsaved work\n"
 
@@ -371,6 +369,7 @@ def test_cleanup_never_removes_a_worktree_a_live_claim_records(
         replace(
             seed("lib/**", agent="bob", ttl=10),
             base_commit=base,
+            branch="claim/alice",
             worktree=str(tmp_path / "wt-alice"),
         )
     ).claim

@@ -128,3 +128,25 @@ def test_a_takeover_successor_keeps_its_predecessors_place_ahead_of_later_waiter
     assert _status(service, successor) is ClaimStatus.ACTIVE
     assert service.claims.check_write(successor, ["src/app.py"]) == ["src/app.py"]
     assert _status(service, waiter) is ClaimStatus.NEGOTIATING
+
+
+def test_a_waiters_place_in_line_is_when_it_asked_for_the_file_not_when_its_claim_opened(
+    service: Service,
+) -> None:
+    holder = _open(service, "h", "src/app.py")
+    early = _open(service, "early", "lib/**")  # opened first, on something else
+    asked_first = _open(service, "asked-first", "src/app.py")
+    rev = service.claims.get_claim(early).claim.revision
+    service.claims.change_scope(ChangeScope(early, rev, add_paths=("src/app.py",)))
+    assert _status(service, early) is ClaimStatus.NEGOTIATING  # asked later
+
+    _let_go(service, holder, "abandon")
+
+    assert _status(service, asked_first) is ClaimStatus.ACTIVE
+    assert service.claims.check_write(asked_first, ["src/app.py"]) == ["src/app.py"]
+    view = service.claims.get_claim(early)
+    assert view.claim.status is ClaimStatus.NEGOTIATING
+    assert view.claim.pending_paths == ("src/app.py",)
+    assert asked_first in [o.claim_id for o in view.overlaps]
+    with pytest.raises(OverlapBlocking):
+        service.claims.check_write(early, ["src/app.py"])

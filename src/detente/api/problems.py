@@ -9,7 +9,13 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from detente.errors import DetenteError, IssuerUnavailable, RateLimited, Unauthenticated
+from detente.errors import (
+    DetenteError,
+    IssuerUnavailable,
+    RateLimited,
+    Unauthenticated,
+    ValidationError,
+)
 from detente.operations.body import invalid
 
 #: The HTTP edge's mapping from stable error code to status (API.md "Errors").
@@ -72,6 +78,8 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> JSONResponse:
 async def detente_error_handler(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, DetenteError)
     fields = exc.to_problem()
+    if isinstance(exc, ValidationError):
+        fields["field"] = exc.field  # always present, null when no field is to blame
     code = fields.pop("code")
     detail = fields.pop("detail")
     response = problem(STATUS_BY_CODE.get(code, 500), code, detail, **fields)

@@ -153,7 +153,7 @@ class _Hub:
             self.subs.discard(sub)
             self._path_filtered -= sub.filter.path is not None
         if not self.subs and self._task is not None:
-            self._task.cancel()
+            supervisor_for(self.service).rest("sse-fanout", self._task)
             self._task = None
             for unlisten in self._unlisten:
                 unlisten()

@@ -7,8 +7,9 @@ after a delay that doubles from :attr:`Supervisor.initial_backoff` up to
 :attr:`Supervisor.max_backoff` (reset once a run lasted longer than the maximum).
 ``GET /healthz`` lists every task with its state, restart count and last error.
 
-A task that returns, or is cancelled because it is no longer needed (the fan-out with no
-subscriber left), is ``stopped``; that is not a fault.
+A task that returns, or is cancelled for good, is ``stopped``; one its owner put to rest
+because nothing needs it now (the fan-out once the last stream closed; it starts again
+with the next one) is ``idle``. Neither is a fault.
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ class TaskHealth:
 
     Attributes:
         name: the task's name (``sweeper``, ``sse-fanout``).
-        state: ``running``, ``backing_off`` (failed, waiting to restart) or ``stopped``.
+        state: ``running``, ``backing_off`` (failed, waiting to restart), ``idle`` (put to
+            rest until it is needed again) or ``stopped``.
         restarts: how many times it failed and was restarted.
         last_error: ``"Type: message"`` of the last failure, or None.
     """
 
     name: str
-    state: Literal["running", "backing_off", "stopped"] = "running"
+    state: Literal["running", "backing_off", "idle", "stopped"] = "running"
     restarts: int = 0
     last_error: str | None = None
 
@@ -57,6 +59,7 @@ class Supervisor:
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self.tasks: dict[str, TaskHealth] = {}
+        self._resting: set[str] = set()
 
     def start(self, name: str, body: Callable[[], Awaitable[None]]) -> asyncio.Task[None]:
         """Run ``body()`` as task ``name`` on the running loop, restarting it on failure.
@@ -65,7 +68,14 @@ class Supervisor:
             The asyncio task; cancel it to stop the task for good.
         """
         health = self.tasks[name] = TaskHealth(name)
+        self._resting.discard(name)
         return asyncio.create_task(self._supervise(health, body), name=f"detente:{name}")
+
+    def rest(self, name: str, task: asyncio.Task[None]) -> None:
+        """Cancel task ``name`` because nothing needs it now: ``/healthz`` reads ``idle``
+        (not ``stopped``) until it is started again."""
+        self._resting.add(name)
+        task.cancel()
 
     def report(self) -> dict[str, dict[str, Any]]:
         """Every task's health, by name (``/healthz``'s ``tasks``)."""
@@ -84,7 +94,7 @@ class Supervisor:
             try:
                 await body()
             except asyncio.CancelledError:
-                health.state = "stopped"
+                health.state = "idle" if health.name in self._resting else "stopped"
                 raise
             except Exception as exc:
                 if loop.time() - began > self.max_backoff:

@@ -1,4 +1,4 @@
-"""``detente meeting ...``: list, show, propose, accept, resolve, accept-handoff.
+"""``detente meeting ...``: list, show, open, propose, accept, resolve, accept-handoff.
 
 A blocking overlap opens a meeting room (``claim open`` / ``claim status`` print its
 options). Participants negotiate with ``propose`` (their claim accepts its own proposal)
@@ -312,5 +312,34 @@ def accept_handoff(
             meeting_id, expected_meeting_revision=revision, claim_id=as_claim
         )
         write_report(session, response, "handoff accepted")
+
+    run(ctx, json_flag, body)
+
+
+@meeting_app.command("open")
+def open_meeting(
+    ctx: typer.Context,
+    claim_id: Annotated[str, typer.Argument(help="Your claim (the one asking).")],
+    with_claim: Annotated[
+        str, typer.Option("--with", help="The claim its potential overlap is with.")
+    ],
+    reason: Annotated[str | None, typer.Option("--reason", help="Why (recorded).")] = None,
+    expect_revision: Annotated[
+        int | None,
+        typer.Option("--expect-revision", help="Claim revision to expect (default: read it now)."),
+    ] = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Open a meeting over a potential overlap (two globs meeting only in paths that do
+    not exist yet): both claims stay active, and the room settles who creates them."""
+
+    def body(session: Session) -> None:
+        revision = expect_revision
+        if revision is None:
+            revision = int(session.client.get_claim(claim_id)["claim"]["revision"])
+        response = session.client.request_meeting(
+            claim_id, expected_claim_revision=revision, with_claim_id=with_claim, reason=reason
+        )
+        write_report(session, response, "meeting opened")
 
     run(ctx, json_flag, body)

@@ -156,7 +156,11 @@ def takeover(
     ] = None,
     ttl: Annotated[int, typer.Option("--ttl", help="Lease TTL in seconds.")] = 300,
     agent: Annotated[
-        str | None, typer.Option("--agent", help="Agent name (default: $DETENTE_AGENT or $USER).")
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Agent name (default: $DETENTE_AGENT, the --session's registered name, or $USER).",
+        ),
     ] = None,
     session_id: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
     expect_revision: ExpectRevision = None,
@@ -189,7 +193,7 @@ def takeover(
             pred,
             objective=objective,
             paths=path or (),
-            agent=agent or workspace.default_agent(),
+            agent=workspace.agent_name(session.client, agent, session_id),
             session=session_id,
             ttl=ttl,
             create_worktree=not no_worktree,

@@ -115,8 +115,12 @@ def intent_rows(claim: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def overlaps_view(console: Console, overlaps: Sequence[Mapping[str, Any]]) -> None:
-    """Each overlap: the other claim, its agent, the contested targets with a witness."""
+def overlaps_view(
+    console: Console, overlaps: Sequence[Mapping[str, Any]], mine: str | None = None
+) -> None:
+    """Each overlap: the other claim, its agent, the contested targets with a witness;
+    for a ``potential`` one (with ``mine``, this claim's id) the command opening a
+    meeting over it."""
     for overlap in overlaps:
         console.print(
             f"  [yellow]overlap[/] with {_e(overlap['claimId'])} "
@@ -129,6 +133,12 @@ def overlaps_view(console: Console, overlaps: Sequence[Mapping[str, Any]]) -> No
                 f"witness [bold]{_e(target['witness'])}[/]"
             )
         console.print(f"    reason: {_e(overlap['reason'])}")
+        if mine and overlap["severity"] == "potential":
+            console.print(
+                f"    to settle who creates them: detente meeting open {mine} "
+                f"--with {overlap['claimId']}",
+                markup=False,
+            )
 
 
 def meeting_view(console: Console, meeting: Mapping[str, Any]) -> None:
@@ -155,7 +165,7 @@ def contest_view(
 ) -> None:
     """A claim just opened or taken over: its overlaps, its meeting, and the ``options``
     that settle the meeting (see :func:`opened_options`)."""
-    overlaps_view(console, response.get("overlaps", []))
+    overlaps_view(console, response.get("overlaps", []), response["claim"]["id"])
     meeting = response.get("meeting")
     if meeting:
         meeting_view(console, meeting)
@@ -255,7 +265,7 @@ def claims_table(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
     table = Table(show_edge=False, pad_edge=False)
     for column in ("id", "status", "agent", "lease"):
         table.add_column(column, no_wrap=True)
-    for column in ("paths", "branch"):
+    for column in ("targets", "branch"):
         table.add_column(column, overflow="fold")
     for claim in claims:
         table.add_row(
@@ -263,7 +273,7 @@ def claims_table(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
             _status(claim["status"]),
             _e(claim["agent"]["name"]),
             _timer(claim, now),
-            _e(", ".join(claim["paths"] + claim.get("pendingPaths", []))),
+            _e(targets_text(claim)),
             _e(claim.get("branch") or "-"),
         )
     console.print(table)
@@ -272,6 +282,16 @@ def claims_table(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
 #: Below this many columns a claim list is one block per claim instead of a table (the
 #: id, status, agent and lease columns alone take ~70 columns).
 _WIDE = 120
+
+
+def targets_text(claim: Mapping[str, Any]) -> str:
+    """Everything a claim holds on one line: its paths (granted, then pending), then
+    ``module M``, ``symbol S`` and ``contract AREA`` for the other kinds of target."""
+    parts = [*claim.get("paths", []), *claim.get("pendingPaths", [])]
+    parts += [f"module {m}" for m in claim.get("modules", [])]
+    parts += [f"symbol {s}" for s in claim.get("symbols", [])]
+    parts += [f"contract {contract_text(c)}" for c in claim.get("expectedContractChanges", [])]
+    return ", ".join(parts) or "-"
 
 
 def _timer(claim: Mapping[str, Any], now: datetime) -> str:
@@ -287,8 +307,7 @@ def _claims_list(console: Console, claims: Sequence[Mapping[str, Any]], now: dat
             f"{_e(claim['id'])}  {_status(claim['status'])}  {_e(claim['agent']['name'])}  "
             f"lease {_timer(claim, now)}"
         )
-        paths = ", ".join(claim["paths"] + claim.get("pendingPaths", []))
-        console.print(f"  paths   {_e(paths)}")
+        console.print(f"  paths   {_e(targets_text(claim))}")
         console.print(f"  branch  {_e(claim.get('branch') or '-')}")
 
 

@@ -77,3 +77,21 @@ class MeetingOperations(ClientBase):
         """``POST /v1/meetings/{id}/handoff/accept`` (the recipient): ``{meeting, claims[]}``."""
         body = {"expectedMeetingRevision": expected_meeting_revision, "claimId": claim_id}
         return self._call(routes.ACCEPT_HANDOFF, path={"meeting_id": meeting_id}, body=body)
+
+    def request_meeting(
+        self,
+        claim_id: str,
+        *,
+        expected_claim_revision: int,
+        with_claim_id: str,
+        reason: str | None = None,
+    ) -> wire.MeetingView:
+        """``POST /v1/claims/{id}/meetings`` (a room over a potential overlap):
+        ``{meeting, claims[]}``."""
+        body: dict[str, Any] = {
+            "expectedClaimRevision": expected_claim_revision,
+            "withClaimId": with_claim_id,
+        }
+        if reason is not None:
+            body["reason"] = reason
+        return self._call(routes.REQUEST_MEETING, path={"claim_id": claim_id}, body=body)

@@ -40,7 +40,7 @@ from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.generated_authority import artifact_at, artifact_writable
 from detente.domain.meetings.model import MeetingStatus
 from detente.domain.named_authority import Edit, named_owned, named_refusals
-from detente.domain.overlap.carveouts import carved_matches
+from detente.domain.overlap.carveouts import carved_covers
 from detente.domain.overlap.model import Overlap, OverlapKind, Severity
 from detente.domain.overlap.paths import escape
 from detente.domain.overlap.trees import Judge, Verdict
@@ -162,7 +162,7 @@ def _advisory_at(judge: Judge, me: Claim, other: Claim, theirs: str, path: str) 
     pattern of mine covering ``path`` (their territory), keeps the refusal.
     """
     mine = [
-        p for p in me.paths if p not in me.pending_paths and carved_matches(p, me.carved(p), path)
+        p for p in me.paths if p not in me.pending_paths and carved_covers(p, me.carved(p), path)
     ]
     if not mine:
         return False
@@ -207,7 +207,7 @@ def owns(claim: Claim, path: str, edit: Edit | None = None) -> bool:
     question; :func:`writable` asks both.
     """
     granted = (p for p in claim.paths if p not in claim.pending_paths)
-    if any(carved_matches(p, claim.carved(p), path) for p in granted):
+    if any(carved_covers(p, claim.carved(p), path) for p in granted):
         return True
     return named_owned(claim, path, edit)
 

@@ -40,6 +40,7 @@ from detente.domain.authority import holds_off
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
+from detente.domain.meetings.on_request import potential_between
 from detente.domain.meetings.resolution_events import grant_events, grant_pending_events
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap
@@ -103,6 +104,8 @@ def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
     """Does a participant still wait on another participant, or on a user's edit (see the
     module docstring)?"""
     members = set(meeting.participants)
+    if meeting.requested_by is not None and _potential_left(state, meeting):
+        return True
     for claim_id in meeting.participants:
         claim = state.claims.get(claim_id)
         if claim is None or claim.status not in _WAITING or not claim.holding:
@@ -114,31 +117,53 @@ def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
     return False
 
 
+def _potential_left(state: RepoState, meeting: Meeting) -> bool:
+    """Does a room asked for over a ``potential`` overlap still have one between two of
+    its live participants (:mod:`detente.domain.meetings.on_request`)?"""
+    live = [c for c in meeting.participants if c in state.claims and state.claims[c].holding]
+    return any(potential_between(state, a, b) is not None for a in live for b in live if a < b)
+
+
 def queued_behind(state: RepoState, claim: Claim, overlap: Overlap) -> bool:
     """Is the other claim of ``overlap`` a later waiter that ``claim`` goes before?
 
     First come, first granted: when a holder lets go, the waiters that contested it
-    would otherwise block one another for ever (each is still negotiating, none was ever
-    granted). A claim that was never granted and is negotiating does not block a waiter
-    that asked before it (a smaller fencing token: tokens are handed out in opening
-    order, monotonic per repository), so the earliest waiter is granted and the others
-    go on negotiating with it in their room. A takeover successor continues its
-    predecessor's place in that order (:func:`arrival`).
+    would otherwise block one another for ever (each is still negotiating, none holds
+    the target). A negotiating claim that waits for the contested targets (it was never
+    granted, or they are among its ``pendingPaths``) does not block a waiter that asked
+    for them before it did (:func:`arrival`: when each asked, not when each opened), so
+    the earliest asker is granted and the others go on negotiating with it in their
+    room.
     """
     other = state.claims.get(overlap.claim_id)
     return (
         other is not None
         and claim.status is ClaimStatus.NEGOTIATING
         and other.status is ClaimStatus.NEGOTIATING
-        and not other.granted
+        and _waits_for(other, overlap)
         and arrival(state, other) > arrival(state, claim)
     )
 
 
-def arrival(state: RepoState, claim: Claim) -> tuple[int, int]:
-    """A claim's place among waiters: its fencing token (handed out in opening order), or
-    for a takeover successor its predecessor's place (the chain followed to the first
-    claim, bounded), then its own token to break a tie."""
+def _waits_for(other: Claim, overlap: Overlap) -> bool:
+    """Does ``other`` wait for its side of ``overlap`` (rather than hold it)?"""
+    if not other.granted:
+        return True
+    pending = set(other.pending_paths)
+    return bool(pending) and all(t.theirs in pending for t in overlap.targets)
+
+
+def arrival(state: RepoState, claim: Claim) -> tuple[int, int, int]:
+    """A waiter's place in line: when it asked for what it waits for.
+
+    A granted claim waiting for targets a scope change parked asked when that change
+    was recorded (:attr:`~detente.domain.claims.model.Claim.asked`: after every claim
+    opened by then, in ask order); any other claim asked when it opened (its fencing
+    token, handed out in opening order), a takeover successor when its predecessor did
+    (the chain followed to the first claim, bounded). Its own token breaks a tie.
+    """
+    if claim.granted and claim.pending_paths and claim.asked is not None:
+        return (claim.asked[0], 1, claim.asked[1])
     first = claim
     for _ in range(64):
         of = (first.takeover or {}).get("claimId")
@@ -146,7 +171,7 @@ def arrival(state: RepoState, claim: Claim) -> tuple[int, int]:
         if pred is None:
             break
         first = pred
-    return (first.fencing_token, claim.fencing_token)
+    return (first.fencing_token, 0, claim.fencing_token)
 
 
 def waits_on_someone(state: RepoState, claim: Claim) -> bool:

@@ -16,12 +16,14 @@ a tool body raised something unexpected    tool error (logged)  ``internal_error
                                                                 (``incident``)
 a stdio line that is not JSON              JSON-RPC error       ``-32700`` parse error
 a stdio line that is JSON but no JSON-RPC  JSON-RPC error       ``-32600`` invalid request
-message
+message, or that parsers may read
+differently (see :mod:`.stdio_lines`)
 =========================================  ===================  ============================
 
 The SDK drops a malformed stdio line silently (a debug log line); a client waiting for
-its answer would hang, so :class:`DetenteMCPServer` answers it with ``id: null`` as
-JSON-RPC 2.0 requires when the id cannot be read. Streamable HTTP answers malformed
+its answer would hang, so :class:`DetenteMCPServer` answers it, with the request's ``id``
+whenever a lenient reading of the line finds one (``null`` only when none can be read,
+as JSON-RPC 2.0 requires). Streamable HTTP answers malformed
 bodies with JSON-RPC errors already (HTTP 400).
 """
 
@@ -29,8 +31,9 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import uuid
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -49,11 +52,10 @@ from pydantic import ValidationError as PydanticValidationError
 
 from detente.errors import DetenteError, NotFoundError, ValidationError
 from detente.mcp_server.results import failure
+from detente.mcp_server.stdio_lines import INVALID_REQUEST, StrictLines
 
 __all__ = ["INVALID_REQUEST", "DetenteMCPServer", "argument_error"]
 
-#: JSON-RPC 2.0 "Invalid Request": valid JSON that is not a JSON-RPC message.
-INVALID_REQUEST = -32600
 
 _log = logging.getLogger("detente.mcp")
 
@@ -148,7 +150,13 @@ class DetenteMCPServer(MCPServer[Any]):
 
     async def run_stdio_async(self) -> None:
         """Serve over stdio, answering every malformed line with a JSON-RPC error."""
-        async with stdio_server() as (read_stream, write_stream):
+        # Every line is read strictly first (:mod:`detente.mcp_server.stdio_lines`); the
+        # SDK fails on each line refused there, answered with that line's error and id.
+        lines = StrictLines(anyio.wrap_file(sys.stdin.buffer))
+        async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (
+            read_stream,
+            write_stream,
+        ):
             checked_writer, checked_reader = anyio.create_memory_object_stream[
                 SessionMessage | Exception
             ](0)
@@ -157,7 +165,8 @@ class DetenteMCPServer(MCPServer[Any]):
                 async with checked_writer:
                     async for item in read_stream:
                         if isinstance(item, Exception):
-                            await write_stream.send(SessionMessage(_malformed(item)))
+                            error = lines.errors.pop(0) if lines.errors else _malformed(item)
+                            await write_stream.send(SessionMessage(error))
                         else:
                             await checked_writer.send(item)
 

@@ -125,6 +125,41 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         return ctx.run("meeting_resolve", None, [], call)
 
     @mcp.tool()
+    def meeting_open(
+        claim_id: Annotated[str, Field(description="Your claim (the one asking).")],
+        expected_claim_revision: Annotated[
+            int, Field(description="Your claim's revision as you last read it.")
+        ],
+        with_claim_id: Annotated[
+            str, Field(description="The claim your potential overlap is with.")
+        ],
+        reason: Annotated[str | None, Field(description="Why (recorded).")] = None,
+    ) -> CallToolResult:
+        """Open a meeting over a 'potential' overlap (two globs that meet only in paths
+        that do not exist yet: both claims stay active, and neither may create those
+        paths until a resolution assigns them). Settle it with meeting_resolve."""
+
+        def call() -> dict[str, Any]:
+            result = ctx.client.request_meeting(
+                claim_id,
+                expected_claim_revision=expected_claim_revision,
+                with_claim_id=with_claim_id,
+                reason=reason,
+            )
+            meeting = meeting_brief(result["meeting"])
+            return prune(
+                {
+                    "meetingId": meeting.get("meetingId"),
+                    "status": meeting.get("status"),
+                    "revision": meeting.get("revision"),
+                    "next": "propose a resolution with meeting_resolve",
+                    "claims": [claim_brief(c) for c in result.get("claims", [])],
+                }
+            )
+
+        return ctx.run("meeting_open", None, [], call)
+
+    @mcp.tool()
     def memory_patch_section(
         path: Annotated[str, Field(description="Memory document, e.g. AGENTS.md.")],
         section_key: Annotated[str, Field(description="Section slug ('## Build' -> build).")],

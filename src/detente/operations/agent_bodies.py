@@ -5,6 +5,8 @@ Validated by the HTTP routers and by the in-process client alike.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import Field
 
 from detente.domain.agents.commands import RegisterAgent
@@ -14,7 +16,10 @@ __all__ = ["AgentIn", "KeyIn", "KeyRemoveIn", "ReadinessIn"]
 
 
 class AgentIn(Body):
-    """``POST /v1/agents``: register or renew a session."""
+    """``POST /v1/agents``: register or renew a session (``ttlSeconds``; the claim
+    seed's ``leaseTtlSeconds`` is an alias)."""
+
+    aliases: ClassVar[dict[str, str]] = {"leaseTtlSeconds": "ttlSeconds"}
 
     session_id: str = Field(min_length=1, max_length=128)
     agent_name: str = Field(min_length=1, max_length=200)

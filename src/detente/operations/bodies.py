@@ -3,7 +3,7 @@ unknown fields refused); each turns itself into its domain command."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +18,7 @@ from detente.domain.claims.commands import (
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.gates.integration import CompleteClaim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
+from detente.domain.meetings.on_request import RequestMeeting
 from detente.operations import body_examples as examples
 from detente.operations.body import Body
 from detente.operations.claim_command import open_command
@@ -102,6 +103,8 @@ class ClaimIn(Body):
         }
     )
 
+    aliases: ClassVar[dict[str, str]] = {"ttlSeconds": "leaseTtlSeconds"}
+
     repo: str = Field(min_length=1)
     objective: str = Field(min_length=1, max_length=4000)
     base_commit: str | None = Field(default=None, min_length=4, max_length=64)
@@ -140,6 +143,8 @@ class TakeoverIn(ClaimIn):
 class AnnounceIn(Body):
     """``POST /v1/claims/{id}/announce``: a draft becomes ``announced`` (lease starts)."""
 
+    aliases: ClassVar[dict[str, str]] = {"ttlSeconds": "leaseTtlSeconds"}
+
     expected_claim_revision: int = Field(strict=True)
     lease_ttl_seconds: int | None = Field(default=None, strict=True)
 
@@ -148,6 +153,8 @@ class RenewIn(Body):
     """``POST /v1/claims/{id}/renew``: extend the lease by ``ttlSeconds`` from now."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [examples.RENEW]})
+
+    aliases: ClassVar[dict[str, str]] = {"leaseTtlSeconds": "ttlSeconds"}
 
     expected_lease_revision: int = Field(strict=True)
     expected_claim_revision: int = Field(strict=True)
@@ -298,6 +305,20 @@ class AcceptIn(Body):
 
     def to_handoff(self, meeting_id: str) -> AcceptHandoff:
         return AcceptHandoff(meeting_id, self.expected_meeting_revision, self.claim_id)
+
+
+class MeetingRequestIn(Body):
+    """``POST /v1/claims/{id}/meetings``: open a room with ``withClaimId`` over the two
+    claims' ``potential`` overlap (:mod:`detente.domain.meetings.on_request`)."""
+
+    expected_claim_revision: int = Field(strict=True)
+    with_claim_id: str = Field(min_length=1)
+    reason: str | None = None
+
+    def to_command(self, claim_id: str) -> RequestMeeting:
+        return RequestMeeting(
+            claim_id, self.expected_claim_revision, self.with_claim_id, self.reason
+        )
 
 
 class ResolveIn(Body):

@@ -9,7 +9,7 @@ implementations refuse the same input with the same ``validation_error``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -27,11 +27,27 @@ class Body(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
+    #: Other wire names a field is accepted under: ``{alias: wire name}`` (one name in
+    #: the contract, the other spelling taken too; both at once is ambiguous: 422).
+    aliases: ClassVar[dict[str, str]] = {}
+
     @model_validator(mode="before")
     @classmethod
     def _unicode_text(cls, data: Any) -> Any:
-        """Refuse a lone surrogate anywhere in the body (``validation_error`` naming where)."""
+        """Refuse a lone surrogate anywhere in the body (``validation_error`` naming where),
+        and read each alias of :attr:`aliases` as its field."""
         refuse_surrogates(data)
+        if cls.aliases and isinstance(data, Mapping):
+            data = dict(data)
+            for alias, name in cls.aliases.items():
+                if alias not in data:
+                    continue
+                if name in data:
+                    raise ValidationError(
+                        f"{alias} and {name} name the same field: send one of them",
+                        field=alias,
+                    )
+                data[name] = data.pop(alias)
         return data
 
     def fields(self, *, exclude: Sequence[str] = (), **extra: Any) -> dict[str, Any]:

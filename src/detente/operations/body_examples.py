@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 __all__ = [
+    "AGENT",
     "CLAIM",
     "COMPLETE",
     "OBJECTIVE_CHANGE",
@@ -43,7 +44,10 @@ CLAIM: Final[dict[str, Any]] = {
     },
     "deploymentResponsibility": "staging",
     "leaseTtlSeconds": 900,
-    "memoryImpacts": [{"path": "AGENTS.md", "mode": "section", "sections": ["settlement"]}],
+    "memoryImpacts": [
+        {"path": "memory/current-risks.md", "mode": "append_only"},
+        {"path": "AGENTS.md", "mode": "section", "sections": ["settlement"]},
+    ],
 }
 
 #: ``POST /v1/claims/{id}/takeover``: continue an expired claim's work.
@@ -106,4 +110,14 @@ COMPLETE: Final[dict[str, Any]] = {
         "unresolvedRisks": ["retries of webhooks already in flight are not deduplicated"],
         "memoryUpdates": [],
     },
+}
+
+#: ``POST /v1/agents``: a session registers (or renews) itself.
+AGENT: Final[dict[str, Any]] = {
+    "sessionId": "sess-77",
+    "agentName": "claude",
+    "branch": "agent/claude-settlement",
+    "worktree": "/srv/agents/claude-settlement",
+    "intent": "Finish the settlement webhook retries",
+    "ttlSeconds": 900,
 }

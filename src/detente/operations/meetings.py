@@ -1,4 +1,5 @@
-"""The meeting operations: list, read, propose, accept, resolve (a human), hand off."""
+"""The meeting operations: list, read, propose, accept, resolve (a human), hand off, and
+open a room on request over a ``potential`` overlap."""
 
 from __future__ import annotations
 
@@ -63,6 +64,12 @@ def accept_handoff(service: Service, meeting_id: str, body: b.AcceptIn) -> wire.
     return cast("wire.MeetingView", view.to_wire())
 
 
+def request_meeting(service: Service, claim_id: str, body: b.MeetingRequestIn) -> wire.MeetingView:
+    """A claim asks for a room with another over their ``potential`` overlap."""
+    view = service.meetings.request_meeting(body.to_command(claim_id))
+    return cast("wire.MeetingView", view.to_wire())
+
+
 _MEETING = ("revision_conflict", "lease_expired", "invalid_transition")
 
 LIST_MEETINGS: Operation[wire.MeetingList] = Operation(
@@ -109,6 +116,16 @@ ACCEPT_HANDOFF: Operation[wire.MeetingView] = Operation(
     refuses=True,
 )
 
+REQUEST_MEETING: Operation[wire.MeetingView] = Operation(
+    "request_meeting",
+    "POST",
+    "/v1/claims/{claim_id}/meetings",
+    request_meeting,
+    rule=who.own_claim,
+    conflicts=_MEETING,
+    status_code=201,
+)
+
 #: In the order the HTTP API registers them.
 OPERATIONS: tuple[Operation[Any], ...] = (
     LIST_MEETINGS,
@@ -117,4 +134,5 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     ACCEPT_PROPOSAL,
     RESOLVE_MEETING,
     ACCEPT_HANDOFF,
+    REQUEST_MEETING,
 )

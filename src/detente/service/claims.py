@@ -120,13 +120,14 @@ class ClaimsService:
             StaleBase: ``stale_base``: the branch asked for exists at another commit.
         """
         from detente.domain.claims.opening import decide_open  # writes only: reads skip it
-        from detente.service.placement import placed, plan_worktree
+        from detente.service.placement import check_workplace, placed, plan_worktree
 
         repo = self.core.repo(cmd.repo)
         if not cmd.base_commit:
             raise ValidationError(
                 "baseCommit is required (only a takeover may omit it)", field="baseCommit"
             )
+        check_workplace(repo, cmd.branch, cmd.worktree, self.core.fresh(repo.name))
         claim_id = cmd.claim_id or self.core.ids("clm")
         placement = plan_worktree(repo, cmd, claim_id)
         base = self.core.base_commit(repo, cmd.base_commit)

@@ -66,6 +66,7 @@ def _facts(
         from_claim_base=found.from_claim_base,
         branch_head=found.branch_head,
         diff=found.diff,
+        transient=found.transient,
         symbol_edits=_symbol_edits(
             path, bool(claim.symbols) or symbols_held, found.base_oid, found.head_oid
         ),

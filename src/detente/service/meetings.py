@@ -9,10 +9,11 @@ from typing import Any, TypeVar
 
 from detente.domain.claims.model import Claim
 from detente.domain.claims.record import claim_to_wire
-from detente.domain.events import Event
+from detente.domain.events import MEETING_OPENED, Event
 from detente.domain.meetings import decide as m
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.model import Meeting, MeetingStatus, meeting_to_wire
+from detente.domain.meetings.on_request import RequestMeeting
 from detente.domain.meetings.resolutions import OwnersOf
 from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
@@ -71,6 +72,34 @@ class MeetingsService:
             lambda s: decide(
                 s, cmd, self.core.clock.now(), self.core.ids, self.core.owners_of(s.repo)
             ),
+        )
+
+    def request_meeting(self, cmd: RequestMeeting) -> MeetingView:
+        """Open a room for the ``potential`` overlap of two claims, asked by one of them
+        (:mod:`detente.domain.meetings.on_request`).
+
+        Raises:
+            ``not_found``, ``lease_expired``, ``revision_conflict``, ``validation_error``
+            (field ``withClaimId``: nothing to meet about), ``invalid_transition`` (a
+            blocking overlap, or a room of the two already open).
+        """
+        from detente.domain.meetings.on_request import decide_request_meeting
+
+        repo = self.core.find_repo(lambda state: cmd.claim_id in state.claims)
+        if repo is None:
+            raise NotFoundError(f"no claim {cmd.claim_id!r}", claimId=cmd.claim_id)
+
+        def view(state: RepoState, stored: list[Any]) -> MeetingView:  # inside the batch
+            opened = next(e for e in stored if e.type == MEETING_OPENED)
+            meeting = state.meetings[str(opened.data["meetingId"])]
+            return MeetingView(meeting, [state.claims[c] for c in meeting.participants])
+
+        return self.core.run(
+            repo,
+            lambda s: decide_request_meeting(
+                s, cmd, self.core.clock.now(), self.core.ids, self.core.policy
+            ),
+            view,
         )
 
     def get_meeting(self, meeting_id: str) -> Meeting:

@@ -18,6 +18,15 @@ is
 
 The server places worktrees of remote callers the same way, next to its own checkout of
 the repository: the claim records ``branch`` and ``worktree`` as created.
+
+Where a claim works is its own (:func:`check_workplace`, asked by every opening and
+takeover, whatever the surface): its branch is never a protected branch (the
+repository's default branch, or a ``detente.protectedRef`` of its git config), in any
+spelling (``main``, ``refs/heads/main``), and its worktree never another checkout of the
+repository (the main working tree, or a linked worktree on a branch other than the
+claim's; a detached one belongs to no branch and becomes the claim's). A claim in
+the main checkout would make its pre-commit guard judge a human's commits as the
+claim's, and a claim on the protected branch would integrate by committing to it.
 """
 
 from __future__ import annotations
@@ -27,14 +36,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from detente.domain.claims.opening import workspace_branch, workspace_path
+from detente.domain.claims.opening import (
+    refuse_taken_workspace,
+    workspace_branch,
+    workspace_path,
+)
 from detente.errors import ValidationError
 
 if TYPE_CHECKING:
     from detente.domain.claims.commands import OpenClaim
+    from detente.domain.state import RepoState
     from detente.service.core import RepoConfig
 
-__all__ = ["Placement", "placed", "plan_worktree"]
+__all__ = ["Placement", "check_workplace", "placed", "plan_worktree"]
 
 T = TypeVar("T")
 
@@ -90,6 +104,82 @@ def plan_worktree(repo: RepoConfig, cmd: OpenClaim, claim_id: str) -> Placement 
     given = workspace_path(cmd.worktree)
     path = Path(given) if given else default_worktree_path(repo.main_worktree or repo.path, branch)
     return Placement(repo=repo.path, branch=branch, path=path)
+
+
+def check_workplace(
+    repo: RepoConfig, branch: str | None, worktree: str | None, state: RepoState | None = None
+) -> None:
+    """Refuse a claim's ``branch`` or ``worktree`` that is not its own (module docstring).
+
+    Args:
+        repo: the served repository (no git call when it has no checkout, or the claim
+            names no worktree and the branch is plainly not protected).
+        branch: the branch as the caller spelled it (None: none named).
+        worktree: the absolute worktree directory asked for (None: none named).
+        state: the repository's projection: a branch or worktree another live claim
+            records is refused first, as ``branch_in_use`` naming that claim.
+
+    Raises:
+        BranchInUse: ``branch_in_use`` (409): another live claim records it.
+        ValidationError: ``validation_error`` (HTTP 422) naming ``branch`` (a protected
+            branch, or a name git refuses) or ``worktree`` (the main working tree, a
+            linked worktree of another branch, or a relative path).
+    """
+    name = workspace_branch(branch)
+    path = workspace_path(worktree)
+    if state is not None:
+        refuse_taken_workspace(state, name, path)
+    if name is not None and _same_branch(repo, name, _protected_branches(repo)):
+        raise ValidationError(
+            f"branch {branch!r} is the protected branch of repository {repo.name!r}: a claim "
+            "works on a branch of its own and integrates by `claim complete`",
+            field="branch",
+        )
+    if path is None or repo.path is None:
+        return
+    from detente.vcs.worktrees import list_worktrees, same_path
+
+    for i, entry in enumerate(list_worktrees(repo.path)):
+        if entry.prunable or not same_path(entry.path, Path(path)):
+            continue  # a registration whose directory is gone is no checkout (git refuses)
+        if i == 0 and not entry.bare:
+            raise ValidationError(
+                f"worktree {worktree!r} is the repository's own working tree: a claim works "
+                "in a worktree of its own (createWorktree makes one)",
+                field="worktree",
+            )
+        if entry.branch is not None and (
+            name is None or not _same_branch(repo, name, {entry.branch})
+        ):
+            # A detached worktree belongs to no branch: the claim naming it makes it its own.
+            raise ValidationError(
+                f"worktree {worktree!r} is the checkout of branch {entry.branch!r}, not of "
+                + (f"the claim's branch {name!r}" if name else "a branch the claim names")
+                + ": name that branch, or a worktree of its own",
+                field="worktree",
+            )
+
+
+def _protected_branches(repo: RepoConfig) -> set[str]:
+    """The default branch, and every ``detente.protectedRef`` under ``refs/heads/``."""
+    found = {repo.default_branch}
+    if repo.path is not None:
+        from detente.vcs.git import Git
+
+        out = Git(repo.path).run("config", "--get-all", "detente.protectedRef", check=False)
+        found |= {
+            ref.removeprefix("refs/heads/")
+            for ref in out.stdout.split()
+            if ref.startswith("refs/heads/")
+        }
+    return found
+
+
+def _same_branch(repo: RepoConfig, name: str, names: set[str]) -> bool:
+    """Is ``name`` one of ``names`` (case-folded where the repository ignores case)?"""
+    if repo.case_insensitive:
+        return name.casefold() in {n.casefold() for n in names}
+    return name in names
 
 
 def placed(placement: Placement | None, start: str, command: Callable[[], T]) -> T:

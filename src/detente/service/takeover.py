@@ -64,10 +64,11 @@ class TakeoverService:
             a worktree, what :func:`~detente.service.placement.placed` raises when git
             refuses (``branch_in_use``, ``stale_base``, ``validation_error``).
         """
-        from detente.service.placement import placed, plan_worktree
+        from detente.service.placement import check_workplace, placed, plan_worktree
 
         repo = self.core.repo(seed.repo)
         state = self.core.fresh(repo.name)
+        check_workplace(repo, seed.branch, seed.worktree, state)
         with self.core.lock(repo.name):
             pred = t.check_takeover_allowed(state, request, self.core.clock.now(), self.core.policy)
         claim_id = seed.claim_id or self.core.ids("clm")

@@ -17,10 +17,12 @@ TreeEntry = tuple[str, str]
 """``(path, blob OID)`` of one file."""
 
 
-def read_tree(git: Git, commit: str) -> list[TreeEntry]:
+def read_tree(git: Git, commit: str, *, every_path: bool = False) -> list[TreeEntry]:
     """Every file (blob) of a commit's tree with its blob OID, sorted by path.
 
-    Submodules (gitlinks) and symlinks are left out: neither holds source to index.
+    Submodules (gitlinks, mode 160000: the OID is the submodule's commit) and symlinks
+    are left out unless ``every_path``: neither holds source to index, but both are
+    paths of the tree that claims cover.
 
     Raises:
         GitError: ``vcs_error`` when ``commit`` does not name a commit.
@@ -32,7 +34,7 @@ def read_tree(git: Git, commit: str) -> list[TreeEntry]:
             continue
         meta, _, raw_path = record.partition(b"\t")
         mode, kind, oid = meta.split(b" ")
-        if kind != b"blob" or mode == b"120000":
+        if not every_path and (kind != b"blob" or mode == b"120000"):
             continue
         entries.append((raw_path.decode("utf-8", "surrogateescape"), oid.decode("ascii")))
     entries.sort()

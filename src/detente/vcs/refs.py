@@ -30,6 +30,7 @@ __all__ = [
     "check_ref_name",
     "commit_facts",
     "diff_names",
+    "transient_names",
 ]
 
 #: git's "no object" OID (a ref that does not exist, in hooks).
@@ -55,6 +56,9 @@ class CommitFacts:
         branch_head: the tip of ``refs/heads/<branch>``; None without a branch or ref.
         from_base / from_claim_base: the head descends from (or is) that commit.
         diff: paths changed between ``base_oid`` and the head (renames as both paths).
+        transient: ``(path, commit)`` for every path a commit between ``base_oid`` and
+            the head changed that ``diff`` does not show (a later commit undid it), the
+            first (oldest) such commit per path; merges are not walked (``--no-merges``).
     """
 
     head_oid: str | None
@@ -65,6 +69,7 @@ class CommitFacts:
     from_base: bool
     from_claim_base: bool
     diff: tuple[str, ...]
+    transient: tuple[tuple[str, str], ...] = ()
 
 
 def check_ref_name(ref: str, *, field: str = "expectedBaseRef.ref") -> str:
@@ -172,6 +177,7 @@ def commit_facts(
         claim_base_oid in near or not outside or _is_ancestor(git, claim_base_oid, head_oid)
     )
     diff = tuple(diff_names(repo, base_oid, head_oid)) if base_oid and from_base else ()
+    transient = transient_names(repo, base_oid, head_oid, diff) if base_oid and from_base else ()
     return CommitFacts(
         head_oid=head_oid,
         head_time=_committer_time(head_body),
@@ -181,7 +187,44 @@ def commit_facts(
         from_base=from_base,
         from_claim_base=from_claim,
         diff=diff,
+        transient=transient,
     )
+
+
+def transient_names(
+    repo: Path, base: str, head: str, diff: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """``(path, first commit)`` for the paths some commit of ``base..head`` changed that
+    the net ``diff`` does not show (one ``git log``; merges not walked), sorted by path.
+
+    Integration judges every commit a branch brings, not only its net diff: a file
+    changed and changed back still lands in the protected ref's history.
+    """
+    out = (
+        Git(repo)
+        .run(
+            "log",
+            "--no-merges",
+            "--reverse",
+            "--format=%x01%H",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            f"{base}..{head}",
+            "--",
+        )
+        .stdout
+    )
+    shown = set(diff)
+    first: dict[str, str] = {}
+    commit = ""
+    for item in out.split("\0"):
+        item = item.removeprefix("\n")  # the newline after a commit's header line
+        if item.startswith("\x01"):
+            commit = item[1:]
+        elif item and item not in shown and commit:
+            first.setdefault(item, commit)
+    return tuple(sorted(first.items()))
 
 
 def diff_names(repo: Path, base: str, head: str) -> list[str]:

@@ -89,11 +89,13 @@ class GitTrees:
         return view
 
     def _read(self, commit: str) -> TreeView:
-        entries = read_tree(self._git, commit)
+        entries = read_tree(self._git, commit, every_path=True)
+        files = {p for p, _ in read_tree(self._git, commit)}
         wanted = {
             p: oid
             for p, oid in entries
-            if p == "detente.toml" or p == ".gitattributes" or p.endswith("/.gitattributes")
+            if p in files
+            and (p == "detente.toml" or p == ".gitattributes" or p.endswith("/.gitattributes"))
         }
         blobs = read_blobs(self._git, wanted.values())
         rules: list[tuple[str, bool]] = [(p, True) for p in self._extra]

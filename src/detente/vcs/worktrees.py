@@ -31,6 +31,7 @@ __all__ = [
     "discard_worktree",
     "list_worktrees",
     "remove_worktree",
+    "same_path",
     "slugify",
 ]
 
@@ -447,3 +448,9 @@ def _check_branch_name(branch: str) -> None:
 
 def _same_path_key(path: Path) -> str:
     return os.path.normcase(str(path.resolve() if path.exists() else path.absolute()))
+
+
+def same_path(a: Path, b: Path) -> bool:
+    """Do ``a`` and ``b`` name one directory (symlinks resolved where they exist, case
+    folded where the platform ignores it)?"""
+    return _same_path_key(a) == _same_path_key(b)

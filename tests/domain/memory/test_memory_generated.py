@@ -191,3 +191,21 @@ def test_section_revisions_count_hash_changes_and_writers(state: RepoState) -> N
     assert after is not None and after.revision == doc.revision + 1
     revisions = {s.key: (s.revision, s.fencing_token, s.last_writer) for s in after.sections}
     assert revisions == {"c": (2, 0, None), "build": (2, 7, "clm_x"), "style": (1, 0, None)}
+
+
+def test_the_claims_region_shows_modules_symbols_and_contracts_of_claims_holding_only_those() -> (
+    None
+):
+    s = RepoState("demo")
+    ids = counting_ids()
+    fold(s, decide_open(s, seed(agent="carol", modules=("pkg.test",)), NOW, ids))
+    fold(s, decide_open(s, seed(agent="dave", symbols=("f.py::K.a",)), NOW, ids))
+    fold(
+        s, decide_open(s, seed(agent="erin", expected_contract_changes=("billing api",)), NOW, ids)
+    )
+
+    region = render_region(s, "claims").decode()
+
+    assert "modules `pkg.test`" in region
+    assert "symbols `f.py::K.a`" in region
+    assert "contracts `billing api`" in region

@@ -23,9 +23,21 @@ def test_meeting_only_in_missing_paths_is_potential() -> None:
     assert (verdict, witness) == (Verdict.POTENTIAL, "src/c/routes/a.py")
 
 
-def test_the_same_missing_literal_path_is_literal_and_a_missing_glob_pair_is_not() -> None:
+def test_a_missing_literal_path_is_literal_against_any_side_and_a_missing_glob_pair_is_not() -> (
+    None
+):
     assert judge(("src/new.py",), ("src/new.py",), "src/new.py", [TREE])[0] is Verdict.LITERAL
-    assert judge(("src/new.py",), ("src/*.py",), "src/new.py", [TREE])[0] is Verdict.POTENTIAL
+    assert judge(("src/new.py",), ("src/*.py",), "src/new.py", [TREE])[0] is Verdict.LITERAL
+    assert judge(("src/**",), ("src/new.py",), "src/new.py", [TREE])[0] is Verdict.LITERAL
+    assert judge(("src/*.py",), ("src/n*.py",), "src/new.py", [TREE])[0] is Verdict.POTENTIAL
+
+
+def test_a_gitlink_is_a_path_a_directory_pattern_of_its_name_covers() -> None:
+    tree = TreeView(commit="c4", files=("README.md", "vendor/lib"))
+    assert judge(("vendor/**",), ("vendor/lib/**",), "vendor/lib/x", [tree]) == (
+        Verdict.EXISTING,
+        "vendor/lib",
+    )
 
 
 def test_generated_files_are_never_witnesses() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from detente.api.strict_route import StrictJsonRoute
 from detente.operations import agent_bodies, bodies, gate_bodies, index_bodies, memory_bodies, wire
 from detente.operations.catalog import OPERATIONS
 from detente.operations.declaration import Operation
@@ -52,7 +53,7 @@ def router(operations: Operations, custom: Mapping[str, Custom]) -> APIRouter:
     Raises:
         LookupError: a custom operation nobody registers.
     """
-    r = APIRouter()
+    r = APIRouter(route_class=StrictJsonRoute)
     for op in OPERATIONS:
         if op.http == "custom":
             custom[op.name](r, operations)

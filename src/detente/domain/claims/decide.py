@@ -25,13 +25,14 @@ from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.claims.commands import ChangeScope, RenewLease, SetStatus
 from detente.domain.claims.guards import check_alive, check_claim_revision, get_claim
-from detente.domain.claims.model import DECLARABLE_STATUSES, ClaimStatus
+from detente.domain.claims.model import DECLARABLE_STATUSES, Claim, ClaimStatus
 from detente.domain.claims.record import claim_to_wire
 from detente.domain.claims.transitions import require
 from detente.domain.claims.wire import contract_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
 from detente.domain.memory.touched import memory_state
 from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.carveouts import carved_may_overlap
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import (
@@ -132,12 +133,8 @@ def decide_scope_change(
     add = pattern_list(state, cmd.add_paths, "addPaths", policy)
     remove = pattern_list(state, cmd.remove_paths, "removePaths", policy)
     held = claim.paths + claim.pending_paths
-    for i, pattern in enumerate(remove):
-        if pattern not in held:
-            raise ValidationError(
-                f"removePaths[{i}] {pattern!r} is not one of the claim's paths",
-                field=f"removePaths[{i}]",
-            )
+    carve_outs = _carve_out_removed(claim, remove)
+    remove = tuple(p for p in remove if p in held)
     drop_modules = _held_names(claim.modules, cmd.remove_modules, "removeModules", policy)
     drop_symbols = _held_names(claim.symbols, cmd.remove_symbols, "removeSymbols", policy)
     kept_modules = tuple(m for m in claim.modules if m not in drop_modules)
@@ -179,7 +176,17 @@ def decide_scope_change(
             if drop_modules
             else "removePaths",
         )
-    if not (new_paths or modules or symbols or contracts or remove or drop_modules or drop_symbols):
+    carved = carve_outs != {p: list(c) for p, c in claim.carve_outs}
+    if not (
+        new_paths
+        or modules
+        or symbols
+        or contracts
+        or remove
+        or carved
+        or drop_modules
+        or drop_symbols
+    ):
         raise ValidationError("the scope change adds or removes nothing", field="addPaths")
 
     blocking = blocking_only(
@@ -230,6 +237,13 @@ def decide_scope_change(
                 contract_to_wire(c) for c in claim.expected_contract_changes + contracts
             ],
             reason=reason,
+            **({"carveOuts": carve_outs} if carved else {}),
+            **(
+                # The parked targets' place in line: after every claim opened so far.
+                {"askedAt": [state.claims.last_fencing_token, state.claims.last_ask + 1]}
+                if blocking and new_paths
+                else {}
+            ),
         )
     )
     if blocking:
@@ -249,6 +263,31 @@ def decide_scope_change(
             )
         )
     return out
+
+
+def _carve_out_removed(claim: Claim, remove: tuple[str, ...]) -> dict[str, list[str]]:
+    """The claim's carve-outs after removing ``remove``: a removed pattern that is not one
+    of the claim's own is carved out of every held pattern it lies inside
+    (``docs/**`` minus ``docs/a.md``).
+
+    Raises:
+        ValidationError: ``removePaths[i]`` when a pattern is neither held nor inside one.
+    """
+    held = claim.paths + claim.pending_paths
+    cuts = {p: list(c) for p, c in claim.carve_outs}
+    for i, pattern in enumerate(remove):
+        if pattern in held:
+            continue
+        inside = [p for p in held if carved_may_overlap(p, claim.carved(p), pattern)]
+        if not inside:
+            raise ValidationError(
+                f"removePaths[{i}] {pattern!r} is not one of the claim's paths nor inside one",
+                field=f"removePaths[{i}]",
+            )
+        for p in inside:
+            if pattern not in cuts.setdefault(p, []):
+                cuts[p].append(pattern)
+    return {p: c for p, c in cuts.items() if p in held and p not in remove and c}
 
 
 _STATUS_EVENT = {

@@ -61,6 +61,8 @@ class ClaimBook(dict[str, Claim]):
         self.memory_holders: set[str] = set()
         self.memory_index = PatternIndex()
         self.last_fencing_token = 0
+        #: The highest ask number a scope change recorded (``askedAt``; 0 before any).
+        self.last_ask = 0
         #: Workspaces, reverse semantic records, the holding-objective journal.
         self.lookups = ClaimLookups()
         self._deadlines: list[tuple[datetime, str, int]] = []
@@ -108,6 +110,9 @@ class ClaimBook(dict[str, Claim]):
         old = self.get(str(data.get("claimId")))
         if old is None:
             return
+        asked = data.get("askedAt")
+        if event_type == ev.CLAIM_SCOPE_CHANGED and isinstance(asked, list) and len(asked) == 2:
+            self.last_ask = max(self.last_ask, int(asked[1]))
         new = _evolve_claim(old, event_type, data, at, self)
         new = replace(new, revision=old.revision + 1, updated_at=at, last_event_id=event_id)
         self.store(old, new)
@@ -201,6 +206,7 @@ def _evolve_claim(
             paths=tuple(data["paths"]),
             pending_paths=tuple(data["pendingPaths"]),
             carve_outs=_carve_outs(claim, data),
+            asked=_asked(claim, data),
             modules=tuple(data["modules"]),
             symbols=tuple(data["symbols"]),
             expected_contract_changes=tuple(
@@ -228,6 +234,15 @@ def _evolve_claim(
             ),
         )
     return replace(claim, status=status, status_reason=reason)
+
+
+def _asked(claim: Claim, data: dict[str, Any]) -> tuple[int, int] | None:
+    """When the pending targets were asked for: the event's ``askedAt`` when it parked
+    new ones, else the claim's own while some stay pending."""
+    raw = data.get("askedAt")
+    if isinstance(raw, list) and len(raw) == 2:
+        return (int(raw[0]), int(raw[1]))
+    return claim.asked if data["pendingPaths"] else None
 
 
 def _carve_outs(claim: Claim, data: dict[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:

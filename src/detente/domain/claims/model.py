@@ -64,6 +64,16 @@ class Agent:
     session_id: str | None = None
 
 
+#: Other spellings of a memory impact's mode, and the mode each stands for.
+MEMORY_MODE_ALIASES: dict[str, str] = {"append": "append_only"}
+
+
+def canonical_memory_mode(mode: str) -> str:
+    """The recorded spelling of a memory impact's ``mode`` (``append`` -> ``append_only``;
+    anything else unchanged, for the decision to accept or refuse)."""
+    return MEMORY_MODE_ALIASES.get(mode, mode)
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryImpact:
     """A memory file the claim will change; ``sections`` empty means the whole file."""
@@ -181,6 +191,10 @@ class Claim:
     principal: str = "local"
     #: Per held pattern, the paths carved out of it by a split (another claim's targets).
     carve_outs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: When its ``pending_paths`` were asked for, as a place in line among waiters:
+    #: ``(the last fencing token handed out then, the repository's ask number)`` (None:
+    #: no scope change has parked targets). See :func:`detente.domain.settle.arrival`.
+    asked: tuple[int, int] | None = None
     #: The optional facts it declared when it opened (:mod:`.declared`).
     declared: Declared = NO_FACTS
 

@@ -18,7 +18,7 @@ from detente.domain import events as ev
 from detente.domain.claims.commands import OpenClaim
 from detente.domain.claims.declared import declared_to_wire, validate_declared
 from detente.domain.claims.guards import check_claim_revision, get_claim
-from detente.domain.claims.model import ClaimStatus, MemoryImpact
+from detente.domain.claims.model import ClaimStatus, MemoryImpact, canonical_memory_mode
 from detente.domain.claims.transitions import require
 from detente.domain.claims.wire import agent_to_wire, contract_to_wire, memory_impact_to_wire
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
@@ -98,9 +98,10 @@ def decide_announce_draft(
     return [announced, *activate_or_negotiate(state, claim.id, Targets.of(claim), now, ids, policy)]
 
 
-#: What a memory impact may declare: its sections (``section``) or appends (``append``;
-#: two appending claims never block each other).
-MEMORY_MODES = ("section", "append")
+#: What a memory impact may declare: its sections (``section``) or appends
+#: (``append_only``, the design document's spelling; two appending claims never block
+#: each other). ``append`` is an alias, recorded as ``append_only``.
+MEMORY_MODES = ("section", "append_only")
 
 
 def memory_impacts(
@@ -118,13 +119,14 @@ def memory_impacts(
         path = normalize_pattern(
             m.path, case_insensitive=state.case_insensitive, field=f"{fld}[{i}].path"
         )
-        if m.mode not in MEMORY_MODES:
+        mode = canonical_memory_mode(m.mode)
+        if mode not in MEMORY_MODES:
             raise ValidationError(
                 f"{fld}[{i}].mode must be one of {', '.join(MEMORY_MODES)}, got {m.mode!r}",
                 field=f"{fld}[{i}].mode",
             )
         keys = [section_key(s, f"{fld}[{i}].sections[{j}]") for j, s in enumerate(m.sections)]
-        out.append(MemoryImpact(path=path, mode=m.mode, sections=tuple(dict.fromkeys(keys))))
+        out.append(MemoryImpact(path=path, mode=mode, sections=tuple(dict.fromkeys(keys))))
     return tuple(out)
 
 
@@ -165,7 +167,7 @@ def announce(
         raise ValidationError(f"claim id {cmd.claim_id!r} is already used", field="id")
     branch = workspace_branch(cmd.branch)
     worktree = workspace_path(cmd.worktree)
-    _refuse_taken_workspace(state, branch, worktree)
+    refuse_taken_workspace(state, branch, worktree)
     text_field(cmd.agent.id, "agent.id", policy, identifier=True)
     text_field(cmd.agent.name, "agent.name", policy, identifier=True)
     declared = validate_declared(cmd.declared, policy)
@@ -293,7 +295,7 @@ def workspace_path(worktree: str | None) -> str | None:
     return posixpath.normpath(worktree)
 
 
-def _refuse_taken_workspace(state: RepoState, branch: str | None, worktree: str | None) -> None:
+def refuse_taken_workspace(state: RepoState, branch: str | None, worktree: str | None) -> None:
     """One live claim per branch and per worktree (both already normalised).
 
     A claim naming the branch or worktree of a claim that still holds its work would make

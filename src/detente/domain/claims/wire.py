@@ -15,6 +15,7 @@ from detente.domain.claims.model import (
     ContractChange,
     MemoryImpact,
     SemanticRecord,
+    canonical_memory_mode,
 )
 
 if TYPE_CHECKING:  # the record module imports this one
@@ -108,7 +109,7 @@ def tests_text(wire: Sequence[str] | Mapping[str, Sequence[str]]) -> str:
 def memory_impact_from_wire(data: dict[str, Any]) -> MemoryImpact:
     return MemoryImpact(
         path=str(data["path"]),
-        mode=str(data.get("mode", "section")),
+        mode=canonical_memory_mode(str(data.get("mode", "section"))),
         sections=tuple(str(s) for s in data.get("sections", ())),
     )
 

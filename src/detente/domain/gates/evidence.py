@@ -116,6 +116,9 @@ class GitFacts:
         branch_head: the tip of the claim's branch; None when the claim names no branch
             or the branch does not exist in the served repository.
         diff: paths changed between ``base_oid`` and the head, sorted.
+        transient: ``(path, commit)``: a path a commit between ``base_oid`` and the head
+            changed that ``diff`` does not show (a later commit undid it); judged like the
+            diff, since the commit lands in the protected ref's history.
         symbol_edits: for a claim that names symbols, ``(path, innermost symbols touched,
             lines outside every symbol changed)`` per changed file (from
             :mod:`detente.index.diff`); a file the claim's paths do not cover passes when
@@ -129,6 +132,7 @@ class GitFacts:
     from_claim_base: bool = False
     branch_head: str | None = None
     diff: tuple[str, ...] = ()
+    transient: tuple[tuple[str, str], ...] = ()
     symbol_edits: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
 
 
@@ -280,6 +284,14 @@ def _file_failures(
                     )
                 continue
         failures.append(finding.sentence(claim.id))
+    # Every commit is judged, not only the net diff: what an intermediate commit changed
+    # (then undid) lands in the protected ref's history all the same.
+    first = dict(facts.transient)
+    for finding in path_findings(state, claim, sorted(first), {}):
+        failures.append(
+            f"{finding.sentence(claim.id)} (changed by commit {first[finding.path][:12]}, "
+            "though the base..head diff does not show it)"
+        )
     return failures
 
 

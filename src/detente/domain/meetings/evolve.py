@@ -90,6 +90,7 @@ class MeetingBook(dict[str, Meeting]):
                 created_at=at,
                 updated_at=at,
                 last_event_id=event_id,
+                requested_by=str(data["requestedBy"]) if data.get("requestedBy") else None,
             )
             _index_rooms(self, self[meeting_id])
             return

@@ -162,6 +162,9 @@ class Meeting:
     escalation: dict[str, object] | None = None
     notices: tuple[dict[str, object], ...] = ()
     last_event_id: str | None = None
+    #: The claim that asked for this room over a ``potential`` overlap (None: opened by
+    #: a blocking overlap), see :mod:`detente.domain.meetings.on_request`.
+    requested_by: str | None = None
 
 
 def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
@@ -191,6 +194,7 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
         "arbitrators": list(meeting.arbitrators),
         "escalation": meeting.escalation,
         "notices": list(meeting.notices),
+        "requestedBy": meeting.requested_by,
         "createdAt": format_time(meeting.created_at),
         "updatedAt": format_time(meeting.updated_at),
     }

@@ -3,7 +3,8 @@
 Region keys and what they render (one Markdown bullet per record, deterministic order,
 no times, so an unchanged state renders identical bytes):
 
-- ``claims``: every holding claim: id, agent, status, objective, paths, memory impacts;
+- ``claims``: every holding claim: id, agent, status, objective, paths, modules, symbols,
+  contract areas, memory impacts;
 - ``meetings``: every open or escalated meeting: participants and contested targets;
 - ``ownership``: every section of a registered ``section_owned`` document with owners.
 
@@ -43,8 +44,14 @@ def _claims(state: RepoState) -> list[str]:
         if not c.holding:
             continue
         line = f"- `{c.id}` {_clean(c.agent.name)} ({c.status.value}): {_clean(c.objective)}"
-        if c.paths:
-            line += "; paths " + ", ".join(f"`{_clean(p)}`" for p in c.paths)
+        for label, names in (
+            ("paths", c.paths),
+            ("modules", c.modules),
+            ("symbols", c.symbols),
+            ("contracts", c.contract_areas),
+        ):
+            if names:
+                line += f"; {label} " + ", ".join(f"`{_clean(n)}`" for n in names)
         if c.memory_impacts:
             line += "; memory " + ", ".join(
                 f"`{_clean(m.path)}" + (f"#{','.join(m.sections)}" if m.sections else "") + "`"

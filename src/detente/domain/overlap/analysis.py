@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
 from detente.domain.memory.model import DocClass
+from detente.domain.overlap.entries import directory_entries
 from detente.domain.overlap.globs import Budget, Undecided, compile_pattern, intersect
 from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
@@ -40,6 +41,13 @@ _KIND_ORDER = (
     OverlapKind.SYMBOL,
     OverlapKind.CONTRACT,
 )
+
+
+def _label(kinds: tuple[OverlapKind, ...]) -> OverlapKind:
+    """The kind an entry is labelled with: ``contract`` whenever a contract area is
+    shared (two changes to one agreement, whatever else they share; ``kinds`` lists the
+    rest), else the first of ``kinds`` in :data:`_KIND_ORDER`."""
+    return OverlapKind.CONTRACT if OverlapKind.CONTRACT in kinds else kinds[0]
 
 
 @dataclass(frozen=True)
@@ -138,6 +146,12 @@ def find_overlaps(
                     OverlapTarget(mine=mine, theirs=theirs, witness=witness),
                     verdict,
                 )
+    for mine in targets.paths:  # a directory claim meets a claim of its own entry
+        for claim_id, theirs, own in directory_entries(state.claims.path_index, mine, exclude):
+            if not any(t.theirs == theirs for t in found.get(claim_id, _Found()).targets):
+                found.setdefault(claim_id, _Found()).add(
+                    OverlapKind.PATH, OverlapTarget(mine, theirs, own), Verdict.LITERAL
+                )
     for claim_id, kind_name, mine, theirs, witness in named_overlaps(
         paths=targets.paths,
         module_targets=targets.modules,
@@ -185,7 +199,7 @@ def find_overlaps(
             Overlap(
                 claim_id=claim_id,
                 agent=other.agent,
-                kind=kinds[0],
+                kind=_label(kinds),
                 severity=(
                     Severity.ADVISORY
                     if advisory
@@ -258,7 +272,7 @@ def _tree_note(entry: _Found, potential: bool) -> str:
         if verdict is Verdict.EXISTING:
             return f"; {target.witness!r} exists at the base commit"
         if verdict is Verdict.LITERAL:
-            return f"; both name {target.witness!r} literally"
+            return f"; one claim names {target.witness!r} literally (a file it means to create)"
     return ""
 
 
@@ -342,7 +356,7 @@ def _meet(a: str, b: str, budget: Budget) -> tuple[bool, str | None]:
 def _appenders(state: RepoState, witness: str | None, a: MemoryImpact, b: MemoryImpact) -> bool:
     """Two appenders never contest: an append-only document is never exclusive (appends
     serialize in the repository's command transaction; see :mod:`.authority`)."""
-    if a.mode == "append" and b.mode == "append":
+    if a.mode == b.mode == "append_only":
         return True
     if witness is None:  # undecided within the search budget: no document to look at
         return False

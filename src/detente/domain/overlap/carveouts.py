@@ -30,7 +30,13 @@ from detente.domain.overlap.globs import (
 )
 from detente.domain.overlap.search import V_NAME, V_START, pair_step, pick, spell
 
-__all__ = ["carved_matches", "carved_may_overlap", "intersect_carved", "is_covered"]
+__all__ = [
+    "carved_covers",
+    "carved_matches",
+    "carved_may_overlap",
+    "intersect_carved",
+    "is_covered",
+]
 
 _State = tuple[int, int, int, tuple[int, ...]]
 _MAX_CODE_POINT = 0x110000
@@ -41,6 +47,15 @@ def carved_matches(pattern: str, carve_outs: Iterable[str], path: str) -> bool:
     if not compile_pattern(pattern).matches(path):
         return False
     return not any(compile_pattern(c).matches(path) for c in carve_outs)
+
+
+def carved_covers(pattern: str, carve_outs: Iterable[str], path: str) -> bool:
+    """Does ``pattern`` minus ``carve_outs`` claim the concrete ``path`` for a write
+    (:meth:`~detente.domain.overlap.globs.CompiledPattern.covers`: a directory pattern
+    also claims the directory's own entry, a submodule's gitlink)?"""
+    if not compile_pattern(pattern).covers(path):
+        return False
+    return not any(compile_pattern(c).covers(path) for c in carve_outs)
 
 
 def carved_may_overlap(pattern: str, carve_outs: Sequence[str], other: str) -> bool:

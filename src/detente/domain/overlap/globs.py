@@ -79,6 +79,7 @@ __all__ = [
     "CompiledPattern",
     "Undecided",
     "compile_pattern",
+    "covers",
     "intersect",
     "intersect_compiled",
     "matches",
@@ -167,6 +168,18 @@ class CompiledPattern:
         """Whether the path (normalised, see ``normalize_path``) matches this pattern:
         it is spelled like the pattern, or the glob matches it."""
         return self.matches_valid(path) and (self.is_literal or _is_path(path))
+
+    def covers(self, path: str) -> bool:
+        """Whether this pattern claims the concrete ``path``: it :meth:`matches` it, or the
+        pattern claims a whole directory (``D/**``) and ``path`` is that directory's own
+        entry ``D``: a submodule's gitlink (mode 160000) is one path, not a directory of
+        files, and a claim of ``vendor/lib/`` holds the pointer ``vendor/lib``."""
+        if self.matches(path):
+            return True
+        segments = self.segments
+        if len(segments) < 2 or segments[-1] is not GLOBSTAR:
+            return False
+        return compile_pattern(self.pattern[: -len("/**")]).matches(path)
 
     def matches_valid(self, path: str) -> bool:
         """:meth:`matches` for a string already known to be a valid path."""
@@ -313,6 +326,11 @@ def matches(pattern: str, path: str) -> bool:
         ValidationError: code ``validation_error`` when the pattern is invalid.
     """
     return compile_pattern(pattern).matches(path)
+
+
+def covers(pattern: str, path: str) -> bool:
+    """:meth:`CompiledPattern.covers` for a canonical pattern (compiled once, cached)."""
+    return compile_pattern(pattern).covers(path)
 
 
 def intersect(a: str, b: str, *, budget: Budget | None = None) -> str | None:

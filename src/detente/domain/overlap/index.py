@@ -342,7 +342,8 @@ class PatternIndex:
         return found
 
     def matching(self, path: str, *, exclude: str | None = None) -> list[tuple[str, str]]:
-        """Every entry whose pattern matches the concrete ``path``.
+        """Every entry whose pattern covers the concrete ``path`` (matches it, or claims
+        the directory ``path`` itself names: a submodule's gitlink).
 
         The path is read literally (``app/[id]/page.tsx`` is that file): this is the
         question a write check, a commit guard or memory authority asks.
@@ -370,10 +371,10 @@ class PatternIndex:
             (key, theirs)
             for group in groups
             for theirs, keys in group.items()
-            if self._compiled[theirs].matches(path)
+            if self._compiled[theirs].covers(path)
             for key in keys
             if key != exclude
-            and not any(c.matches(path) for c in self._carved.get((key, theirs), ()))
+            and not any(c.covers(path) for c in self._carved.get((key, theirs), ()))
         ]
         return sorted(found)
 

@@ -7,10 +7,11 @@ judged against the trees of both claims' base commits (:class:`TreeView`):
 
 * ``existing``: some file of either tree is covered by both targets; it becomes the
   witness (witnesses prefer existing files) and the overlap blocks;
-* ``literal``: no such file, but both claims name the same literal path (a file both mean
-  to create): it blocks;
-* ``potential``: they meet only in paths that exist at neither base commit: the overlap
-  is reported with severity ``potential`` (advisory, never blocking);
+* ``literal``: no such file, but one claim names a literal path the other covers (a file
+  it means to create: ``src/api/app.py`` against ``src/api/**``): it blocks;
+* ``potential``: both sides are wildcards and they meet only in paths that exist at
+  neither base commit: the overlap is reported with severity ``potential`` (advisory,
+  never blocking);
 * ``generated``: every shared path found is a generated artifact (``linguist-generated``
   in a ``.gitattributes`` file at any depth, or a ``[generated]`` pattern in
   ``detente.toml``): generated files are rebuilt, not merged, so they create no overlap
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from detente.domain.overlap.globs import compile_pattern, matches
+from detente.domain.overlap.globs import compile_pattern, covers, matches
 from detente.domain.overlap.paths import has_wildcard
 
 __all__ = ["Artifact", "Judge", "TreeSource", "TreeView", "Verdict", "judge"]
@@ -71,7 +72,8 @@ class TreeView:
 
     Attributes:
         commit: the commit OID.
-        files: every file path of its tree, sorted.
+        files: every path of its tree, sorted: files, symlinks and submodules (gitlinks,
+            a path a directory pattern ``D/**`` of its own name covers).
         generated: canonical path patterns of generated artifacts (used when ``rules`` is
             empty: every one sets the mark).
         rules: ``(pattern, generated?)`` in precedence order, the last match deciding
@@ -131,10 +133,19 @@ def judge(
         return Verdict.EXISTING, shared
     if _generated(views, witness):
         return Verdict.GENERATED, witness
-    literal = set(mine) & set(theirs)
-    if any(not has_wildcard(p) for p in literal):
-        return Verdict.LITERAL, witness
+    literal = _literal_met(mine, theirs) or _literal_met(theirs, mine)
+    if literal is not None:
+        return Verdict.LITERAL, literal
     return Verdict.POTENTIAL, witness
+
+
+def _literal_met(mine: Sequence[str], theirs: Sequence[str]) -> str | None:
+    """A literal path of ``mine`` (a file its claim means to create) that ``theirs``
+    covers: a real overlap even though the file does not exist yet."""
+    for pattern in mine:
+        if not has_wildcard(pattern) and any(covers(q, pattern) for q in theirs):
+            return pattern
+    return None
 
 
 def _generated(views: Sequence[TreeView], path: str) -> bool:
@@ -152,7 +163,7 @@ def _existing_shared(
             for path in _under(view.files, pattern):
                 if best is not None and path >= best:
                     break
-                if any(matches(q, path) for q in theirs) and not _generated(views, path):
+                if any(covers(q, path) for q in theirs) and not _generated(views, path):
                     best = path
                     break
     return best
@@ -168,7 +179,7 @@ def _under(files: tuple[str, ...], pattern: str) -> Sequence[str]:
         lo = bisect.bisect_left(files, prefix)
         hi = bisect.bisect_left(files, prefix + "0")  # '0' follows '/': past "prefix/..."
         candidates = files[lo:hi]
-    return [path for path in candidates if matches(pattern, path)]
+    return [path for path in candidates if covers(pattern, path)]
 
 
 class Judge:

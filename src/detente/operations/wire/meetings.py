@@ -30,7 +30,8 @@ class Meeting(TypedDict):
     (``resolved`` or ``dissolved``, null while open or escalated); ``dissolution``
     ``{reason}`` when no contest was left; ``options`` the resolution types that can
     settle the room; ``arbitrators`` the owners asked once escalated; ``notices``
-    notifications to participants.
+    notifications to participants; ``requestedBy`` the claim that asked for the room
+    over a ``potential`` overlap (null: a blocking overlap opened it).
     """
 
     id: str
@@ -48,6 +49,7 @@ class Meeting(TypedDict):
     arbitrators: list[str]
     escalation: dict[str, Json] | None
     notices: list[dict[str, Json]]
+    requestedBy: str | None
     createdAt: Time
     updatedAt: Time
 
