@@ -4,6 +4,7 @@ detente unreachable allows and says so, unless the repository fails closed."""
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 from pathlib import Path
 
@@ -50,7 +51,15 @@ def _edit(top: Path) -> str:
 def test_a_malformed_payload_is_allowed_and_logged(
     tmp_path: Path, text: str, harness: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    code, out, err = run(harness, "pre-tool", text, cwd=tmp_path)
+    # Listen on the harness logger itself: an earlier test may have configured detente's
+    # logging so that its records no longer propagate to the root logger.
+    logger = logging.getLogger("detente.harness")
+    caplog.set_level(logging.WARNING, logger="detente.harness")
+    logger.addHandler(caplog.handler)
+    try:
+        code, out, err = run(harness, "pre-tool", text, cwd=tmp_path)
+    finally:
+        logger.removeHandler(caplog.handler)
 
     assert code == 0
     assert "deny" not in out

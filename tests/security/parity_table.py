@@ -29,7 +29,9 @@ def _proposed(world: World) -> dict[str, Any]:
             ctx["meeting"]["id"],
             expected_meeting_revision=ctx["meeting"]["revision"],
             claim_id=ctx["other"]["id"],
-            resolution=_handoff(ctx["other"]["id"], ctx["claim"]["id"]),
+            # The waiting claim asks the holder to hand the file over (a claim never
+            # granted holds nothing to hand off).
+            resolution=_handoff(ctx["claim"]["id"], ctx["other"]["id"]),
         )
     return {**ctx, "meeting": proposed["meeting"]}
 

@@ -181,7 +181,7 @@ def _auto_claim(
         claim = view["claim"]
     else:
         from detente.client.seeds import claim_seed
-        from detente.errors import BranchInUse
+        from detente.errors import BranchInUse, ValidationError
 
         def seed(worktree: str | None) -> Any:
             return claim_seed(
@@ -197,8 +197,12 @@ def _auto_claim(
 
         try:
             view = ctx.client.open_claim(seed(str(ctx.top)))
-        except BranchInUse:  # another claim works in this checkout: the session's own
-            view = ctx.client.open_claim(seed(None))  # claim is found by its session
+        except (BranchInUse, ValidationError) as refused:
+            # Another claim works in this checkout, or it is the repository's own working
+            # tree (no claim may take it): the session's own claim is found by its session.
+            if isinstance(refused, ValidationError) and refused.field != "worktree":
+                raise
+            view = ctx.client.open_claim(seed(None))
         claim = view["claim"]
     if claim["status"] != "active":
         meeting = (view.get("meeting") or {}).get("id")
