@@ -560,3 +560,70 @@ def test_pinned_a_split_never_grants_a_pending_target_a_third_claim_holds() -> N
         assert len(holders) == 1
     finally:
         state.teardown()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="open (#30): a split assigns a target to a never-granted claim whose other "
+    "contest is a module, which cannot wait as pending, so nobody may write the target",
+)
+def test_pinned_a_split_to_a_claim_still_contesting_a_module_leaves_no_target_unwritable() -> None:
+    """Found by the 5,000-step machine on SQLite after the #28-#30 merges (replays on the
+    memory store too): invariant 10 reports ``docs/**`` assigned to a claim that was never
+    granted it."""
+    state = _replay(
+        """
+        state.advance_clock(seconds=300)
+        state.advance_clock(seconds=29)
+        state.open_claim(agent=933, paths=['module:src'], ttl=600)
+        state.renew(pick=237, ttl=600)
+        state.advance_clock(seconds=901)
+        state.resolve(how=433, kind='human_arbitration', pick=481)
+        state.abandon(pick=255)
+        state.abandon(pick=3)
+        state.abandon(pick=1)
+        state.resolve(how=146, kind='serialize', pick=100)
+        state.accept(pick=1000, who=113)
+        state.propose(kind='joint', pick=338, who=503)
+        state.abandon(pick=127)
+        state.resolve(how=128, kind='human_arbitration', pick=214)
+        state.propose(kind='handoff', pick=72, who=318)
+        state.complete_with_evidence(pick=476, stale=True, which=173)
+        state.accept_handoff(pick=247)
+        state.advance_clock(seconds=29)
+        state.open_claim(agent=405, paths=['src/api/**', 'module:src', 'src/api/app.py::App'], ttl=30)
+        state.open_claim(agent=425, paths=['src/api/app.py'], ttl=30)
+        state.resolve(how=725, kind='serialize', pick=896)
+        state.renew(pick=598, ttl=600)
+        state.open_claim(agent=981, paths=['module:src'], ttl=600)
+        state.accept(pick=374, who=162)
+        state.advance_clock(seconds=31)
+        state.accept(pick=254, who=776)
+        state.accept_handoff(pick=44)
+        state.propose(kind='handoff', pick=553, who=840)
+        state.open_claim(agent=1000, paths=['module:src', 'lib/x.py', 'docs/**'], ttl=600)
+        state.resolve(how=298, kind='human_arbitration', pick=764)
+        state.open_claim(agent=484, paths=['docs/**'], ttl=30)
+        state.renew(pick=512, ttl=30)
+        state.scope_add(path='docs/a.md', pick=504)
+        state.accept(pick=197, who=300)
+        state.complete_with_evidence(pick=325, stale=True, which=135)
+        state.abandon(pick=77)
+        state.complete_with_evidence(pick=75, stale=True, which=158)
+        state.complete_with_evidence(pick=21, stale=False, which=405)
+        state.abandon(pick=85)
+        state.advance_clock(seconds=29)
+        state.scope_add(path='README.md', pick=763)
+        state.renew(pick=57, ttl=30)
+        state.propose(kind='joint', pick=221, who=997)
+        state.resolve(how=200, kind='human_arbitration', pick=406)
+        state.scope_add(path='src/**', pick=440)
+        state.open_claim(agent=308, paths=['src/api/app.py::App', 'src/api/app.py', 'src/api/**'], ttl=600)
+        state.accept(pick=610, who=210)
+        state.advance_clock(seconds=300)
+        state.propose(kind='joint', pick=786, who=124)
+        state.resolve(how=336, kind='split_ownership', pick=723)
+        """  # noqa: E501 (printed steps, one a line)
+    )
+    state.teardown()
