@@ -562,16 +562,12 @@ def test_pinned_a_split_never_grants_a_pending_target_a_third_claim_holds() -> N
         state.teardown()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="open (#30): a split assigns a target to a never-granted claim whose other "
-    "contest is a module, which cannot wait as pending, so nobody may write the target",
-)
 def test_pinned_a_split_to_a_claim_still_contesting_a_module_leaves_no_target_unwritable() -> None:
     """Found by the 5,000-step machine on SQLite after the #28-#30 merges (replays on the
-    memory store too): invariant 10 reports ``docs/**`` assigned to a claim that was never
-    granted it."""
+    memory store too): a split of an escalated room assigned ``docs/**`` to a claim that
+    was ``blocked`` and still negotiated ``src/**`` with a later, never-granted claim in
+    an open room; nothing was granted, so nobody could write ``docs/**`` (invariant 10).
+    Now what the split settled is granted at once and ``src/**`` stays pending."""
     state = _replay(
         """
         state.advance_clock(seconds=300)
@@ -626,4 +622,6 @@ def test_pinned_a_split_to_a_claim_still_contesting_a_module_leaves_no_target_un
         state.resolve(how=336, kind='split_ownership', pick=723)
         """  # noqa: E501 (printed steps, one a line)
     )
+    claim = state.service.claims.get_claim("clm_000030").claim
+    assert claim.granted and "docs/**" in claim.paths and claim.pending_paths == ("src/**",)
     state.teardown()

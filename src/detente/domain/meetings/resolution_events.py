@@ -289,19 +289,22 @@ def _grant_settled(
     ids: IdSource, state: RepoState, claim: Claim, meeting: Meeting, reason: str
 ) -> list[ev.Event]:
     """A never-granted claim a split settled in part: what nothing holds off any more is
-    granted at once, the paths still held off (by a holder, or a waiter that asked
-    first) stay pending, and the claim goes on negotiating for those in its other rooms.
+    granted at once, the paths still held off (by a holder, a waiter that asked first,
+    or a party it still negotiates with) stay pending, and the claim goes on negotiating
+    for those in its other rooms.
     When a held-off target is not a path (a module, a symbol: they cannot wait as
-    pending), nothing is granted."""
-    if claim.status is not ClaimStatus.NEGOTIATING or claim.granted:
+    pending), nothing is granted. A claim ``blocked`` by an escalated room the split
+    settled is such a claim too."""
+    if claim.status not in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED) or claim.granted:
         return []
     held: set[str] = set()
     for o in find_overlaps(state, Targets.of(claim), exclude=claim.id):
         other = state.claims.get(o.claim_id)
         if other is None or not holds_off(state, claim, o):
             continue
-        if other.granted or other.fencing_token < claim.fencing_token:
-            held |= {t.mine for t in o.targets}
+        # Held off by a holder, a waiter that asked first, or a party still negotiating
+        # with it in an open room: that target stays pending either way.
+        held |= {t.mine for t in o.targets}
     free = [p for p in claim.paths if p not in held]
     if not held or not free or not held <= set(claim.paths):
         return []
