@@ -121,6 +121,7 @@ def test_a_resolution_against_a_meeting_someone_else_changed_shows_the_conflict_
     room = page.locator(f'article.meeting[data-meeting-id="{meeting["id"]}"]')
     form = room.locator("form.resolve")
     form.get_by_label("Your name").fill("carol")  # the form is touched: the page keeps it
+    expect(form).to_have_attribute("data-dirty", "1")  # the page saw the touch
 
     server.post(
         f"/v1/meetings/{meeting['id']}/proposals",
