@@ -2,43 +2,20 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-import uvicorn
-
 from detente.api.app import create_app
 from detente.service import Service
-from storage.servers import free_port
-
-
-class _Server(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = threading.Event()
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        self.ready.set()
+from threaded_server import serve_in_thread
 
 
 @contextmanager
 def serving(service: Service, *, sweep_interval: float | None = None) -> Iterator[str]:
     """Serve ``service`` until the block exits; yields its base URL."""
-    port = free_port()
-    app = create_app(service, sweep_interval=sweep_interval)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = _Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    assert server.ready.wait(timeout=10), "server did not start within 10 s"
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
+    with serve_in_thread(create_app(service, sweep_interval=sweep_interval)) as base:
+        yield base
 
 
 def parse_sse(lines: Iterator[str]) -> Iterator[dict[str, str]]:
