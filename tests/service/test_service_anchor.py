@@ -50,14 +50,19 @@ def _audit(repo: Path, db: Path) -> list[str]:
         service.store.close()
 
 
-def test_a_server_checkpoints_its_start_and_its_stop_signed_in_a_ref(tmp_path: Path) -> None:
+def test_a_server_checkpoints_its_start_every_few_events_and_its_stop_signed_in_a_ref(
+    tmp_path: Path,
+) -> None:
     repo = _repo(tmp_path)
-    _served(repo, tmp_path / "d.db", "a.py", "b.py")
+    _served(repo, tmp_path / "d.db", "a.py", "b.py", "c.py")  # two events each
 
     records = [Checkpoint.parse(r) for r in read_records(repo, CHECKPOINT_REF)]
 
-    assert len(records) >= 2 and all(r is not None for r in records)
-    assert next(r[0].seq for r in records if r) == 0  # the empty log it started on
+    assert all(r is not None for r in records)
+    seqs = [r[0].seq for r in records if r]
+    assert seqs[0] == 0  # the empty log it started on
+    assert seqs[-1] == 6  # the shutdown's
+    assert len(seqs) >= 3  # and one or more on the way (every 3 events here)
     assert _audit(repo, tmp_path / "d.db") == []
 
 

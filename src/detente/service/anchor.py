@@ -25,10 +25,11 @@ landing the log lost (an older store restored after an integration) is found alt
 checkpoint covered it.
 
 Fencing tokens never repeat after a rollback: on start the server raises every
-repository's fencing counter to the newest checkpoint's token plus
-:data:`CHECKPOINT_EVERY` (each token is granted by an event of its own, and the server
-checkpoints before the log is that many events past the last one), so a token granted
-in events a restored copy lost is never granted again.
+repository's fencing counter to the newest checkpoint's token plus twice
+:data:`CHECKPOINT_EVERY` (each token is granted by an event of its own; the server starts
+a checkpoint once the log is that many events past the last one, and the second
+interval is room for the events committed while it is written), so a token granted in
+events a restored copy lost is never granted again.
 """
 
 from __future__ import annotations
@@ -118,6 +119,8 @@ class Anchor:
         self._last_seq = 0
         self._fencing = 0
         self._lock = threading.Lock()
+        #: The thread writing a periodic checkpoint, if any (:mod:`~detente.service.anchoring`).
+        self.worker: threading.Thread | None = None
 
     @property
     def started(self) -> bool:
@@ -128,8 +131,8 @@ class Anchor:
         """Load (or make) the key and read the newest checkpoint of this store.
 
         Returns:
-            The fencing floor: the newest checkpoint's token plus :attr:`every` (0
-            without a checkpoint).
+            The fencing floor: the newest checkpoint's token plus twice :attr:`every`
+            (0 without a checkpoint).
 
         Raises:
             ValidationError: the key file is unreadable or not an Ed25519 key.
@@ -145,7 +148,7 @@ class Anchor:
         newest = max(mine, key=lambda p: p.seq)
         self._last_seq = newest.seq
         self._fencing = max(p.fencingToken for p in mine)
-        return self._fencing + self.every
+        return self._fencing + 2 * self.every
 
     def due(self, seq: int) -> bool:
         """The log at ``seq`` is :attr:`every` events past the last checkpoint."""

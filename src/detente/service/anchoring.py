@@ -5,7 +5,7 @@ this module runs it for a :class:`~detente.service.core.ServiceCore`:
 
 - :func:`start_anchor` (the server's start, after the projections are warm): make or load
   the key, raise every repository's fencing counter above the newest checkpoint's token
-  (plus the interval), and checkpoint the head found;
+  (plus twice the interval), and checkpoint the head found;
 - :func:`checkpoint_soon` (after a commit that takes the log the interval past the last
   checkpoint): one checkpoint on a worker thread, never two at once, so no command waits
   for git;
@@ -53,6 +53,8 @@ def _warn(message: str, detail: str) -> None:
 
 
 _writing = threading.Lock()
+#: Seconds a clean shutdown waits for the checkpoint being written.
+_JOIN_SECONDS = 30.0
 _KEY_FILE = "detente-anchor.key"
 
 
@@ -85,8 +87,13 @@ def start_anchor(core: ServiceCore) -> None:
 
 
 def stop_anchor(core: ServiceCore) -> None:
-    """The last checkpoint of a clean shutdown (no-op when not started)."""
-    if core.anchor is not None and core.anchor.started:
+    """The last checkpoint of a clean shutdown, after the one being written (no-op when
+    not started)."""
+    anchor = core.anchor
+    if anchor is not None and anchor.started:
+        worker = anchor.worker
+        if worker is not None:
+            worker.join(_JOIN_SECONDS)
         checkpoint_now(core)
 
 
@@ -106,9 +113,12 @@ def checkpoint_now(core: ServiceCore) -> None:
 
 def checkpoint_soon(core: ServiceCore) -> None:
     """Write a checkpoint on a worker thread unless one is being written."""
-    if _writing.locked():
+    anchor = core.anchor
+    if anchor is None or (anchor.worker is not None and anchor.worker.is_alive()):
         return
-    threading.Thread(target=checkpoint_now, args=(core,), name="detente-checkpoint").start()
+    worker = threading.Thread(target=checkpoint_now, args=(core,), name="detente-checkpoint")
+    anchor.worker = worker
+    worker.start()
 
 
 def anchor_findings(core: ServiceCore) -> list[str]:
