@@ -112,3 +112,22 @@ def test_the_record_chain_appends_by_compare_and_swap_and_reads_oldest_first(
 
     assert read_records(repo, "refs/detente/test") == [b"record 0\n", b"record 1\n", b"record 2\n"]
     assert read_records(repo, "refs/detente/none") == []
+
+
+def test_a_claim_the_default_branch_lands_must_be_integrated_in_the_log(tmp_path: Path) -> None:
+    repo, db = _repo(tmp_path), tmp_path / "d.db"
+    [token] = _served(repo, db, "a.py")
+    service = _service(repo, db)
+    opened = next(e for e in service.events(since=0)[0] if e.type == "claim.announced")
+    service.store.close()
+    for claim_id in (opened.subject.partition("/")[2], "clm_never_opened"):
+        message = f"work\n\nDetente-Claim: {claim_id}\n"
+        subprocess.run(
+            ["git", "commit", "-q", "--allow-empty", "-m", message], cwd=repo, check=True
+        )
+
+    findings = _audit(repo, db)
+
+    assert token > 0
+    assert any(opened.subject[6:] in f and "no claim.integrated" in f for f in findings)
+    assert any("clm_never_opened" in f and "does not know" in f for f in findings)

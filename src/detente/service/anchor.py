@@ -20,9 +20,10 @@ pins the log's head where the store cannot follow it:
 every one signed by the key; the store not shorter than the newest (a rollback); the
 store's event at each checkpointed sequence carrying the checkpointed hash (a rewrite at
 or before it). And for every served repository, each claim a commit on its default
-branch names (``Detente-Claim:``) has its ``claim.integrated`` event in the log: a
-landing the log lost (an older store restored after an integration) is found although no
-checkpoint covered it.
+branch names (``Detente-Claim:``) is known to the log and has its ``claim.integrated``
+event there (or was taken over, its work landed by its successor): a landing the log
+lost (an older store restored after an integration) is found although no checkpoint
+covered it.
 
 Fencing tokens never repeat after a rollback: on start the server raises every
 repository's fencing counter to the newest checkpoint's token plus twice
@@ -255,22 +256,36 @@ def _against_store(store: Store, checkpoints: list[Checkpoint], url: str) -> lis
     return findings
 
 
+#: The events after which a claim's commits may sit on a default branch: its own landing,
+#: or a takeover (its work carried on and landed by the successor).
+_LANDED = ("claim.integrated", "claim.taken_over")
+
+
 def _against_branches(store: Store, landed: Mapping[str, Mapping[str, str]]) -> list[str]:
     wanted = {repo: claims for repo, claims in landed.items() if claims}
     if not wanted:
         return []
+    known: dict[str, set[str]] = {repo: set() for repo in wanted}
     recorded: dict[str, set[str]] = {repo: set() for repo in wanted}
     for event in store.iter_all():
-        if event.type == "claim.integrated" and event.repo in recorded:
-            recorded[event.repo].add(event.subject.partition("/")[2])
+        if event.repo in known and event.subject.startswith("claim/"):
+            claim_id = event.subject.partition("/")[2]
+            known[event.repo].add(claim_id)
+            if event.type in _LANDED:
+                recorded[event.repo].add(claim_id)
     findings: list[str] = []
     for repo, claims in sorted(wanted.items()):
         for claim_id, commit in sorted(claims.items()):
-            if claim_id not in recorded[repo]:
+            where = f"{repo}: commit {commit[:12]} on the default branch lands claim {claim_id}"
+            if claim_id not in known[repo]:
                 findings.append(
-                    f"{repo}: commit {commit[:12]} on the default branch lands claim "
-                    f"{claim_id}, but the log has no claim.integrated for it: the landing "
-                    "is missing from the log (an older store restored, or a push the log "
-                    "never recorded)"
+                    f"{where}, which the log does not know: the landing is missing from the "
+                    "log (an older store restored?)"
+                )
+            elif claim_id not in recorded[repo]:
+                findings.append(
+                    f"{where}, but the log has no claim.integrated for it: the landing is "
+                    "missing from the log (an older store restored, or a push the log never "
+                    "recorded)"
                 )
     return findings
