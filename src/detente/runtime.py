@@ -196,11 +196,12 @@ def _build(
         config = load_config(project_root, file=config_file, overrides=config_overrides)
     configs = [replace(c, generated=config.generated, artifacts=config.artifacts) for c in configs]
     default = f"sqlite:///{infos[0].common_dir / 'detente' / 'detente.db'}"
-    store = open_store(store_url or os.environ.get(STORE_ENV) or default)
+    url = store_url or os.environ.get(STORE_ENV) or default
+    store = open_store(url)
     # Multi-node stores (PostgreSQL, etcd) are the lease-time authority: servers with
     # skewed machine clocks then agree on every deadline (detente.storage.clock).
     kind: type[ServiceCore] = ServiceCore if core_only else _service_class()
-    return kind(
+    core = kind(
         store,
         clock or default_clock(store),
         configs,
@@ -208,6 +209,12 @@ def _build(
         resolve_commit=resolve_commit,
         commit_check=CommitBatches().is_commit,
     )
+    if not url.startswith("memory://"):  # a memory store forgets: nothing to anchor
+        from detente.service.anchoring import anchor_for
+        from detente.storage.factory import display_url
+
+        core.anchor = anchor_for(infos[0].common_dir, infos[0].path, display_url(url))
+    return core
 
 
 def _service_class() -> type[Service]:

@@ -103,3 +103,20 @@ def test_a_refused_key_changes_neither_the_log_nor_the_file(repo: Path, tmp_path
     assert code != 0 and problem["code"] == "validation_error"
     assert _registry_events(repo) == []
     assert not registry_for(repo).path.exists()
+
+
+def test_the_cli_and_the_service_keep_keys_in_the_one_registry_path(repo: Path) -> None:
+    from detente.vcs import principals_path
+
+    key = ed25519.Ed25519PrivateKey.generate()
+    raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    service = build_service([repo])
+    try:
+        service.principals.register_key("ci-bot", raw, ("claim",))
+    finally:
+        service.store.close()
+
+    path = principals_path(repo)
+    assert registry_for(repo).path == path
+    assert [k.name for k in registry_for(repo).list()] == ["ci-bot"]
+    assert json.loads(path.read_text())  # the service wrote the file the CLI reads

@@ -92,6 +92,8 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Before the first request: its first command costs what every later one does.
         await asyncio.to_thread(warm, service)
+        # The log's anchor: fencing tokens above the newest checkpoint's, the head signed.
+        await asyncio.to_thread(service.start_anchor)
         if auth is not None:
             # Local processes on this store now act only with [local] roles (their refusal
             # names --server and $DETENTE_TOKEN): see detente.operations.local_principal.
@@ -119,6 +121,7 @@ def create_app(
                 await task
         # A clean shutdown leaves a projection snapshot: the next start folds no long tail.
         await asyncio.to_thread(service.save_snapshots)
+        await asyncio.to_thread(service.stop_anchor)  # the last checkpoint
 
     app = App(  # a FastAPI app that hands streams the server's send (see server_send)
         title="detente",

@@ -34,9 +34,9 @@ principal_app = typer.Typer(
 def registry_for(repo: Path) -> KeyRegistry:
     """The key registry of the repository containing ``repo``."""
     from detente.security.signatures import KeyRegistry
-    from detente.vcs import default_store_path
+    from detente.vcs import principals_path
 
-    return KeyRegistry(default_store_path(repo).parent / "principals.json")
+    return KeyRegistry(principals_path(repo))
 
 
 @principal_app.command("add")

@@ -224,7 +224,8 @@ def events_watch(
 
 @audit_app.command("verify")
 def audit_verify(ctx: typer.Context, json_flag: JsonFlag = False) -> None:
-    """Check the hash chain and that projections equal a full replay (exit 1 if not)."""
+    """Check the hash chain, that projections equal a full replay, and the store against
+    its signed checkpoints and the landings on the default branch (exit 1 if not)."""
 
     def body(session: Session) -> int:
         from detente.cli.views import audit_view

@@ -348,3 +348,5 @@ def audit_view(console: Console, report: Mapping[str, Any]) -> None:
         console.print(f"  projection mismatch: {_e(mismatch)}")
     for violation in report.get("invariantViolations", []):
         console.print(f"  invariant violated: {_e(violation)}")
+    for finding in report.get("anchorViolations", []):
+        console.print(f"  anchor: {_e(finding)}")

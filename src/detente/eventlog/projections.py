@@ -125,6 +125,9 @@ class AuditReport:
         invariants: protocol invariants the log breaks (:mod:`detente.domain.invariants`):
             status changes off the transition table, resolutions that dropped uncontested
             scope, and the final state's negotiation and authority invariants.
+        anchor: what the store's anchors contradict (a rollback, a rewrite at a
+            checkpointed event, a landing on a default branch the log lacks:
+            :mod:`detente.service.anchor`).
     """
 
     ok: bool
@@ -133,6 +136,7 @@ class AuditReport:
     broken: ChainBreak | None = None
     mismatches: list[str] = field(default_factory=list)
     invariants: list[str] = field(default_factory=list)
+    anchor: list[str] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
         body: dict[str, Any] = {"ok": self.ok, "events": self.events, "headHash": self.head_hash}
@@ -142,6 +146,8 @@ class AuditReport:
             body["brokenAt"] = {"seq": self.broken.seq, "reason": self.broken.reason}
         if self.mismatches:
             body["projectionMismatches"] = self.mismatches
+        if self.anchor:
+            body["anchorViolations"] = self.anchor
         return body
 
 

@@ -30,10 +30,13 @@ The rules (issue #15):
   targets have CODEOWNERS owners) is one of them; an ``owner`` approval (``claim``)
   whose ``approver`` is the caller's own handle (the decision then checks it against the
   CODEOWNERS owners of the gated targets and counts it toward the quorum);
-- deployments: ``deploy``; a deployment policy: ``admin``; checking a push to a
-  protected ref (pre-receive, update, reference-transaction) and recording it
-  (post-receive): ``integrate``, so a push whose landing the log could not record is
-  refused before the ref moves.
+- deployments: ``deploy``; a deployment policy: ``admin``;
+- checking a push to a protected ref (pre-receive, update, reference-transaction) and
+  recording it (post-receive), :func:`land_push`: the pusher is bound to each claim the
+  pushed commits name: the claim's own principal holding ``integrate``, or an
+  integrator (a holder of ``integrate``) landing a claim that is ``ready_for_review``
+  (or already ``integrated``). The record needs ``integrate`` in every case, so a push
+  whose landing the log could not record is refused before the ref moves (fail closed).
 
 ``admin`` passes every rule. The loopback principal ``local`` (no ``--auth``) holds every
 role, so a server without authentication behaves as before; a local process on a store
@@ -62,6 +65,7 @@ __all__ = [
     "claim_principal",
     "complete",
     "discard_patch",
+    "land_push",
     "local_refusal",
     "own_body_claim",
     "own_claim",
@@ -186,6 +190,43 @@ def complete(service: Service, who: Principal, claim_id: str, body: Any) -> None
     _owner(service, who, claim_id)
     if integrating:
         role("integrate")(service, who)
+
+
+_LANDABLE = ("ready_for_review", "integrated")
+
+
+def land_push(service: Service, who: Principal, body: Any) -> None:
+    """The pusher may land every claim the push names (see the module docstring).
+
+    ``body`` is a pre-receive body (``commits[].claimIds``) or a post-receive one
+    (``claimIds``). A claim the log does not know is left to the check itself, which
+    refuses it (``evidence_rejected``). Raises ``forbidden`` naming the claim, its
+    principal and the pusher.
+    """
+    if who.has("admin"):
+        return
+    named = [c for commit in getattr(body, "commits", []) for c in commit.claim_ids]
+    named += list(getattr(body, "claim_ids", []))
+    for claim_id in dict.fromkeys(named):
+        try:
+            owner = claim_principal(service, claim_id)
+            status = _status(service, claim_id)
+        except NotFoundError:
+            continue
+        if owner == who.name and who.has("integrate"):
+            continue
+        if owner != who.name and who.has("integrate") and status in _LANDABLE:
+            continue
+        raise ForbiddenError(
+            f"{who.name!r} may not land claim {claim_id} of {owner!r} ({status}): a push "
+            "landing a claim must come from its principal holding 'integrate', or from an "
+            "integrator ('integrate') once the claim is ready_for_review",
+            principal=who.name,
+            claimId=claim_id,
+            owner=owner,
+            role="integrate",
+        )
+    role("integrate")(service, who)  # the landing is recorded as the pusher's
 
 
 def _status(service: Service, claim_id: str) -> str:

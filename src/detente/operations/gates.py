@@ -144,13 +144,14 @@ PRE_RECEIVE: Operation[wire.PushChecked] = Operation(
     "POST",
     "/v1/hooks/pre-receive",
     pre_receive,
-    # The pusher's landing is recorded by post-receive, which needs integrate: a push
-    # whose landing could not be recorded is refused here (fail closed).
-    rule=who.role("integrate"),
+    # The pusher is bound to each claim its commits name; its landing is recorded by
+    # post-receive under the same rule: a push whose landing could not be recorded is
+    # refused here (fail closed).
+    rule=who.land_push,
     conflicts=("evidence_rejected",),
 )
 POST_RECEIVE: Operation[wire.PushRecorded] = Operation(
-    "post_receive", "POST", "/v1/hooks/post-receive", post_receive, rule=who.role("integrate")
+    "post_receive", "POST", "/v1/hooks/post-receive", post_receive, rule=who.land_push
 )
 PRE_COMMIT: Operation[wire.CommitCheck] = Operation(
     "pre_commit", "POST", "/v1/hooks/pre-commit", pre_commit, rule=who.role("claim")

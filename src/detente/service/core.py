@@ -45,6 +45,7 @@ from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
 
 if TYPE_CHECKING:
     from detente.domain.meetings.resolutions import OwnersOf
+    from detente.service.anchor import Anchor
     from detente.vcs.refstore import RefStore
 
 _MAX_REACTION_ROUNDS = 16
@@ -123,6 +124,12 @@ class ServiceCore:
         self.group_commit = GroupCommit(self)
         self._effects: dict[str, BatchEffect] = {}
         self._effects_lock = threading.Lock()
+        #: The log's signed checkpoints outside the store (:mod:`detente.service.anchor`);
+        #: None: not anchored (a test service, a memory store).
+        self.anchor: Anchor | None = None
+        #: Every repository's fencing counter is at least this (raised on a server's start
+        #: above the newest checkpoint's token: :mod:`detente.service.anchoring`).
+        self.fencing_floor = 0
         self._compose()
 
     def _compose(self) -> None:
@@ -201,8 +208,25 @@ class ServiceCore:
     def _state(self, repo: str) -> RepoState:
         state = self._states.get(repo)
         if state is None:
-            state = self._states[repo] = self.checkpoints.start(repo)
+            state = self._states[repo] = self._floored(self.checkpoints.start(repo))
         return state
+
+    def _floored(self, state: RepoState) -> RepoState:
+        claims = state.claims
+        claims.last_fencing_token = max(claims.last_fencing_token, self.fencing_floor)
+        return state
+
+    def raise_fencing_floor(self, floor: int) -> None:
+        """No repository grants a fencing token at or below ``floor`` from now on."""
+        self.fencing_floor = max(self.fencing_floor, floor)
+        for name in sorted(self._states):
+            with self._locks[name]:
+                self._floored(self._states[name])
+
+    def highest_fencing_token(self) -> int:
+        """The highest fencing token the loaded projections (or the floor) know."""
+        states = list(self._states.values())
+        return max([self.fencing_floor, *(s.claims.last_fencing_token for s in states)])
 
     # The command path's steps (:class:`~detente.service.group_commit.CommandPath`), as the
     # batch runner uses them; call them holding the repository's lock.
@@ -215,13 +239,17 @@ class ServiceCore:
         """A transaction failed: when it had folded events it never committed, the state
         restarts from a copy at the newest snapshot (the next transaction folds the tail)."""
         if folded or repo not in self._states:
-            self._states[repo] = self.checkpoints.copy(repo)
+            self._states[repo] = self._floored(self.checkpoints.copy(repo))
 
     def committed(self, state: RepoState, *, appended: bool) -> None:
         """A transaction committed: wake watchers, snapshot when due."""
         if appended:
             self.broadcaster.publish(state.last_seq)
             self.checkpoints.after_commit(state)
+            if self.anchor is not None and self.anchor.due(state.last_seq):
+                from detente.service.anchoring import checkpoint_soon
+
+                checkpoint_soon(self)
 
     @property
     def effects(self) -> list[BatchEffect]:
@@ -401,6 +429,21 @@ class ServiceCore:
                     continue  # the store is gone: the last snapshot stays
                 self.checkpoints.save_all({name: state}, min_tail=min_tail)
 
+    def start_anchor(self) -> None:
+        """A server starts: raise the fencing floor, checkpoint the head
+        (:func:`detente.service.anchoring.start_anchor`; no-op when not anchored)."""
+        if self.anchor is not None:
+            from detente.service.anchoring import start_anchor
+
+            start_anchor(self)
+
+    def stop_anchor(self) -> None:
+        """A server stops cleanly: the last checkpoint (no-op when not anchored)."""
+        if self.anchor is not None:
+            from detente.service.anchoring import stop_anchor
+
+            stop_anchor(self)
+
     def fresh(self, repo: str) -> RepoState:
         """The repo's projection, caught up with the log and with due leases expired.
 
@@ -461,11 +504,20 @@ class ServiceCore:
         return self.store.head()[0]
 
     def audit(self) -> AuditReport:
-        """Verify the hash chain and that projections equal a full replay."""
+        """Verify the hash chain, that projections equal a full replay and, when the log
+        is anchored, the store against its checkpoints and the branches' landings."""
         trees: dict[str, TreeSource] = {}
         for r in self.repos.values():
             if r.refs is not None:
                 trees[r.name] = r.refs
             elif r.path is not None:
                 trees[r.name] = tree_source(r.path, r.generated, r.artifacts)
-        return verify(self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees)
+        report = verify(
+            self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees
+        )
+        if self.anchor is None:
+            return report
+        from detente.service.anchoring import anchor_findings
+
+        found = anchor_findings(self)
+        return dataclasses.replace(report, ok=report.ok and not found, anchor=found)

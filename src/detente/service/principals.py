@@ -2,7 +2,7 @@
 the log.
 
 The registry is ``principals.json`` beside the first served repository's default database
-(:func:`registry_path`); ``detente serve --auth keys`` reads it. Every change is first
+(:func:`detente.vcs.principals_path`); ``detente serve --auth keys`` reads it. Every change is first
 appended to that repository's log (``principal.key_registered`` / ``principal.key_removed``
 v1 on the stream ``principal/<name>``, with the name, the key's fingerprint, the roles and,
 like every event, the acting principal), then written to the file: a change the log could
@@ -12,21 +12,13 @@ not record is not made. Editing the file by hand leaves no such event, which
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from detente.domain import events as ev
 from detente.errors import NotFoundError, ValidationError
 from detente.security.signatures import KeyRegistry, RegisteredKey
 from detente.service.core import ServiceCore
+from detente.vcs import principals_path
 
-__all__ = ["PrincipalsService", "registry_path"]
-
-
-def registry_path(repo: Path) -> Path:
-    """``principals.json`` of the repository containing ``repo``."""
-    from detente.vcs import default_store_path
-
-    return default_store_path(repo).parent / "principals.json"
+__all__ = ["PrincipalsService"]
 
 
 class PrincipalsService:
@@ -38,7 +30,7 @@ class PrincipalsService:
     def _home(self) -> tuple[str, KeyRegistry]:
         for name, config in self.core.repos.items():
             if config.path is not None:
-                return name, KeyRegistry(registry_path(config.path))
+                return name, KeyRegistry(principals_path(config.path))
         raise ValidationError("no served repository has a working tree to keep keys beside")
 
     def list_keys(self) -> list[RegisteredKey]:

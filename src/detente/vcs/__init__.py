@@ -14,6 +14,7 @@ from detente.vcs.repo import (
     default_store_path,
     is_ancestor,
     open_repo,
+    principals_path,
     resolve_commit,
 )
 
@@ -80,6 +81,7 @@ __all__ = [
     "is_ancestor",
     "list_worktrees",
     "open_repo",
+    "principals_path",
     "remove_worktree",
     "resolve_commit",
     "slugify",

@@ -221,6 +221,19 @@ def default_store_path(repo: Path) -> Path:
     return _common_dir(Git(repo)) / "detente" / "detente.db"
 
 
+def principals_path(repo: Path) -> Path:
+    """The key registry of ``repo``: ``principals.json`` beside its default database.
+
+    The one place the registry's path is spelled: ``detente principal`` (the CLI),
+    ``detente serve --auth keys`` and the registry's use cases (the service) all read it
+    here. The directory is not created.
+
+    Raises:
+        VcsError: ``vcs_error`` when ``repo`` is not inside a git repository.
+    """
+    return default_store_path(repo).parent / "principals.json"
+
+
 def _check_rev(rev: str, field: str) -> None:
     if not rev or rev.startswith("-") or "\0" in rev or "\n" in rev:
         raise ValidationError(f"invalid revision {rev!r}", field=field, value=rev)

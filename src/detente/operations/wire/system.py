@@ -54,7 +54,8 @@ class ChainBreak(TypedDict):
 class Audit(TypedDict):
     """The log replayed: ``ok``, the number of ``events`` and the chain's ``headHash``;
     what is wrong when not ok (``brokenAt``, ``projectionMismatches``,
-    ``invariantViolations``)."""
+    ``invariantViolations``, ``anchorViolations``: what the signed checkpoints and the
+    default branches' landings contradict)."""
 
     ok: bool
     events: int
@@ -62,6 +63,7 @@ class Audit(TypedDict):
     brokenAt: NotRequired[ChainBreak]
     projectionMismatches: NotRequired[list[str]]
     invariantViolations: NotRequired[list[str]]
+    anchorViolations: NotRequired[list[str]]
 
 
 @record
