@@ -21,16 +21,14 @@ SHA-256 repository), so a clean, current checkout costs no git process to recogn
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from detente.vcs.checkout import checkouts_of
+from detente.vcs.files import replace_file
 from detente.vcs.git import Git
 
 __all__ = [
@@ -86,26 +84,6 @@ def _index_entries(worktree: Path, paths: Iterable[str]) -> dict[str, str]:
         if len(fields) == 3 and fields[2] == "0":
             found[path] = fields[1]
     return found
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Replace ``path`` atomically, keeping its permission bits."""
-    try:
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".detente")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def branch_checkouts(repo: Path, ref: str) -> list[Path]:
@@ -201,7 +179,7 @@ def follow_checkouts(
             # the old version is nobody's edit either).
             if have == old and entry in (old, None):
                 try:
-                    _write(target, data)
+                    replace_file(target, data, fsync=False)  # the branch has it
                 except OSError:
                     left.append(CheckoutCopy(worktree, path, "behind", now, entry))
                     continue

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
-import tempfile
+import threading
 import time
 import zlib
 from collections.abc import Iterable
@@ -49,6 +50,9 @@ __all__ = [
     "parse_tree",
     "read_objects",
 ]
+
+#: Names the temporary files of objects being written (with the process and thread).
+_serial = itertools.count()
 
 #: The mode git writes for a subtree entry (no leading zero).
 TREE_MODE = "40000"
@@ -201,11 +205,11 @@ class ObjectWriter:
             return oid
         try:
             folder.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix="tmp_obj_")
+            tmp = folder / f"tmp_obj_{os.getpid()}_{threading.get_ident()}_{next(_serial)}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(zlib.compress(data, 1))
-                os.chmod(tmp, 0o444)
                 os.replace(tmp, target)
             except BaseException:
                 with contextlib.suppress(OSError):
