@@ -45,10 +45,14 @@ def person_edit(
     # Against the tip the batch started from: the checkouts have not followed this batch's
     # own writes yet.
     tip_blob = plan.tip_blob(doc.path)
+    # Asked before the checkouts are read: a follow that ends while they are read (its
+    # file read before, its index after) looks like an edit too. None starts meanwhile:
+    # follows are queued only by a batch, and this batch holds the lock.
+    quiet = branch.settled(doc.repo)
     copies = checkout_copies(plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length)
-    if any(c.state == "edited" for c in copies) and not branch.settled(doc.repo):
+    if any(c.state == "edited" for c in copies) and not quiet:
         # A follow halfway (file rewritten, index not yet) looks like an edit: look again
-        # once the follows queued before this batch ran (none starts while it runs).
+        # once the follows queued before this batch ran.
         branch.settle(doc.repo)
         copies = checkout_copies(plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length)
     for copy in copies:
