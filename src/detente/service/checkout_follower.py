@@ -5,7 +5,7 @@ events (:mod:`detente.service.memory_branch`); bringing the checkouts of the bra
 along (:func:`~detente.vcs.memory_follow.follow_checkouts`: a ``git read-tree -u -m``
 per checkout, files rewritten) is not part of that answer and must not hold the
 repository's command lock while commands wait for it, or every later batch would wait
-for it. When no command waits, the batch that made the commit follows it right away
+for it. After a batch of one command with none waiting, the batch follows it right away
 (:meth:`CheckoutFollower.run_now`: a caller writing one command at a time, a person at
 the CLI, finds the write in the checkout when answered; the lock is idle anyway).
 Otherwise the batch queues a :class:`FollowJob` and one thread per repository runs the

@@ -49,7 +49,12 @@ def person_edit(
     # file read before, its index after) looks like an edit too. None starts meanwhile:
     # follows are queued only by a batch, and this batch holds the lock.
     quiet = branch.settled(doc.repo)
-    copies = checkout_copies(plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length)
+    # While follows are queued a checkout holds one of the versions they bring it to: no
+    # edit, and no git process to tell.
+    following = () if quiet else branch.following(doc.repo)
+    copies = checkout_copies(
+        plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length, following=following
+    )
     if any(c.state == "edited" for c in copies) and not quiet:
         # A follow halfway (file rewritten, index not yet) looks like an edit: look again
         # once the follows queued before this batch ran.

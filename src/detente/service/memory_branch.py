@@ -21,10 +21,10 @@ memory command decides on that copy, never on a working tree:
   whose events never landed: the next write adopts it as a human edit would be);
 - :meth:`MemoryBranch.finish` brings the checkouts of the branch along where they are
   clean (:mod:`detente.service.checkout_follower`; the others are reported ``behind`` or
-  ``edited`` by ``memory show``): right away when no command waits for the lock (a
-  caller writing one command at a time finds its write in its checkout when answered),
-  else queued for the repository's follow thread, in commit order, so that the next
-  batch waits for nobody's checkout.
+  ``edited`` by ``memory show``): right away after a batch of one command with no
+  command waiting for the lock (a caller writing one command at a time finds its write
+  in its checkout when answered), else queued for the repository's follow thread, in
+  commit order, so that the next batch waits for nobody's checkout.
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ from detente.vcs.refs import cas_update_ref
 __all__ = ["BranchPlan", "MemoryBranch"]
 
 _log = logging.getLogger("detente.memory")
+
+#: Versions :meth:`MemoryBranch.following` remembers per repository (the newest).
+_FOLLOWING = 256
 
 
 @dataclass
@@ -147,6 +150,10 @@ class MemoryBranch:
         self._known: dict[str, tuple[str, dict[str, BranchFile | None]]] = {}
         self._writers: dict[str, BranchWriter] = {}
         self._common: dict[str, Path | None] = {}
+        #: Blobs checkouts are being brought through by queued follows, per repository.
+        self._following: dict[str, dict[str, None]] = {}
+        #: Commands decided in the batch being run, per repository.
+        self._commands: dict[str, int] = {}
         self._lock = threading.Lock()
         #: Memory commits made (for benchmarks and tests).
         self.commits = 0
@@ -206,8 +213,10 @@ class MemoryBranch:
     def begin(self, repo: str) -> None:
         self._plans[repo] = None
         self._moved.pop(repo, None)
+        self._commands[repo] = 0
 
     def mark(self, repo: str) -> None:
+        self._commands[repo] = self._commands.get(repo, 0) + 1
         plan = self._plans.get(repo)
         if plan is not None:
             plan.mark()
@@ -269,12 +278,32 @@ class MemoryBranch:
             plan.oid_length,
             tuple(plan.adopted),
         )
-        if self.core.group_commit.queued(repo) == 0 and self.follower.settled(repo):
-            # Nobody waits for the lock: follow now, so a caller writing one command at
-            # a time finds its write in its checkout when it is answered.
+        alone = self._commands.get(repo, 0) <= 1 and self.core.group_commit.queued(repo) == 0
+        if alone and self.follower.settled(repo):
+            # A batch of one command and nobody waiting for the lock: follow now, so a
+            # caller writing one command at a time finds its write in its checkout when
+            # it is answered. (Writers that batched together come back at once: a batch
+            # of several is followed in the background even when none is queued yet.)
             self.follower.run_now(job)
         else:  # commands wait: the next batch must not wait for the checkouts too
+            versions = self._following.setdefault(repo, {})
+            if self.follower.settled(repo):
+                versions.clear()
+            for blob in (
+                *old_blobs.values(),
+                *(blob_id(d, plan.oid_length) for d in plan.staged.values()),
+            ):
+                if blob is not None:
+                    versions[blob] = None
+            while len(versions) > _FOLLOWING:  # the oldest go: a checkout that far behind
+                del versions[next(iter(versions))]  # has its index asked instead
             self.follower.submit(repo, job)
+
+    def following(self, repo: str) -> frozenset[str]:
+        """The blobs of the document versions that checkouts of ``repo``'s branch are
+        being brought through by queued follows (meaningful while not :meth:`settled`:
+        a checkout's file holding one is behind, not edited)."""
+        return frozenset(self._following.get(repo, ()))
 
     def settled(self, repo: str) -> bool:
         """No follow of ``repo``'s checkouts is queued or running."""

@@ -22,7 +22,7 @@ SHA-256 repository), so a clean, current checkout costs no git process to recogn
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -103,7 +103,12 @@ def branch_checkouts(repo: Path, ref: str) -> list[Path]:
 
 
 def checkout_copies(
-    repo: Path, ref: str, tip_blobs: Mapping[str, str | None], oid_length: int = 40
+    repo: Path,
+    ref: str,
+    tip_blobs: Mapping[str, str | None],
+    oid_length: int = 40,
+    *,
+    following: Collection[str] = (),
 ) -> list[CheckoutCopy]:
     """Each document's copy in each checkout of ``ref`` (see the module docstring).
 
@@ -112,6 +117,9 @@ def checkout_copies(
         ref: the integration branch.
         tip_blobs: path -> the blob the branch's tip holds (None: absent).
         oid_length: 40 (SHA-1) or 64 (SHA-256).
+        following: blobs of the branch's recent versions that checkouts are still being
+            brought to (queued follows): a file holding one is ``behind`` without its
+            index being asked (its ``index_blob`` is then that blob).
 
     Returns:
         One copy per (checkout, path), checkouts in :func:`checkouts_of` order.
@@ -122,6 +130,9 @@ def checkout_copies(
         for path, tip in tip_blobs.items():
             data = _read(worktree / path)
             have = blob_id(data, oid_length) if data is not None else None
+            if have is not None and have != tip and have in following:
+                out.append(CheckoutCopy(worktree, path, "behind", data, have))
+                continue
             if index is None and have != tip:
                 index = _index_entries(worktree, tip_blobs)
             entry = (index or {}).get(path) if have != tip else tip
