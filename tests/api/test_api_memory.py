@@ -125,6 +125,9 @@ def test_six_racing_patches_over_http_one_200_and_five_409s(http: httpx.Client, 
         assert problem["code"] == "revision_conflict" and problem["actual"] == 2
         assert problem["current"]["path"] == "AGENTS.md"
     i = responses.index(winner)
+    # Racing writers: main's checkout follows in the background; a read of the documents
+    # reports the checkouts once they followed.
+    http.get("/v1/memory/documents", params={"repo": "demo"}).raise_for_status()
     assert (repo / "AGENTS.md").read_bytes() == AGENTS.replace(
         b"\nmake\n\n", f"\nwriter {i}\n\n".encode()
     )

@@ -97,3 +97,20 @@ def test_only_detentes_memory_commits_let_a_claim_integrate_as_a_merge(
     git(repo, "update-ref", "refs/heads/main", merged, memory)
     person = commit(repo, "README.md", "# changed\n")
     assert not memory_commits_only(repo, base, person, ["docs/guide.md"])
+
+
+def test_a_checkout_holding_a_version_its_queued_follows_bring_is_behind_not_edited(
+    repo: Path, git: GitRunner
+) -> None:
+    tip = git(repo, "rev-parse", "main")
+    writer = BranchWriter(repo)
+    second = writer.commit("refs/heads/main", tip, {"docs/guide.md": b"v2\n"}, "m\n")
+    writer.commit("refs/heads/main", second, {"docs/guide.md": b"v3\n"}, "m\n")
+    (repo / "docs" / "guide.md").write_bytes(b"v2\n")  # a follow halfway: file, not index
+    tips = {"docs/guide.md": blob_id(b"v3\n")}
+
+    [seen] = checkout_copies(repo, "refs/heads/main", tips)
+    [queued] = checkout_copies(repo, "refs/heads/main", tips, following={blob_id(b"v2\n")})
+
+    assert seen.state == "edited"  # what a follow halfway looks like
+    assert queued.state == "behind" and queued.index_blob == blob_id(b"v2\n")

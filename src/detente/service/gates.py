@@ -44,6 +44,7 @@ from detente.domain.state import RepoState
 from detente.errors import EvidenceRejected, StaleBase, ValidationError
 from detente.service.commit_check import CommitCheck, check_commit
 from detente.service.core import ServiceCore
+from detente.service.memory_branch import MemoryBranch
 from detente.service.repo_refs import ref_store
 from detente.service.views import ClaimView, claim_view
 from detente.vcs.refs import check_ref_name
@@ -140,6 +141,9 @@ class GatesService:
     def __init__(self, core: ServiceCore) -> None:
         self.core = core
 
+    def _memory_branch(self) -> MemoryBranch:
+        return self.core.effect("memory", lambda: MemoryBranch(self.core))
+
     def complete(self, claim_id: str, cmd: CompleteClaim | None = None) -> ClaimView:
         """Complete a claim with evidence; integrate it by CAS (API ``complete``; see the
         module docstring for the steps).
@@ -195,6 +199,9 @@ class GatesService:
             if not cmd.integrate or head is None:
                 return events
             recovered = False
+            # The checkouts' follow of earlier memory commits first: both rewrite a
+            # checkout (its index.lock); none is queued while this batch runs.
+            self._memory_branch().settle(repo)
             checkouts = refs.refuse_dirty_checkouts(
                 base_ref.ref, base_ref.oid, head, _maintained(s)
             )

@@ -257,6 +257,7 @@ class MemoryService:
                 docs = sorted(state.memory.documents.values(), key=lambda d: d.path)
         if not docs:
             return []
+        self.branch.settle(repo)  # the checkouts as they are once they followed
         plan = self.branch.snapshot(repo)
         shared = [d for d in docs if d.doc_class is not DocClass.PRIVATE]
         copies = checkout_copies(

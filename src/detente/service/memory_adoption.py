@@ -7,7 +7,10 @@ committed yet). The branch's is adopted as it is; a checkout's is three-way merg
 the branch's copy (``git merge-file``, base: the version that checkout's index holds) and
 adopted when it merges, the merged bytes staged for the batch's commit and given back to
 that checkout afterwards. An edit that does not merge stays in its file, untouched
-(``memory show`` reports the checkout as ``edited``). The decision itself is pure:
+(``memory show`` reports the checkout as ``edited``). Checkouts follow memory commits in
+the background (:mod:`detente.service.checkout_follower`): a checkout still behind is not
+an edit (its file equals its index), and a copy that looks edited is looked at again
+once the queued follows ran. The decision itself is pure:
 :func:`~detente.domain.memory.adoption.decide_adopt`.
 """
 
@@ -42,7 +45,21 @@ def person_edit(
     # Against the tip the batch started from: the checkouts have not followed this batch's
     # own writes yet.
     tip_blob = plan.tip_blob(doc.path)
-    copies = checkout_copies(plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length)
+    # Asked before the checkouts are read: a follow that ends while they are read (its
+    # file read before, its index after) looks like an edit too. None starts meanwhile:
+    # follows are queued only by a batch, and this batch holds the lock.
+    quiet = branch.settled(doc.repo)
+    # While follows are queued a checkout holds one of the versions they bring it to: no
+    # edit, and no git process to tell.
+    following = () if quiet else branch.following(doc.repo)
+    copies = checkout_copies(
+        plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length, following=following
+    )
+    if any(c.state == "edited" for c in copies) and not quiet:
+        # A follow halfway (file rewritten, index not yet) looks like an edit: look again
+        # once the follows queued before this batch ran.
+        branch.settle(doc.repo)
+        copies = checkout_copies(plan.root, plan.ref, {doc.path: tip_blob}, plan.oid_length)
     for copy in copies:
         merged = _merged(branch, doc.repo, copy, data)
         if merged is None or copy.data is None:

@@ -20,8 +20,11 @@ memory command decides on that copy, never on a working tree:
   :meth:`MemoryBranch.abort` moves it back (by CAS; a crash in between leaves a commit
   whose events never landed: the next write adopts it as a human edit would be);
 - :meth:`MemoryBranch.finish` brings the checkouts of the branch along where they are
-  clean (:func:`~detente.vcs.memory_follow.follow_checkouts`); the others are reported
-  ``behind`` or ``edited`` by ``memory show``.
+  clean (:mod:`detente.service.checkout_follower`; the others are reported ``behind`` or
+  ``edited`` by ``memory show``): right away after a batch of one command with no
+  command waiting for the lock (a caller writing one command at a time finds its write
+  in its checkout when answered), else queued for the repository's follow thread, in
+  commit order, so that the next batch waits for nobody's checkout.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from detente.errors import StaleBase, ValidationError
 from detente.service.batch_effects import Redecide
+from detente.service.checkout_follower import SETTLE_SECONDS, CheckoutFollower, FollowJob
 from detente.service.core import ServiceCore
 from detente.vcs.blobs import read_blobs
 from detente.vcs.git import Git
@@ -43,12 +47,15 @@ from detente.vcs.memory_commit import (
     read_files,
     tip_of,
 )
-from detente.vcs.memory_follow import blob_id, follow_checkouts
+from detente.vcs.memory_follow import blob_id
 from detente.vcs.refs import cas_update_ref
 
 __all__ = ["BranchPlan", "MemoryBranch"]
 
 _log = logging.getLogger("detente.memory")
+
+#: Versions :meth:`MemoryBranch.following` remembers per repository (the newest).
+_FOLLOWING = 256
 
 
 @dataclass
@@ -143,9 +150,15 @@ class MemoryBranch:
         self._known: dict[str, tuple[str, dict[str, BranchFile | None]]] = {}
         self._writers: dict[str, BranchWriter] = {}
         self._common: dict[str, Path | None] = {}
+        #: Blobs checkouts are being brought through by queued follows, per repository.
+        self._following: dict[str, dict[str, None]] = {}
+        #: Commands decided in the batch being run, per repository.
+        self._commands: dict[str, int] = {}
         self._lock = threading.Lock()
         #: Memory commits made (for benchmarks and tests).
         self.commits = 0
+        #: Brings the checkouts along after each commit, off the command path.
+        self.follower = CheckoutFollower()
 
     # ------------------------------------------------------------------ reading
 
@@ -200,8 +213,10 @@ class MemoryBranch:
     def begin(self, repo: str) -> None:
         self._plans[repo] = None
         self._moved.pop(repo, None)
+        self._commands[repo] = 0
 
     def mark(self, repo: str) -> None:
+        self._commands[repo] = self._commands.get(repo, 0) + 1
         plan = self._plans.get(repo)
         if plan is not None:
             plan.mark()
@@ -252,31 +267,49 @@ class MemoryBranch:
                 blob_id(data, plan.oid_length), old.mode if old else "100644", data
             )
         self._known[repo] = (new, files)
-        try:
-            old_blobs = {p: (f.blob if (f := plan.files.get(p)) else None) for p in plan.staged}
-            follow_checkouts(
-                plan.root,
-                plan.ref,
-                old_blobs,
-                plan.staged,
-                plan.oid_length,
-                (plan.tip, new) if plan.tip else None,
-            )
-            for worktree, path, human, adopted in plan.adopted:
-                _give_back(worktree, path, human, adopted)
-        except Exception as exc:  # the branch has the writes; a checkout just stays behind
-            _log.warning("memory commit %s: a checkout did not follow: %s", new, exc)
+        old_blobs = {p: (f.blob if (f := plan.files.get(p)) else None) for p in plan.staged}
+        job = FollowJob(
+            plan.root,
+            plan.ref,
+            plan.tip,
+            new,
+            old_blobs,
+            dict(plan.staged),
+            plan.oid_length,
+            tuple(plan.adopted),
+        )
+        alone = self._commands.get(repo, 0) <= 1 and self.core.group_commit.queued(repo) == 0
+        if alone and self.follower.settled(repo):
+            # A batch of one command and nobody waiting for the lock: follow now, so a
+            # caller writing one command at a time finds its write in its checkout when
+            # it is answered. (Writers that batched together come back at once: a batch
+            # of several is followed in the background even when none is queued yet.)
+            self.follower.run_now(job)
+        else:  # commands wait: the next batch must not wait for the checkouts too
+            versions = self._following.setdefault(repo, {})
+            if self.follower.settled(repo):
+                versions.clear()
+            for blob in (
+                *old_blobs.values(),
+                *(blob_id(d, plan.oid_length) for d in plan.staged.values()),
+            ):
+                if blob is not None:
+                    versions[blob] = None
+            while len(versions) > _FOLLOWING:  # the oldest go: a checkout that far behind
+                del versions[next(iter(versions))]  # has its index asked instead
+            self.follower.submit(repo, job)
 
+    def following(self, repo: str) -> frozenset[str]:
+        """The blobs of the document versions that checkouts of ``repo``'s branch are
+        being brought through by queued follows (meaningful while not :meth:`settled`:
+        a checkout's file holding one is behind, not edited)."""
+        return frozenset(self._following.get(repo, ()))
 
-def _give_back(worktree: Path, path: str, human: bytes, adopted: bytes) -> None:
-    """A checkout whose edit was merged into the branch gets the merged bytes, if its file
-    still holds exactly the edit (else the human changed it again: left alone)."""
-    target = worktree / path
-    try:
-        if target.read_bytes() != human:
-            return
-    except OSError:
-        return
-    if human != adopted:
-        target.write_bytes(adopted)
-    Git(worktree).run("update-index", "--add", "--", path, check=False)
+    def settled(self, repo: str) -> bool:
+        """No follow of ``repo``'s checkouts is queued or running."""
+        return self.follower.settled(repo)
+
+    def settle(self, repo: str, timeout: float = SETTLE_SECONDS) -> bool:
+        """Wait until the checkouts of ``repo``'s branch followed every memory commit made
+        so far (:meth:`CheckoutFollower.settle`); False after ``timeout`` seconds."""
+        return self.follower.settle(repo, timeout)

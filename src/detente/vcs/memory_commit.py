@@ -1,19 +1,19 @@
-"""Memory documents as commits on the integration branch, made with git plumbing only.
+"""Memory documents as commits on the integration branch, made without a checkout.
 
 A registered memory document has one authoritative copy: the blob at its path in the
-tip of the integration branch. detente writes it without a checkout (git-read-tree(1),
-git-update-index(1), git-commit-tree(1), git-update-ref(1)):
+tip of the integration branch. detente writes it without a checkout and without an
+index:
 
-1. ``read-tree <tip>`` into detente's own index file (``GIT_INDEX_FILE``), never the
-   index of any worktree (skipped when that index already holds the tip's tree: the
-   tip is detente's own last commit);
-2. ``hash-object -w --stdin`` for each new file version;
-3. ``update-index --add --cacheinfo <mode>,<blob>,<path>`` for all of them at once;
-4. ``write-tree`` and ``commit-tree <tree> -p <tip>`` with the message and its trailers
-   (``Detente-Memory: <path> r<revision>``);
-5. ``update-ref <branch> <new> <tip>`` (:func:`~detente.vcs.refs.cas_update_ref`): the
-   branch moves only if it still names ``tip``; otherwise ``StaleBase`` names where it
-   is, and the caller decides again on that commit.
+1. each new file version is a blob, the trees along its path are the tip's trees with
+   that entry replaced, and the commit names the new root tree and ``tip`` as parent,
+   with the message and its trailers (``Detente-Memory: <path> r<revision>``): all
+   written as loose objects (:mod:`detente.vcs.objects`), no process; the tip's trees
+   are read once (one ``git cat-file --batch``) and kept, so a write on top of the
+   writer's own last commit reads nothing;
+2. ``update-ref <branch> <new> <tip>`` (:func:`~detente.vcs.refs.cas_update_ref`,
+   git-update-ref(1)): the branch moves only if it still names ``tip``; otherwise
+   ``StaleBase`` names where it is, and the caller decides again on that commit. The
+   objects of a commit that lost are unreachable and git's gc prunes them.
 
 The commit is detente's own (author and committer ``detente``), so a human's commit and
 an agent's memory write are told apart by ``git log``.
@@ -21,16 +21,23 @@ an agent's memory write are told apart by ``git log``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
-import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from detente.vcs.blobs import read_blobs
-from detente.vcs.git import Git
+from detente.vcs.git import Git, GitError
+from detente.vcs.objects import (
+    TREE_MODE,
+    ObjectWriter,
+    TreeEntry,
+    commit_body,
+    format_tree,
+    parse_tree,
+    read_objects,
+)
 from detente.vcs.refs import ZERO_OID, cas_update_ref
 
 __all__ = [
@@ -113,9 +120,11 @@ def read_files(repo: Path, commit: str, paths: Iterable[str]) -> dict[str, Branc
 class BranchWriter:
     """Commits memory documents on one repository's integration branch (thread-safe).
 
-    It keeps one index file of its own (``<git common dir>/detente/memory-index.<pid>``,
-    never a worktree's) holding the tree of the last commit it made, so that a write on
-    top of its own last commit skips the ``read-tree``.
+    The blobs, the trees along each document's path and the commit are written as loose
+    objects by :class:`~detente.vcs.objects.ObjectWriter` (no process); the trees it
+    starts from are read once (one ``git cat-file --batch``) and kept by OID, so a write
+    on top of its own last commit reads nothing. One process per commit: the
+    ``update-ref`` that moves the branch by compare-and-swap.
 
     Args:
         repo: a directory of the repository (a working tree or a bare one).
@@ -124,19 +133,87 @@ class BranchWriter:
     def __init__(self, repo: Path) -> None:
         self.git = Git(repo)
         self._lock = threading.Lock()
-        self._index: Path | None = None
-        self._index_at: str | None = None
+        self._objects: ObjectWriter | None = None
+        #: Tree OID -> its entries; commit OID -> its tree (the commits it made or read).
+        self._trees: dict[str, list[TreeEntry]] = {}
+        self._roots: dict[str, str] = {}
 
-    def _index_path(self) -> Path:
-        if self._index is None:
+    def _writer(self, oid_length: int) -> ObjectWriter:
+        if self._objects is None or self._objects.oid_length != oid_length:
             common = Path(self.git.text("rev-parse", "--git-common-dir"))
             if not common.is_absolute():
                 common = self.git.cwd / common
-            scratch = common / "detente"
-            scratch.mkdir(parents=True, exist_ok=True)
-            self._index = scratch / f"memory-index.{os.getpid()}"
-            weakref.finalize(self, _remove, self._index)  # no file left behind
-        return self._index
+            self._objects = ObjectWriter.of(self.git, common, oid_length)
+        return self._objects
+
+    def _oid_length(self, tip: str | None) -> int:
+        if tip is not None:
+            return len(tip)
+        found = self.git.run("rev-parse", "--show-object-format", check=False)
+        return 64 if found.ok and found.stdout.strip() == "sha256" else 40
+
+    def _load(self, tip: str, dirs: Iterable[str], oid_length: int) -> None:
+        """Read the tip's root tree and the trees at ``dirs`` that are not known yet."""
+        names = [] if tip in self._roots else [f"{tip}^{{tree}}"]
+        names += [f"{tip}:{d}" for d in dirs]
+        if not names:
+            return
+        for name, found in read_objects(self.git, names).items():
+            if found is None or found[1] != "tree":
+                continue
+            oid, _, body = found
+            self._trees[oid] = parse_tree(body, oid_length)
+            if name.endswith("^{tree}"):
+                self._roots[tip] = oid
+
+    def _entries(self, tree: str, oid_length: int) -> list[TreeEntry]:
+        if tree not in self._trees:
+            found = read_objects(self.git, [tree]).get(tree)
+            if found is None or found[1] != "tree":
+                raise GitError(f"tree {tree} is missing", returncode=-1, stderr="", args=())
+            self._trees[tree] = parse_tree(found[2], oid_length)
+        return self._trees[tree]
+
+    def _tree(
+        self,
+        objects: ObjectWriter,
+        tree: str | None,
+        changes: Mapping[tuple[bytes, ...], tuple[str, str]],
+        where: str,
+    ) -> str:
+        """Write the tree ``tree`` (None: an empty one) with ``changes`` (path components
+        below it -> ``(mode, blob)``) applied; its OID."""
+        entries = {e.name: e for e in self._entries(tree, objects.oid_length)} if tree else {}
+        below: dict[bytes, dict[tuple[bytes, ...], tuple[str, str]]] = {}
+        for parts, (mode, blob) in changes.items():
+            if len(parts) == 1:
+                if entries.get(parts[0]) is not None and entries[parts[0]].is_tree:
+                    raise GitError(
+                        f"{where}{parts[0].decode(errors='replace')} is a directory on the branch",
+                        returncode=-1,
+                        stderr="",
+                        args=(),
+                    )
+                entries[parts[0]] = TreeEntry(mode, parts[0], blob)
+            else:
+                below.setdefault(parts[0], {})[parts[1:]] = (mode, blob)
+        for name, inner in below.items():
+            old = entries.get(name)
+            if old is not None and not old.is_tree:
+                raise GitError(
+                    f"{where}{name.decode(errors='replace')} is a file on the branch",
+                    returncode=-1,
+                    stderr="",
+                    args=(),
+                )
+            sub = self._tree(
+                objects, old.oid if old else None, inner, f"{where}{name.decode(errors='replace')}/"
+            )
+            entries[name] = TreeEntry(TREE_MODE, name, sub)
+        made = list(entries.values())
+        oid = objects.write("tree", format_tree(made))
+        self._trees[oid] = sorted(made, key=lambda e: e.name)
+        return oid
 
     def commit(
         self,
@@ -163,49 +240,60 @@ class BranchWriter:
         Raises:
             StaleBase: ``stale_base``: the branch moved (``actual`` names where); nothing
                 of this commit is reachable.
-            VcsError: ``vcs_error`` when git fails otherwise.
+            VcsError: ``vcs_error`` when git fails otherwise, or a path's directory is a
+                file on the branch (or the path a directory).
         """
         with self._lock:
-            git = self.git
-            env = {"GIT_INDEX_FILE": str(self._index_path())}
-            blobs = {
-                path: git.text("hash-object", "-w", "--stdin", input=data)
-                for path, data in files.items()
-            }
-            if self._index_at is None or self._index_at != tip:
-                self._index_at = None
-                git.run("read-tree", *((tip,) if tip else ("--empty",)), env=env)
-            self._index_at = None  # until the tree below is the branch's
-            cacheinfo: list[str] = []
-            for path, blob in blobs.items():
+            oid_length = self._oid_length(tip)
+            objects = self._writer(oid_length)
+            changes: dict[tuple[bytes, ...], tuple[str, str]] = {}
+            for path, data in files.items():
+                parts = tuple(os.fsencode(path).split(b"/"))
                 mode = (modes or {}).get(path, "100644")
-                cacheinfo += ["--cacheinfo", f"{mode},{blob},{path}"]
-            git.run("update-index", "--add", *cacheinfo, env=env)
-            tree = git.text("write-tree", env=env)
-            parents = ("-p", tip) if tip else ()
-            new = git.text(
-                "commit-tree",
-                "--no-gpg-sign",
-                tree,
-                *parents,
-                "-F",
-                "-",
-                input=message.encode(),
-                env=IDENTITY,
-            )
-            cas_update_ref(git.cwd, ref, new, tip or ZERO_OID, message="detente: memory")
-            self._index_at = new
+                changes[parts] = (mode, objects.write("blob", data))
+            root: str | None = None
+            if tip is not None:
+                dirs = {
+                    "/".join(path.split("/")[:n])
+                    for path in files
+                    for n in range(1, path.count("/") + 1)
+                }
+                if tip not in self._roots or any(self._unknown(tip, d, oid_length) for d in dirs):
+                    self._load(tip, sorted(dirs), oid_length)
+                root = self._roots.get(tip)
+                if root is None:
+                    raise GitError(f"commit {tip} has no tree", returncode=-1, stderr="", args=())
+            tree = self._tree(objects, root, changes, "")
+            parents = (tip,) if tip else ()
+            name, email = IDENTITY["GIT_AUTHOR_NAME"], IDENTITY["GIT_AUTHOR_EMAIL"]
+            new = objects.write("commit", commit_body(tree, parents, message, (name, email)))
+            cas_update_ref(self.git.cwd, ref, new, tip or ZERO_OID, message="detente: memory")
+            if len(self._trees) > _MAX_TREES:  # keep what the next commit starts from
+                self._trees = {k: v for k, v in self._trees.items() if k == tree}
+                self._roots.clear()
+            self._roots[new] = tree
             return new
 
+    def _unknown(self, tip: str, directory: str, oid_length: int) -> bool:
+        """The tree at ``directory`` in ``tip`` would need a read (known trees are
+        walked from the tip's root)."""
+        at = self._roots.get(tip)
+        for part in os.fsencode(directory).split(b"/"):
+            entries = self._trees.get(at) if at else None
+            if entries is None:
+                return True
+            found = next((e for e in entries if e.name == part), None)
+            if found is None or not found.is_tree:
+                return False  # a new directory (or a file there: refused when written)
+            at = found.oid
+        return at not in self._trees
+
     def close(self) -> None:
-        """Remove the index file."""
+        """Forget the trees it keeps."""
         with self._lock:
-            if self._index is not None:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(self._index)
-            self._index_at = None
+            self._trees.clear()
+            self._roots.clear()
 
 
-def _remove(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
+#: Trees a writer keeps before it forgets all but the last commit's.
+_MAX_TREES = 1024

@@ -21,16 +21,14 @@ SHA-256 repository), so a clean, current checkout costs no git process to recogn
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from detente.vcs.checkout import checkouts_of
+from detente.vcs.files import replace_file
 from detente.vcs.git import Git
 
 __all__ = [
@@ -88,26 +86,6 @@ def _index_entries(worktree: Path, paths: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Replace ``path`` atomically, keeping its permission bits."""
-    try:
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".detente")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def branch_checkouts(repo: Path, ref: str) -> list[Path]:
     """:func:`checkouts_of`, plus the repository's own working tree when its ``HEAD`` is
     ``ref`` but nothing was ever added to its index (a new repository whose first commit
@@ -125,7 +103,12 @@ def branch_checkouts(repo: Path, ref: str) -> list[Path]:
 
 
 def checkout_copies(
-    repo: Path, ref: str, tip_blobs: Mapping[str, str | None], oid_length: int = 40
+    repo: Path,
+    ref: str,
+    tip_blobs: Mapping[str, str | None],
+    oid_length: int = 40,
+    *,
+    following: Collection[str] = (),
 ) -> list[CheckoutCopy]:
     """Each document's copy in each checkout of ``ref`` (see the module docstring).
 
@@ -134,6 +117,9 @@ def checkout_copies(
         ref: the integration branch.
         tip_blobs: path -> the blob the branch's tip holds (None: absent).
         oid_length: 40 (SHA-1) or 64 (SHA-256).
+        following: blobs of the branch's recent versions that checkouts are still being
+            brought to (queued follows): a file holding one is ``behind`` without its
+            index being asked (its ``index_blob`` is then that blob).
 
     Returns:
         One copy per (checkout, path), checkouts in :func:`checkouts_of` order.
@@ -144,6 +130,9 @@ def checkout_copies(
         for path, tip in tip_blobs.items():
             data = _read(worktree / path)
             have = blob_id(data, oid_length) if data is not None else None
+            if have is not None and have != tip and have in following:
+                out.append(CheckoutCopy(worktree, path, "behind", data, have))
+                continue
             if index is None and have != tip:
                 index = _index_entries(worktree, tip_blobs)
             entry = (index or {}).get(path) if have != tip else tip
@@ -201,7 +190,7 @@ def follow_checkouts(
             # the old version is nobody's edit either).
             if have == old and entry in (old, None):
                 try:
-                    _write(target, data)
+                    replace_file(target, data, fsync=False)  # the branch has it
                 except OSError:
                     left.append(CheckoutCopy(worktree, path, "behind", now, entry))
                     continue

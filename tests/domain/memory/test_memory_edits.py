@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 import pytest
 from hypothesis import given
@@ -165,3 +166,22 @@ def test_comparing_versions_names_deleted_changed_and_added_sections() -> None:
     assert changes.deleted == ("style",)
     assert changes.changed == ("build",)  # the title's own bytes did not change
     assert changes.added == ("lint",)
+
+
+@given(st.lists(st.sampled_from([b"\r\n", b"\n", b"\r", b"a", b"\r\r\n", b"\n\r"]), max_size=40))
+def test_a_files_line_ending_is_its_most_common_one_counted_as_a_regex_splits_them(
+    parts: list[bytes],
+) -> None:
+    data = b"".join(parts)
+    found = re.findall(rb"\r\n|\n|\r", data)
+    counts = {e: found.count(e) for e in (b"\r\n", b"\n", b"\r")}
+    best = max(counts.values())
+    expected = (
+        b"\n"
+        if best == 0 or counts[b"\n"] == best
+        else b"\r\n"
+        if counts[b"\r\n"] == best
+        else b"\r"
+    )
+
+    assert newline_of(data) == expected

@@ -1,0 +1,140 @@
+"""Objects written without git are the objects git would write (``git`` itself is the
+oracle: the same OIDs as ``hash-object`` / ``write-tree``, and ``fsck --strict`` clean)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from detente.vcs.git import Git
+from detente.vcs.memory_commit import BranchWriter
+from detente.vcs.objects import ObjectWriter, TreeEntry, format_tree, object_id, parse_tree
+
+GitRunner = Callable[..., str]
+RepoFactory = Callable[..., Path]
+
+
+def _through_an_index(repo: Path, git: GitRunner, tip: str, files: dict[str, str]) -> str:
+    """The tree git makes of ``tip`` with ``files`` (path -> blob) in a scratch index."""
+    env_index = repo / ".git" / "oracle-index"
+    env = {**os.environ, "GIT_INDEX_FILE": str(env_index)}
+    subprocess.run(["git", "read-tree", tip], cwd=repo, env=env, check=True)
+    for path, blob in files.items():
+        subprocess.run(
+            ["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"],
+            cwd=repo,
+            env=env,
+            check=True,
+        )
+    out = subprocess.run(
+        ["git", "write-tree"], cwd=repo, env=env, check=True, capture_output=True, text=True
+    )
+    return out.stdout.strip()
+
+
+def test_a_blob_written_without_git_has_gits_oid_and_reads_back(repo: Path, git: GitRunner) -> None:
+    writer = ObjectWriter.of(Git(repo), repo / ".git")
+    data = b"line one\nline two\n\x00binary\n"
+
+    oid = writer.write("blob", data)
+
+    (repo / "scratch").write_bytes(data)
+    assert oid == git(repo, "hash-object", "scratch") == object_id("blob", data)
+    assert git(repo, "cat-file", "-t", oid) == "blob"
+    assert writer.write("blob", data) == oid  # written twice: the same object, left alone
+
+
+def test_a_memory_commit_builds_the_trees_git_would_build_and_fsck_finds_nothing(
+    repo: Path, git: GitRunner
+) -> None:
+    tip = git(repo, "rev-parse", "main")
+    files = {
+        "docs/guide.md": b"v2\n",  # an existing file in an existing directory
+        "docs/deep/new/NOTES.md": b"new directories\n",  # two new directories
+        "docs.md": b"sorts before docs/\n",  # a file named like the directory, plus ".md"
+        "a.b/c.md": b"a directory with a dot\n",
+    }
+
+    new = BranchWriter(repo).commit("refs/heads/main", tip, files, "m\n\nDetente-Memory: x\n")
+
+    blobs = {}
+    for path, data in files.items():
+        (repo / "scratch").write_bytes(data)
+        blobs[path] = git(repo, "hash-object", "-w", "scratch")
+    assert git(repo, "rev-parse", f"{new}^{{tree}}") == _through_an_index(repo, git, tip, blobs)
+    assert git(repo, "fsck", "--strict", "--no-dangling") == ""
+    assert git(repo, "show", "main:docs/deep/new/NOTES.md") == "new directories"
+    assert git(repo, "log", "-1", "--format=%an <%ae>|%cn|%B", new) == (
+        "detente <detente@localhost>|detente|m\n\nDetente-Memory: x"
+    )
+
+
+def test_a_writer_on_top_of_its_own_commit_runs_one_git_process_and_reads_a_moved_tip(
+    repo: Path, git: GitRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = BranchWriter(repo)
+    tip = git(repo, "rev-parse", "main")
+    first = writer.commit("refs/heads/main", tip, {"docs/a.md": b"1\n"}, "m\n")
+    calls: list[str] = []
+    run = Git.run
+
+    def counted(self: Git, *args: str, **kw: Any) -> Any:
+        calls.append(next(a for a in args if not a.startswith("-") and "=" not in a))
+        return run(self, *args, **kw)
+
+    monkeypatch.setattr(Git, "run", counted)
+    second = writer.commit("refs/heads/main", first, {"docs/a.md": b"2\n"}, "m\n")
+    assert calls == ["update-ref"]
+    (repo / "src" / "app.py").write_text("human\n")
+    git(repo, "commit", "-q", "-am", "human")
+    human = git(repo, "rev-parse", "main")
+    third = writer.commit("refs/heads/main", human, {"docs/a.md": b"3\n"}, "m\n")
+
+    assert git(repo, "rev-parse", f"{third}^") == human and second != third
+    assert git(repo, "show", "main:src/app.py") == "human"
+    assert git(repo, "show", "main:docs/a.md") == "3"
+
+
+def test_a_shared_repository_gets_its_objects_through_git(
+    make_repo: RepoFactory, git: GitRunner
+) -> None:
+    repo = make_repo("shared")
+    git(repo, "config", "core.sharedRepository", "group")
+    writer = ObjectWriter.of(Git(repo), repo / ".git")
+
+    oid = writer.write("blob", b"shared\n")
+
+    assert writer.by_git and git(repo, "cat-file", "-p", oid) == "shared"
+
+
+def test_a_sha256_repository_gets_sha256_objects(tmp_path: Path, git: GitRunner) -> None:
+    repo = tmp_path / "sha256"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main", "--object-format=sha256")
+    (repo / "README.md").write_text("x\n")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "i")
+    tip = git(repo, "rev-parse", "main")
+
+    new = BranchWriter(repo).commit("refs/heads/main", tip, {"d/N.md": b"n\n"}, "m\n")
+
+    assert len(new) == 64 and git(repo, "show", "main:d/N.md") == "n"
+    assert git(repo, "fsck", "--strict", "--no-dangling") == ""
+
+
+def test_a_tree_parses_and_formats_back_in_gits_order() -> None:
+    entries = [
+        TreeEntry("100644", b"a.md", "1" * 40),
+        TreeEntry("40000", b"a", "2" * 40),
+        TreeEntry("100755", b"a-b", "3" * 40),
+    ]
+    body = format_tree(entries)
+
+    assert [e.name for e in parse_tree(body)] == [b"a-b", b"a.md", b"a"]  # "a" sorts as "a/"
+    with pytest.raises(Exception, match="malformed"):
+        parse_tree(body[:-3])
