@@ -67,3 +67,21 @@ def test_the_offered_split_and_join_name_a_participant_outside_the_waiters_overl
     result = cli(*_argv(offered["split_ownership"]), "--json")
 
     assert result.exit_code == 0, result.stdout
+
+
+def test_meeting_show_and_resolve_list_a_participants_modules_and_symbols(
+    cli: Cli, repo: Path, git: Git
+) -> None:
+    _with_class(repo, git)
+    cli.open(agent="alice", module="src.pkg")
+    opened = cli.open(agent="erin", symbol="src/pkg/k.py::K.b")
+    meeting = opened["meeting"]["id"]
+
+    shown = cli("meeting", "show", meeting).stdout
+
+    assert "module src.pkg" in shown and "symbol src/pkg/k.py::K.b" in shown, shown
+    code, body = cli.json("meeting", "show", meeting)
+    assert code == 0, body
+    assert {tuple(p["modules"]) for p in body["participants"]} == {("src.pkg",), ()}
+    resolved = cli("meeting", "resolve", meeting, "--escalate", "--by", "h").stdout
+    assert "module src.pkg" in resolved, resolved
