@@ -61,6 +61,14 @@ def _read_input(source: Path) -> str:
         raise ValidationError(
             f"cannot read {source}: {exc.strerror or exc}", field="from"
         ) from None
+    except UnicodeDecodeError as exc:
+        from detente.errors import ValidationError
+
+        raise ValidationError(
+            f"{source} is not UTF-8 text (byte {exc.start}): an entry or a section body is "
+            "text; convert it first (e.g. iconv -t UTF-8)",
+            field="from",
+        ) from None
 
 
 def _document(client: Client, repo: str, path: str) -> wire.Document:
