@@ -99,6 +99,8 @@ def _document_text(console: Console, doc: Mapping[str, Any]) -> None:
         if not disk
         else "in sync"
         if disk.get("inSync")
+        else "ABSENT FROM THE BRANCH (the next write creates it)"
+        if disk.get("fileHash") is None
         else "CHANGED ON THE BRANCH (a person's edit: adopted at the next write)"
     )
     where = f"  on {disk['ref'].removeprefix('refs/heads/')}" if disk.get("ref") else ""
