@@ -216,3 +216,19 @@ def test_bad_markers_are_a_422_naming_the_line_and_the_memory_routes_are_in_open
         "/v1/memory/documents/write",
     ):
         assert route in paths
+
+
+@pytest.mark.parametrize("bad", ["zz", "not a hash at all!", "0" * 63, "A" * 64])
+def test_a_patch_naming_a_file_hash_that_is_no_sha256_is_refused_and_writes_nothing(
+    http: httpx.Client, repo: Path, bad: str
+) -> None:
+    doc = register(http, "AGENTS.md", "section_owned")
+    claim = open_claim(http, "alice", "build")
+    body = patch_body(doc, claim, "build", "\nninja\n\n")
+
+    r = http.post("/v1/memory/sections/patch", json={**body, "expectedFileHash": bad})
+
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] == "validation_error" and "expectedFileHash" in r.text
+    after = http.get("/v1/memory/documents", params={"repo": "demo"}).json()["documents"][0]
+    assert after["revision"] == doc["revision"] and after["fileHash"] == doc["fileHash"]

@@ -150,3 +150,17 @@ def test_a_persons_unsaved_edit_in_the_same_section_is_never_overwritten(
 
     assert result.exit_code == 4, result.output
     assert (repo / "CLAUDE.md").read_text() == edited
+
+
+def test_a_log_registered_before_it_exists_reads_absent_not_a_persons_edit(
+    cli: Cli, repo: Path
+) -> None:
+    shown = cli("memory", "register", "DECISIONS.md", "--class", "append_only").stdout
+
+    assert "ABSENT FROM THE BRANCH" in shown and "person's edit" not in shown, shown
+    claim = memory_claim(cli, "alice", "DECISIONS.md")
+    code, body = cli.json(
+        "memory", "append", "DECISIONS.md", "--text", "- one", "--claim", claim["id"]
+    )
+    assert code == 0, body
+    assert "in sync" in cli("memory", "show", "DECISIONS.md").stdout

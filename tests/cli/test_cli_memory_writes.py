@@ -105,3 +105,22 @@ def test_memory_read_prints_mains_text_and_claim_status_says_the_worktree_is_beh
     [memory] = status["memory"]
     assert memory["path"] == "CLAUDE.md" and memory["worktreeState"] == "behind"
     assert any("is edited" in note for note in memory["notes"])
+
+
+def test_an_entry_file_that_is_not_utf8_is_a_usage_error_and_nothing_is_written(
+    cli: Cli, git: Git, repo: Path, tmp_path: Path
+) -> None:
+    _registered(cli, git, repo)
+    claim = cli.open("src/pkg/a.py", memory="CLAUDE.md#build")["claim"]
+    (tmp_path / "body.md").write_bytes(b"Run \xff\xfe make.\n")
+    before = git(repo, "rev-parse", "main")
+
+    code, body = cli.json(
+        "memory", "patch", "CLAUDE.md#build", "--from", str(tmp_path / "body.md"),
+        "--claim", claim["id"],
+    )  # fmt: skip
+
+    assert code == 2, body
+    assert body["code"] == "validation_error" and body["field"] == "from"
+    assert "UTF-8" in body["detail"]
+    assert git(repo, "rev-parse", "main") == before

@@ -139,3 +139,14 @@ def test_evidence_needed_reads_typed_contract_changes_and_a_test_plan() -> None:
         "tests: unit: tests/test_retry.py; integration: tests/it.py",
         "API changes: http:payments-api:add-retry, billing",
     ]
+
+
+def test_a_document_absent_from_the_branch_is_no_drift_and_no_risk() -> None:
+    log = {
+        "path": "DECISIONS.md",
+        "repo": "project",
+        "onDisk": {"fileHash": None, "inSync": False, "ref": "refs/heads/main"},
+        "sections": [],
+    }
+
+    assert views.memory_at_risk([log], {}) == []

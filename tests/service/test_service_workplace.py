@@ -118,3 +118,32 @@ def test_over_http_the_protected_branch_and_the_main_checkout_are_422_naming_the
             assert r.status_code == 422, r.text
             assert r.json()["field"] == field
         assert http.get("/v1/claims", params={"repo": "demo"}).json()["claims"] == []
+
+
+@pytest.mark.parametrize("create", [False, True])
+def test_a_claim_never_works_in_a_directory_inside_another_checkout(
+    svc: Service, repo: Path, tmp_path: Path, create: bool
+) -> None:
+    # Inside the main working tree, git there would list the worktree as untracked and a
+    # `git add -A` would record it as an embedded repository.
+    _refused(svc, _seed(repo, worktree=str(repo / "nested"), create_worktree=create), "worktree")
+    _refused(svc, _seed(repo, worktree=str(repo / "src" / "deep" / "wt")), "worktree")
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", "-b", "other", str(other))
+    _refused(svc, _seed(repo, worktree=str(other / "inner")), "worktree")
+    assert not (repo / "nested").exists()
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_worktree_inside_the_checkout_where_git_ignores_it_is_allowed(
+    svc: Service, repo: Path
+) -> None:
+    (repo / ".gitignore").write_text(".worktrees/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore worktrees")
+    where = repo / ".worktrees" / "mine"
+
+    opened = svc.claims.open_claim(_seed(repo, worktree=str(where), create_worktree=True)).claim
+
+    assert opened.worktree == str(where) and (where / "src" / "app.py").exists()
+    assert git(repo, "status", "--porcelain") == ""

@@ -211,9 +211,11 @@ def _e(value: object) -> str:
 
 def _claims_lines(console: Console, claims: Sequence[Mapping[str, Any]]) -> None:
     for claim in claims:
-        paths = ", ".join([*claim.get("paths", []), *claim.get("pendingPaths", [])]) or "-"
+        from detente.cli.views import targets_text
+
         console.print(
-            f"    {claim['id']}  {claim['agent']['name']}  {claim['status']}  {paths}",
+            f"    {claim['id']}  {claim['agent']['name']}  {claim['status']}  "
+            f"{targets_text(claim)}",
             markup=False,
         )
 
@@ -304,9 +306,10 @@ def print_meeting(
     console.print(f"  deadline     {when}", markup=False)
     console.print("  participants")
     for p in participants:
-        paths = ", ".join([*p["paths"], *p["pendingPaths"]]) or "-"
+        from detente.cli.views import targets_text
+
         console.print(
-            f"    {p['claimId']}  {p['agent']['name']}  {p['status']}  {paths}",
+            f"    {p['claimId']}  {p['agent']['name']}  {p['status']}  {targets_text(p)}",
             markup=False,
         )
     console.print("  contested")

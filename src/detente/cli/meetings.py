@@ -172,6 +172,9 @@ def show(ctx: typer.Context, meeting_id: MeetingId, json_flag: JsonFlag = False)
                 "status": c["status"],
                 "paths": c.get("paths", []),
                 "pendingPaths": c.get("pendingPaths", []),
+                "modules": c.get("modules", []),
+                "symbols": c.get("symbols", []),
+                "expectedContractChanges": c.get("expectedContractChanges", []),
             }
             for c in claims
         ]

@@ -61,6 +61,14 @@ def _read_input(source: Path) -> str:
         raise ValidationError(
             f"cannot read {source}: {exc.strerror or exc}", field="from"
         ) from None
+    except UnicodeDecodeError as exc:
+        from detente.errors import ValidationError
+
+        raise ValidationError(
+            f"{source} is not UTF-8 text (byte {exc.start}): an entry or a section body is "
+            "text; convert it first (e.g. iconv -t UTF-8)",
+            field="from",
+        ) from None
 
 
 def _document(client: Client, repo: str, path: str) -> wire.Document:
@@ -91,6 +99,8 @@ def _document_text(console: Console, doc: Mapping[str, Any]) -> None:
         if not disk
         else "in sync"
         if disk.get("inSync")
+        else "ABSENT FROM THE BRANCH (the next write creates it)"
+        if disk.get("fileHash") is None
         else "CHANGED ON THE BRANCH (a person's edit: adopted at the next write)"
     )
     where = f"  on {disk['ref'].removeprefix('refs/heads/')}" if disk.get("ref") else ""

@@ -208,7 +208,10 @@ def negotiation_options(
             str(t["theirs"]) for t in o["targets"]
         )
     uncontested = [p for p in wanted if p not in contested]
-    if uncontested:
+    # A room's resolution names every live participant: the room's other parties too,
+    # not only those this claim overlaps (each gets nothing contested).
+    bystanders = sorted(room - set(theirs_by_claim) - {mine})
+    if uncontested and not _files_shared(theirs_by_claim):
         # The others keep what this claim contests; this claim keeps the rest. Each other
         # claim is assigned its own contested pattern (carve-outs kept), so this runs.
         split = f"--split {mine}={_q(','.join(uncontested))} " + " ".join(
@@ -216,14 +219,15 @@ def negotiation_options(
             for claim_id, targets in sorted(theirs_by_claim.items())
         )
     else:
-        # Everything this claim wants is contested: it gets its targets, carved out of
-        # the others' globs (each other claim is named with no contested target).
+        # Everything this claim wants is contested, or two others hold one file (a file
+        # and a symbol inside it cannot both be assigned): this claim gets its contested
+        # targets, carved out of the others' globs (each other claim gets none of them).
         split = f"--split {mine}={_q(','.join(sorted(contested) or wanted))} " + " ".join(
             f"--split {claim_id}=" for claim_id in sorted(theirs_by_claim)
         )
-    split = split.strip()
+    split = " ".join([split.strip(), *(f"--split {b}=" for b in bystanders)])
     # Three or more parties: joining names every claim involved, not only the first.
-    everyone = sorted(theirs_by_claim) or [other]
+    everyone = sorted(set(theirs_by_claim) | set(bystanders)) or [other]
     commands = {
         "split_ownership": (f"detente meeting resolve {mtg} {split}"),
         "serialize": f"detente meeting resolve {mtg} --serialize --first {other} --then {mine}",
@@ -244,6 +248,18 @@ def negotiation_options(
         }
     )
     return options
+
+
+def _files_shared(theirs_by_claim: Mapping[str, set[str]]) -> bool:
+    """Whether two claims' targets name one file (``f.py`` and ``f.py::K.b``): a split
+    assigning each its own would leave both covering the symbol."""
+    seen: dict[str, str] = {}
+    for claim_id, targets in theirs_by_claim.items():
+        for target in targets:
+            file = target.split("::", 1)[0]
+            if seen.setdefault(file, claim_id) != claim_id:
+                return True
+    return False
 
 
 def _q(text: str) -> str:

@@ -183,8 +183,16 @@ def memory_at_risk(documents: Iterable[Wire], claims: dict[str, Wire]) -> list[W
                     }
                 )
         on_disk = doc.get("onDisk")
-        if on_disk is not None and not on_disk.get("inSync", True):
-            risks.append({"kind": "drift", "text": "file on disk differs from the record"})
+        # A document absent from the branch (registered before its first write) is no
+        # drift: the next write creates it.
+        if on_disk is not None and not on_disk.get("inSync", True) and on_disk.get("fileHash"):
+            risks.append(
+                {
+                    "kind": "drift",
+                    "text": "the branch's copy differs from the record (a person's edit: "
+                    "adopted at the next write)",
+                }
+            )
         for claim in claims.values():
             if claim["status"] not in LEASED:
                 continue

@@ -226,7 +226,13 @@ def symbol_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]
     """
     names = identifier_list(raw, fld, policy)
     for i, name in enumerate(names):
-        path, sep, qualname = name.rpartition("::")
+        path, sep, qualname = name.partition("::") if "::" in name else ("", "", name)
+        if qualname and not all(_SYMBOL_PART.fullmatch(p) for p in qualname.split(".")):
+            raise ValidationError(
+                f"{fld}[{i}] {name!r}: a qualified name is identifiers joined by '.' (no "
+                "empty part, no whitespace, no second '::'), e.g. 'src/x.py::Retry.backoff'",
+                field=f"{fld}[{i}]",
+            )
         if sep and ("*" in path or "?" in path):
             raise ValidationError(
                 f"{fld}[{i}] {name!r}: a symbol names one file, and {path.strip()!r} is a "
@@ -236,6 +242,9 @@ def symbol_list(raw: Sequence[str], fld: str, policy: Policy) -> tuple[str, ...]
             )
     return names
 
+
+#: One identifier of a symbol's qualified name (a definition's name in any language).
+_SYMBOL_PART = re.compile(r"[^\s.:]+")
 
 _MODULE_PART = re.compile(r"[^\s*?\[\]{}\\:]+")
 

@@ -11,6 +11,19 @@ from detente.operations.body import Body
 
 __all__ = ["AppendIn", "ReconcileIn", "RegisterIn", "RenderIn", "SectionPatchIn", "WriteIn"]
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def _file_hash(value: str) -> str:
+    """``expectedFileHash`` is a hash detente gave out: SHA-256 as 64 lower-case hex digits
+    (``domain.memory.markdown.digest``); anything else names no version of the file."""
+    if len(value) != 64 or not set(value) <= _HEX:
+        raise ValueError(
+            f"expectedFileHash must be a SHA-256 of the file as 64 lower-case hex digits "
+            f"(the fileHash detente reported), got {value[:80]!r}"
+        )
+    return value
+
 
 class RegisterIn(Body):
     """``POST /v1/memory/documents``."""
@@ -49,6 +62,8 @@ class SectionPatchIn(Body):
     worktree: str | None = None
     patch: PatchBody
 
+    _hash = field_validator("expected_file_hash")(_file_hash)
+
     @field_validator("section_key")
     @classmethod
     def _one_key_rule(cls, key: str) -> str:
@@ -75,6 +90,8 @@ class WriteIn(Body):
     fencing_token: int = Field(strict=True, ge=0)
     content: str = Field(max_length=mc.MAX_DOC_BYTES)
     worktree: str | None = None
+
+    _hash = field_validator("expected_file_hash")(_file_hash)
 
     def to_command(self) -> mc.WriteFile:
         return mc.WriteFile(**self.fields())

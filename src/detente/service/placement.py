@@ -24,13 +24,16 @@ takeover, whatever the surface): its branch is never a protected branch (the
 repository's default branch, or a ``detente.protectedRef`` of its git config), in any
 spelling (``main``, ``refs/heads/main``), and its worktree never another checkout of the
 repository (the main working tree, or a linked worktree on a branch other than the
-claim's; a detached one belongs to no branch and becomes the claim's). A claim in
+claim's; a detached one belongs to no branch and becomes the claim's), nor a directory
+inside a checkout (git there would list it as untracked and ``git add -A`` record it as
+an embedded repository) unless that checkout's ``.gitignore`` ignores it. A claim in
 the main checkout would make its pre-commit guard judge a human's commits as the
 claim's, and a claim on the protected branch would integrate by committing to it.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,7 +126,8 @@ def check_workplace(
         BranchInUse: ``branch_in_use`` (409): another live claim records it.
         ValidationError: ``validation_error`` (HTTP 422) naming ``branch`` (a protected
             branch, or a name git refuses) or ``worktree`` (the main working tree, a
-            linked worktree of another branch, or a relative path).
+            linked worktree of another branch, a directory inside a checkout that its
+            ``.gitignore`` does not ignore, or a relative path).
     """
     name = workspace_branch(branch)
     path = workspace_path(worktree)
@@ -140,8 +144,20 @@ def check_workplace(
     from detente.vcs.worktrees import list_worktrees, same_path
 
     for i, entry in enumerate(list_worktrees(repo.path)):
-        if entry.prunable or not same_path(entry.path, Path(path)):
+        if entry.prunable:
             continue  # a registration whose directory is gone is no checkout (git refuses)
+        if not entry.bare and _lies_inside(Path(path), entry.path):
+            if _ignored_in(entry.path, Path(path)):
+                continue  # a `.worktrees/` the checkout ignores stays out of its status
+            raise ValidationError(
+                f"worktree {worktree!r} lies inside the checkout {str(entry.path)!r}: git "
+                "there would list it as untracked (and `git add -A` record it as an "
+                "embedded repository); name a directory outside every checkout, or one "
+                "that checkout's .gitignore ignores",
+                field="worktree",
+            )
+        if not same_path(entry.path, Path(path)):
+            continue
         if i == 0 and not entry.bare:
             raise ValidationError(
                 f"worktree {worktree!r} is the repository's own working tree: a claim works "
@@ -158,6 +174,26 @@ def check_workplace(
                 + ": name that branch, or a worktree of its own",
                 field="worktree",
             )
+
+
+def _lies_inside(path: Path, root: Path) -> bool:
+    """Is ``path`` strictly below the directory ``root`` (symlinks resolved as far as
+    they exist, ``..`` folded, case folded where the platform ignores it)?"""
+    inner = os.path.normcase(str(path.resolve()))
+    outer = os.path.normcase(str(root.resolve())).rstrip(os.sep)
+    return inner != outer and inner.startswith(outer + os.sep)
+
+
+def _ignored_in(checkout: Path, path: Path) -> bool:
+    """Does the checkout ``checkout`` ignore the directory ``path`` below it
+    (``git check-ignore --no-index``: its ``.gitignore`` files and ``info/exclude``)?"""
+    relative = os.path.relpath(path.resolve(), checkout.resolve())
+    from detente.vcs.git import Git
+
+    result = Git(checkout).run(
+        "check-ignore", "-q", "--no-index", "--", relative + "/", check=False
+    )
+    return result.returncode == 0
 
 
 def _protected_branches(repo: RepoConfig) -> set[str]:
