@@ -26,10 +26,6 @@ from detente.domain.write_check import split_target
 from detente.errors import ValidationError
 
 
-def session_claims(state: RepoState, session_id: str) -> list[Claim]:
-    """Claims of ``session_id`` that still hold their targets, oldest first."""
-    found = [c for c in state.claims.values() if c.agent.session_id == session_id and c.holding]
-    return sorted(found, key=lambda c: (c.created_at, c.id))
 
 
 # ---------------------------------------------------------------------------- readiness
