@@ -113,7 +113,15 @@ def _decide(hook: HookEvent, top: Path | None) -> Verdict:
         if hook.kind == "shell":
             from detente.harness.shell_paths import shell_writes
 
-            if shell_writes(hook.command or "").empty:
+            writes = shell_writes(hook.command or "")
+            if writes.unread:
+                _log.warning("detente hook-harness %s: %s; allowed", hook.harness, writes.unread)
+                return Verdict(
+                    "allow",
+                    notice=f"detente: {writes.unread}: allowed unchecked (the git hooks still "
+                    "judge what it commits)",
+                )
+            if writes.empty:
                 return Verdict("allow")  # nothing it writes can be read: the git hooks judge
         elif not files:
             return Verdict("allow")  # outside this repository
