@@ -41,7 +41,7 @@ NEVER = (
 #: Not imported in local mode either: the write gates and the advisory overlap views.
 NOT_LOCALLY = ("detente.service.gates", "detente.domain.agents.advisory")
 #: A server-mode hook is a client: none of the service, the store, the claim model.
-NOT_AS_CLIENT = ("detente.service", "detente.runtime", "detente.storage", "sqlite3")
+NOT_AS_CLIENT = ("detente.service", "detente.runtime", "detente.storage", "sqlite3", "logging")
 
 _PROBE = """
 import json, sys
