@@ -37,6 +37,7 @@ NEVER = (
     "detente.server",
     "detente.operations.bodies",
     "detente.operations.wire",
+    "detente.index.diff",
 )
 #: Not imported in local mode either: the write gates and the advisory overlap views.
 NOT_LOCALLY = ("detente.service.gates", "detente.domain.agents.advisory")
