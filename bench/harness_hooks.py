@@ -16,7 +16,18 @@ taking turns run by run so a load spike on this shared machine hits all of them 
 - ``hook: Bash ls``: a shell command with nothing to judge (answered without connecting).
 
 Reported per command: the median (p50) and best wall time, the median CPU time of the
-child, and the ratio of the median wall time to ``python -c pass``'s.
+child, and the ratio of the median wall time to ``python -c pass``'s; the header names
+the interpreter, the detente package timed and the load average before and after.
+
+What a user gets is measured: every command runs with the bytecode cached where Python
+keeps it (``__pycache__`` beside each module: ``pip install`` compiles an installed
+package's, the warm-up round writes a source checkout's), so no run compiles a module.
+``PYTHONDONTWRITEBYTECODE`` and ``PYTHONPYCACHEPREFIX`` are removed from the children's
+environment: with the first set (this machine sets it) a cache prefix is never written,
+so every run recompiled every module it imported, ``python -c pass``'s stdlib included.
+To time the package as a user installs it, run the bench with a virtualenv's
+interpreter: ``python -m venv /tmp/v && /tmp/v/bin/pip install . pytest`` then
+``/tmp/v/bin/python bench/harness_hooks.py``.
 
 Usage: ``python bench/harness_hooks.py [--runs 15]``
 """
@@ -114,11 +125,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         repo, own = _setup(root)
         base = {k: v for k, v in os.environ.items() if not k.startswith("DETENTE_")}
-        base["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
+        # The bytecode cache a user has (see the module docstring): beside the modules.
+        base.pop("PYTHONDONTWRITEBYTECODE", None)
+        base.pop("PYTHONPYCACHEPREFIX", None)
         base["PYTHONPATH"] = str(Path(detente.__file__).resolve().parents[1])  # this checkout
         local = {**base, "DETENTE_LOCAL": "1"}
         server, port = spawn_server(
@@ -168,6 +182,10 @@ def main() -> None:
             server.terminate()
             server.wait(timeout=15)
     baseline = statistics.median(walls[0])
+    print(f"python {sys.version.split()[0]} ({sys.executable}), {os.cpu_count()} cores")
+    print(f"detente {detente.__version__} from {Path(detente.__file__).parent}")
+    print(f"bytecode cached beside the modules; load {load_before:.1f} before, ", end="")
+    print(f"{os.getloadavg()[0]:.1f} after the runs")
     print(
         f"runs: {args.runs}; targets: p50 <= {_TARGETS['server']} s (server), "
         f"<= {_TARGETS['local']} s (local)\n"

@@ -146,6 +146,42 @@ def test_any_other_option_goes_through_the_parser(cli: Cli, repo: Path) -> None:
     assert missing["code"] == 2 and missing["heavy"] == ["typer"]
 
 
+def test_claim_open_with_its_own_options_is_answered_without_the_parser(repo: Path) -> None:
+    common = ["--no-worktree", "--ttl", "600", "--json"]
+    fast_report, fast_out = _probe(
+        repo, "claim", "open", "-o", "fast", "-p", "a/**", "--module=pkg.a", *common
+    )
+    # A global option the fast path does not take: the same command, parsed.
+    parsed_report, parsed_out = _probe(
+        repo, "--local", "claim", "open", "-o", "parsed", "-p", "b/**", "--module=pkg.b", *common
+    )
+    fast, parsed = json.loads(fast_out), json.loads(parsed_out)
+
+    assert fast_report == {"code": 0, "heavy": [], "exit": "os._exit", "unneeded": []}
+    assert (parsed_report["code"], parsed_report["heavy"]) == (0, ["typer"])
+    assert fast.keys() == parsed.keys() and fast["claim"].keys() == parsed["claim"].keys()
+    for document, side in ((fast, "a"), (parsed, "b")):
+        claim = document["claim"]
+        assert (claim["paths"], claim["modules"]) == ([f"{side}/**"], [f"pkg.{side}"])
+        assert (claim["status"], claim["lease"]["ttlSeconds"], document["worktree"]) == (
+            "active",
+            600,
+            None,
+        )
+
+
+def test_claim_open_forms_the_fast_path_does_not_read_go_through_the_parser(
+    repo: Path,
+) -> None:
+    missing, missing_out = _probe(repo, "claim", "open", "-p", "a/**", "--json")
+    short_eq, _ = _probe(repo, "claim", "open", "-o=x", "-p", "a/**", "--no-worktree", "--json")
+    twice, _ = _probe(repo, "claim", "open", "-o", "x", "-o", "y", "-p", "c/**", "--json")
+
+    assert (missing["code"], missing["heavy"]) == (2, ["typer"])
+    assert json.loads(missing_out)["field"] == "--objective"
+    assert short_eq["heavy"] == ["typer"] and twice["heavy"] == ["typer"]
+
+
 def test_the_table_help_of_every_command_is_the_commands_own_first_line() -> None:
     group = typer.main.get_group(app)
 

@@ -16,6 +16,7 @@ from detente import errors
 from detente.client import Client, connect
 from detente.client.inprocess import InProcessClient
 from detente.runtime import build_service
+from detente.vcs.repo import current_oid
 
 
 @pytest.fixture(params=["inprocess", "http"])
@@ -54,6 +55,8 @@ def test_both_clients_name_the_repository_and_answer_the_same_claim_shape(
     assert claim["paths"] == ["docs/**"]
     assert isinstance(claim["memoryImpacts"], list)
     assert client.get_claim(claim["id"])["claim"]["revision"] == claim["revision"]
+    (repo,) = client.repos()["repos"]
+    assert repo["headOid"] == current_oid(Path(str(repo["path"])), "HEAD")
 
 
 def test_both_clients_refuse_a_malformed_body_naming_the_field(client: Client) -> None:

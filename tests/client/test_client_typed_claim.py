@@ -80,9 +80,17 @@ def test_the_typed_opening_answers_and_refuses_as_the_validated_body_does(repo: 
 
 
 def test_claim_open_in_local_mode_imports_no_pydantic(repo: Path) -> None:
+    # The answer may end the process with os._exit (the parser-free form, fast_reads):
+    # report from there too.
     probe = (
-        "import sys\n"
+        "import os, sys\n"
         "from detente.cli.main import main\n"
+        "exit_now = os._exit\n"
+        "def reported(code):\n"
+        "    print('pydantic' in sys.modules, file=sys.stderr)\n"
+        "    sys.stderr.flush()\n"
+        "    exit_now(code)\n"
+        "os._exit = reported\n"
         "sys.argv = ['detente', 'claim', 'open', '-o', 'x', '-p', 'a.py', '--no-worktree',"
         " '--json']\n"
         "try:\n"

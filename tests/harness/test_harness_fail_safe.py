@@ -141,3 +141,30 @@ def test_an_invalid_detente_toml_is_not_reported_as_detente_unreachable(
     notice = json.loads(out)["systemMessage"]
     assert code == 0 and "could not check" in notice and "unreachable" not in notice
     assert "unclaimed" in notice
+
+
+@pytest.mark.timeout(30)
+def test_a_shell_command_too_long_to_read_is_allowed_and_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    top = _repo(tmp_path)
+    payload = {
+        "session_id": "s1",
+        "cwd": str(top),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "echo " + "a" * 4_000_000 + " > src/a.py"},
+    }
+    logger = logging.getLogger("detente.harness")
+    caplog.set_level(logging.WARNING, logger="detente.harness")
+    logger.addHandler(caplog.handler)
+    try:
+        code, out, _ = run("claude", "pre-tool", json.dumps(payload), cwd=top)
+    finally:
+        logger.removeHandler(caplog.handler)
+
+    doc = json.loads(out)
+    assert code == 0
+    assert "permissionDecision" not in doc.get("hookSpecificOutput", {})
+    assert "too long to read" in doc["systemMessage"] and "allowed" in doc["systemMessage"]
+    assert any("too long to read" in r.getMessage() for r in caplog.records)

@@ -144,6 +144,9 @@ def test_agents_chooses_the_harnesses(tmp_path: Path) -> None:
         ({}, ("--agents", "claude,vim")),
         ({".codex/config.toml": 'model = "unclosed\n'}, ("--agents", "codex")),
         ({".codex/config.toml": 'mcp_servers = { db = { command = "db" } }\n'}, ()),
+        ({".claude/settings.json": '[{"hooks": "mine"}]\n'}, ()),
+        ({".gemini/settings.json": '"dark"'}, ("--agents", "gemini")),
+        ({".cursor/hooks.json": "[]"}, ("--agents", "cursor")),
     ],
 )
 def test_bad_input_is_refused_and_changes_nothing(
@@ -156,6 +159,32 @@ def test_bad_input_is_refused_and_changes_nothing(
 
     assert code == 2 and problem["code"] == "validation_error"
     assert _snapshot(top) == before
+
+
+def test_a_settings_file_whose_top_level_is_not_an_object_is_named_in_the_refusal(
+    tmp_path: Path,
+) -> None:
+    top = _repo(tmp_path, {".claude/settings.json": "[1, 2]"})
+
+    code, problem = _init(top, "--agents", "claude")
+
+    assert code == 2
+    assert ".claude/settings.json" in str(problem["detail"])
+    assert "array" in str(problem["detail"]) and "not an object" in str(problem["detail"])
+    assert (top / ".claude/settings.json").read_text() == "[1, 2]"
+
+
+def test_verify_with_no_harness_configured_fails_and_says_to_run_init(tmp_path: Path) -> None:
+    top = _repo(tmp_path, {})
+
+    done = CliRunner().invoke(app, ["--repo", str(top), "init", "--verify", "--json"])
+    text = CliRunner().invoke(app, ["--repo", str(top), "init", "--verify"])
+
+    report = json.loads(done.stdout)
+    assert done.exit_code == 1 and text.exit_code == 1
+    assert all(not entry["configured"] for entry in report["harnesses"].values())
+    assert "no harness hooks are configured" in report["detail"]
+    assert "detente init" in text.output and "nothing to verify" in text.output
 
 
 def test_verify_reports_per_harness_that_every_hook_fired_and_the_canaries_were_denied(

@@ -108,3 +108,34 @@ def test_turning_the_git_hooks_off_is_a_write_of_detentes_own_files(command: str
 
     assert shell_writes(command).hooks_path
     assert own_files_refusal(touched_files(event, Path("/nowhere"))) is not None
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param("echo " + "a" * 4_000_000 + " > src/a.py", id="one-4MB-word"),
+        pytest.param("X=1 " * 1_000_000 + "tee src/a.py", id="a-million-assignments"),
+    ],
+)
+def test_a_command_too_long_to_read_is_left_unread_and_says_why(command: str) -> None:
+    writes = shell_writes(command)
+
+    assert writes.empty and writes.paths == []
+    assert "too long to read" in writes.unread and "4,0" in writes.unread
+
+
+@pytest.mark.timeout(20)
+def test_a_long_here_document_does_not_count_toward_the_limit() -> None:
+    command = "cat <<'EOF' > src/big.txt\n" + "x = 1\n" * 700_000 + "EOF\ntouch src/b.py"
+
+    writes = shell_writes(command)
+
+    assert writes.unread == "" and writes.paths == ["src/big.txt", "src/b.py"]
+
+
+@pytest.mark.timeout(20)
+def test_many_leading_assignments_under_the_limit_are_skipped_in_linear_time() -> None:
+    writes = shell_writes("X=1 " * 7_000 + "tee src/a.py")
+
+    assert writes.paths == ["src/a.py"] and writes.unread == ""

@@ -11,7 +11,7 @@ import pytest
 
 from detente.clock import FakeClock
 from detente.errors import ForbiddenError
-from detente.operations.agents import GET_AGENT, REGISTER_AGENT
+from detente.operations.agents import GET_AGENT, REGISTER_AGENT, SESSION_CLAIMS
 from detente.operations.claims import OPEN_CLAIM
 from detente.operations.door import Operations
 from detente.security.identity import Principal, acting_as
@@ -85,3 +85,34 @@ def test_another_principal_may_not_open_a_claim_under_the_session(
         opened = operations.call(OPEN_CLAIM, body=body)
 
     assert opened["claim"]["agent"]["sessionId"] == "s-alice"
+
+
+def test_a_sessions_claims_are_the_acting_principals_only(operations: Operations) -> None:
+    # An unregistered session id is only a label its client chose: two principals may
+    # both name it; each sees (and a harness hook works under) only its own claims.
+    def body(path: str) -> dict[str, Any]:
+        return {
+            "repo": "demo",
+            "objective": f"work on {path}",
+            "baseCommit": "a" * 40,
+            "paths": [path],
+            "agent": {"id": "a", "name": "a", "sessionId": "claude-shared"},
+        }
+
+    with acting_as(ALICE):
+        alices = operations.call(OPEN_CLAIM, body=body("src/alice/**"))["claim"]["id"]
+    with acting_as(MALLORY):
+        mallorys = operations.call(OPEN_CLAIM, body=body("src/mallory/**"))["claim"]["id"]
+
+    path = {"session_id": "claude-shared"}
+    with acting_as(_reader(MALLORY)):
+        seen_by_mallory = operations.call(SESSION_CLAIMS, path=path)["claims"]
+    with acting_as(_reader(ALICE)):
+        seen_by_alice = operations.call(SESSION_CLAIMS, path=path)["claims"]
+
+    assert [c["id"] for c in seen_by_mallory] == [mallorys]
+    assert [c["id"] for c in seen_by_alice] == [alices]
+
+
+def _reader(who: Principal) -> Principal:
+    return Principal(who.name, who.via, roles=who.roles | {"read"})

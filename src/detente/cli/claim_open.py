@@ -1,21 +1,20 @@
 """``detente claim open``: post the claim; the service resolves the base and creates the
 claim's branch and worktree inside the same command (see ``workspace.py``).
+
+The options are parsed here (typer); what the command does is
+:func:`detente.cli.claim_open_body.open_body`, which ``claim open ... --json`` also runs
+without the parser (:mod:`detente.cli.fast_reads`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from detente.cli.context import JsonFlag, Session, run
-from detente.cli.render import EXIT_OVERLAP
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from detente.cli.workspace import OpenResult
+from detente.cli.claim_open_body import OpenArgs, open_body
+from detente.cli.context import JsonFlag, run
 
 __all__ = ["NoWorktreeOpt", "WorktreeDirOpt", "claim_app"]
 
@@ -118,59 +117,21 @@ def open_(
     once the negotiation is resolved.
     """
 
-    def body(session: Session) -> int:
-        from detente.cli import workspace
-        from detente.domain.claims.declared import Declared
-
-        repo_name = session.repo_name  # connects: local mode or a server
-        base_commit = base
-        if session.client.mode != "local":
-            # A server's checkout has its own HEAD: name the commit this checkout means.
-            from detente.vcs import resolve_commit
-
-            base_commit = resolve_commit(session.settings.repo, base)
-        seed = workspace.claim_seed(
-            repo=repo_name,
-            objective=objective,
-            base_commit=base_commit,
-            agent=workspace.agent_name(session.client, agent, session_id),
-            session=session_id,
-            paths=path or (),
-            modules=module or (),
-            symbols=symbol or (),
-            contracts=[workspace.contract_seed(c) for c in contract or ()],
-            tests=test or (),
-            declared=Declared(deployment_responsibility=deploy),
-            memory=memory or (),
-            ttl=ttl,
-            draft=draft,
-        )
-        result = workspace.open_claim(
-            session.client, seed, worktree=not (no_worktree or draft), worktree_dir=worktree_dir
-        )
-        return _report_open(session, result)
-
-    run(ctx, json_flag, body)
-
-
-def _report_open(session: Session, result: OpenResult) -> int:
-    from detente.cli.views import opened_options
-
-    response = result.response
-    claim = response["claim"]
-    options = opened_options(response)
-    worktree = result.worktree
-
-    def text(console: Console) -> None:
-        from detente.cli import views
-
-        views.claim_view(console, claim, session.now())
-        if worktree:
-            console.print(
-                f"  [green]worktree created[/] at base {worktree['headOid'][:12]} "
-                f"on branch {worktree['branch']}"
-            )
-        views.contest_view(console, response, options)
-
-    session.emit({**response, "worktree": worktree, "options": options}, text)
-    return EXIT_OVERLAP if claim["status"] == "negotiating" else 0
+    args = OpenArgs(
+        objective=objective,
+        paths=tuple(path or ()),
+        modules=tuple(module or ()),
+        symbols=tuple(symbol or ()),
+        contracts=tuple(contract or ()),
+        tests=tuple(test or ()),
+        deploy=deploy,
+        memory=tuple(memory or ()),
+        ttl=ttl,
+        base=base,
+        agent=agent,
+        session_id=session_id,
+        no_worktree=no_worktree,
+        worktree_dir=worktree_dir,
+        draft=draft,
+    )
+    run(ctx, json_flag, open_body(args))

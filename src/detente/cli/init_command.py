@@ -20,6 +20,11 @@ from detente.cli.context import JsonFlag
 
 __all__ = ["init"]
 
+_NOTHING_TO_VERIFY = (
+    "no harness hooks are configured in this repository, nothing to verify: run "
+    "`detente init` (or `detente init --agents claude,...`) first"
+)
+
 
 def _top(repo: Path | None) -> Path:
     from detente.vcs.repo import open_repo
@@ -81,7 +86,8 @@ def init(
     """Set this repository up for agents: git hooks, MCP entries, harness hooks, AGENTS.md.
 
     Idempotent (a second run changes nothing); it merges into existing files and keeps
-    every setting it did not write. Exit 0, or 2 for bad input (nothing written)."""
+    every setting it did not write. Exit 0, or 2 for bad input (nothing written).
+    ``--verify`` exits 1 when a canary failed or no harness is configured at all."""
     from detente.cli.context import settings
     from detente.errors import DetenteError
     from detente.harness import setup
@@ -94,6 +100,10 @@ def init(
             from detente.harness.verify import verify as run_verify
 
             report = run_verify(top)
+            if not any(v["configured"] for v in report.values()):
+                # Nothing fired: a pass would say hooks guard this repository when none do.
+                _print_verify(report, json_mode, detail=_NOTHING_TO_VERIFY)
+                raise typer.Exit(1)
             _print_verify(report, json_mode)
             failed = any(v["failed"] for v in report.values() if v["configured"])
             raise typer.Exit(1 if failed else 0)
@@ -135,10 +145,12 @@ def _print(
         print(f"{row['action']:>10}  {row['path']}{mark}{reason}")
 
 
-def _print_verify(report: dict[str, Any], json_mode: bool) -> None:
+def _print_verify(report: dict[str, Any], json_mode: bool, detail: str = "") -> None:
     if json_mode:
-        print(json.dumps({"harnesses": report}))
+        print(json.dumps({"harnesses": report, **({"detail": detail} if detail else {})}))
         return
+    if detail:
+        sys.stderr.write(f"detente init --verify: {detail}\n")
     for harness, entry in report.items():
         if not entry["configured"]:
             print(f"{harness}: not configured (detente init --agents {harness})")

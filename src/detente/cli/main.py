@@ -21,7 +21,8 @@ Start-up stays fast (agents run a command on every tool use):
 - ``detente hook-harness HARNESS EVENT`` (the agent harness hooks ``detente init``
   writes, :mod:`detente.harness`) skips the parser: it runs before every edit;
 - ``detente claim status ID --json`` and ``detente claim list --json``, the reads agents
-  run on every tool use, skip the parser too (:mod:`detente.cli.fast_reads`);
+  run on every tool use, and ``detente claim open ... --json`` with only its own options,
+  skip the parser too (:mod:`detente.cli.fast_reads`);
 - every other command imports typer, the root group and only its own command module
   (:mod:`detente.cli.lazy_group`, registrars in :mod:`detente.cli.registry`); httpx, rich,
   pydantic, FastAPI and uvicorn are imported inside the commands that need them.
@@ -186,7 +187,7 @@ def main() -> None:
         else:
             sys.stdout.write(f"detente {__version__}\n")
         return
-    if "--json" in args:  # claim status ID / claim list: no parser needed
+    if "--json" in args:  # claim status / list / open: no parser needed
         from detente.cli.fast_reads import answer, finish
 
         fast = answer(args)

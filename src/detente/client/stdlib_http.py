@@ -1,9 +1,10 @@
-"""A small HTTP client of a detente server on the standard library's :mod:`http.client`.
+"""A small HTTP client of a detente server on the standard library: a plain socket for
+``http://`` (:mod:`detente.client.plain_http`), :mod:`http.client` for ``https://``.
 
 The git hooks start a Python process per ``git commit``: importing ``httpx`` costs them
 about 0.1 s (its package imports its command line, and with it ``click`` and ``rich``),
 more than the whole check. :class:`StdlibHttpClient` carries the same operations with one
-``http.client`` connection per request and decodes problems exactly as
+connection per request and decodes problems exactly as
 :class:`~detente.client.http.HttpClient` does (:func:`detente.client.problems.error_from_problem`).
 It does not follow the event stream (:meth:`StdlibHttpClient.watch` raises), and it
 carries a bearer token (``DETENTE_TOKEN``) but not a signature: :func:`light_client`
@@ -64,6 +65,8 @@ class StdlibHttpClient(Client):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValidationError(f"not a detente server URL: {url!r}", field="server")
+        if token is not None and any(c in token for c in "\r\n\0"):
+            raise ValidationError("the bearer token holds a line break", field="token")
         self._base = url.rstrip("/")
         self._parts = parts
         self._token = token
@@ -101,38 +104,56 @@ class StdlibHttpClient(Client):
     def _request(
         self, method: str, path: str, body: bytes | None, timeout: float
     ) -> tuple[int, bytes]:
-        import http.client
-
         host, port = self._parts.hostname or "127.0.0.1", self._parts.port
-        conn: http.client.HTTPConnection
-        if self._parts.scheme == "https":
-            conn = http.client.HTTPSConnection(host, port, timeout=timeout)
-        else:
-            conn = http.client.HTTPConnection(host, port, timeout=timeout)
         headers = {"Accept": "application/json"}
         if body is not None:
             headers["Content-Type"] = "application/json"
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         try:
-            conn.request(method, path, body=body, headers=headers)
-            response = conn.getresponse()
-            return response.status, response.read()
+            if self._parts.scheme == "https":
+                return _https(host, port, method, path, headers, body, timeout)
+            # Plain http: one exchange on a socket, without http.client's ssl and email
+            # imports (detente.client.plain_http).
+            from detente.client.plain_http import exchange
+
+            return exchange(host, port or 80, method, path, headers, body, timeout)
         except TimeoutError:
             raise ServerUnavailable(
                 f"the detente server at {self._base} did not answer {method} {path} within "
                 f"{timeout:g} s (it is reachable, but busy or stuck)",
                 url=self._base,
             ) from None
-        except (OSError, http.client.HTTPException) as exc:
+        except OSError as exc:
             raise ServerUnavailable(
                 f"cannot reach the detente server at {self._base}: {exc}", url=self._base
             ) from None
-        finally:
-            conn.close()
 
     def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
         raise ValidationError(
             "following the event stream needs the httpx client (detente.client.http)",
             field="server",
         )
+
+
+def _https(
+    host: str,
+    port: int | None,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: bytes | None,
+    timeout: float,
+) -> tuple[int, bytes]:
+    """One request over TLS with :mod:`http.client` (its errors as :class:`OSError`)."""
+    import http.client
+
+    conn = http.client.HTTPSConnection(host, port, timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read()
+    except http.client.HTTPException as exc:
+        raise OSError(str(exc)) from None
+    finally:
+        conn.close()

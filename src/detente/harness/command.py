@@ -12,7 +12,6 @@ detente does not coordinate (no repository, no server, no store) is allowed sile
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +24,15 @@ from detente.harness.verdicts import Verdict
 
 __all__ = ["main", "run"]
 
-_log = logging.getLogger("detente.harness")
+
+def _warn(message: str, *args: object) -> None:
+    """A warning on the ``detente.harness`` logger (imported only when there is one: a
+    hook call that goes well never loads :mod:`logging`)."""
+    import logging
+
+    logging.getLogger("detente.harness").warning(message, *args)
+
+
 USAGE = f"usage: detente hook-harness {{{'|'.join(HARNESSES)}}} {{{'|'.join(EVENTS)}}}"
 
 
@@ -74,7 +81,7 @@ def run(harness: str, event: str, text: str, *, cwd: Path) -> Answer:
         payload = json.loads(text) if text.strip() else None
         hook = read_event(harness, event, payload, cwd=cwd)
     except (ValueError, PayloadError, RecursionError) as exc:  # nested too deep: malformed
-        _log.warning("detente hook-harness %s %s: malformed payload: %s", harness, event, exc)
+        _warn("detente hook-harness %s %s: malformed payload: %s", harness, event, exc)
         allowed = answer(harness, event, Verdict("allow"))
         return allowed[0], allowed[1], f"detente: malformed {harness} payload ({exc}); allowed\n"
     top = _where(hook.cwd, cwd)
@@ -84,7 +91,7 @@ def run(harness: str, event: str, text: str, *, cwd: Path) -> Answer:
         from detente.errors import DetenteError
 
         said = f"{exc.code}: {exc.detail}" if isinstance(exc, DetenteError) else repr(exc)
-        _log.warning("detente hook-harness %s %s: %s", harness, event, said)
+        _warn("detente hook-harness %s %s: %s", harness, event, said)
         if hook.kind in ("edit", "shell") and _fails_closed(top):
             verdict = Verdict(
                 "deny",
@@ -113,7 +120,15 @@ def _decide(hook: HookEvent, top: Path | None) -> Verdict:
         if hook.kind == "shell":
             from detente.harness.shell_paths import shell_writes
 
-            if shell_writes(hook.command or "").empty:
+            writes = shell_writes(hook.command or "")
+            if writes.unread:
+                _warn("detente hook-harness %s: %s; allowed", hook.harness, writes.unread)
+                return Verdict(
+                    "allow",
+                    notice=f"detente: {writes.unread}: allowed unchecked (the git hooks still "
+                    "judge what it commits)",
+                )
+            if writes.empty:
                 return Verdict("allow")  # nothing it writes can be read: the git hooks judge
         elif not files:
             return Verdict("allow")  # outside this repository

@@ -113,7 +113,8 @@ def plan(top: Path, agents: Sequence[str]) -> list[FileChange]:
     """Every file ``detente init --agents ...`` would write, with its bytes before/after.
 
     Raises:
-        ValueError: a JSON file detente merges into is not valid JSON (nothing is written).
+        ValueError: a JSON file detente merges into is not valid JSON, or its top level
+            is not an object (an array, a string...): nothing is written.
     """
     docs, texts = _desired(agents)
     out: list[FileChange] = []
@@ -125,6 +126,13 @@ def plan(top: Path, agents: Sequence[str]) -> list[FileChange]:
             raise ValueError(
                 f"{rel} is not valid JSON ({exc}); fix it, then run detente init"
             ) from None
+        if current is not None and not isinstance(current, dict):
+            # Merging into it would replace the person's settings with detente's.
+            raise ValueError(
+                f"{rel} holds a JSON {_json_kind(current)} at its top level, not an object: "
+                "detente init merges its settings into an object and changes nothing else; "
+                "make it an object (or move it aside), then run detente init"
+            )
         merged = merge_json(current, doc)
         after = before if current is not None and merged == current else _json_text(merged)
         out.append(FileChange(rel, before, after, _how(before, after)))
@@ -140,6 +148,16 @@ def plan(top: Path, agents: Sequence[str]) -> list[FileChange]:
         after = composed.encode("utf-8", "surrogateescape")
         out.append(FileChange(rel, before, after, _how(before, after)))
     return out
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    return "null" if value is None else "number"
 
 
 def _person_defines_server(text: str, *, what: str = "") -> bool:

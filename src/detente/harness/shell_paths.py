@@ -13,7 +13,10 @@ Paths follow a ``cd`` before them; leading assignments (``X=1``) and wrappers (`
 ``env``, ``nohup``, ``timeout N`` ...) are skipped, and ``sh -c``/``bash -c`` text is
 read as a command. Everything else, and anything the tokenizer cannot read (unbalanced
 quotes, substitutions in a path, a ``cd`` to a directory it cannot name), is not
-judged: the git hooks still are.
+judged: the git hooks still are. Neither is a command whose text outside its
+here-documents is longer than :data:`MAX_COMMAND` characters (the tokenizer is not fast
+enough to read it before every tool use): :attr:`ShellWrites.unread` says so, and the
+hook allows it and logs why.
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-__all__ = ["ShellWrites", "shell_writes"]
+__all__ = ["MAX_COMMAND", "ShellWrites", "shell_writes"]
+
+#: Longest command text read (here-document bodies not counted), in characters.
+MAX_COMMAND = 32 * 1024
 
 #: One shell operator: output redirections (``>``, ``>>``, ``>|``, ``>&``, ``&>``,
 #: ``&>>``), input ones (``<``, ``<<``, ``<<-``, ``<<<``) and separators.
@@ -49,6 +55,7 @@ class ShellWrites:
         git: the git subcommand judged, if any (for the answer's wording).
         hooks_path: the command sets or unsets git's ``core.hooksPath`` (it would turn
             detente's git hooks off: a write of the repository's ``.git/config``).
+        unread: why the command was not read at all ("" when it was).
     """
 
     paths: list[str] = field(default_factory=list)
@@ -57,6 +64,7 @@ class ShellWrites:
     pushed: bool = False
     git: str | None = None
     hooks_path: bool = False
+    unread: str = ""
 
     @property
     def empty(self) -> bool:
@@ -78,10 +86,10 @@ def _without_heredocs(command: str) -> str:
     return "\n".join(out)
 
 
-def _split(command: str) -> list[list[str]] | None:
-    """The simple commands of ``command``: words, and operators as separate items (a
-    separator ends a command)."""
-    lexer = shlex.shlex(_without_heredocs(command), posix=True, punctuation_chars=";&|<>()\n")
+def _split(text: str) -> list[list[str]] | None:
+    """The simple commands of ``text`` (a command without its here-documents' bodies):
+    words, and operators as separate items (a separator ends a command)."""
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|<>()\n")
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
     lexer.commenters = ""
@@ -110,19 +118,20 @@ def _plain(path: str) -> bool:
 def _command_words(words: list[str]) -> list[str]:
     """``words`` without leading assignments (``X=1``) and wrappers (``sudo``, ``env``,
     ``nohup``, ``timeout 5`` ...) with their options."""
-    while words:
-        name = words[0].rsplit("/", 1)[-1]
-        if _ASSIGNMENT.match(words[0]):
-            words = words[1:]
+    i = 0  # an index, not slices: a command of many assignments stays linear
+    while i < len(words):
+        name = words[i].rsplit("/", 1)[-1]
+        if _ASSIGNMENT.match(words[i]):
+            i += 1
         elif name in _WRAPPERS or name == "timeout":
-            words = words[1:]
-            while words and words[0].startswith("-"):
-                words = words[1:]
-            if name == "timeout" and words:
-                words = words[1:]  # the duration
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 1
+            if name == "timeout" and i < len(words):
+                i += 1  # the duration
         else:
             break
-    return words
+    return words[i:]
 
 
 def _in_place(name: str, args: list[str]) -> bool:
@@ -138,7 +147,14 @@ def shell_writes(command: str, *, _depth: int = 0) -> ShellWrites:
     Never raises: an unreadable command gives an empty :class:`ShellWrites`.
     """
     out = ShellWrites()
-    simple = _split(command)
+    text = _without_heredocs(command)
+    if len(text) > MAX_COMMAND:
+        out.unread = (
+            f"the command is {len(text):,} characters long (more than {MAX_COMMAND:,} outside "
+            "its here-documents), too long to read before the tool runs"
+        )
+        return out
+    simple = _split(text)
     if simple is None:
         return out
     where: str | None = ""  # the directory ``cd`` moved to, relative; None: unknown

@@ -52,8 +52,8 @@ def planned_edit(
     after = _apply(before, changes)
     if after is None:
         return None
-    from detente.index.diff import _innermost
     from detente.index.extract import extract_symbols
+    from detente.index.innermost import innermost
 
     if not before:
         return None  # a new file: judged whole
@@ -67,7 +67,7 @@ def planned_edit(
             continue
         for symbols, lo, hi in ((old_symbols, i1, i2), (new_symbols, j1, j2)):
             if hi > lo:
-                found, out = _innermost(symbols, lo + 1, hi - lo)
+                found, out = innermost(symbols, lo + 1, hi - lo)
                 names |= found
                 outside = outside or out
     return tuple(sorted(names)), outside

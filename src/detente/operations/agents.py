@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
+from detente.security.identity import current_principal
 
 #: Reads need the ``read`` role (held by every principal holding a role, unless
 #: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
@@ -47,8 +48,12 @@ def get_agent(service: Service, session_id: str) -> wire.AgentOut:
 
 
 def session_claims(service: Service, session_id: str, repo: str | None = None) -> wire.ClaimList:
-    """``{claims[]}``: the session's claims that still hold their targets, oldest first."""
-    return {"claims": _claims(service.agents.session_claims(session_id, repo=repo))}
+    """``{claims[]}``: the session's claims that still hold their targets, oldest first;
+    only the acting principal's (a session id is the client's choice: another principal
+    naming it sees none of them, and no hook works under a claim that is not its own)."""
+    acting = current_principal().name
+    found = service.agents.session_claims(session_id, repo=repo, principal=acting)
+    return {"claims": _claims(found)}
 
 
 def readiness(service: Service, body: ab.ReadinessIn) -> wire.Readiness:

@@ -15,10 +15,13 @@ import bisect
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from detente.domain.claims.model import Claim
 from detente.domain.claims.query import ClaimFilters
 from detente.errors import ValidationError
+
+if TYPE_CHECKING:  # a remote client reads the query's keys, not the claim model
+    from detente.domain.claims.model import Claim
 
 __all__ = [
     "INCLUDE_DEFAULT",

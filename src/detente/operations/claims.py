@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Unpack, cast
 
-from detente.domain.claims.model import ClaimStatus
 from detente.errors import ValidationError
 from detente.operations import authorize as who
 from detente.operations.claim_pages import (
@@ -136,10 +135,14 @@ def change_objective(service: Service, claim_id: str, body: b.ObjectiveChangeIn)
 
 
 def suspend(service: Service, claim_id: str, body: b.StatusChangeIn) -> wire.ClaimOut:
+    from detente.domain.claims.model import ClaimStatus  # a remote client never needs it
+
     return _set_status(service, body.to_command(claim_id, ClaimStatus.SUSPENDED))
 
 
 def resume(service: Service, claim_id: str, body: b.StatusChangeIn) -> wire.ClaimOut:
+    from detente.domain.claims.model import ClaimStatus
+
     return _set_status(service, body.to_command(claim_id, ClaimStatus.ACTIVE))
 
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detente.domain.agents import advisory as adv
 from detente.domain.agents.commands import RegisterAgent
 from detente.domain.agents.decide import check_session_id, decide_register
 from detente.domain.agents.model import AgentSession, AgentStatus, agent_status, agent_to_wire
+from detente.domain.agents.session_claims import session_claims
 from detente.domain.claims.model import Claim
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, ValidationError
 from detente.service.core import ServiceCore
+
+if TYPE_CHECKING:  # the advisory views (overlap analysis) are imported where used
+    from detente.domain.agents import advisory as adv
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ class AgentsService:
     def _agent_view(self, state: RepoState, session: AgentSession) -> AgentView:
         now = self.core.clock.now()
         # Claims whose lease runs; an expired claim is frozen, not the session's live work.
-        claims = [c.id for c in adv.session_claims(state, session.session_id) if c.leased]
+        claims = [c.id for c in session_claims(state, session.session_id) if c.leased]
         return AgentView(session, agent_status(session, now), claims, now)
 
     def _session_repo(self, session_id: str) -> str | None:
@@ -140,12 +143,16 @@ class AgentsService:
             out.extend(v for v in views if status is None or v.status == status)
         return sorted(out, key=lambda v: (v.session.registered_at, v.session.session_id))
 
-    def session_claims(self, session_id: str, *, repo: str | None = None) -> list[Claim]:
+    def session_claims(
+        self, session_id: str, *, repo: str | None = None, principal: str | None = None
+    ) -> list[Claim]:
         """The claims of ``session_id`` that still hold their targets, oldest first.
 
         Args:
             session_id: the session (an unknown one holds nothing).
             repo: the repository; inferred from the session or the only one served.
+            principal: only this principal's claims (None: every principal's; the
+                operation passes the acting principal's name).
 
         Raises:
             ValidationError: ``validation_error`` naming ``repo``.
@@ -153,7 +160,7 @@ class AgentsService:
         name = self.resolve_repo(repo, session_id)
         state = self.core.fresh(name)
         with self.core.lock(name):
-            return adv.session_claims(state, session_id)
+            return session_claims(state, session_id, principal)
 
     def readiness(
         self, session_id: str, paths: Sequence[str], *, repo: str | None = None
@@ -176,4 +183,6 @@ class AgentsService:
         name = self.resolve_repo(repo, session_id)
         state = self.core.fresh(name)
         with self.core.lock(name):
-            return adv.assess_readiness(state, session_id, paths, self.core.policy)
+            from detente.domain.agents import advisory
+
+            return advisory.assess_readiness(state, session_id, paths, self.core.policy)

@@ -260,7 +260,16 @@ def _absolute(git: Git, printed: str) -> Path:
 
 
 def _main_worktree_branch(git: Git, common_dir: Path) -> str:
-    # The common dir's HEAD is the main worktree's HEAD, whichever worktree we are in.
+    # The common dir's HEAD is the main worktree's HEAD, whichever worktree we are in. The
+    # files backend keeps it as ``ref: refs/heads/B``: read without a git process. Anything
+    # else (detached, the reftable backend's placeholder, unreadable) asks git.
+    try:
+        text = (common_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    branch = text.removeprefix("ref: refs/heads/") if text.startswith("ref: refs/heads/") else ""
+    if branch and branch != ".invalid" and "\n" not in branch:
+        return branch
     result = git.run(
         "--git-dir", str(common_dir), "symbolic-ref", "--quiet", "--short", "HEAD", check=False
     )

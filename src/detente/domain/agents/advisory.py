@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from detente.domain.agents.decide import check_session_id
 from detente.domain.authority import carries_authority
-from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.claims.model import ClaimStatus
 from detente.domain.overlap import symbols as sym
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.index import PatternIndex
@@ -24,13 +24,6 @@ from detente.domain.state import RepoState
 from detente.domain.validation import pattern_list, symbol_list
 from detente.domain.write_check import split_target
 from detente.errors import ValidationError
-
-
-def session_claims(state: RepoState, session_id: str) -> list[Claim]:
-    """Claims of ``session_id`` that still hold their targets, oldest first."""
-    found = [c for c in state.claims.values() if c.agent.session_id == session_id and c.holding]
-    return sorted(found, key=lambda c: (c.created_at, c.id))
-
 
 # ---------------------------------------------------------------------------- readiness
 

@@ -7,9 +7,10 @@ The service (``ClaimsService.list_claims``), the in-process and HTTP clients and
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from detente.domain.claims.model import Claim
+if TYPE_CHECKING:  # the filters are a client's too, which needs no claim model
+    from detente.domain.claims.model import Claim
 
 __all__ = ["ClaimFilters", "selects"]
 
