@@ -122,6 +122,21 @@ def test_a_shared_repository_gets_git_s_permissions_on_new_objects(
     assert modes(oid)[0] & 0o2770 == 0o2770  # group-writable, setgid, as git makes it
 
 
+def test_an_object_whose_lock_a_killed_writer_left_is_written_by_git(
+    repo: Path, git: GitRunner
+) -> None:
+    data = b"the lock of a writer killed while it wrote this\n"
+    (repo / "scratch").write_bytes(data)
+    oid = git(repo, "hash-object", "scratch")
+    folder = repo / ".git" / "objects" / oid[:2]
+    folder.mkdir(exist_ok=True)
+    (folder / f"{oid[2:]}.lock").write_bytes(b"half an obj")
+
+    written = open_objects(Git(repo)).blob(data)
+
+    assert written == oid and git(repo, "cat-file", "-p", oid) == data.decode().rstrip("\n")
+
+
 def test_a_repository_dulwich_cannot_open_gets_its_objects_through_git(
     make_repo: RepoFactory, git: GitRunner
 ) -> None:

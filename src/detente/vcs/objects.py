@@ -89,10 +89,14 @@ class ObjectStore(Protocol):
 
 
 class DulwichObjects:
-    """Objects written and read by dulwich (``Repo.object_store``); no process."""
+    """Objects written and read by dulwich (``Repo.object_store``); no process, except
+    for an object whose ``.lock`` file is there (dulwich writes an object through
+    ``<object>.lock``; one left by a process killed while writing would refuse that
+    object forever): ``git hash-object -w``, which writes under a name of its own."""
 
-    def __init__(self, repo: Repo) -> None:
+    def __init__(self, repo: Repo, git: Git) -> None:
         self.repo = repo
+        self.git = git
         self.store = repo.object_store
         self.oid_length = repo.object_format.hex_length
 
@@ -125,8 +129,17 @@ class DulwichObjects:
         return self._add(obj)
 
     def _add(self, obj: ShaFile) -> str:
+        from dulwich.file import FileLocked
+
         try:
             self.store.add_object(obj)
+        except FileLocked:
+            # ``<object>.lock`` is there: another process writing the same object, or one
+            # killed while it did (the lock then stays). git writes under a name of its
+            # own, so the object is written by git; never waiting on a stale lock.
+            kind = obj.type_name.decode("ascii")
+            body = obj.as_raw_string()
+            return self.git.text("hash-object", "-w", "-t", kind, "--stdin", input=body)
         except OSError as exc:
             raise GitError(
                 f"cannot write an object into {self.store.path}: {exc.strerror or exc}",
@@ -240,4 +253,4 @@ def open_objects(git: Git) -> ObjectStore:
     if repo.object_format.name != fmt:
         repo.close()
         return GitObjects(git, oid_length)
-    return DulwichObjects(repo)
+    return DulwichObjects(repo, git)
