@@ -31,6 +31,7 @@ _HEAVY = (
     "httpx",
     "onnxruntime",
     "numpy",
+    "dulwich",
 )
 #: Modules a local read does not need, each costing it a few percent (the API records
 #: build hundreds of annotations; logging comes with the thread pool; the audit's checks).
@@ -105,6 +106,16 @@ def test_claim_status_in_local_mode_imports_no_web_stack_no_pydantic_and_no_mode
     assert report["code"] == 0
     assert json.loads(out)["claim"]["id"] == claim["id"]
     assert report["heavy"] == []  # not even the command-line parser (fast_reads)
+
+
+def test_claim_open_in_local_mode_does_not_load_the_git_object_library(repo: Path) -> None:
+    args = ["claim", "open", "--objective", "docs", "--agent", "alice", "--path", "docs/**"]
+
+    report, out = _probe(repo, *args, "--memory", "docs/guide.md", "--json")
+
+    assert report["code"] == 0, out
+    assert json.loads(out)["claim"]["memoryImpacts"], out
+    assert "dulwich" not in report["heavy"]  # memory commits import it, lazily
 
 
 def test_the_reads_answered_without_the_parser_print_what_the_parsed_commands_print(

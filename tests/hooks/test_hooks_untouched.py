@@ -20,7 +20,17 @@ from hooks_harness import Server, Shared, detente, git, run_git
 from detente.vcs.hook_scripts import SERVER_HOOKS, hook_script, install_local
 
 #: Packages the pre-commit guard never needs (the CLI's, the HTTP server's, the edge's).
-HEAVY = ("rich", "typer", "click", "fastapi", "starlette", "uvicorn", "pydantic", "httpx")
+HEAVY = (
+    "rich",
+    "typer",
+    "click",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "pydantic",
+    "httpx",
+    "dulwich",
+)
 
 
 def _repository(path: Path) -> Path:

@@ -1,5 +1,6 @@
-"""Objects written without git are the objects git would write (``git`` itself is the
-oracle: the same OIDs as ``hash-object`` / ``write-tree``, and ``fsck --strict`` clean)."""
+"""Objects written by dulwich (or, where it cannot, by git's CLI) are the objects git
+would write (``git`` itself is the oracle: the same OIDs as ``hash-object`` /
+``write-tree``, and ``fsck --strict`` clean)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from detente.vcs.git import Git
 from detente.vcs.memory_commit import BranchWriter
-from detente.vcs.objects import ObjectWriter, TreeEntry, format_tree, object_id, parse_tree
+from detente.vcs.objects import DulwichObjects, GitObjects, open_objects
 
 GitRunner = Callable[..., str]
 RepoFactory = Callable[..., Path]
@@ -37,16 +38,17 @@ def _through_an_index(repo: Path, git: GitRunner, tip: str, files: dict[str, str
     return out.stdout.strip()
 
 
-def test_a_blob_written_without_git_has_gits_oid_and_reads_back(repo: Path, git: GitRunner) -> None:
-    writer = ObjectWriter.of(Git(repo), repo / ".git")
+def test_a_blob_written_by_dulwich_has_gits_oid_and_reads_back(repo: Path, git: GitRunner) -> None:
+    objects = open_objects(Git(repo))
     data = b"line one\nline two\n\x00binary\n"
 
-    oid = writer.write("blob", data)
+    oid = objects.blob(data)
 
     (repo / "scratch").write_bytes(data)
-    assert oid == git(repo, "hash-object", "scratch") == object_id("blob", data)
+    assert isinstance(objects, DulwichObjects)
+    assert oid == git(repo, "hash-object", "scratch")
     assert git(repo, "cat-file", "-t", oid) == "blob"
-    assert writer.write("blob", data) == oid  # written twice: the same object, left alone
+    assert objects.blob(data) == oid  # written twice: the same object, left alone
 
 
 def test_a_memory_commit_builds_the_trees_git_would_build_and_fsck_finds_nothing(
@@ -100,16 +102,60 @@ def test_a_writer_on_top_of_its_own_commit_runs_one_git_process_and_reads_a_move
     assert git(repo, "show", "main:docs/a.md") == "3"
 
 
-def test_a_shared_repository_gets_its_objects_through_git(
+def test_a_shared_repository_gets_git_s_permissions_on_new_objects(
     make_repo: RepoFactory, git: GitRunner
 ) -> None:
     repo = make_repo("shared")
-    git(repo, "config", "core.sharedRepository", "group")
-    writer = ObjectWriter.of(Git(repo), repo / ".git")
+    git(repo, "config", "core.sharedRepository", "0660")
+    objects = open_objects(Git(repo))
 
-    oid = writer.write("blob", b"shared\n")
+    oid = objects.blob(b"shared\n")
+    (repo / "scratch").write_text("by git\n")
+    by_git = git(repo, "hash-object", "-w", "scratch")
 
-    assert writer.by_git and git(repo, "cat-file", "-p", oid) == "shared"
+    def modes(o: str) -> tuple[int, int]:
+        folder = repo / ".git" / "objects" / o[:2]
+        return folder.stat().st_mode & 0o7777, (folder / o[2:]).stat().st_mode & 0o7777
+
+    assert git(repo, "cat-file", "-p", oid) == "shared"
+    assert modes(oid)[1] == modes(by_git)[1] == 0o440
+    assert modes(oid)[0] & 0o2770 == 0o2770  # group-writable, setgid, as git makes it
+
+
+def test_an_object_whose_lock_a_killed_writer_left_is_written_by_git(
+    repo: Path, git: GitRunner
+) -> None:
+    data = b"the lock of a writer killed while it wrote this\n"
+    (repo / "scratch").write_bytes(data)
+    oid = git(repo, "hash-object", "scratch")
+    folder = repo / ".git" / "objects" / oid[:2]
+    folder.mkdir(exist_ok=True)
+    (folder / f"{oid[2:]}.lock").write_bytes(b"half an obj")
+
+    written = open_objects(Git(repo)).blob(data)
+
+    assert written == oid and git(repo, "cat-file", "-p", oid) == data.decode().rstrip("\n")
+
+
+def test_a_repository_dulwich_cannot_open_gets_its_objects_through_git(
+    make_repo: RepoFactory, git: GitRunner
+) -> None:
+    repo = make_repo("precious")
+    git(repo, "config", "core.repositoryformatversion", "1")
+    git(repo, "config", "extensions.preciousObjects", "true")  # unknown to dulwich
+    tip = git(repo, "rev-parse", "main")
+    writer = BranchWriter(repo)
+
+    new = writer.commit("refs/heads/main", tip, {"docs/deep/N.md": b"n\n"}, "m\n")
+    again = writer.commit("refs/heads/main", new, {"docs/deep/N.md": b"2\n"}, "m\n")
+
+    assert isinstance(writer._objects, GitObjects)
+    assert git(repo, "show", "main:docs/deep/N.md") == "2"
+    assert git(repo, "rev-parse", f"{again}^") == new
+    assert git(repo, "log", "-1", "--format=%an <%ae>|%cn", again) == (
+        "detente <detente@localhost>|detente"
+    )
+    assert git(repo, "fsck", "--strict", "--no-dangling") == ""
 
 
 def test_a_sha256_repository_gets_sha256_objects(tmp_path: Path, git: GitRunner) -> None:
@@ -127,14 +173,14 @@ def test_a_sha256_repository_gets_sha256_objects(tmp_path: Path, git: GitRunner)
     assert git(repo, "fsck", "--strict", "--no-dangling") == ""
 
 
-def test_a_tree_parses_and_formats_back_in_gits_order() -> None:
-    entries = [
-        TreeEntry("100644", b"a.md", "1" * 40),
-        TreeEntry("40000", b"a", "2" * 40),
-        TreeEntry("100755", b"a-b", "3" * 40),
-    ]
-    body = format_tree(entries)
+def test_trees_packed_by_gc_are_read_back(repo: Path, git: GitRunner) -> None:
+    tip = git(repo, "rev-parse", "main")
+    git(repo, "gc", "-q", "--prune=now")  # every object of the tip now in a pack
 
-    assert [e.name for e in parse_tree(body)] == [b"a-b", b"a.md", b"a"]  # "a" sorts as "a/"
-    with pytest.raises(Exception, match="malformed"):
-        parse_tree(body[:-3])
+    new = BranchWriter(repo).commit("refs/heads/main", tip, {"docs/guide.md": b"v3\n"}, "m\n")
+
+    assert git(repo, "show", "main:docs/guide.md") == "v3"
+    assert git(repo, "ls-tree", "-r", "--name-only", new) == git(
+        repo, "ls-tree", "-r", "--name-only", tip
+    )
+    assert git(repo, "fsck", "--strict", "--no-dangling") == ""

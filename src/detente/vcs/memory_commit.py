@@ -7,9 +7,9 @@ index:
 1. each new file version is a blob, the trees along its path are the tip's trees with
    that entry replaced, and the commit names the new root tree and ``tip`` as parent,
    with the message and its trailers (``Detente-Memory: <path> r<revision>``): all
-   written as loose objects (:mod:`detente.vcs.objects`), no process; the tip's trees
-   are read once (one ``git cat-file --batch``) and kept, so a write on top of the
-   writer's own last commit reads nothing;
+   written by the dulwich library into the object store (:mod:`detente.vcs.objects`),
+   no process; the tip's trees are read through it once and kept, so a write on top of
+   the writer's own last commit reads nothing;
 2. ``update-ref <branch> <new> <tip>`` (:func:`~detente.vcs.refs.cas_update_ref`,
    git-update-ref(1)): the branch moves only if it still names ``tip``; otherwise
    ``StaleBase`` names where it is, and the caller decides again on that commit. The
@@ -29,15 +29,7 @@ from pathlib import Path
 
 from detente.vcs.blobs import read_blobs
 from detente.vcs.git import Git, GitError
-from detente.vcs.objects import (
-    TREE_MODE,
-    ObjectWriter,
-    TreeEntry,
-    commit_body,
-    format_tree,
-    parse_tree,
-    read_objects,
-)
+from detente.vcs.objects import TREE_MODE, ObjectStore, TreeEntry, open_objects
 from detente.vcs.refs import ZERO_OID, cas_update_ref
 
 __all__ = [
@@ -120,11 +112,11 @@ def read_files(repo: Path, commit: str, paths: Iterable[str]) -> dict[str, Branc
 class BranchWriter:
     """Commits memory documents on one repository's integration branch (thread-safe).
 
-    The blobs, the trees along each document's path and the commit are written as loose
-    objects by :class:`~detente.vcs.objects.ObjectWriter` (no process); the trees it
-    starts from are read once (one ``git cat-file --batch``) and kept by OID, so a write
-    on top of its own last commit reads nothing. One process per commit: the
-    ``update-ref`` that moves the branch by compare-and-swap.
+    The blobs, the trees along each document's path and the commit are written by the
+    repository's :func:`~detente.vcs.objects.open_objects` store (dulwich, in process;
+    git's CLI where dulwich cannot); the trees it starts from are read through it and
+    kept by OID, so a write on top of its own last commit reads nothing. One process per
+    commit: the ``update-ref`` that moves the branch by compare-and-swap (its hooks run).
 
     Args:
         repo: a directory of the repository (a working tree or a bare one).
@@ -133,57 +125,34 @@ class BranchWriter:
     def __init__(self, repo: Path) -> None:
         self.git = Git(repo)
         self._lock = threading.Lock()
-        self._objects: ObjectWriter | None = None
+        self._objects: ObjectStore | None = None
         #: Tree OID -> its entries; commit OID -> its tree (the commits it made or read).
         self._trees: dict[str, list[TreeEntry]] = {}
         self._roots: dict[str, str] = {}
 
-    def _writer(self, oid_length: int) -> ObjectWriter:
-        if self._objects is None or self._objects.oid_length != oid_length:
-            common = Path(self.git.text("rev-parse", "--git-common-dir"))
-            if not common.is_absolute():
-                common = self.git.cwd / common
-            self._objects = ObjectWriter.of(self.git, common, oid_length)
+    def _store(self) -> ObjectStore:
+        if self._objects is None:
+            self._objects = open_objects(self.git)
         return self._objects
 
-    def _oid_length(self, tip: str | None) -> int:
-        if tip is not None:
-            return len(tip)
-        found = self.git.run("rev-parse", "--show-object-format", check=False)
-        return 64 if found.ok and found.stdout.strip() == "sha256" else 40
-
-    def _load(self, tip: str, dirs: Iterable[str], oid_length: int) -> None:
-        """Read the tip's root tree and the trees at ``dirs`` that are not known yet."""
-        names = [] if tip in self._roots else [f"{tip}^{{tree}}"]
-        names += [f"{tip}:{d}" for d in dirs]
-        if not names:
-            return
-        for name, found in read_objects(self.git, names).items():
-            if found is None or found[1] != "tree":
-                continue
-            oid, _, body = found
-            self._trees[oid] = parse_tree(body, oid_length)
-            if name.endswith("^{tree}"):
-                self._roots[tip] = oid
-
-    def _entries(self, tree: str, oid_length: int) -> list[TreeEntry]:
+    def _entries(self, objects: ObjectStore, tree: str) -> list[TreeEntry]:
         if tree not in self._trees:
-            found = read_objects(self.git, [tree]).get(tree)
-            if found is None or found[1] != "tree":
+            found = objects.entries(tree)
+            if found is None:
                 raise GitError(f"tree {tree} is missing", returncode=-1, stderr="", args=())
-            self._trees[tree] = parse_tree(found[2], oid_length)
+            self._trees[tree] = found
         return self._trees[tree]
 
     def _tree(
         self,
-        objects: ObjectWriter,
+        objects: ObjectStore,
         tree: str | None,
         changes: Mapping[tuple[bytes, ...], tuple[str, str]],
         where: str,
     ) -> str:
         """Write the tree ``tree`` (None: an empty one) with ``changes`` (path components
         below it -> ``(mode, blob)``) applied; its OID."""
-        entries = {e.name: e for e in self._entries(tree, objects.oid_length)} if tree else {}
+        entries = {e.name: e for e in self._entries(objects, tree)} if tree else {}
         below: dict[bytes, dict[tuple[bytes, ...], tuple[str, str]]] = {}
         for parts, (mode, blob) in changes.items():
             if len(parts) == 1:
@@ -211,8 +180,8 @@ class BranchWriter:
             )
             entries[name] = TreeEntry(TREE_MODE, name, sub)
         made = list(entries.values())
-        oid = objects.write("tree", format_tree(made))
-        self._trees[oid] = sorted(made, key=lambda e: e.name)
+        oid = objects.tree(made)
+        self._trees[oid] = made
         return oid
 
     def commit(
@@ -244,29 +213,21 @@ class BranchWriter:
                 file on the branch (or the path a directory).
         """
         with self._lock:
-            oid_length = self._oid_length(tip)
-            objects = self._writer(oid_length)
+            objects = self._store()
             changes: dict[tuple[bytes, ...], tuple[str, str]] = {}
             for path, data in files.items():
                 parts = tuple(os.fsencode(path).split(b"/"))
                 mode = (modes or {}).get(path, "100644")
-                changes[parts] = (mode, objects.write("blob", data))
+                changes[parts] = (mode, objects.blob(data))
             root: str | None = None
             if tip is not None:
-                dirs = {
-                    "/".join(path.split("/")[:n])
-                    for path in files
-                    for n in range(1, path.count("/") + 1)
-                }
-                if tip not in self._roots or any(self._unknown(tip, d, oid_length) for d in dirs):
-                    self._load(tip, sorted(dirs), oid_length)
-                root = self._roots.get(tip)
+                root = self._roots.get(tip) or objects.tree_of(tip)
                 if root is None:
                     raise GitError(f"commit {tip} has no tree", returncode=-1, stderr="", args=())
             tree = self._tree(objects, root, changes, "")
             parents = (tip,) if tip else ()
-            name, email = IDENTITY["GIT_AUTHOR_NAME"], IDENTITY["GIT_AUTHOR_EMAIL"]
-            new = objects.write("commit", commit_body(tree, parents, message, (name, email)))
+            identity = (IDENTITY["GIT_AUTHOR_NAME"], IDENTITY["GIT_AUTHOR_EMAIL"])
+            new = objects.commit(tree, parents, message, identity)
             cas_update_ref(self.git.cwd, ref, new, tip or ZERO_OID, message="detente: memory")
             if len(self._trees) > _MAX_TREES:  # keep what the next commit starts from
                 self._trees = {k: v for k, v in self._trees.items() if k == tree}
@@ -274,25 +235,14 @@ class BranchWriter:
             self._roots[new] = tree
             return new
 
-    def _unknown(self, tip: str, directory: str, oid_length: int) -> bool:
-        """The tree at ``directory`` in ``tip`` would need a read (known trees are
-        walked from the tip's root)."""
-        at = self._roots.get(tip)
-        for part in os.fsencode(directory).split(b"/"):
-            entries = self._trees.get(at) if at else None
-            if entries is None:
-                return True
-            found = next((e for e in entries if e.name == part), None)
-            if found is None or not found.is_tree:
-                return False  # a new directory (or a file there: refused when written)
-            at = found.oid
-        return at not in self._trees
-
     def close(self) -> None:
-        """Forget the trees it keeps."""
+        """Forget the trees it keeps and close the object store."""
         with self._lock:
             self._trees.clear()
             self._roots.clear()
+            if self._objects is not None:
+                self._objects.close()
+                self._objects = None
 
 
 #: Trees a writer keeps before it forgets all but the last commit's.

@@ -1,58 +1,42 @@
-"""Git objects (blobs, trees, commits) written into a repository without a process each.
+"""Git objects (blobs, trees, commits) written into and read from a repository.
 
 A memory commit needs a blob per document, the trees along each document's path and a
-commit; spawning ``git hash-object``, ``update-index``, ``write-tree`` and ``commit-tree``
-for them cost four processes per commit. :class:`ObjectWriter` writes them as git itself
-writes a *loose object* (gitformat-loose(5), "Git Internals - Git Objects" in Pro Git):
+commit. Git's object format is not detente's business: :class:`DulwichObjects` has the
+dulwich library (pure-Python git) write them into the repository's object store as
+loose objects, in process, and read trees back (from loose objects or packs). dulwich
+honours the repository's object format (SHA-1 or SHA-256), ``core.sharedRepository``
+permissions and ``core.looseCompression``; like git by default it does not fsync loose
+objects: a memory commit is acknowledged only after the store's own durable commit
+recorded its revision.
 
-- the object is ``<type> SP <size in decimal> NUL <body>``; its name (OID) is the SHA-1
-  (or, in a SHA-256 repository, SHA-256) of exactly those bytes;
-- it is stored zlib-compressed at ``<objects>/<first 2 hex digits>/<the other 38 (62)>``,
-  written to a temporary file in that directory and renamed into place, so a reader sees
-  no object or the whole object (its name is its content: an object that is already
-  there is left alone). Like git (``core.fsync``'s default leaves loose objects out) it
-  does not fsync: a ``kill -9`` loses nothing the page cache holds, and a memory commit
-  is only acknowledged after the store's own durable commit recorded its revision;
-- compression level 1 (git's ``core.looseCompression`` default).
-
-A repository shared between users (``core.sharedRepository``) needs git's own rules for
-the permissions of new object directories; there, and only there, each object is written
-by ``git hash-object -w -t <type> --stdin`` instead.
-
-Trees are read with one ``git cat-file --batch`` (:func:`read_objects`) and kept by OID
-(an OID names its content forever); :func:`parse_tree` / :func:`format_tree` turn a
-tree's body into entries and back, in git's order (names compared bytewise, a tree's
-name as if it ended in ``/``).
+A repository dulwich cannot open (an extension it does not know, such as
+``preciousObjects``), or whose object format it reads differently from git, gets
+:class:`GitObjects` instead: the same objects through the git CLI (``hash-object -w``,
+``mktree``, ``commit-tree``, ``ls-tree``), one process each. :func:`open_objects`
+chooses. dulwich is imported here only, lazily, so the CLI and the hooks never load it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import itertools
-import os
-import threading
 import time
-import zlib
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from detente.vcs.git import Git, GitError
 
+if TYPE_CHECKING:
+    from dulwich.objects import ShaFile
+    from dulwich.repo import Repo
+
 __all__ = [
     "TREE_MODE",
-    "ObjectWriter",
+    "DulwichObjects",
+    "GitObjects",
+    "ObjectStore",
     "TreeEntry",
-    "commit_body",
-    "format_tree",
-    "object_id",
-    "parse_tree",
-    "read_objects",
+    "open_objects",
 ]
-
-#: Names the temporary files of objects being written (with the process and thread).
-_serial = itertools.count()
 
 #: The mode git writes for a subtree entry (no leading zero).
 TREE_MODE = "40000"
@@ -73,153 +57,200 @@ class TreeEntry:
         return self.mode == TREE_MODE
 
 
-def object_id(kind: str, body: bytes, oid_length: int = 40) -> str:
-    """The OID git gives an object of type ``kind`` with ``body`` (SHA-1 when
-    ``oid_length`` is 40, SHA-256 when 64)."""
-    algo = hashlib.sha256 if oid_length == 64 else hashlib.sha1
-    return algo(f"{kind} {len(body)}\0".encode() + body).hexdigest()
-
-
-def parse_tree(body: bytes, oid_length: int = 40) -> list[TreeEntry]:
-    """The entries of a tree object's body (``<mode> SP <name> NUL <raw OID>`` each).
-
-    Raises:
-        GitError: ``vcs_error`` when the body is not a well-formed tree.
-    """
-    raw = oid_length // 2
-    entries: list[TreeEntry] = []
-    at = 0
-    while at < len(body):
-        space = body.find(b" ", at)
-        nul = body.find(b"\0", space + 1)
-        if space < 0 or nul < 0 or nul + 1 + raw > len(body):
-            raise GitError("a tree object is malformed", returncode=-1, stderr="", args=())
-        mode = body[at:space].decode("ascii")
-        entries.append(TreeEntry(mode, body[space + 1 : nul], body[nul + 1 : nul + 1 + raw].hex()))
-        at = nul + 1 + raw
-    return entries
-
-
-def _order(entry: TreeEntry) -> bytes:
-    return entry.name + b"/" if entry.is_tree else entry.name
-
-
-def format_tree(entries: Iterable[TreeEntry]) -> bytes:
-    """A tree object's body holding ``entries``, in git's order."""
-    return b"".join(
-        e.mode.encode("ascii") + b" " + e.name + b"\0" + bytes.fromhex(e.oid)
-        for e in sorted(entries, key=_order)
-    )
-
-
-def commit_body(
-    tree: str,
-    parents: Iterable[str],
-    message: str,
-    identity: tuple[str, str],
-    when: float | None = None,
-) -> bytes:
-    """A commit object's body: ``tree``, ``parents``, author and committer ``identity``
-    (name, email) at ``when`` (seconds since the epoch, now by default, with the local
-    UTC offset as ``git commit-tree`` writes it), then ``message`` as it is."""
-    stamp = int(time.time() if when is None else when)
-    offset = time.localtime(stamp).tm_gmtoff // 60
-    sign = "-" if offset < 0 else "+"
-    zone = f"{sign}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
+def _person(identity: tuple[str, str]) -> str:
     name, email = identity
-    person = f"{name} <{email}> {stamp} {zone}"
-    head = [f"tree {tree}", *(f"parent {p}" for p in parents)]
-    head += [f"author {person}", f"committer {person}"]
-    return ("\n".join(head) + "\n\n" + message).encode()
+    return f"{name} <{email}>"
 
 
-def read_objects(git: Git, names: Iterable[str]) -> dict[str, tuple[str, str, bytes] | None]:
-    """Objects by name (an OID or any ``<rev>:<path>`` spelling), read in one
-    ``git cat-file --batch`` run: ``name -> (oid, type, body)``, None when missing.
-
-    Raises:
-        GitError: ``vcs_error`` when git fails.
-    """
-    wanted = list(dict.fromkeys(names))
-    if not wanted:
-        return {}
-    out = git.run(
-        "cat-file", "--batch", input="".join(f"{n}\n" for n in wanted).encode()
-    ).stdout_bytes
-    found: dict[str, tuple[str, str, bytes] | None] = {}
-    at = 0
-    for name in wanted:
-        end = out.index(b"\n", at)
-        header = out[at:end].split(b" ")
-        at = end + 1
-        if len(header) != 3 or header[-1] in (b"missing", b"ambiguous"):
-            found[name] = None
-            continue
-        size = int(header[2])
-        found[name] = (header[0].decode("ascii"), header[1].decode("ascii"), out[at : at + size])
-        at += size + 1
-    return found
+def _stamp(when: float | None) -> tuple[int, int]:
+    """Seconds since the epoch and the local UTC offset in seconds (as ``commit-tree``)."""
+    stamp = int(time.time() if when is None else when)
+    return stamp, time.localtime(stamp).tm_gmtoff
 
 
-class ObjectWriter:
-    """Writes loose objects into one repository (see the module docstring).
+class ObjectStore(Protocol):
+    """Writes and reads the objects of one repository (OIDs in hex)."""
 
-    Args:
-        git: a :class:`Git` of the repository.
-        objects: its object directory (``<git common dir>/objects``).
-        oid_length: 40 (SHA-1) or 64 (SHA-256).
-        by_git: write through ``git hash-object`` (a shared repository).
-    """
+    oid_length: int
 
-    def __init__(self, git: Git, objects: Path, oid_length: int = 40, *, by_git: bool) -> None:
+    def blob(self, data: bytes) -> str: ...
+
+    def tree(self, entries: list[TreeEntry]) -> str: ...
+
+    def commit(
+        self, tree: str, parents: tuple[str, ...], message: str, identity: tuple[str, str]
+    ) -> str: ...
+
+    def tree_of(self, commit: str) -> str | None: ...
+
+    def entries(self, tree: str) -> list[TreeEntry] | None: ...
+
+    def close(self) -> None: ...
+
+
+class DulwichObjects:
+    """Objects written and read by dulwich (``Repo.object_store``); no process, except
+    for an object whose ``.lock`` file is there (dulwich writes an object through
+    ``<object>.lock``; one left by a process killed while writing would refuse that
+    object forever): ``git hash-object -w``, which writes under a name of its own."""
+
+    def __init__(self, repo: Repo, git: Git) -> None:
+        self.repo = repo
         self.git = git
-        self.objects = objects
-        self.oid_length = oid_length
-        self.by_git = by_git
+        self.store = repo.object_store
+        self.oid_length = repo.object_format.hex_length
 
-    @classmethod
-    def of(cls, git: Git, common_dir: Path, oid_length: int = 40) -> ObjectWriter:
-        """The writer of the repository whose common git directory is ``common_dir``
-        (one ``git config`` call: is it a shared repository?)."""
-        shared = git.run("config", "--get", "core.sharedRepository", check=False)
-        value = shared.stdout.strip().lower() if shared.ok else ""
-        by_git = value not in ("", "false", "umask", "0", "no", "off")
-        return cls(git, common_dir / "objects", oid_length, by_git=by_git)
+    def blob(self, data: bytes) -> str:
+        from dulwich.objects import Blob
 
-    def write(self, kind: str, body: bytes) -> str:
-        """Store an object of type ``kind`` (``blob``, ``tree``, ``commit``); its OID.
+        return self._add(Blob.from_string(data))
 
-        Raises:
-            GitError: ``vcs_error`` when it cannot be written.
-        """
-        if self.by_git:
-            return self.git.text("hash-object", "-w", "-t", kind, "--stdin", input=body)
-        data = f"{kind} {len(body)}\0".encode() + body
-        algo = hashlib.sha256 if self.oid_length == 64 else hashlib.sha1
-        oid = algo(data).hexdigest()
-        folder = self.objects / oid[:2]
-        target = folder / oid[2:]
-        if target.exists():
-            with contextlib.suppress(OSError):  # as git does: a recent mtime keeps gc away
-                os.utime(target)
-            return oid
+    def tree(self, entries: list[TreeEntry]) -> str:
+        from dulwich.objects import ObjectID, Tree
+
+        obj = Tree()
+        for e in entries:
+            obj.add(e.name, int(e.mode, 8), ObjectID(e.oid.encode("ascii")))
+        return self._add(obj)
+
+    def commit(
+        self, tree: str, parents: tuple[str, ...], message: str, identity: tuple[str, str]
+    ) -> str:
+        from dulwich.objects import Commit, ObjectID
+
+        stamp, offset = _stamp(None)
+        obj = Commit()
+        obj.tree = ObjectID(tree.encode("ascii"))
+        obj.parents = [ObjectID(p.encode("ascii")) for p in parents]
+        obj.author = obj.committer = _person(identity).encode()
+        obj.author_time = obj.commit_time = stamp
+        obj.author_timezone = obj.commit_timezone = offset
+        obj.message = message.encode()
+        return self._add(obj)
+
+    def _add(self, obj: ShaFile) -> str:
+        from dulwich.file import FileLocked
+
         try:
-            folder.mkdir(exist_ok=True)
-            tmp = folder / f"tmp_obj_{os.getpid()}_{threading.get_ident()}_{next(_serial)}"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(zlib.compress(data, 1))
-                os.replace(tmp, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            self.store.add_object(obj)
+        except FileLocked:
+            # ``<object>.lock`` is there: another process writing the same object, or one
+            # killed while it did (the lock then stays). git writes under a name of its
+            # own, so the object is written by git; never waiting on a stale lock.
+            kind = obj.type_name.decode("ascii")
+            body = obj.as_raw_string()
+            return self.git.text("hash-object", "-w", "-t", kind, "--stdin", input=body)
         except OSError as exc:
             raise GitError(
-                f"cannot write object {oid} into {self.objects}: {exc.strerror or exc}",
+                f"cannot write an object into {self.store.path}: {exc.strerror or exc}",
                 returncode=-1,
                 stderr="",
                 args=(),
             ) from None
-        return oid
+        return obj.get_id(self.repo.object_format).decode("ascii")
+
+    def _read(self, oid: str) -> ShaFile | None:
+        from dulwich.objects import ObjectID
+
+        try:
+            return self.store[ObjectID(oid.encode("ascii"))]
+        except KeyError:
+            return None
+
+    def tree_of(self, commit: str) -> str | None:
+        from dulwich.objects import Commit
+
+        found = self._read(commit)
+        return found.tree.decode("ascii") if isinstance(found, Commit) else None
+
+    def entries(self, tree: str) -> list[TreeEntry] | None:
+        from dulwich.objects import Tree
+
+        found = self._read(tree)
+        if not isinstance(found, Tree):
+            return None
+        return [TreeEntry(f"{e.mode:o}", e.path, e.sha.decode("ascii")) for e in found.iteritems()]
+
+    def close(self) -> None:
+        self.repo.close()
+
+
+class GitObjects:
+    """The same objects through the git CLI (a process each): the fallback."""
+
+    def __init__(self, git: Git, oid_length: int) -> None:
+        self.git = git
+        self.oid_length = oid_length
+
+    def blob(self, data: bytes) -> str:
+        return self.git.text("hash-object", "-w", "--stdin", input=data)
+
+    def tree(self, entries: list[TreeEntry]) -> str:
+        lines = b"".join(
+            e.mode.encode("ascii")
+            + (b" tree " if e.is_tree else b" blob ")
+            + e.oid.encode("ascii")
+            + b"\t"
+            + e.name
+            + b"\0"
+            for e in entries
+        )
+        return self.git.text("mktree", "-z", input=lines)
+
+    def commit(
+        self, tree: str, parents: tuple[str, ...], message: str, identity: tuple[str, str]
+    ) -> str:
+        name, email = identity
+        env = {
+            "GIT_AUTHOR_NAME": name,
+            "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": name,
+            "GIT_COMMITTER_EMAIL": email,
+        }
+        args = [a for p in parents for a in ("-p", p)]
+        return self.git.text("commit-tree", tree, *args, "-F", "-", input=message.encode(), env=env)
+
+    def tree_of(self, commit: str) -> str | None:
+        out = self.git.run("rev-parse", "--verify", "-q", f"{commit}^{{tree}}", check=False)
+        return out.stdout.strip() if out.ok and out.stdout.strip() else None
+
+    def entries(self, tree: str) -> list[TreeEntry] | None:
+        out = self.git.run("ls-tree", "-z", tree, check=False)
+        if not out.ok:
+            return None
+        found: list[TreeEntry] = []
+        for record in out.stdout_bytes.split(b"\0"):
+            if record:
+                meta, _, name = record.partition(b"\t")
+                mode, _, oid = meta.decode("ascii").split(" ")
+                found.append(TreeEntry(f"{int(mode, 8):o}", name, oid))  # "040000" -> "40000"
+        return found
+
+    def close(self) -> None:
+        return None
+
+
+def open_objects(git: Git) -> ObjectStore:
+    """The object store of ``git``'s repository: dulwich's, or git's CLI when dulwich
+    cannot open the repository or reads its object format differently (two ``git
+    rev-parse`` calls, once).
+
+    Raises:
+        GitError: ``vcs_error`` when git cannot name the repository.
+    """
+    common = Path(git.text("rev-parse", "--git-common-dir"))
+    if not common.is_absolute():
+        common = git.cwd / common
+    found = git.run("rev-parse", "--show-object-format", check=False)
+    fmt = found.stdout.strip() if found.ok and found.stdout.strip() else "sha1"
+    oid_length = 64 if fmt == "sha256" else 40
+    from dulwich.repo import Repo
+
+    try:
+        repo = Repo(str(common))
+    except Exception:  # an extension dulwich does not know, or a layout it cannot read
+        return GitObjects(git, oid_length)
+    if repo.object_format.name != fmt:
+        repo.close()
+        return GitObjects(git, oid_length)
+    return DulwichObjects(repo, git)
