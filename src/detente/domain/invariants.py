@@ -41,13 +41,13 @@ from detente.domain import events as ev
 from detente.domain.authority import carries_authority, holds_off, writes_granted_scope
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
+from detente.domain.live_contests import awaiting_handoff, meeting_is_live, waits_on_someone
 from detente.domain.meetings.model import Decided, MeetingStatus
 from detente.domain.meetings.resolution_types import SplitOwnership, resolution_from_wire
 from detente.domain.meetings.split_named import carved_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.carveouts import is_covered
 from detente.domain.overlap.model import Severity
-from detente.domain.settle import awaiting_handoff, meeting_is_live, waits_on_someone
 from detente.domain.state import RepoState
 from detente.errors import ValidationError
 
