@@ -496,9 +496,10 @@ def test_a_completion_integrates_by_cas_and_releases_the_waiting_claim() -> None
         state.teardown()
 
 
-def _replay(script: str) -> ProtocolMachine:
-    """Run a printed failing script (one step a line) with the invariants after each."""
-    state = ProtocolOnMemory()
+def _replay(script: str, machine: type[ProtocolMachine] = ProtocolOnMemory) -> ProtocolMachine:
+    """Run a printed failing script (one step a line) with the invariants after each, on
+    the machine that printed it (the agents it picks from differ per store)."""
+    state = machine()
     for line in script.strip().splitlines():
         exec(line.strip(), {"state": state})
         state.protocol_invariants_hold()
@@ -571,7 +572,8 @@ def test_pinned_a_split_to_a_claim_still_contesting_a_module_leaves_no_target_un
     memory store too): a split of an escalated room assigned ``docs/**`` to a claim that
     was ``blocked`` and still negotiated ``src/**`` with a later, never-granted claim in
     an open room; nothing was granted, so nobody could write ``docs/**`` (invariant 10).
-    Now what the split settled is granted at once and ``src/**`` stays pending."""
+    Now what the split assigned is granted at once, and so is ``src/**``: only a later,
+    never-granted claim contested it, and that claim waits behind the assignee."""
     state = _replay(
         """
         state.advance_clock(seconds=300)
@@ -627,5 +629,35 @@ def test_pinned_a_split_to_a_claim_still_contesting_a_module_leaves_no_target_un
         """  # noqa: E501 (printed steps, one a line)
     )
     claim = state.service.claims.get_claim("clm_000030").claim
-    assert claim.granted and "docs/**" in claim.paths and claim.pending_paths == ("src/**",)
+    later = state.service.claims.get_claim("clm_000052").claim
+    assert claim.status is ClaimStatus.ACTIVE and claim.pending_paths == ()
+    assert {"docs/**", "src/**"} <= set(claim.paths)
+    assert later.status is ClaimStatus.NEGOTIATING and not later.granted
     state.teardown()
+
+
+def test_pinned_a_split_grants_a_serialized_then_what_it_no_longer_shares_with_its_first() -> None:
+    """Found by the 5,000-step machine on SQLite: a three-party split assigned
+    ``lib/x.py`` to a claim suspended (never granted) behind a ``serialize`` ``first``
+    it no longer shared anything with; it stayed suspended, so nobody could write
+    ``lib/x.py`` (invariant 10). The split is the newer word: it is granted at once."""
+    state = _replay(
+        """
+        state.open_claim(agent=31, paths=['src/**'], ttl=30)
+        state.complete_with_evidence(pick=0, stale=False, which=98)
+        state.open_claim(agent=677, paths=['src/api/*.py', 'src/**'], ttl=30)
+        state.scope_remove(pick=599, which=566)
+        state.open_claim(agent=552, paths=['src/**'], ttl=30)
+        state.propose(kind='serialize', pick=278, who=84)
+        state.accept(pick=521, who=755)
+        state.scope_add(path='lib/x.py', pick=569)
+        state.open_claim(agent=15, paths=['docs/a.md', 'src/api/app.py::App.run', 'src/api/app.py::App'], ttl=120)
+        state.resolve(how=832, kind='split_ownership', pick=321)
+        """,  # noqa: E501 (printed steps, one a line)
+        ProtocolOnSqlite,
+    )
+    try:
+        then = state.service.claims.get_claim("clm_000013").claim
+        assert then.status is ClaimStatus.ACTIVE and then.paths == ("lib/x.py",)
+    finally:
+        state.teardown()

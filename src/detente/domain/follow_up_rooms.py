@@ -8,19 +8,24 @@ by a claim outside its rooms, a ``blocked`` claim whose escalation was resolved,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
 from detente.domain import events as ev
 from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.meetings.claim_grants import grant_pending_events
 from detente.domain.meetings.decide import blocking_only, meeting_events_for
-from detente.domain.meetings.resolution_events import grant_pending_events
+from detente.domain.meetings.model import Meeting
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap
 from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
 
-__all__ = ["follow_up", "negotiating", "settle_pending"]
+__all__ = ["follow_up", "negotiating", "restated", "settle_pending"]
+
+#: A claim id as a status reason spells it.
+_CLAIM_ID = re.compile(r"\bclm_[0-9A-Za-z]+")
 
 
 def settle_pending(
@@ -75,7 +80,11 @@ def follow_up(
 
 
 def negotiating(
-    ids: IdSource, claim: Claim, meeting_ids: Sequence[str], blockers: Sequence[Overlap]
+    ids: IdSource,
+    claim: Claim,
+    meeting_ids: Sequence[str],
+    blockers: Sequence[Overlap],
+    why: str = "follow-up room: still contested by ",
 ) -> ev.Event:
     return ev.status_event(
         ids,
@@ -83,8 +92,27 @@ def negotiating(
         ev.CLAIM_NEGOTIATING,
         to=ClaimStatus.NEGOTIATING.value,
         was=claim.status.value,
-        reason="follow-up room: still contested by "
-        + ", ".join(sorted({o.claim_id for o in blockers})),
+        reason=why + ", ".join(sorted({o.claim_id for o in blockers})),
         meetingId=meeting_ids[0],
         meetingIds=list(meeting_ids),
     )
+
+
+def restated(
+    state: RepoState,
+    ids: IdSource,
+    claim: Claim,
+    blocking: Sequence[Overlap],
+    rooms: Sequence[Meeting],
+) -> list[ev.Event]:
+    """A ``negotiating`` claim whose status reason names a claim that has left
+    (completed, integrated, abandoned, expired unheld, taken over) states who holds it
+    off now: one ``claim.negotiating`` naming ``blocking``'s claims, in its open
+    ``rooms``. Empty when its reason names only live claims (or it has no room)."""
+    reason = claim.status_reason or ""
+    gone = [
+        c for c in _CLAIM_ID.findall(reason) if c in state.claims and not state.claims[c].holding
+    ]
+    if not gone or not blocking or not rooms:
+        return []
+    return [negotiating(ids, claim, [m.id for m in rooms], blocking, "still contested by ")]

@@ -25,7 +25,9 @@ Checked after every command in the test suite, by the model-based race suite, an
    claim leaves its rooms (``meeting.left``);
 10. no target is writable by nobody after a resolution that assigned it: a path a split
     assigned to a claim that still holds it is granted to that claim, or pending while
-    another claim holds it off.
+    a claim ahead of it in line holds it off (a holder with authority, a waiter that
+    asked first: :func:`detente.domain.meetings.split_grants.held_ahead`); a later
+    waiter never keeps it from its assignee.
 
 :func:`state_violations` checks 1-3 and 7-10 on one state; :class:`Replay` folds events
 one by one and checks 4 and 6 along the way.
@@ -44,6 +46,7 @@ from detente.domain.claims.transitions import allowed
 from detente.domain.live_contests import awaiting_handoff, meeting_is_live, waits_on_someone
 from detente.domain.meetings.model import Decided, MeetingStatus
 from detente.domain.meetings.resolution_types import SplitOwnership, resolution_from_wire
+from detente.domain.meetings.split_grants import held_ahead
 from detente.domain.meetings.split_named import carved_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.carveouts import is_covered
@@ -135,6 +138,9 @@ def _assigned_but_unwritable(state: RepoState) -> list[str]:
             if claim is None or not claim.holding or claim.granted:
                 continue
             stranded = [t for t in a.targets if t in claim.paths and t not in claim.pending_paths]
+            if stranded:
+                ahead = held_ahead(state, claim)
+                stranded = [t for t in stranded if t not in ahead]
             if stranded:
                 out.append(
                     f"meeting {meeting.id} assigned {', '.join(stranded)} to claim "

@@ -36,7 +36,7 @@ from typing import Any
 
 from detente.domain import events as ev
 from detente.domain.claims.model import Claim, ClaimStatus
-from detente.domain.follow_up_rooms import follow_up, negotiating, settle_pending
+from detente.domain.follow_up_rooms import follow_up, negotiating, restated, settle_pending
 from detente.domain.live_contests import (
     WAITING,
     awaiting_handoff,
@@ -46,8 +46,8 @@ from detente.domain.live_contests import (
     open_rooms,
     user_contest,
 )
+from detente.domain.meetings.claim_grants import grant_events
 from detente.domain.meetings.model import MeetingStatus
-from detente.domain.meetings.resolution_events import grant_events
 from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.waiting_line import queued_behind
@@ -161,6 +161,9 @@ def settle(
             joined = [m for o in uncovered for m in roomed[frozenset({claim_id, o.claim_id})]]
             out.append(negotiating(ids, claim, list(dict.fromkeys(joined)), uncovered))
             moved.add(claim_id)
+        elif claim.status is ClaimStatus.NEGOTIATING:
+            # Its reason still naming a holder that has left: say who holds it off now.
+            out += restated(state, ids, claim, blocking, rooms)
     out += _departures(state, meetings, ids)
     touched_now = {
         str(e.data["meetingId"])

@@ -12,7 +12,7 @@ from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.overlap.model import Overlap
 from detente.domain.state import RepoState
 
-__all__ = ["arrival", "queued_behind"]
+__all__ = ["arrival", "goes_before", "queued_behind"]
 
 
 def queued_behind(state: RepoState, claim: Claim, overlap: Overlap) -> bool:
@@ -31,6 +31,22 @@ def queued_behind(state: RepoState, claim: Claim, overlap: Overlap) -> bool:
         other is not None
         and claim.status is ClaimStatus.NEGOTIATING
         and other.status is ClaimStatus.NEGOTIATING
+        and goes_before(state, claim, overlap)
+    )
+
+
+def goes_before(state: RepoState, claim: Claim, overlap: Overlap) -> bool:
+    """Does ``claim`` go before the other claim of ``overlap`` in the line for what they
+    share, whatever either one's status: the other waits for its side (never granted,
+    or it is among its ``pendingPaths``) and asked after ``claim`` did (:func:`arrival`)?
+
+    What a resolution assigns ``claim`` is granted past such a waiter
+    (:func:`detente.domain.meetings.resolution_events.activation_events`): it never
+    held the target, and it would be granted after ``claim`` anyway.
+    """
+    other = state.claims.get(overlap.claim_id)
+    return (
+        other is not None
         and _waits_for(other, overlap)
         and arrival(state, other) > arrival(state, claim)
     )
