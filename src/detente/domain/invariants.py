@@ -8,7 +8,9 @@ Checked after every command in the test suite, by the model-based race suite, an
 2. no open meeting without a live contest;
 3. no two claims with granted authority over intersecting exclusive targets, unless a
    sharing resolution (``joint``; a ``serialize`` or a pending ``handoff`` whose
-   authority rule names who writes) says so;
+   authority rule names who writes) says so; judged granted target against granted
+   target (``find_overlaps(..., granted_only=True)``), so either one's pending part
+   never turns a ``potential`` meeting of their granted parts into a reported one;
 4. every status change in the log is an edge of the transition table (on replay);
 5. projections equal a replay (the audit compares stored rows; the tests compare the
    service's cached projection with an independent replay);
@@ -94,21 +96,20 @@ def state_violations(state: RepoState) -> list[str]:
     for claim in sorted(state.claims.values(), key=lambda c: c.id):
         if not carries_authority(claim):
             continue
-        for overlap in find_overlaps(state, _granted_targets(claim), exclude=claim.id):
+        # Granted against granted only: a pair's severity is judged on what both hold
+        # with authority, never raised by either one's pending part.
+        granted = find_overlaps(state, _granted_targets(claim), exclude=claim.id, granted_only=True)
+        for overlap in granted:
             other = state.claims[overlap.claim_id]
             pair = frozenset({claim.id, other.id})
             if overlap.severity is not Severity.BLOCKING or pair in seen:
                 continue
-            theirs = [t for t in overlap.targets if carries_authority(other, t.theirs)]
-            if not carries_authority(other) or not theirs:
+            if not carries_authority(other) or not overlap.targets:
                 continue
-            if not _blocking_from(state, other, claim.id):
-                continue  # blocking only through the other's pending part (its granted
-                # part meets this claim only where no file exists: potential)
             seen.add(pair)
             out.append(
                 f"claims {claim.id} and {other.id} both hold granted authority over "
-                f"{theirs[0].witness!r} and no sharing resolution says so"
+                f"{overlap.targets[0].witness!r} and no sharing resolution says so"
             )
     out += _status_against_authority(state)
     for meeting in sorted(state.meetings.values(), key=lambda m: m.id):
@@ -147,14 +148,6 @@ def _assigned_but_unwritable(state: RepoState) -> list[str]:
                     f"{claim.id}, which was never granted it: nobody may write it"
                 )
     return out
-
-
-def _blocking_from(state: RepoState, claim: Claim, other_id: str) -> bool:
-    """Do ``claim``'s granted targets meet ``other_id`` in a blocking overlap?"""
-    return any(
-        o.claim_id == other_id and o.severity is Severity.BLOCKING
-        for o in find_overlaps(state, _granted_targets(claim), exclude=claim.id)
-    )
 
 
 def _status_against_authority(state: RepoState) -> list[str]:
