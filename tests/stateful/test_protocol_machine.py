@@ -662,3 +662,28 @@ def test_pinned_a_split_grants_a_serialized_then_what_it_no_longer_shares_with_i
         assert then.status is ClaimStatus.ACTIVE and then.paths == ("lib/x.py",)
     finally:
         state.teardown()
+
+
+def test_pinned_a_scope_grown_after_an_accepted_handoff_is_contested_again() -> None:
+    """Found by the 5,000-step machine on memory: after a handoff was accepted, the
+    recipient grew its scope into the sender's ``src/**`` and was granted it at once (the
+    pair read "settled by handoff"), so both read active over ``src/**``
+    (invariant 8). An accepted handoff shares nothing any more: the growth is contested."""
+    state = _replay(
+        """
+        state.advance_clock(seconds=1)
+        state.advance_clock(seconds=1)
+        state.open_claim(agent=0, paths=['src/**'], ttl=30)
+        state.open_claim(agent=0, paths=['src/api/**'], ttl=30)
+        state.propose(kind='handoff', pick=0, who=0)
+        state.accept(pick=0, who=1)
+        state.scope_add(path='src/**', pick=1)
+        """
+    )
+    try:
+        sender, recipient = state._claim(0), state._claim(1)
+        granted = [p for p in recipient.paths if p not in recipient.pending_paths]
+        assert sender.status is ClaimStatus.ACTIVE and "src/**" in sender.paths
+        assert "src/**" not in granted
+    finally:
+        state.teardown()

@@ -199,7 +199,7 @@ def find_overlaps(
         resolved = pairs.get(frozenset({exclude, claim_id})) if exclude else None
         # A resolution under which the pair may keep overlapping targets: the overlap
         # stays as advisory; who may write is decided by :mod:`detente.domain.authority`.
-        if resolved is not None and resolved.resolution.shares_targets:
+        if resolved is not None and resolved.resolution.still_shares():
             advisory = True
             reason += f"; settled by meeting {resolved.meeting_id} ({resolved.resolution.TYPE})"
         report.append(
