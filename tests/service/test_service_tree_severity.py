@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock
+from detente.domain.claims.commands import ChangeScope
 from detente.domain.claims.model import ClaimStatus
+from detente.domain.invariants import state_violations
 from detente.domain.overlap.model import Severity
 from detente.errors import InvalidTransition, OverlapBlocking, ValidationError
 from detente.service import ClaimView, RepoConfig, Service
@@ -313,3 +315,23 @@ def test_a_submodule_named_as_a_path_and_as_a_directory_is_one_target(
     assert (overlap.claim_id, overlap.severity) == (holder.claim.id, Severity.BLOCKING)
     assert overlap.targets[0].witness == "vendor/lib"
     assert repo.service.claims.check_write(holder.claim.id, ["vendor/lib"]) == ["vendor/lib"]
+
+
+def test_two_granted_scopes_that_meet_only_in_missing_paths_are_no_double_authority(
+    repo: Repo,
+) -> None:
+    """Invariant 3 judges the granted parts of a pair on their own: each claim waits for
+    a pending target the other holds, and their granted parts meet only in paths that
+    exist nowhere (``docs/settlement/...``), which is no double authority."""
+    alice = repo.open(agent="alice", modules=("settlement",))
+    bob = repo.open("docs/**", agent="bob")
+    assert bob.claim.status is ClaimStatus.ACTIVE  # potential against the module
+    a = repo.service.claims.change_scope(
+        ChangeScope(alice.claim.id, alice.claim.revision, add_paths=("docs/guide.md",))
+    )
+    b = repo.service.claims.change_scope(
+        ChangeScope(bob.claim.id, bob.claim.revision, add_paths=("src/settlement/retry.py",))
+    )
+    assert a.claim.pending_paths == ("docs/guide.md",)
+    assert b.claim.pending_paths == ("src/settlement/retry.py",)
+    assert state_violations(repo.service.fresh("demo")) == []

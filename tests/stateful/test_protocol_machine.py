@@ -116,36 +116,36 @@ NAMED = (
 TARGETS = PATHS + NAMED
 KINDS = ("split_ownership", "serialize", "handoff", "joint", "human_arbitration")
 #: The files of the template repository's ``main``: every literal of :data:`PATHS` exists,
-#: so overlaps are judged on real trees (no ``potential`` verdicts).
+#: so overlaps are judged on real trees. The modules' ``*/src/api/**`` and ``*/src/**``
+#: meet ``docs/**`` only in paths that exist nowhere: ``potential``, both claims active.
 FILES = (
     "src/api/app.py",
     "src/api/util.py",
     "src/core.py",
     "docs/a.md",
     "docs/b.md",
-    "docs/src/api/notes.md",  # the modules' ``*/src/api/**`` meet ``docs/**`` in a real file
     "README.md",
     "lib/x.py",
 )
 MAIN = "refs/heads/main"
 
-_TEMPLATE: list[tuple[Path, str]] = []
+_TEMPLATE: dict[tuple[str, ...], tuple[Path, str]] = {}
 
 
-def template_repo() -> tuple[Path, str]:
+def template_repo(files: tuple[str, ...] = FILES) -> tuple[Path, str]:
     """The session's template repository (built once) and its ``main`` commit.
 
     Nothing is checked out (``main`` is written by plumbing): integration moves the ref
     without a worktree to update, so each example only copies a few KiB.
     """
-    if not _TEMPLATE:
+    if files not in _TEMPLATE:
         root = Path(tempfile.mkdtemp(prefix="detente-machine-template-")) / "repo"
         atexit.register(shutil.rmtree, root.parent, True)
         root.mkdir()
         git(root, "init", "-q", "-b", "main")
-        m0 = commit(root, {f: f"{f} v0\n" for f in FILES}, "initial", ref=MAIN)
-        _TEMPLATE.append((root, m0))
-    return _TEMPLATE[0]
+        m0 = commit(root, {f: f"{f} v0\n" for f in files}, "initial", ref=MAIN)
+        _TEMPLATE[files] = (root, m0)
+    return _TEMPLATE[files]
 
 
 _paths = st.lists(st.sampled_from(TARGETS), min_size=1, max_size=3, unique=True)
@@ -167,11 +167,13 @@ class ProtocolMachine(RuleBasedStateMachine):
     """3-5 agents contesting a small path universe through one service."""
 
     agents = 5
+    #: The template repository's files (:data:`FILES`).
+    files = FILES
 
     def __init__(self) -> None:
         super().__init__()
         self.dir = Path(tempfile.mkdtemp(prefix="detente-machine-"))
-        template, self.m0 = template_repo()
+        template, self.m0 = template_repo(self.files)
         self.repo = self.dir / "repo"
         shutil.copytree(template, self.repo, symlinks=True)
         self.clock = FakeClock()
@@ -384,7 +386,8 @@ class ProtocolMachine(RuleBasedStateMachine):
         """
         claim = self._claim(pick)
         granted = [p for p in claim.paths if p not in claim.pending_paths]
-        covered = [f for f in FILES if any(matches(p, f) for p in granted)] or list(FILES)
+        covered = [f for f in self.files if any(matches(p, f) for p in granted)]
+        covered = covered or list(self.files)
         path = covered[which % len(covered)]
         tip = git(self.repo, "rev-parse", MAIN)
         base = self.m0 if stale else tip
@@ -437,17 +440,7 @@ TestProtocolOnSqlite.settings = PROFILE
 @pytest.mark.timeout(0)
 @pytest.mark.parametrize(
     "machine",
-    [
-        ProtocolOnMemory,
-        pytest.param(
-            ProtocolOnSqlite,
-            # Known open (#30): on SQLite the machine still finds a split that assigns a
-            # claim targets it contests in another open room with a later claim, which
-            # invariant 10 reports as writable by nobody. The first example it found is
-            # fixed and pinned below (a claim blocked, or negotiating a module elsewhere).
-            marks=pytest.mark.xfail(strict=False, reason="a known counterexample, #30"),
-        ),
-    ],
+    [ProtocolOnMemory, ProtocolOnSqlite],
     ids=["memory", "sqlite"],
 )
 def test_five_thousand_steps_per_store_find_nothing(machine: type[ProtocolMachine]) -> None:
@@ -496,9 +489,10 @@ def test_a_completion_integrates_by_cas_and_releases_the_waiting_claim() -> None
         state.teardown()
 
 
-def _replay(script: str) -> ProtocolMachine:
-    """Run a printed failing script (one step a line) with the invariants after each."""
-    state = ProtocolOnMemory()
+def _replay(script: str, machine: type[ProtocolMachine] = ProtocolOnMemory) -> ProtocolMachine:
+    """Run a printed failing script (one step a line) with the invariants after each, on
+    the machine that printed it (the agents it picks from differ per store)."""
+    state = machine()
     for line in script.strip().splitlines():
         exec(line.strip(), {"state": state})
         state.protocol_invariants_hold()
@@ -566,12 +560,20 @@ def test_pinned_a_split_never_grants_a_pending_target_a_third_claim_holds() -> N
         state.teardown()
 
 
+class _OnMemoryWithNotes(ProtocolOnMemory):
+    """The tree that example was found on: ``docs/src/api/notes.md`` made the modules'
+    ``*/src/api/**`` meet ``docs/**`` in a real file."""
+
+    files = (*FILES, "docs/src/api/notes.md")
+
+
 def test_pinned_a_split_to_a_claim_still_contesting_a_module_leaves_no_target_unwritable() -> None:
     """Found by the 5,000-step machine on SQLite after the #28-#30 merges (replays on the
     memory store too): a split of an escalated room assigned ``docs/**`` to a claim that
     was ``blocked`` and still negotiated ``src/**`` with a later, never-granted claim in
     an open room; nothing was granted, so nobody could write ``docs/**`` (invariant 10).
-    Now what the split settled is granted at once and ``src/**`` stays pending."""
+    Now what the split assigned is granted at once, and so is ``src/**``: only a later,
+    never-granted claim contested it, and that claim waits behind the assignee."""
     state = _replay(
         """
         state.advance_clock(seconds=300)
@@ -624,8 +626,64 @@ def test_pinned_a_split_to_a_claim_still_contesting_a_module_leaves_no_target_un
         state.advance_clock(seconds=300)
         state.propose(kind='joint', pick=786, who=124)
         state.resolve(how=336, kind='split_ownership', pick=723)
-        """  # noqa: E501 (printed steps, one a line)
+        """,  # noqa: E501 (printed steps, one a line)
+        _OnMemoryWithNotes,
     )
     claim = state.service.claims.get_claim("clm_000030").claim
-    assert claim.granted and "docs/**" in claim.paths and claim.pending_paths == ("src/**",)
+    later = state.service.claims.get_claim("clm_000052").claim
+    assert claim.status is ClaimStatus.ACTIVE and claim.pending_paths == ()
+    assert {"docs/**", "src/**"} <= set(claim.paths)
+    assert later.status is ClaimStatus.NEGOTIATING and not later.granted
     state.teardown()
+
+
+def test_pinned_a_split_grants_a_serialized_then_what_it_no_longer_shares_with_its_first() -> None:
+    """Found by the 5,000-step machine on SQLite: a three-party split assigned
+    ``lib/x.py`` to a claim suspended (never granted) behind a ``serialize`` ``first``
+    it no longer shared anything with; it stayed suspended, so nobody could write
+    ``lib/x.py`` (invariant 10). The split is the newer word: it is granted at once."""
+    state = _replay(
+        """
+        state.open_claim(agent=31, paths=['src/**'], ttl=30)
+        state.complete_with_evidence(pick=0, stale=False, which=98)
+        state.open_claim(agent=677, paths=['src/api/*.py', 'src/**'], ttl=30)
+        state.scope_remove(pick=599, which=566)
+        state.open_claim(agent=552, paths=['src/**'], ttl=30)
+        state.propose(kind='serialize', pick=278, who=84)
+        state.accept(pick=521, who=755)
+        state.scope_add(path='lib/x.py', pick=569)
+        state.open_claim(agent=15, paths=['docs/a.md', 'src/api/app.py::App.run', 'src/api/app.py::App'], ttl=120)
+        state.resolve(how=832, kind='split_ownership', pick=321)
+        """,  # noqa: E501 (printed steps, one a line)
+        ProtocolOnSqlite,
+    )
+    try:
+        then = state.service.claims.get_claim("clm_000013").claim
+        assert then.status is ClaimStatus.ACTIVE and then.paths == ("lib/x.py",)
+    finally:
+        state.teardown()
+
+
+def test_pinned_a_scope_grown_after_an_accepted_handoff_is_contested_again() -> None:
+    """Found by the 5,000-step machine on memory: after a handoff was accepted, the
+    recipient grew its scope into the sender's ``src/**`` and was granted it at once (the
+    pair read "settled by handoff"), so both read active over ``src/**``
+    (invariant 8). An accepted handoff shares nothing any more: the growth is contested."""
+    state = _replay(
+        """
+        state.advance_clock(seconds=1)
+        state.advance_clock(seconds=1)
+        state.open_claim(agent=0, paths=['src/**'], ttl=30)
+        state.open_claim(agent=0, paths=['src/api/**'], ttl=30)
+        state.propose(kind='handoff', pick=0, who=0)
+        state.accept(pick=0, who=1)
+        state.scope_add(path='src/**', pick=1)
+        """
+    )
+    try:
+        sender, recipient = state._claim(0), state._claim(1)
+        granted = [p for p in recipient.paths if p not in recipient.pending_paths]
+        assert sender.status is ClaimStatus.ACTIVE and "src/**" in sender.paths
+        assert "src/**" not in granted
+    finally:
+        state.teardown()

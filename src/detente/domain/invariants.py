@@ -8,7 +8,9 @@ Checked after every command in the test suite, by the model-based race suite, an
 2. no open meeting without a live contest;
 3. no two claims with granted authority over intersecting exclusive targets, unless a
    sharing resolution (``joint``; a ``serialize`` or a pending ``handoff`` whose
-   authority rule names who writes) says so;
+   authority rule names who writes) says so; judged granted target against granted
+   target (``find_overlaps(..., granted_only=True)``), so either one's pending part
+   never turns a ``potential`` meeting of their granted parts into a reported one;
 4. every status change in the log is an edge of the transition table (on replay);
 5. projections equal a replay (the audit compares stored rows; the tests compare the
    service's cached projection with an independent replay);
@@ -25,7 +27,9 @@ Checked after every command in the test suite, by the model-based race suite, an
    claim leaves its rooms (``meeting.left``);
 10. no target is writable by nobody after a resolution that assigned it: a path a split
     assigned to a claim that still holds it is granted to that claim, or pending while
-    another claim holds it off.
+    a claim ahead of it in line holds it off (a holder with authority, a waiter that
+    asked first: :func:`detente.domain.meetings.split_grants.held_ahead`); a later
+    waiter never keeps it from its assignee.
 
 :func:`state_violations` checks 1-3 and 7-10 on one state; :class:`Replay` folds events
 one by one and checks 4 and 6 along the way.
@@ -41,13 +45,14 @@ from detente.domain import events as ev
 from detente.domain.authority import carries_authority, holds_off, writes_granted_scope
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.transitions import allowed
+from detente.domain.live_contests import awaiting_handoff, meeting_is_live, waits_on_someone
 from detente.domain.meetings.model import Decided, MeetingStatus
 from detente.domain.meetings.resolution_types import SplitOwnership, resolution_from_wire
+from detente.domain.meetings.split_grants import held_ahead
 from detente.domain.meetings.split_named import carved_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.carveouts import is_covered
 from detente.domain.overlap.model import Severity
-from detente.domain.settle import awaiting_handoff, meeting_is_live, waits_on_someone
 from detente.domain.state import RepoState
 from detente.errors import ValidationError
 
@@ -91,21 +96,20 @@ def state_violations(state: RepoState) -> list[str]:
     for claim in sorted(state.claims.values(), key=lambda c: c.id):
         if not carries_authority(claim):
             continue
-        for overlap in find_overlaps(state, _granted_targets(claim), exclude=claim.id):
+        # Granted against granted only: a pair's severity is judged on what both hold
+        # with authority, never raised by either one's pending part.
+        granted = find_overlaps(state, _granted_targets(claim), exclude=claim.id, granted_only=True)
+        for overlap in granted:
             other = state.claims[overlap.claim_id]
             pair = frozenset({claim.id, other.id})
             if overlap.severity is not Severity.BLOCKING or pair in seen:
                 continue
-            theirs = [t for t in overlap.targets if carries_authority(other, t.theirs)]
-            if not carries_authority(other) or not theirs:
+            if not carries_authority(other) or not overlap.targets:
                 continue
-            if not _blocking_from(state, other, claim.id):
-                continue  # blocking only through the other's pending part (its granted
-                # part meets this claim only where no file exists: potential)
             seen.add(pair)
             out.append(
                 f"claims {claim.id} and {other.id} both hold granted authority over "
-                f"{theirs[0].witness!r} and no sharing resolution says so"
+                f"{overlap.targets[0].witness!r} and no sharing resolution says so"
             )
     out += _status_against_authority(state)
     for meeting in sorted(state.meetings.values(), key=lambda m: m.id):
@@ -136,19 +140,14 @@ def _assigned_but_unwritable(state: RepoState) -> list[str]:
                 continue
             stranded = [t for t in a.targets if t in claim.paths and t not in claim.pending_paths]
             if stranded:
+                ahead = held_ahead(state, claim)
+                stranded = [t for t in stranded if t not in ahead]
+            if stranded:
                 out.append(
                     f"meeting {meeting.id} assigned {', '.join(stranded)} to claim "
                     f"{claim.id}, which was never granted it: nobody may write it"
                 )
     return out
-
-
-def _blocking_from(state: RepoState, claim: Claim, other_id: str) -> bool:
-    """Do ``claim``'s granted targets meet ``other_id`` in a blocking overlap?"""
-    return any(
-        o.claim_id == other_id and o.severity is Severity.BLOCKING
-        for o in find_overlaps(state, _granted_targets(claim), exclude=claim.id)
-    )
 
 
 def _status_against_authority(state: RepoState) -> list[str]:

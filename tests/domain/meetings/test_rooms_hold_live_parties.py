@@ -156,3 +156,18 @@ def test_the_invariants_name_a_target_a_split_assigned_that_nobody_may_write() -
 def _apply(g: Given, e: Event) -> None:
     at, seq = g.context.now, g.state.last_seq + 1
     g.state.apply(e.type, e.data, at=at, event_id=e.id, seq=seq, subject=e.subject)
+
+
+def test_a_waiters_status_reason_names_no_holder_that_has_left() -> None:
+    g = _four_over_one_file()
+    assert "clm_a" in (g.state.claims["clm_c"].status_reason or "")
+    a = g.state.claims["clm_a"]
+    g.when(SetStatus("clm_a", a.revision, ClaimStatus.ABANDONED, "gone", {})).and_then()
+    departed = {c.id for c in g.state.claims.values() if not c.holding}
+    waiting = [c for c in g.state.claims.values() if c.status is ClaimStatus.NEGOTIATING]
+    assert departed == {"clm_a"} and waiting
+    for claim in waiting:
+        reason = claim.status_reason or ""
+        assert not any(gone in reason for gone in departed), (claim.id, reason)
+        assert "clm_b" in reason  # it names who holds it off now
+    assert state_violations(g.state) == []

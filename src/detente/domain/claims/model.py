@@ -193,7 +193,7 @@ class Claim:
     carve_outs: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: When its ``pending_paths`` were asked for, as a place in line among waiters:
     #: ``(the last fencing token handed out then, the repository's ask number)`` (None:
-    #: no scope change has parked targets). See :func:`detente.domain.settle.arrival`.
+    #: no scope change has parked targets). See :func:`detente.domain.waiting_line.arrival`.
     asked: tuple[int, int] | None = None
     #: The optional facts it declared when it opened (:mod:`.declared`).
     declared: Declared = NO_FACTS

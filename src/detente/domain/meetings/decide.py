@@ -24,8 +24,8 @@ from detente.domain.meetings.model import Decided, Meeting, MeetingStatus, past_
 from detente.domain.meetings.resolution_events import apply_events
 from detente.domain.meetings.resolution_types import HumanArbitration
 from detente.domain.meetings.resolutions import OwnersOf, validate
-from detente.domain.overlap.analysis import UNDECIDED_REASON
 from detente.domain.overlap.model import Overlap, Severity
+from detente.domain.overlap.reasons import UNDECIDED_REASON
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.text_rules import visible

@@ -3,22 +3,21 @@
 :func:`apply_events` turns a validated resolution (see
 :mod:`detente.domain.meetings.resolutions`) into claim events: a split's new scopes, the
 serialized claim's suspension, a handoff's moved targets, an escalation's blocks.
-:func:`activation_events` then activates whatever the folded resolution unblocked;
-:func:`grant_events` and :func:`grant_pending_events` are shared with
-:mod:`detente.domain.settle`.
+:func:`activation_events` then activates whatever the folded resolution unblocked
+(what a split grants a claim never granted: :mod:`detente.domain.meetings.split_grants`);
+the grant events themselves are :mod:`detente.domain.meetings.claim_grants`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, assert_never
+from typing import assert_never
 
 from detente.domain import events as ev
 from detente.domain.authority import carries_authority, holds_off
-from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
-from detente.domain.claims.transitions import allowed
-from detente.domain.claims.wire import contract_to_wire, memory_impact_to_wire
-from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.meetings.claim_grants import grant_events, scope_body, set_status
+from detente.domain.meetings.model import Decided, Meeting
 from detente.domain.meetings.resolution_types import (
     Assignment,
     Handoff,
@@ -29,18 +28,13 @@ from detente.domain.meetings.resolution_types import (
     SplitOwnership,
 )
 from detente.domain.meetings.resolutions import split_scopes
+from detente.domain.meetings.split_grants import grant_settled
 from detente.domain.meetings.target_kinds import is_path_target
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.policy import IdSource
 from detente.domain.state import RepoState
 
-__all__ = [
-    "activation_events",
-    "apply_events",
-    "grant_events",
-    "grant_pending_events",
-    "still_blocked",
-]
+__all__ = ["activation_events", "apply_events", "still_blocked"]
 
 
 def still_blocked(state: RepoState, claim: Claim, ignore: Sequence[str] = ()) -> list[str]:
@@ -51,51 +45,6 @@ def still_blocked(state: RepoState, claim: Claim, ignore: Sequence[str] = ()) ->
         o.claim_id
         for o in find_overlaps(state, Targets.of(claim), exclude=claim.id)
         if o.claim_id not in ignore and holds_off(state, claim, o)
-    ]
-
-
-def _set_status(
-    ids: IdSource, claim: Claim, to: ClaimStatus, event_type: str, reason: str, **extra: Any
-) -> list[ev.Event]:
-    if claim.status is to or not allowed(claim.status, to):
-        return []
-    return [
-        ev.status_event(
-            ids, claim.id, event_type, to=to.value, was=claim.status.value, reason=reason, **extra
-        )
-    ]
-
-
-def grant_events(ids: IdSource, claim: Claim, reason: str, **extra: Any) -> list[ev.Event]:
-    """``claim`` becomes ``active``: its pending targets (a scope change's contested part)
-    are granted first, so every target it holds carries authority."""
-    if claim.status is ClaimStatus.ACTIVE or not allowed(claim.status, ClaimStatus.ACTIVE):
-        return []
-    out: list[ev.Event] = []
-    if claim.pending_paths:
-        paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
-        out.append(
-            ev.claim_event(
-                ids,
-                claim.id,
-                ev.CLAIM_SCOPE_CHANGED,
-                **_scope(claim, paths, claim.memory_impacts, reason),
-            )
-        )
-    out += _set_status(ids, claim, ClaimStatus.ACTIVE, ev.CLAIM_ACTIVATED, reason, **extra)
-    return out
-
-
-def grant_pending_events(ids: IdSource, claim: Claim, reason: str) -> list[ev.Event]:
-    """An ``active`` claim's pending targets are granted (nothing contests them now)."""
-    paths = list(dict.fromkeys(claim.paths + claim.pending_paths))
-    return [
-        ev.claim_event(
-            ids,
-            claim.id,
-            ev.CLAIM_SCOPE_CHANGED,
-            **_scope(claim, paths, claim.memory_impacts, reason),
-        )
     ]
 
 
@@ -118,29 +67,6 @@ def _held_by_others(state: RepoState, pattern: str, exclude: set[str]) -> bool:
     return False
 
 
-def _scope(
-    claim: Claim,
-    paths: Sequence[str],
-    memory: Sequence[MemoryImpact],
-    reason: str,
-    named: tuple[Sequence[str], Sequence[str]] | None = None,
-) -> dict[str, Any]:
-    """The body of a ``claim.scope_changed``; ``named`` is ``(modules, symbols)`` when
-    they change (a split), else the claim's own."""
-    mods, syms = named if named is not None else (claim.modules, claim.symbols)
-    return {
-        "paths": list(paths),
-        "pendingPaths": [],
-        "addPaths": [p for p in paths if p not in claim.paths],
-        "removePaths": [p for p in claim.paths + claim.pending_paths if p not in paths],
-        "modules": list(mods),
-        "symbols": list(syms),
-        "expectedContractChanges": [contract_to_wire(c) for c in claim.expected_contract_changes],
-        "memoryImpacts": [memory_impact_to_wire(m) for m in memory],
-        "reason": reason,
-    }
-
-
 def apply_events(
     state: RepoState, meeting: Meeting, resolution: Resolution, ids: IdSource
 ) -> list[ev.Event]:
@@ -154,7 +80,7 @@ def apply_events(
         case SplitOwnership():
             return _split_events(state, meeting, resolution, ids)
         case Serialize(first=first, then=then_id):
-            return _set_status(
+            return set_status(
                 ids,
                 state.claims[then_id],
                 ClaimStatus.SUSPENDED,
@@ -173,7 +99,7 @@ def apply_events(
                 # a serialized claim waiting for its turn keeps waiting: ``blocked`` would
                 # read as writing what its ``first`` still holds
                 if state.claims[claim_id].status is not ClaimStatus.SUSPENDED
-                for e in _set_status(
+                for e in set_status(
                     ids,
                     state.claims[claim_id],
                     ClaimStatus.BLOCKED,
@@ -200,7 +126,7 @@ def _split_events(
         waiting = [
             p for p in paths if p in claim.pending_paths and _held_by_others(state, p, set(scopes))
         ]
-        scope = _scope(
+        scope = scope_body(
             claim,
             [p for p in paths if p not in waiting],
             memory,
@@ -212,7 +138,7 @@ def _split_events(
         out.append(ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope))
         if not (paths or memory or kept.modules or kept.symbols or claim.contract_areas):
             # Everything it held went to others: a claim with no target is closed.
-            out += _set_status(
+            out += set_status(
                 ids,
                 claim,
                 ClaimStatus.ABANDONED,
@@ -237,12 +163,12 @@ def _handoff_events(
         SplitOwnership((Assignment(recipient.id, tuple(moved)), Assignment(sender.id))),
     )[sender.id]
     handed = f"handed off to {recipient.id}"
-    scope = _scope(sender, left.paths, left.memory, handed, (left.modules, left.symbols))
+    scope = scope_body(sender, left.paths, left.memory, handed, (left.modules, left.symbols))
     scope["carveOuts"] = left.carve_outs
     out.append(ev.claim_event(ids, sender.id, ev.CLAIM_SCOPE_CHANGED, **scope))
     if not (left.paths or left.memory or left.modules or left.symbols):
         # Its whole scope moved on: a claim with no target holds nothing; close it.
-        out += _set_status(
+        out += set_status(
             ids,
             sender,
             ClaimStatus.ABANDONED,
@@ -260,7 +186,7 @@ def _handoff_events(
     # negotiates for it (:mod:`detente.domain.settle` rooms it), never takes it.
     contested = [p for p in wanted if _held_by_others(state, p, {sender.id, recipient.id})]
     gained = [*recipient.paths, *(p for p in wanted if p not in contested)]
-    scope = _scope(
+    scope = scope_body(
         recipient,
         list(dict.fromkeys(gained)),
         recipient.memory_impacts,
@@ -280,64 +206,6 @@ def activation_events(
     for claim_id in decided.resolution.activates(decided.affected):
         events = _activate(ids, state, state.claims[claim_id], meeting, why)
         if not events and isinstance(decided.resolution, SplitOwnership):
-            events = _grant_settled(ids, state, state.claims[claim_id], meeting, why)
+            events = grant_settled(ids, state, state.claims[claim_id], meeting, why)
         out += events
     return out
-
-
-def _grant_settled(
-    ids: IdSource, state: RepoState, claim: Claim, meeting: Meeting, reason: str
-) -> list[ev.Event]:
-    """A never-granted claim a split settled in part: what nothing holds off any more is
-    granted at once, the paths still held off (by a holder, a waiter that asked first,
-    or a party it still negotiates with) stay pending, and the claim goes on negotiating
-    for those in its other rooms.
-    When a held-off target is not a path (a module, a symbol: they cannot wait as
-    pending), nothing is granted. A claim ``blocked`` by an escalated room the split
-    settled is such a claim too."""
-    if claim.status not in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED) or claim.granted:
-        return []
-    held: set[str] = set()
-    for o in find_overlaps(state, Targets.of(claim), exclude=claim.id):
-        other = state.claims.get(o.claim_id)
-        if other is None or not holds_off(state, claim, o):
-            continue
-        # Held off by a holder, a waiter that asked first, or a party still negotiating
-        # with it in an open room: that target stays pending either way.
-        held |= {t.mine for t in o.targets}
-    free = [p for p in claim.paths if p not in held]
-    if not held or not free or not held <= set(claim.paths):
-        return []
-    rooms = [
-        m
-        for m in state.meetings.rooms_of_claim.get(claim.id, ())
-        if state.meetings[m].status is MeetingStatus.OPEN
-    ]
-    if not rooms:
-        return []  # settle rooms it first; the grant follows on the next command
-    scope = _scope(claim, free, claim.memory_impacts, reason)
-    scope["pendingPaths"] = [p for p in claim.paths if p in held]
-    was = claim.status.value
-    return [
-        ev.claim_event(ids, claim.id, ev.CLAIM_SCOPE_CHANGED, **scope),
-        ev.status_event(
-            ids,
-            claim.id,
-            ev.CLAIM_ACTIVATED,
-            to="active",
-            was=was,
-            reason=reason,
-            meetingId=meeting.id,
-        ),
-        ev.status_event(
-            ids,
-            claim.id,
-            ev.CLAIM_NEGOTIATING,
-            to=ClaimStatus.NEGOTIATING.value,
-            was=ClaimStatus.ACTIVE.value,
-            reason="granted what the resolution settled; still negotiating for "
-            + ", ".join(sorted(held)),
-            meetingId=rooms[0],
-            meetingIds=rooms,
-        ),
-    ]

@@ -79,6 +79,11 @@ class _Kind:
         """May ``writer`` write what the other claim of a pair it settled holds?"""
         return False
 
+    def still_shares(self) -> bool:
+        """Does the pair still share what it settled (the overlap stays advisory)?
+        :attr:`shares_targets`, unless applying it ended the sharing."""
+        return self.shares_targets
+
     def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
         """The ``affected`` claims that go ``active`` once it is applied."""
         return tuple(affected)
@@ -229,6 +234,11 @@ class Handoff(_Kind):
 
     def lets_write(self, writer: str) -> bool:
         return not self.accepted and writer == self.from_claim_id
+
+    def still_shares(self) -> bool:
+        # Accepted, the targets moved and the sender carved them out: nothing is shared,
+        # so a later overlap of the pair (a scope grown into the other's) is contested.
+        return not self.accepted
 
     def activates(self, affected: Sequence[str]) -> tuple[str, ...]:
         return tuple(c for c in affected if self.accepted or c != self.to_claim_id)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from detente.domain.claims.model import Claim, ClaimStatus, MemoryImpact
+from detente.domain.claims.model import Claim, MemoryImpact
 from detente.domain.memory.model import DocClass
 from detente.domain.overlap.entries import directory_entries
 from detente.domain.overlap.globs import Budget, Undecided, compile_pattern, intersect
@@ -24,15 +24,10 @@ from detente.domain.overlap.index import PatternIndex
 from detente.domain.overlap.model import Overlap, OverlapKind, OverlapTarget, Severity
 from detente.domain.overlap.modules import module_patterns
 from detente.domain.overlap.named import named_overlaps
+from detente.domain.overlap.reasons import overlap_reason
 from detente.domain.overlap.search import ANALYSIS_BUDGET
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
-
-#: The reason given for a pair of patterns the search could not decide: it blocks.
-UNDECIDED_REASON = (
-    "undecided within budget (the pattern search gave up); treated as overlapping. "
-    "Narrow the patterns (fewer wildcards) to let detente decide"
-)
 
 _KIND_ORDER = (
     OverlapKind.PATH,
@@ -99,7 +94,7 @@ class _Found:
 
 
 def find_overlaps(
-    state: RepoState, targets: Targets, *, exclude: str | None = None
+    state: RepoState, targets: Targets, *, exclude: str | None = None, granted_only: bool = False
 ) -> list[Overlap]:
     """Overlaps of ``targets`` with every holding claim of ``state`` except ``exclude``.
 
@@ -107,11 +102,21 @@ def find_overlaps(
         state: the repository's current projection.
         targets: normalised targets (see :func:`detente.domain.overlap.paths.normalize_pattern`).
         exclude: a claim id to ignore (the claim being analysed).
+        granted_only: meet only the other claims' granted targets (not their
+            ``pendingPaths``): the severity of what two claims both hold with authority,
+            judged on those targets alone (invariant 3).
 
     Returns:
         One :class:`Overlap` per other claim, sorted by claim id; empty when none.
     """
     found: dict[str, _Found] = {}
+
+    def add(
+        claim_id: str, kind: OverlapKind, target: OverlapTarget, verdict: Verdict = Verdict.UNKNOWN
+    ) -> None:
+        if not granted_only or target.theirs not in state.claims[claim_id].pending_paths:
+            found.setdefault(claim_id, _Found()).add(kind, target, verdict)
+
     budget = Budget(total=ANALYSIS_BUDGET)  # one analysis: bounded work in total
     private = state.memory.private_paths()
     if private:  # private memory documents are scratchpads: never coordinated
@@ -141,7 +146,8 @@ def find_overlaps(
                 # a carve-out. The index's witness lies outside them; the verdict stays.
                 witness = found_witness
             if verdict is not Verdict.GENERATED:
-                found.setdefault(claim_id, _Found()).add(
+                add(
+                    claim_id,
                     OverlapKind.PATH,
                     OverlapTarget(mine=mine, theirs=theirs, witness=witness),
                     verdict,
@@ -149,9 +155,7 @@ def find_overlaps(
     for mine in targets.paths:  # a directory claim meets a claim of its own entry
         for claim_id, theirs, own in directory_entries(state.claims.path_index, mine, exclude):
             if not any(t.theirs == theirs for t in found.get(claim_id, _Found()).targets):
-                found.setdefault(claim_id, _Found()).add(
-                    OverlapKind.PATH, OverlapTarget(mine, theirs, own), Verdict.LITERAL
-                )
+                add(claim_id, OverlapKind.PATH, OverlapTarget(mine, theirs, own), Verdict.LITERAL)
     for claim_id, kind_name, mine, theirs, witness in named_overlaps(
         paths=targets.paths,
         module_targets=targets.modules,
@@ -166,7 +170,8 @@ def find_overlaps(
         if kind_name == "module":
             verdict, witness = _judge_module(state, judge, targets, claim_id, mine, theirs, witness)
         if verdict is not Verdict.GENERATED:
-            found.setdefault(claim_id, _Found()).add(
+            add(
+                claim_id,
                 OverlapKind(kind_name),
                 OverlapTarget(mine=mine, theirs=theirs, witness=witness),
                 verdict,
@@ -174,8 +179,10 @@ def find_overlaps(
     for value in targets.contracts:
         for claim_id in sorted(state.claims.contracts.get(value, ())):
             if claim_id != exclude:
-                found.setdefault(claim_id, _Found()).add(
-                    OverlapKind.CONTRACT, OverlapTarget(mine=value, theirs=value, witness=value)
+                add(
+                    claim_id,
+                    OverlapKind.CONTRACT,
+                    OverlapTarget(mine=value, theirs=value, witness=value),
                 )
     _memory_overlaps(state, targets, exclude, found, budget)
 
@@ -184,7 +191,7 @@ def find_overlaps(
         other = state.claims[claim_id]
         entry = found[claim_id]
         kinds = tuple(k for k in _KIND_ORDER if k in entry.kinds)
-        reason = _reason(other, kinds, entry.targets)
+        reason = overlap_reason(other, kinds, entry.targets)
         advisory = targets.advisory or other.advisory
         potential = all(v is Verdict.POTENTIAL for v in entry.verdicts.values())
         reason += _tree_note(entry, potential)
@@ -192,7 +199,7 @@ def find_overlaps(
         resolved = pairs.get(frozenset({exclude, claim_id})) if exclude else None
         # A resolution under which the pair may keep overlapping targets: the overlap
         # stays as advisory; who may write is decided by :mod:`detente.domain.authority`.
-        if resolved is not None and resolved.resolution.shares_targets:
+        if resolved is not None and resolved.resolution.still_shares():
             advisory = True
             reason += f"; settled by meeting {resolved.meeting_id} ({resolved.resolution.TYPE})"
         report.append(
@@ -376,40 +383,3 @@ def _memory_label(impact: MemoryImpact) -> str:
     if impact.sections:
         return f"{impact.path}#{','.join(impact.sections)}"
     return impact.path
-
-
-def _reason(other: Claim, kinds: tuple[OverlapKind, ...], targets: list[OverlapTarget]) -> str:
-    first = targets[0]
-    kind = kinds[0]
-    if first.witness is None:
-        text = (
-            f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}): {UNDECIDED_REASON}"
-        )
-    elif kind is OverlapKind.PATH:
-        text = (
-            f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}) "
-            f"both match {first.witness!r}"
-        )
-    elif kind is OverlapKind.MEMORY:
-        text = f"both change memory {first.witness!r} ({other.agent.name})"
-    elif kind in (OverlapKind.SYMBOL, OverlapKind.MODULE) and first.mine != first.theirs:
-        text = (
-            f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}) "
-            f"both cover {kind.value} {first.witness!r}"
-            if kind is OverlapKind.SYMBOL or "/" not in first.witness
-            else f"{first.mine!r} and {first.theirs!r} (held by {other.agent.name}) "
-            f"both match {first.witness!r}"
-        )
-    else:
-        text = f"both change {kind.value} {first.mine!r} ({other.agent.name})"
-    more = len(targets) - 1
-    if more:
-        text += f" and {more} more target{'s' if more > 1 else ''}"
-    if other.status is ClaimStatus.EXPIRED:
-        text += (
-            f"; their lease expired, so the work is frozen, not released: take it over "
-            f"(detente claim takeover {other.id}) or wait for it to be abandoned"
-        )
-    elif other.status is not ClaimStatus.ACTIVE:
-        text += f"; their claim is {other.status.value}"
-    return text

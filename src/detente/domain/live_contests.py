@@ -1,0 +1,114 @@
+"""Live contests: who still keeps a claim waiting, and which rooms still hold a contest.
+
+A *live contest* of a meeting is a participant that is ``negotiating`` (or ``blocked``)
+with a blocking overlap against another participant, or whose edit met a user's edit
+(a contested target naming only that claim: a deferred memory patch). The recipient of
+a pending ``handoff`` waits for its own acceptance, not for a room. Read by
+:mod:`detente.domain.settle` (what to grant, room or dissolve) and by the invariants.
+"""
+
+from __future__ import annotations
+
+from detente.domain.authority import holds_off
+from detente.domain.claims.model import Claim, ClaimStatus
+from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
+from detente.domain.meetings.on_request import potential_between
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.model import Overlap
+from detente.domain.state import RepoState
+from detente.domain.waiting_line import queued_behind
+
+__all__ = [
+    "WAITING",
+    "awaiting_handoff",
+    "escalated",
+    "live_blockers",
+    "meeting_is_live",
+    "open_rooms",
+    "user_contest",
+    "waits_on_someone",
+]
+
+#: The statuses of a claim that waits for a room (or an arbitrator).
+WAITING = (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED)
+
+
+def live_blockers(state: RepoState, claim: Claim) -> list[Overlap]:
+    """Overlaps of ``claim`` whose other holding claim keeps it waiting: blocking ones,
+    and those a resolution settled without letting ``claim`` write
+    (:func:`detente.domain.authority.holds_off`)."""
+    if not claim.holding:
+        return []
+    overlaps = find_overlaps(state, Targets.of(claim), exclude=claim.id)
+    return [o for o in overlaps if holds_off(state, claim, o)]
+
+
+def awaiting_handoff(state: RepoState, claim_id: str) -> bool:
+    """True when ``claim_id`` is the recipient of a handoff it has not accepted yet."""
+    for meeting_id in state.meetings.rooms_of_claim.get(claim_id, ()):
+        outcome = state.meetings[meeting_id].resolution
+        if isinstance(outcome, Decided) and outcome.resolution.awaits() == claim_id:
+            return True
+    return False
+
+
+def open_rooms(state: RepoState, claim_id: str) -> list[Meeting]:
+    """The open meetings ``claim_id`` sits in."""
+    return [
+        state.meetings[m]
+        for m in state.meetings.rooms_of_claim.get(claim_id, ())
+        if state.meetings[m].status is MeetingStatus.OPEN
+    ]
+
+
+def escalated(state: RepoState, claim_id: str) -> bool:
+    """Does ``claim_id`` sit in a meeting escalated to human arbitration?"""
+    return any(
+        state.meetings[m].status is MeetingStatus.ESCALATED
+        for m in state.meetings.rooms_of_claim.get(claim_id, ())
+    )
+
+
+def user_contest(meeting: Meeting, claim_id: str) -> bool:
+    """A contested target naming only ``claim_id``: its edit met a user's edit (a deferred
+    memory patch); only a resolution (or releasing the claim) ends that contest."""
+    return any(t.claim_ids == (claim_id,) for t in meeting.contested_targets)
+
+
+def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
+    """Does a participant still wait on another participant, or on a user's edit (see the
+    module docstring)?"""
+    members = set(meeting.participants)
+    if meeting.requested_by is not None and _potential_left(state, meeting):
+        return True
+    for claim_id in meeting.participants:
+        claim = state.claims.get(claim_id)
+        if claim is None or claim.status not in WAITING or not claim.holding:
+            continue
+        if user_contest(meeting, claim_id):
+            return True
+        if any(o.claim_id in members for o in live_blockers(state, claim)):
+            return True
+    return False
+
+
+def _potential_left(state: RepoState, meeting: Meeting) -> bool:
+    """Does a room asked for over a ``potential`` overlap still have one between two of
+    its live participants (:mod:`detente.domain.meetings.on_request`)?"""
+    live = [c for c in meeting.participants if c in state.claims and state.claims[c].holding]
+    return any(potential_between(state, a, b) is not None for a in live for b in live if a < b)
+
+
+def waits_on_someone(state: RepoState, claim: Claim) -> bool:
+    """Does a ``negotiating`` claim wait on something that can move?
+
+    True when a holder blocks it (one it does not go before, see
+    :func:`~detente.domain.waiting_line.queued_behind`),
+    a user's edit contests its write, or a handoff to it awaits its acceptance. False
+    means :func:`detente.domain.settle.settle` grants it.
+    """
+    if awaiting_handoff(state, claim.id):
+        return True
+    if any(user_contest(m, claim.id) for m in open_rooms(state, claim.id)):
+        return True
+    return any(not queued_behind(state, claim, o) for o in live_blockers(state, claim))
