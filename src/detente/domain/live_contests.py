@@ -9,6 +9,8 @@ a pending ``handoff`` waits for its own acceptance, not for a room. Read by
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from detente.domain.authority import holds_off
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
@@ -25,6 +27,7 @@ __all__ = [
     "live_blockers",
     "meeting_is_live",
     "open_rooms",
+    "stakeless",
     "user_contest",
     "waits_on_someone",
 ]
@@ -90,6 +93,25 @@ def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
         if any(o.claim_id in members for o in live_blockers(state, claim)):
             return True
     return False
+
+
+def stakeless(state: RepoState, meeting: Meeting, exclude: Sequence[str] = ()) -> list[str]:
+    """The holding participants of ``meeting`` (other than ``exclude``) that no live
+    contest ties to another participant: none waits on another member, no waiting member
+    waits on it, no user's edit contests its write, and no handoff to it is pending."""
+    members = [c for c in meeting.participants if c not in exclude and c in state.claims]
+    members = [c for c in members if state.claims[c].holding]
+    tied: set[str] = set()
+    for claim_id in members:
+        claim = state.claims[claim_id]
+        if user_contest(meeting, claim_id) or awaiting_handoff(state, claim_id):
+            tied.add(claim_id)
+        if claim.status not in (*WAITING, ClaimStatus.SUSPENDED):
+            continue
+        for o in live_blockers(state, claim):
+            if o.claim_id in members:
+                tied.update((claim_id, o.claim_id))
+    return [c for c in members if c not in tied]
 
 
 def _potential_left(state: RepoState, meeting: Meeting) -> bool:

@@ -44,6 +44,7 @@ from detente.domain.live_contests import (
     live_blockers,
     meeting_is_live,
     open_rooms,
+    stakeless,
     user_contest,
 )
 from detente.domain.meetings.claim_grants import grant_events
@@ -193,28 +194,47 @@ def settle(
 
 def _departures(state: RepoState, meetings: Iterable[str], ids: IdSource) -> list[ev.Event]:
     """``meeting.left`` for each participant of an open or escalated room that no longer
-    holds (completed, integrated, abandoned, taken over): a room holds only live parties,
-    so its options and its "held by" never name a departed claim."""
+    holds (completed, integrated, abandoned, taken over), and, in a room still live, for
+    each holding participant that contests nothing with the others any more (its only
+    holder left, or it narrowed away every contested target): a room holds only live
+    parties, so its options and its "held by" never name a claim with no stake in it."""
     out: list[ev.Event] = []
     for meeting_id in sorted(meetings):
         meeting = state.meetings.get(meeting_id)
         if meeting is None or meeting.status is MeetingStatus.RESOLVED:
             continue
-        for claim_id in meeting.participants:
-            claim = state.claims.get(claim_id)
-            if claim is None or claim.holding:
-                continue
+        gone = [c for c in meeting.participants if not _holds(state, c)]
+        for claim_id in gone:
+            status = state.claims[claim_id].status.value if claim_id in state.claims else "gone"
             out.append(
                 ev.meeting_event(
                     ids,
                     meeting_id,
                     ev.MEETING_LEFT,
                     claimId=claim_id,
-                    status=claim.status.value,
-                    reason=f"{claim_id} is {claim.status.value}: it no longer holds",
+                    status=status,
+                    reason=f"{claim_id} is {status}: it no longer holds",
+                )
+            )
+        if meeting.requested_by is not None or not meeting_is_live(state, meeting):
+            continue  # a room asked for, or one about to dissolve, keeps its parties
+        for claim_id in stakeless(state, meeting, exclude=gone):
+            out.append(
+                ev.meeting_event(
+                    ids,
+                    meeting_id,
+                    ev.MEETING_LEFT,
+                    claimId=claim_id,
+                    status=state.claims[claim_id].status.value,
+                    reason=f"{claim_id} contests nothing with the room's other parties any more",
                 )
             )
     return out
+
+
+def _holds(state: RepoState, claim_id: str) -> bool:
+    claim = state.claims.get(claim_id)
+    return claim is not None and claim.holding
 
 
 def _serialized_before(state: RepoState, claim_id: str) -> set[str]:

@@ -71,6 +71,13 @@ WRITE_PATH: tuple[str, ...] = (
     "detente.vcs.checkout",
     "detente.vcs.hookpass",
     "detente.vcs.memory_merge",  # a completion over memory commits
+    # a memory commit's objects (detente.vcs.objects, on the first memory write)
+    "dulwich.config",
+    "dulwich.file",
+    "dulwich.objects",
+    "dulwich.repo",
+    "dulwich.trailers",
+    "dulwich.worktree",
     "detente.vcs.worktrees",
     "markdown_it",  # the memory documents' parser (detente.domain.memory.markdown)
     # the lexical mode's stemmer (detente.index.lexical, on first stem): English alone

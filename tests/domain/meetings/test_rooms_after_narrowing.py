@@ -3,8 +3,6 @@ by narrowing its scope as much as by leaving (found by a fresh tester through th
 
 from __future__ import annotations
 
-import pytest
-
 from detente.domain.authority import writable
 from detente.domain.claims.commands import ChangeScope, SetStatus
 from detente.domain.claims.model import ClaimStatus
@@ -29,11 +27,6 @@ def _serialized_b_behind_a() -> Given:
     return g
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="settle.py resumes a serialized 'then' only when its 'first' leaves, not when "
-    "the first narrows away the contested target (settle.py is another helper's)",
-)
 def test_a_claim_serialized_behind_a_holder_that_narrows_away_the_target_may_write_it() -> None:
     g = _serialized_b_behind_a()
     a = g.state.claims["clm_a"]
@@ -63,11 +56,6 @@ def _a_room_whose_holder_leaves() -> tuple[Given, str]:
     return g, room
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="settle.py's departures drop a departed claim from its rooms but keep a "
-    "participant whose only contest was with it (settle.py is another helper's)",
-)
 def test_a_participant_whose_only_holder_left_leaves_the_room_with_it() -> None:
     g, room = _a_room_whose_holder_leaves()
     # D contests nothing any more: a resolution of the room must not have to name it.
@@ -75,22 +63,12 @@ def test_a_participant_whose_only_holder_left_leaves_the_room_with_it() -> None:
     assert state_violations(g.state) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a contested target keeps the reason it was recorded with ('held by' the "
-    "claim that has gone); settle.py's departures do not restate it",
-)
 def test_no_contested_target_of_a_live_room_reads_held_by_a_departed_claim() -> None:
     g, room = _a_room_whose_holder_leaves()
     record = meeting_to_wire(g.state.meetings[room])
     assert [t for t in record["contestedTargets"] if "clm_a" in t["reason"]] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="settle.py's departures remove only claims that no longer hold at all, not a "
-    "holder that narrowed away the room's every contested target",
-)
 def test_a_holder_that_narrows_away_the_contested_file_leaves_the_room() -> None:
     g = given(
         open_claim("clm_a", "docs/**", ttl=3600),

@@ -187,10 +187,7 @@ def _evolve(
         rooms = book.rooms_of_claim.get(gone, [])
         if old.id in rooms:
             rooms.remove(old.id)
-        kept = tuple(
-            replace(t, claim_ids=tuple(c for c in t.claim_ids if c != gone))
-            for t in old.contested_targets
-        )
+        kept = tuple(_without(t, gone) for t in old.contested_targets)
         participants = tuple(c for c in old.participants if c != gone)
         return replace(
             old,
@@ -206,6 +203,16 @@ def _evolve(
         }
         return replace(old, notices=(*old.notices, notice))
     return old
+
+
+def _without(target: ContestedTarget, gone: str) -> ContestedTarget:
+    """``target`` once ``gone`` left its room: a reason that named it is restated with
+    the claims that still contest the target (no "held by" a departed claim)."""
+    left = tuple(c for c in target.claim_ids if c != gone)
+    reason = target.reason
+    if gone in reason:
+        reason = f"contested by {', '.join(left)}" if left else "no longer contested"
+    return replace(target, claim_ids=left, reason=reason)
 
 
 def _index_resolution(book: MeetingBook, meeting_id: str, decided: Decided) -> None:

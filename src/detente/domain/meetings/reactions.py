@@ -5,9 +5,10 @@ events they imply:
 
 - ``meeting.resolved`` / ``meeting.handoff_accepted``: activate the claims the resolution
   unblocked (checked against the state *after* the resolution's scope changes);
-- a serialized ``first`` claim integrated, completed, abandoned or taken over: each
-  ``then`` claim waiting behind it resumes (``active``, or ``negotiating`` if something
-  else now blocks it), with a notice on the meeting;
+- a serialized ``first`` claim integrated, completed, abandoned or taken over, or
+  narrowed until it shares no target with a ``then`` claim waiting behind it: each such
+  ``then`` resumes (``active``, or ``negotiating`` if something else now blocks it),
+  with a notice on the meeting;
 - a serialized ``first`` claim expired: each waiting ``then`` gets a notice and stays
   ``suspended`` (expiry freezes work; it does not hand it over silently).
 
@@ -26,6 +27,7 @@ from detente.domain import events as ev
 from detente.domain.claims.model import ClaimStatus
 from detente.domain.meetings.model import Decided, MeetingStatus
 from detente.domain.meetings.resolution_events import activation_events, still_blocked
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.settle import settle
 from detente.domain.state import RepoState
@@ -65,20 +67,27 @@ def _react(
             if isinstance(meeting.resolution, Decided) and meeting.status is MeetingStatus.RESOLVED:
                 out += activation_events(state, meeting, meeting.resolution, ids)
             continue
-        if not event_type.startswith("claim.") or "status" not in data:
+        narrowed = event_type == ev.CLAIM_SCOPE_CHANGED
+        if not event_type.startswith("claim.") or ("status" not in data and not narrowed):
             continue
         first = str(data["claimId"])
-        status = ClaimStatus(data["status"])
+        status = ClaimStatus(data["status"]) if "status" in data else None
         for then_id in sorted(state.meetings.serialized.get(first, ())):
             then = state.claims.get(then_id)
             if then is None or then.status is not ClaimStatus.SUSPENDED or then_id in resumed:
                 continue
             meeting_id = _serialize_meeting(state, first, then_id)
-            if status in _RELEASED:
+            let_go = narrowed and not _shares(state, first, then_id)
+            if status in _RELEASED or let_go:
                 resumed.add(then_id)
                 blocked = still_blocked(state, then)
                 to = ClaimStatus.NEGOTIATING if blocked else ClaimStatus.ACTIVE
-                reason = f"{first} is {status.value}: serialized turn of {then_id} begins"
+                why = (
+                    f"{first} no longer shares a target with it"
+                    if status is None
+                    else f"{first} is {status.value}"
+                )
+                reason = f"{why}: serialized turn of {then_id} begins"
                 out.append(
                     ev.status_event(
                         ids,
@@ -104,6 +113,12 @@ def _react(
                     )
                 )
     return out
+
+
+def _shares(state: RepoState, first: str, then_id: str) -> bool:
+    """Does the ``then`` claim still overlap its serialized ``first`` at all?"""
+    then = state.claims[then_id]
+    return any(o.claim_id == first for o in find_overlaps(state, Targets.of(then), exclude=then_id))
 
 
 def _serialize_meeting(state: RepoState, first: str, then: str) -> str | None:
