@@ -48,7 +48,7 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = _answer
     do_POST = _answer
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
