@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from detente import errors
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from detente.client.protocol import Client
     from detente.vcs.repo import RepoInfo
 
@@ -85,13 +87,21 @@ def connect(
 
 
 def connect_server(
-    repo: Path, *, probe_url: str = DEFAULT_URL, probe_timeout: float = _PROBE_TIMEOUT
+    repo: Path,
+    *,
+    probe_url: str = DEFAULT_URL,
+    probe_timeout: float = _PROBE_TIMEOUT,
+    known_name: Callable[[str, RepoInfo], str | None] | None = None,
 ) -> tuple[Client | None, RepoInfo]:
     """The server :func:`connect` would choose for ``repo`` (with no ``url`` or ``local``
     argument), on the light transport (:func:`~detente.client.stdlib_http.light_client`:
     no ``httpx`` unless requests must be signed); None where :func:`connect` would work
     locally. Nothing is opened or created locally: the git hooks decide then whether the
     repository has a store at all.
+
+    ``known_name(url, repository)``, when given, may return the name the server at
+    ``url`` gives the repository (remembered by the caller): the server is then not asked
+    (``GET /v1/repos``). A probed server is still probed.
 
     Returns:
         ``(client or None, the repository opened)``; close the client when done.
@@ -105,7 +115,7 @@ def connect_server(
     info, info_error = _open(repo)
     if info is None:
         raise info_error or errors.ValidationError("no repository given", field="repo")
-    return _server(url, local, info, probe_url, probe_timeout, light=True), info
+    return _server(url, local, info, probe_url, probe_timeout, light=True, known=known_name), info
 
 
 def _resolve(url: str | None, local: bool | None) -> tuple[str | None, bool | None]:
@@ -135,11 +145,16 @@ def _server(
     probe_timeout: float,
     *,
     light: bool,
+    known: Callable[[str, RepoInfo], str | None] | None = None,
 ) -> Client | None:
     """The server client :func:`connect` chooses (None: local mode)."""
     if url:
         client = _client_of(url, light)
         client.repo_path = info.path if info else None
+        name = known(client.url, info) if known is not None and info is not None else None
+        if name is not None:
+            client.repo_name = name
+            return client
         try:
             client.repo_name = _name_on_server(client, info, explicit=True)
         except BaseException:
@@ -151,6 +166,10 @@ def _server(
         if probe is not None:
             client = probe
             client.repo_path = info.path
+            name = known(client.url, info) if known is not None else None
+            if name is not None:
+                client.repo_name = name
+                return client
             try:
                 name = _name_on_server(client, info, explicit=False)
             except errors.DetenteError:

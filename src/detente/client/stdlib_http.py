@@ -1,11 +1,12 @@
-"""A small HTTP client of a detente server on the standard library: a plain socket for
-``http://`` (:mod:`detente.client.plain_http`), :mod:`http.client` for ``https://``.
+"""A small HTTP client of a detente server on the standard library's :mod:`http.client`.
 
 The git hooks start a Python process per ``git commit``: importing ``httpx`` costs them
 about 0.1 s (its package imports its command line, and with it ``click`` and ``rich``),
-more than the whole check. :class:`StdlibHttpClient` carries the same operations with one
-connection per request and decodes problems exactly as
-:class:`~detente.client.http.HttpClient` does (:func:`detente.client.problems.error_from_problem`).
+more than the whole check. :class:`StdlibHttpClient` carries the same operations over one
+kept-alive connection (HTTP/1.1 persistent connections, RFC 9112 section 9.3: the
+several requests of one hook call share one TCP connection) and decodes problems exactly
+as :class:`~detente.client.http.HttpClient` does
+(:func:`detente.client.problems.error_from_problem`).
 It does not follow the event stream (:meth:`StdlibHttpClient.watch` raises), and it
 carries a bearer token (``DETENTE_TOKEN``) but not a signature: :func:`light_client`
 returns the ``httpx`` client when the environment holds a signing key.
@@ -15,8 +16,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
 
 from detente.client.base import Call, Follow, Wire
@@ -26,10 +28,21 @@ from detente.client.protocol import Client
 from detente.client.sse import SseMessage
 from detente.errors import DetenteError, ValidationError
 
+if TYPE_CHECKING:
+    from http.client import HTTPConnection
+
 __all__ = ["REQUEST_TIMEOUT", "StdlibHttpClient", "light_client"]
 
 #: Seconds one request may take unless its route says otherwise (as the httpx client).
 REQUEST_TIMEOUT = 30.0
+#: Seconds a kept-alive connection may idle and still be reused: well under the time a
+#: server keeps an idle connection open (uvicorn's default is 5 s), so a request is not
+#: sent on a connection the server is closing.
+REUSE_IDLE = 1.0
+#: Methods sent again, once, on a new connection when a reused one turns out closed
+#: (safe methods, RFC 9110 section 9.2.1: a request the server may have acted on is not
+#: repeated).
+_RESENT = ("GET", "HEAD")
 
 
 def light_client(url: str) -> Client:
@@ -71,6 +84,15 @@ class StdlibHttpClient(Client):
         self._parts = parts
         self._token = token
         self.timeout = timeout
+        self._conn: HTTPConnection | None = None
+        self._idle_since = 0.0
+
+    def close(self) -> None:
+        """Close the kept-alive connection (and whatever ``on_close`` owns). Idempotent."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+        super().close()
 
     @property
     def url(self) -> str:
@@ -104,20 +126,13 @@ class StdlibHttpClient(Client):
     def _request(
         self, method: str, path: str, body: bytes | None, timeout: float
     ) -> tuple[int, bytes]:
-        host, port = self._parts.hostname or "127.0.0.1", self._parts.port
         headers = {"Accept": "application/json"}
         if body is not None:
             headers["Content-Type"] = "application/json"
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         try:
-            if self._parts.scheme == "https":
-                return _https(host, port, method, path, headers, body, timeout)
-            # Plain http: one exchange on a socket, without http.client's ssl and email
-            # imports (detente.client.plain_http).
-            from detente.client.plain_http import exchange
-
-            return exchange(host, port or 80, method, path, headers, body, timeout)
+            return self._exchange(method, path, body, headers, timeout)
         except TimeoutError:
             raise ServerUnavailable(
                 f"the detente server at {self._base} did not answer {method} {path} within "
@@ -129,31 +144,59 @@ class StdlibHttpClient(Client):
                 f"cannot reach the detente server at {self._base}: {exc}", url=self._base
             ) from None
 
+    def _exchange(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float
+    ) -> tuple[int, bytes]:
+        """One request on the kept-alive connection (a new one when there is none, or it
+        idled longer than :data:`REUSE_IDLE`); a safe request that finds a reused
+        connection closed is sent once more on a new one. :mod:`http.client`'s errors
+        are raised as :class:`OSError`."""
+        import http.client
+
+        conn = self._conn
+        if conn is not None and time.monotonic() - self._idle_since > REUSE_IDLE:
+            conn.close()
+            conn = None
+        reused = conn is not None
+        self._conn = None
+        while True:
+            if conn is None:
+                conn = self._connect(timeout)
+            conn.timeout = timeout
+            if conn.sock is not None:
+                conn.sock.settimeout(timeout)
+            try:
+                conn.request(method, path, body=body, headers=headers)
+                response = conn.getresponse()
+                payload = response.read()
+            except (http.client.HTTPException, OSError) as exc:
+                conn.close()
+                conn = None
+                stale = isinstance(
+                    exc, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+                )
+                if reused and stale and method in _RESENT:
+                    reused = False
+                    continue
+                if isinstance(exc, OSError):
+                    raise
+                raise OSError(str(exc)) from None
+            if response.will_close:
+                conn.close()
+            else:
+                self._conn, self._idle_since = conn, time.monotonic()
+            return response.status, payload
+
+    def _connect(self, timeout: float) -> HTTPConnection:
+        import http.client
+
+        host, port = self._parts.hostname or "127.0.0.1", self._parts.port
+        if self._parts.scheme == "https":
+            return http.client.HTTPSConnection(host, port, timeout=timeout)
+        return http.client.HTTPConnection(host, port, timeout=timeout)
+
     def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
         raise ValidationError(
             "following the event stream needs the httpx client (detente.client.http)",
             field="server",
         )
-
-
-def _https(
-    host: str,
-    port: int | None,
-    method: str,
-    path: str,
-    headers: dict[str, str],
-    body: bytes | None,
-    timeout: float,
-) -> tuple[int, bytes]:
-    """One request over TLS with :mod:`http.client` (its errors as :class:`OSError`)."""
-    import http.client
-
-    conn = http.client.HTTPSConnection(host, port, timeout=timeout)
-    try:
-        conn.request(method, path, body=body, headers=headers)
-        response = conn.getresponse()
-        return response.status, response.read()
-    except http.client.HTTPException as exc:
-        raise OSError(str(exc)) from None
-    finally:
-        conn.close()

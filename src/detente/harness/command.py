@@ -15,12 +15,15 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from detente.harness import HARNESSES
 from detente.harness.answers import Answer, answer
 from detente.harness.payloads import EVENTS, HookEvent, PayloadError, read_event
 from detente.harness.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from detente.harness.context import HookContext
 
 __all__ = ["main", "run"]
 
@@ -107,7 +110,7 @@ def run(harness: str, event: str, text: str, *, cwd: Path) -> Answer:
 
 def _decide(hook: HookEvent, top: Path | None) -> Verdict:
     from detente.harness.context import NotCoordinated, open_context
-    from detente.harness.gate import gate, own_files_refusal, touched_files
+    from detente.harness.gate import own_files_refusal, touched_files
 
     if hook.kind == "other" or top is None:
         return Verdict("allow")
@@ -132,23 +135,49 @@ def _decide(hook: HookEvent, top: Path | None) -> Verdict:
                 return Verdict("allow")  # nothing it writes can be read: the git hooks judge
         elif not files:
             return Verdict("allow")  # outside this repository
+    from detente.errors import ValidationError
+
+    where = hook.cwd if _exists(hook.cwd) else top
     try:
-        ctx = open_context(hook.cwd if _exists(hook.cwd) else top)
+        ctx = open_context(where)
     except NotCoordinated:
         return Verdict("allow")
     try:
-        from detente.harness import sessions
+        return _on(ctx, hook, files)
+    except ValidationError as exc:
+        if exc.field != "repo" or not ctx.remembered:
+            raise
+        # The server no longer serves the repository under the name remembered (it was
+        # restarted, or renamed it): a request naming an unknown repository changed
+        # nothing. Forget the name, ask the server, and judge again.
+        from detente.harness.server_names import forget
 
-        if hook.kind == "start":
-            return sessions.start(ctx, hook)
-        if hook.kind == "stop":
-            return sessions.stop(ctx, hook)
-        if hook.kind == "end":
-            return sessions.end(ctx, hook)
-        sessions.heartbeat(ctx, hook)
-        return gate(ctx, hook, files)
+        forget(ctx.client.url, ctx.info)
     finally:
         ctx.close()
+    try:
+        ctx = open_context(where, remembered=False)
+    except NotCoordinated:
+        return Verdict("allow")
+    try:
+        return _on(ctx, hook, files)
+    finally:
+        ctx.close()
+
+
+def _on(ctx: HookContext, hook: HookEvent, files: list[str]) -> Verdict:
+    """The session hooks and the gate, on an open context."""
+    from detente.harness import sessions
+    from detente.harness.gate import gate
+
+    if hook.kind == "start":
+        return sessions.start(ctx, hook)
+    if hook.kind == "stop":
+        return sessions.stop(ctx, hook)
+    if hook.kind == "end":
+        return sessions.end(ctx, hook)
+    sessions.heartbeat(ctx, hook)
+    return gate(ctx, hook, files)
 
 
 def main(argv: Sequence[str], stdin: TextIO | None = None) -> int:

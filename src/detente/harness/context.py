@@ -47,6 +47,8 @@ class HookContext:
         top: the worktree's top directory.
         unclaimed: ``[harness] unclaimed`` (advise, auto-claim, require).
         mode: ``server`` or ``local``.
+        remembered: ``repo`` is the name remembered from an earlier call
+            (:mod:`detente.harness.server_names`), not the server's answer of this one.
     """
 
     client: Client
@@ -55,6 +57,7 @@ class HookContext:
     top: Path
     unclaimed: str
     mode: str
+    remembered: bool = False
 
     def close(self) -> None:
         self.client.close()
@@ -100,8 +103,12 @@ def policy(top: Path) -> dict[str, str]:
     return dict(load_config(top).harness)
 
 
-def open_context(where: Path) -> HookContext:
+def open_context(where: Path, *, remembered: bool = True) -> HookContext:
     """Open the repository of ``where`` and its client.
+
+    In server mode the server's name for the repository is the one remembered from an
+    earlier call (``remembered``, :mod:`detente.harness.server_names`), else asked and
+    remembered.
 
     Raises:
         NotCoordinated: ``where`` is in no git repository, or no server serves it and it
@@ -116,16 +123,29 @@ def open_context(where: Path) -> HookContext:
     here = where if where.is_dir() else where.parent
     while not here.exists() and here != here.parent:
         here = here.parent
+    from detente.harness import server_names
+
+    used: list[str] = []
+
+    def known(url: str, info: RepoInfo) -> str | None:
+        name = server_names.remembered(url, info) if remembered else None
+        if name is not None:
+            used.append(name)
+        return name
+
     try:
-        client, info = connect_server(here)
+        client, info = connect_server(here, known_name=known)
     except ValidationError as exc:
         if exc.field == "repo" or "not a git" in exc.detail or "repository" in exc.detail:
             raise NotCoordinated(exc.detail) from None
         raise
     rules = policy(info.main_worktree or info.path)
     if client is not None:
+        name = client.repo_name or info.name
+        if not used and client.repo_name:
+            server_names.remember(client.url, info, client.repo_name)
         return HookContext(
-            client, info, client.repo_name or info.name, info.path, rules["unclaimed"], "server"
+            client, info, name, info.path, rules["unclaimed"], "server", remembered=bool(used)
         )
     if existing_store(info) is None:
         raise NotCoordinated("this repository has no detente store and no server")

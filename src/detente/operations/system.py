@@ -32,19 +32,14 @@ def health(service: Service) -> wire.Health:
 
 
 def repos(service: Service) -> wire.RepoList:
-    from detente.vcs.head_file import read_head
     from detente.vcs.repo import current_oid
 
     out: list[wire.Repo] = []
     for repo in service.list_repos():
         head = None
         if repo.path is not None:
-            # Read from git's files where they say it plainly (every hook call in server
-            # mode asks this): a git process only otherwise.
-            head = read_head(repo.path)
-            if head is None:
-                with contextlib.suppress(DetenteError):
-                    head = current_oid(repo.path, "HEAD")
+            with contextlib.suppress(DetenteError):
+                head = current_oid(repo.path, "HEAD")
         out.append(
             {
                 "name": repo.name,
