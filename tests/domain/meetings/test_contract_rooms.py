@@ -3,8 +3,6 @@ tester: the CLI printed a handoff command the server then refused)."""
 
 from __future__ import annotations
 
-import pytest
-
 from detente.domain.meetings.commands import Propose
 from detente.domain.meetings.resolution_types import Handoff
 from detente.errors import DetenteError
@@ -12,12 +10,6 @@ from detente.errors import DetenteError
 from decisions import given, open_claim
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a room's options depend only on its party count (meetings/model.options_for); "
-    "contested targets record no kind, so a contract-only room still offers handoff, "
-    "which target_kinds refuses as moving nothing",
-)
 def test_a_room_over_a_contract_area_offers_no_handoff_it_would_refuse() -> None:
     g = given(
         open_claim(

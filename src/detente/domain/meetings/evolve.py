@@ -33,6 +33,7 @@ from detente.domain.meetings.model import (
     decided_from_wire,
     options_for,
 )
+from detente.domain.overlap.model import OverlapKind
 
 
 def _targets(data: dict[str, Any]) -> tuple[ContestedTarget, ...]:
@@ -41,9 +42,20 @@ def _targets(data: dict[str, Any]) -> tuple[ContestedTarget, ...]:
             target=str(t["target"]),
             claim_ids=tuple(str(c) for c in t["claimIds"]),
             reason=str(t["reason"]),
+            kind=_kind(str(t["reason"])),
         )
         for t in data.get("contestedTargets", ())
     )
+
+
+def _kind(reason: str) -> str:
+    """The overlap kind a contested target's reason starts with (``<kind> overlap: ...``,
+    :func:`detente.domain.meetings.decide.meeting_events_for`); ``path`` otherwise."""
+    head, sep, _ = reason.partition(" overlap:")
+    return head if sep and head in _KINDS else "path"
+
+
+_KINDS = frozenset(k.value for k in OverlapKind)
 
 
 def _merge(
@@ -84,7 +96,7 @@ class MeetingBook(dict[str, Meeting]):
                 status=MeetingStatus.OPEN,
                 revision=1,
                 participants=tuple(str(p) for p in data["participants"]),
-                options=options_for(tuple(str(p) for p in data["participants"])),
+                options=options_for(tuple(str(p) for p in data["participants"]), _targets(data)),
                 contested_targets=_targets(data),
                 deadline=parse_time(str(data["deadline"])),
                 created_at=at,
@@ -128,11 +140,12 @@ def _evolve(
     if event_type == ev.MEETING_JOINED:
         claim_id = str(data["claimId"])
         joined = (claim_id,) if claim_id not in old.participants else ()
+        targets = _merge(old.contested_targets, _targets(data))
         return replace(
             old,
             participants=old.participants + joined,
-            options=options_for(old.participants + joined),
-            contested_targets=_merge(old.contested_targets, _targets(data)),
+            options=options_for(old.participants + joined, targets),
+            contested_targets=targets,
         )
     if event_type == ev.MEETING_PROPOSAL_ADDED:
         proposal = Proposal(
@@ -189,11 +202,12 @@ def _evolve(
             rooms.remove(old.id)
         kept = tuple(_without(t, gone) for t in old.contested_targets)
         participants = tuple(c for c in old.participants if c != gone)
+        targets = tuple(t for t in kept if t.claim_ids)
         return replace(
             old,
             participants=participants,
-            contested_targets=tuple(t for t in kept if t.claim_ids),
-            options=options_for(participants),
+            contested_targets=targets,
+            options=options_for(participants, targets),
         )
     if event_type == ev.MEETING_NOTICE:
         notice = {

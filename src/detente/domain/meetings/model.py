@@ -34,6 +34,17 @@ class ContestedTarget:
     target: str
     claim_ids: tuple[str, ...]
     reason: str
+    #: the overlap's kind (``path``, ``module``, ``symbol``, ``contract``, ``memory``...),
+    #: read from the reason it was recorded with ("<kind> overlap: ...").
+    kind: str = "path"
+
+    @property
+    def movable(self) -> bool:
+        """Can a handoff move this target (not a contract area, not a memory file
+        claimed whole: :mod:`detente.domain.meetings.target_kinds`)?"""
+        if self.kind == "contract":
+            return False
+        return not (self.kind == "memory" and "#" not in self.target)
 
 
 @dataclass(frozen=True)
@@ -85,16 +96,24 @@ class Dissolved:
 Outcome = Decided | Dissolved
 
 
-def options_for(participants: tuple[str, ...]) -> tuple[str, ...]:
-    """The resolution types that can settle a room of ``participants`` (in offer order).
+def options_for(
+    participants: tuple[str, ...], targets: tuple[ContestedTarget, ...] = ()
+) -> tuple[str, ...]:
+    """The resolution types that can settle a room of ``participants`` contesting
+    ``targets`` (in offer order).
 
     A resolution must name every live participant (:mod:`detente.domain.meetings.target_kinds`):
     ``serialize`` and ``handoff`` name two claims, so a room of three or more offers only
-    ``split_ownership``, ``joint`` and ``human_arbitration``.
+    ``split_ownership``, ``joint`` and ``human_arbitration``. A room whose every contested
+    target is a contract area or a whole memory file offers no ``handoff`` (it would move
+    nothing and be refused).
     """
-    if len(set(participants)) <= 2:
-        return RESOLUTION_TYPES
-    return tuple(t for t in RESOLUTION_TYPES if t not in _PAIRWISE)
+    offered = RESOLUTION_TYPES
+    if len(set(participants)) > 2:
+        offered = tuple(t for t in offered if t not in _PAIRWISE)
+    if targets and not any(t.movable for t in targets):
+        offered = tuple(t for t in offered if t != "handoff")
+    return offered
 
 
 _PAIRWISE = frozenset({"serialize", "handoff"})
