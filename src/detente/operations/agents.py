@@ -98,7 +98,11 @@ GET_AGENT: Operation[wire.AgentOut] = Operation(
     "get_agent", "GET", "/v1/agents/{session_id}", get_agent, rule=READ
 )
 SESSION_CLAIMS: Operation[wire.ClaimList] = Operation(
-    "session_claims", "GET", "/v1/agents/{session_id}/claims", session_claims, rule=READ
+    "session_claims",
+    "GET",
+    "/v1/agents/{session_id}/claims",
+    session_claims,
+    rule=who.session_reader,
 )
 READINESS: Operation[wire.Readiness] = Operation(
     "readiness", "POST", "/v1/readiness", readiness, rule=who.role("claim")

@@ -73,6 +73,7 @@ __all__ = [
     "role",
     "routed_owners",
     "session_of",
+    "session_reader",
 ]
 
 
@@ -165,6 +166,14 @@ def open_claim(service: Service, who: Principal, *args: Any) -> None:
 def own_claim(service: Service, who: Principal, claim_id: str, *rest: Any) -> None:
     """The claim named by the path is the caller's (or the caller is an admin)."""
     _owner(service, who, claim_id)
+
+
+def session_reader(service: Service, who: Principal, session_id: str, *rest: Any) -> None:
+    """``read``; and a registered session's claims are read only by its registrant (or an
+    admin): another principal naming it works under nobody's claims, it is refused. An id
+    never registered is a label any client may choose (each sees its own claims)."""
+    role("read")(service, who)
+    _session_owner(service, who, session_id)
 
 
 def own_body_claim(service: Service, who: Principal, *args: Any) -> None:
