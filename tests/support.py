@@ -147,6 +147,10 @@ def log_records(name: str, level: int = logging.INFO) -> Iterator[list[logging.L
         logger.setLevel(was)
 
 
+#: A value for each pattern the API's schemas declare (a file's SHA-256).
+_PATTERN_EXAMPLES = {"^[0-9a-f]{64}$": "0" * 64}
+
+
 def minimal_instance(schema: dict[str, Any], components: dict[str, Any]) -> Any:
     """The smallest instance of a JSON schema (an OpenAPI request body): its required
     fields with plain values; a tagged union (``oneOf``) takes its first kind."""
@@ -172,6 +176,8 @@ def minimal_instance(schema: dict[str, Any], components: dict[str, Any]) -> Any:
         return [
             minimal_instance(schema["items"], components) for _ in range(schema.get("minItems", 0))
         ]
+    if kind == "string" and schema.get("pattern") in _PATTERN_EXAMPLES:
+        return _PATTERN_EXAMPLES[schema["pattern"]]
     if kind == "string":
         return "x" * max(1, schema.get("minLength", 1))
     if kind in ("integer", "number"):

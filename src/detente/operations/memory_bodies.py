@@ -13,6 +13,10 @@ __all__ = ["AppendIn", "ReconcileIn", "RegisterIn", "RenderIn", "SectionPatchIn"
 
 _HEX = frozenset("0123456789abcdef")
 
+#: What ``expectedFileHash`` looks like (documented in the OpenAPI schema; checked by
+#: :func:`_file_hash`, whose refusal says why).
+FILE_HASH_PATTERN = "^[0-9a-f]{64}$"
+
 
 def _file_hash(value: str) -> str:
     """``expectedFileHash`` is a hash detente gave out: SHA-256 as 64 lower-case hex digits
@@ -56,7 +60,9 @@ class SectionPatchIn(Body):
     path: str = Field(min_length=1, max_length=1000)
     section_key: str = Field(min_length=1, max_length=200)
     expected_section_revision: int = Field(strict=True, ge=0)
-    expected_file_hash: str = Field(min_length=1, max_length=200)
+    expected_file_hash: str = Field(
+        min_length=1, max_length=200, json_schema_extra={"pattern": FILE_HASH_PATTERN}
+    )
     claim_id: str = Field(min_length=1)
     fencing_token: int = Field(strict=True, ge=0)
     worktree: str | None = None
@@ -85,7 +91,9 @@ class WriteIn(Body):
     repo: str = Field(min_length=1)
     path: str = Field(min_length=1, max_length=1000)
     expected_revision: int = Field(strict=True, ge=0)
-    expected_file_hash: str = Field(min_length=1, max_length=200)
+    expected_file_hash: str = Field(
+        min_length=1, max_length=200, json_schema_extra={"pattern": FILE_HASH_PATTERN}
+    )
     claim_id: str = Field(min_length=1)
     fencing_token: int = Field(strict=True, ge=0)
     content: str = Field(max_length=mc.MAX_DOC_BYTES)
