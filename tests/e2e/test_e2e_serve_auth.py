@@ -10,10 +10,8 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import json
-import queue
 import ssl
 import subprocess
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from e2e_harness import DETENTE, git
 
 from detente.client.signing import SignatureAuth
 from oidc_issuer import Issuer, running_issuer
+from served_process import first_line
 
 AUD = "detente-e2e"
 
@@ -74,17 +73,6 @@ class Served:
         self.port = int(listening.rsplit(":", 1)[1])
 
 
-def _first_line(proc: subprocess.Popen[str], timeout: float) -> str:
-    lines: queue.Queue[str] = queue.Queue()
-    stdout = proc.stdout
-    assert stdout is not None
-    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
-    try:
-        return lines.get(timeout=timeout)
-    except queue.Empty:
-        pytest.fail(f"detente serve printed nothing within {timeout} s")
-
-
 @pytest.fixture
 def serve(repo: Path) -> Iterator[Callable[..., Served]]:
     """Start ``detente serve ARGS --port 0 --json``; every started server is stopped after."""
@@ -98,7 +86,7 @@ def serve(repo: Path) -> Iterator[Callable[..., Served]]:
             text=True,
         )
         started.append(proc)
-        line = _first_line(proc, timeout=30)
+        line = first_line(proc, timeout=30)
         assert line, proc.stderr.read() if proc.stderr else "no output"
         return Served(proc, json.loads(line)["listening"])
 

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import json
-import queue
 import subprocess
-import threading
 from pathlib import Path
 
-import pytest
 from e2e_harness import DETENTE
 
-
-def _first_line(proc: subprocess.Popen[str], timeout: float) -> str:
-    lines: queue.Queue[str] = queue.Queue()
-    stdout = proc.stdout
-    assert stdout is not None
-    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
-    try:
-        return lines.get(timeout=timeout)
-    except queue.Empty:
-        pytest.fail(f"detente serve printed nothing within {timeout} s")
+from served_process import first_line
 
 
 def _detente(*args: str) -> tuple[int, dict[str, object]]:
@@ -37,7 +25,7 @@ def test_a_serve_flag_overrides_the_config_file_for_every_client(repo: Path) -> 
         text=True,
     )
     try:
-        line = _first_line(proc, timeout=20)
+        line = first_line(proc, timeout=20)
         assert line, proc.stderr.read() if proc.stderr else "no output"
         url = json.loads(line)["listening"]
         opening = ("--server", url, "--repo", str(repo), "claim", "open", "-o", "x", "-p", "docs")

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from served_process import first_line
 
 DETENTE = [sys.executable, "-c", "from detente.cli.main import main; main()"]
 
@@ -111,17 +111,6 @@ def make_shared(tmp_path: Path) -> Shared:
     return Shared(bare, work, server, git(work, "rev-parse", "HEAD"))
 
 
-def _first_line(proc: subprocess.Popen[str], timeout: float) -> str:
-    lines: queue.Queue[str] = queue.Queue()
-    stdout = proc.stdout
-    assert stdout is not None
-    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
-    try:
-        return lines.get(timeout=timeout)
-    except queue.Empty:
-        raise AssertionError(f"detente serve printed nothing within {timeout} s") from None
-
-
 @contextmanager
 def serving(shared: Shared, *flags: str, hooks_env: dict[str, str] | None = None) -> Iterator[str]:
     """A real ``detente serve`` of ``shared.server`` (name ``shared``), the hooks of
@@ -135,7 +124,7 @@ def serving(shared: Shared, *flags: str, hooks_env: dict[str, str] | None = None
         text=True,
     )
     try:
-        line = _first_line(proc, timeout=60)
+        line = first_line(proc, timeout=60)
         assert line, proc.stderr.read() if proc.stderr else "no output"
         url = str(json.loads(line)["listening"])
         assert httpx.get(f"{url}/healthz", timeout=30).json()["ok"] is True

@@ -4,10 +4,8 @@
 from __future__ import annotations
 
 import json
-import queue
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,20 +22,10 @@ from detente.security.authn import AuthGate
 from detente.security.hosts import HostPolicy
 from detente.security.signatures import KeyRegistry, SignedRequestVerifier
 from detente.service import Service
+from served_process import first_line
 
 DETENTE = [sys.executable, "-c", "from detente.cli.main import main; main()"]
 REBOUND = "attacker.example"
-
-
-def _first_line(proc: subprocess.Popen[str], timeout: float) -> str:
-    lines: queue.Queue[str] = queue.Queue()
-    stdout = proc.stdout
-    assert stdout is not None
-    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
-    try:
-        return lines.get(timeout=timeout)
-    except queue.Empty:
-        pytest.fail(f"detente serve printed nothing within {timeout} s")
 
 
 @pytest.fixture
@@ -50,7 +38,7 @@ def served(repo: Path) -> Iterator[str]:
         text=True,
     )
     try:
-        line = _first_line(proc, timeout=30)
+        line = first_line(proc, timeout=30)
         assert line, proc.stderr.read() if proc.stderr else "no output"
         url = str(json.loads(line)["listening"])
         assert httpx.get(f"{url}/healthz", timeout=20).json()["ok"] is True
