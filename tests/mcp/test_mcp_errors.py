@@ -7,7 +7,7 @@ import queue
 import subprocess
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 import httpx
 import pytest
@@ -52,8 +52,8 @@ async def test_an_unknown_tool_is_a_not_found_problem_listing_the_tools(env: Mcp
     assert "claim_open" in data["detail"]
 
 
-def _lines(proc: subprocess.Popen[str]) -> queue.Queue[str]:
-    out: queue.Queue[str] = queue.Queue()
+def _lines(proc: subprocess.Popen[AnyStr]) -> queue.Queue[AnyStr]:
+    out: queue.Queue[AnyStr] = queue.Queue()
     assert proc.stdout is not None
     stdout = proc.stdout
 
@@ -137,19 +137,25 @@ def _answers(repo: Path, lines: list[str | bytes]) -> list[dict[str, Any]]:
             "clientInfo": {"name": "raw", "version": "0"},
         },
     }
+    out = _lines(proc)
+
+    def send(line: str | bytes) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write((line if isinstance(line, bytes) else line.encode()) + b"\n")
+        proc.stdin.flush()
+
     try:
-        for line in [json.dumps(initialize), *lines]:
-            data = line if isinstance(line, bytes) else line.encode()
-            proc.stdin.write(data + b"\n")
-            proc.stdin.flush()
-        stdout = proc.stdout
-        out: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=lambda: [out.put(x) for x in stdout], daemon=True).start()
-        answers = [json.loads(out.get(timeout=20)) for _ in range(len(lines) + 1)]
+        # A client waits for initialize's answer before it sends anything else (MCP
+        # lifecycle); JSON-RPC does not order answers, so the rest are sorted by id.
+        send(json.dumps(initialize))
+        assert json.loads(out.get(timeout=20))["id"] == 0
+        for line in lines:
+            send(line)
+        answers = [json.loads(out.get(timeout=20)) for _ in lines]
     finally:
         proc.kill()
         proc.wait(timeout=10)
-    return answers[1:]
+    return sorted(answers, key=lambda a: (a.get("id") is None, a.get("id") or 0))
 
 
 def _call(id_: int, arguments: str) -> str:
