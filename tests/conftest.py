@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from detente.clock import FakeClock
 from detente.service import RepoConfig, Service
@@ -20,6 +21,11 @@ from detente.storage.sqlite import SqliteStore
 from storage.servers import etcd_cluster, postgres_server  # noqa: F401  (session fixtures)
 
 from support import counting_ids
+
+# No test is timed (performance is measured in bench/): Hypothesis's per-example deadline
+# would fail a correct example on a loaded machine, so it is off for every property test.
+settings.register_profile("untimed", deadline=None)
+settings.load_profile("untimed")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -31,8 +31,9 @@ def _renew(claim: Claim, *, revision: int | None = None) -> RenewLease:
 
 @contextmanager
 def _queued(service: Service, calls: list[Callable[[], Any]]) -> Iterator[list[Any]]:
-    """Hold the repository while ``calls`` run on threads and queue up; on exit let them
-    go (one batch takes them all) and wait for every answer (a result or the exception)."""
+    """Hold the repository while ``calls`` run on threads and queue up, in their order
+    (each thread starts once the one before it is queued); on exit let them go (one batch
+    takes them all) and wait for every answer (a result or the exception)."""
     answers: list[Any] = [None] * len(calls)
 
     def run(i: int) -> None:
@@ -43,9 +44,9 @@ def _queued(service: Service, calls: list[Callable[[], Any]]) -> Iterator[list[A
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
     with service.lock("demo"):
-        for t in threads:
+        for n, t in enumerate(threads, start=1):
             t.start()
-        wait_until(lambda: service.group_commit.queued("demo") == len(calls), 10, "all calls queue")
+            wait_until(lambda n=n: service.group_commit.queued("demo") == n, 10, f"call {n} queues")
     for t in threads:
         t.join(timeout=30)
     yield answers
