@@ -9,7 +9,7 @@ a pending ``handoff`` waits for its own acceptance, not for a room. Read by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from detente.domain.authority import holds_off
 from detente.domain.claims.model import Claim, ClaimStatus
@@ -22,6 +22,7 @@ from detente.domain.waiting_line import queued_behind
 
 __all__ = [
     "WAITING",
+    "BlockerMemo",
     "awaiting_handoff",
     "escalated",
     "live_blockers",
@@ -36,14 +37,36 @@ __all__ = [
 WAITING = (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED)
 
 
-def live_blockers(state: RepoState, claim: Claim) -> list[Overlap]:
+def live_blockers(
+    state: RepoState, claim: Claim, among: Collection[str] | None = None
+) -> list[Overlap]:
     """Overlaps of ``claim`` whose other holding claim keeps it waiting: blocking ones,
     and those a resolution settled without letting ``claim`` write
-    (:func:`detente.domain.authority.holds_off`)."""
+    (:func:`detente.domain.authority.holds_off`); only with the claims ``among`` when
+    given (a room's parties)."""
     if not claim.holding:
         return []
-    overlaps = find_overlaps(state, Targets.of(claim), exclude=claim.id)
+    overlaps = find_overlaps(state, Targets.of(claim), exclude=claim.id, among=among)
     return [o for o in overlaps if holds_off(state, claim, o)]
+
+
+class BlockerMemo:
+    """:func:`live_blockers` of each claim over one unchanging state, computed once.
+
+    A settle round asks about one claim from every room it sits in (its own standing,
+    whether each room is still live, who in it has no stake left): about three times per
+    claim on a repository with crowded rooms. Called as ``memo(claim, among)``.
+    """
+
+    def __init__(self, state: RepoState) -> None:
+        self._state = state
+        self._known: dict[str, list[Overlap]] = {}
+
+    def __call__(self, claim: Claim, among: Collection[str] | None = None) -> list[Overlap]:
+        known = self._known.get(claim.id)
+        if known is None:
+            known = self._known[claim.id] = live_blockers(self._state, claim)
+        return known if among is None else [o for o in known if o.claim_id in among]
 
 
 def awaiting_handoff(state: RepoState, claim_id: str) -> bool:
@@ -78,9 +101,11 @@ def user_contest(meeting: Meeting, claim_id: str) -> bool:
     return any(t.claim_ids == (claim_id,) for t in meeting.contested_targets)
 
 
-def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
+def meeting_is_live(
+    state: RepoState, meeting: Meeting, blockers: BlockerMemo | None = None
+) -> bool:
     """Does a participant still wait on another participant, or on a user's edit (see the
-    module docstring)?"""
+    module docstring)? ``blockers`` reuses a settle round's answers."""
     members = set(meeting.participants)
     if meeting.requested_by is not None and _potential_left(state, meeting):
         return True
@@ -90,17 +115,25 @@ def meeting_is_live(state: RepoState, meeting: Meeting) -> bool:
             continue
         if user_contest(meeting, claim_id):
             return True
-        if any(o.claim_id in members for o in live_blockers(state, claim)):
+        found = blockers(claim, members) if blockers else live_blockers(state, claim, members)
+        if found:
             return True
     return False
 
 
-def stakeless(state: RepoState, meeting: Meeting, exclude: Sequence[str] = ()) -> list[str]:
+def stakeless(
+    state: RepoState,
+    meeting: Meeting,
+    exclude: Sequence[str] = (),
+    blockers: BlockerMemo | None = None,
+) -> list[str]:
     """The holding participants of ``meeting`` (other than ``exclude``) that no live
     contest ties to another participant: none waits on another member, no waiting member
-    waits on it, no user's edit contests its write, and no handoff to it is pending."""
+    waits on it, no user's edit contests its write, and no handoff to it is pending.
+    ``blockers`` reuses a settle round's answers."""
     members = [c for c in meeting.participants if c not in exclude and c in state.claims]
     members = [c for c in members if state.claims[c].holding]
+    in_room = frozenset(members)
     tied: set[str] = set()
     for claim_id in members:
         claim = state.claims[claim_id]
@@ -108,9 +141,9 @@ def stakeless(state: RepoState, meeting: Meeting, exclude: Sequence[str] = ()) -
             tied.add(claim_id)
         if claim.status not in (*WAITING, ClaimStatus.SUSPENDED):
             continue
-        for o in live_blockers(state, claim):
-            if o.claim_id in members:
-                tied.update((claim_id, o.claim_id))
+        found = blockers(claim, in_room) if blockers else live_blockers(state, claim, in_room)
+        for o in found:
+            tied.update((claim_id, o.claim_id))
     return [c for c in members if c not in tied]
 
 

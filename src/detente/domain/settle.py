@@ -39,9 +39,9 @@ from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.follow_up_rooms import follow_up, negotiating, restated, settle_pending
 from detente.domain.live_contests import (
     WAITING,
+    BlockerMemo,
     awaiting_handoff,
     escalated,
-    live_blockers,
     meeting_is_live,
     open_rooms,
     stakeless,
@@ -111,6 +111,7 @@ def settle(
         The events; empty when every touched contest is settled or roomed.
     """
     claims, meetings = _touched(state, batch)
+    blockers = BlockerMemo(state)  # the state does not change within one round
     skipped = set(skip)
     out: list[ev.Event] = []
     moved: set[str] = set()
@@ -134,7 +135,7 @@ def settle(
                 out += grant_events(ids, claim, "the escalation is resolved")
                 moved.add(claim_id)
                 continue
-        blocking = [o for o in live_blockers(state, claim) if not queued_behind(state, claim, o)]
+        blocking = [o for o in blockers(claim) if not queued_behind(state, claim, o)]
         rooms = open_rooms(state, claim_id)
         if any(user_contest(m, claim_id) for m in rooms):
             continue
@@ -165,7 +166,7 @@ def settle(
         elif claim.status is ClaimStatus.NEGOTIATING:
             # Its reason still naming a holder that has left: say who holds it off now.
             out += restated(state, ids, claim, blocking, rooms)
-    out += _departures(state, meetings, ids)
+    out += _departures(state, meetings, ids, blockers)
     touched_now = {
         str(e.data["meetingId"])
         for e in out
@@ -179,7 +180,7 @@ def settle(
             continue
         if any(c in moved for c in meeting.participants):
             continue  # decided again next round, on the state these events make
-        if not meeting_is_live(state, meeting):
+        if not meeting_is_live(state, meeting, blockers):
             out.append(
                 ev.meeting_event(
                     ids,
@@ -192,7 +193,9 @@ def settle(
     return out
 
 
-def _departures(state: RepoState, meetings: Iterable[str], ids: IdSource) -> list[ev.Event]:
+def _departures(
+    state: RepoState, meetings: Iterable[str], ids: IdSource, blockers: BlockerMemo
+) -> list[ev.Event]:
     """``meeting.left`` for each participant of an open or escalated room that no longer
     holds (completed, integrated, abandoned, taken over), and, in a room still live, for
     each holding participant that contests nothing with the others any more (its only
@@ -216,9 +219,9 @@ def _departures(state: RepoState, meetings: Iterable[str], ids: IdSource) -> lis
                     reason=f"{claim_id} is {status}: it no longer holds",
                 )
             )
-        if meeting.requested_by is not None or not meeting_is_live(state, meeting):
+        if meeting.requested_by is not None or not meeting_is_live(state, meeting, blockers):
             continue  # a room asked for, or one about to dissolve, keeps its parties
-        for claim_id in stakeless(state, meeting, exclude=gone):
+        for claim_id in stakeless(state, meeting, exclude=gone, blockers=blockers):
             out.append(
                 ev.meeting_event(
                     ids,

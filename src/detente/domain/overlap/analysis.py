@@ -13,7 +13,7 @@ targets listed inside, ordered by claim id for stable output.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from detente.domain.claims.model import Claim, MemoryImpact
@@ -94,7 +94,12 @@ class _Found:
 
 
 def find_overlaps(
-    state: RepoState, targets: Targets, *, exclude: str | None = None, granted_only: bool = False
+    state: RepoState,
+    targets: Targets,
+    *,
+    exclude: str | None = None,
+    granted_only: bool = False,
+    among: Collection[str] | None = None,
 ) -> list[Overlap]:
     """Overlaps of ``targets`` with every holding claim of ``state`` except ``exclude``.
 
@@ -105,6 +110,10 @@ def find_overlaps(
         granted_only: meet only the other claims' granted targets (not their
             ``pendingPaths``): the severity of what two claims both hold with authority,
             judged on those targets alone (invariant 3).
+        among: when given, report only overlaps with these claims. Each one's overlap is
+            the one the whole analysis reports (the index is walked, and its work budget
+            spent, alike); the tree judgement of every other claim is skipped, so a room
+            asks about its own parties at the cost of its own parties.
 
     Returns:
         One :class:`Overlap` per other claim, sorted by claim id; empty when none.
@@ -116,6 +125,9 @@ def find_overlaps(
     ) -> None:
         if not granted_only or target.theirs not in state.claims[claim_id].pending_paths:
             found.setdefault(claim_id, _Found()).add(kind, target, verdict)
+
+    def wanted(claim_id: str) -> bool:
+        return among is None or claim_id in among
 
     budget = Budget(total=ANALYSIS_BUDGET)  # one analysis: bounded work in total
     private = state.memory.private_paths()
@@ -136,6 +148,8 @@ def find_overlaps(
         for claim_id, theirs, witness in state.claims.path_index.overlapping(
             mine, exclude=exclude, budget=budget, carve_outs=targets.carved(mine)
         ):
+            if not wanted(claim_id):
+                continue
             found_witness = witness
             verdict, witness = _judge_path(
                 judge, state.claims[claim_id].base_commit, mine, theirs, witness
@@ -154,7 +168,8 @@ def find_overlaps(
                 )
     for mine in targets.paths:  # a directory claim meets a claim of its own entry
         for claim_id, theirs, own in directory_entries(state.claims.path_index, mine, exclude):
-            if not any(t.theirs == theirs for t in found.get(claim_id, _Found()).targets):
+            known = found.get(claim_id, _Found()).targets
+            if wanted(claim_id) and not any(t.theirs == theirs for t in known):
                 add(claim_id, OverlapKind.PATH, OverlapTarget(mine, theirs, own), Verdict.LITERAL)
     for claim_id, kind_name, mine, theirs, witness in named_overlaps(
         paths=targets.paths,
@@ -166,6 +181,8 @@ def find_overlaps(
         exclude=exclude,
         carve_outs=dict(targets.carve_outs),
     ):
+        if not wanted(claim_id):
+            continue
         verdict = Verdict.UNKNOWN
         if kind_name == "module":
             verdict, witness = _judge_module(state, judge, targets, claim_id, mine, theirs, witness)
@@ -178,13 +195,15 @@ def find_overlaps(
             )
     for value in targets.contracts:
         for claim_id in sorted(state.claims.contracts.get(value, ())):
-            if claim_id != exclude:
+            if claim_id != exclude and wanted(claim_id):
                 add(
                     claim_id,
                     OverlapKind.CONTRACT,
                     OverlapTarget(mine=value, theirs=value, witness=value),
                 )
     _memory_overlaps(state, targets, exclude, found, budget)
+    if among is not None:
+        found = {c: f for c, f in found.items() if c in among}
 
     report: list[Overlap] = []
     for claim_id in sorted(found):
