@@ -14,8 +14,8 @@ from detente.domain.claims.record import claim_to_wire
 from detente.domain.gates.model import environment_to_wire, patch_to_wire
 from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.memory.model import document_to_wire
-from detente.domain.resources.model import resource_to_wire
 from detente.domain.overlap.trees import TreeSource
+from detente.domain.resources.model import resource_to_wire
 from detente.domain.state import RepoState
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
 from detente.eventlog.records import RecordRow

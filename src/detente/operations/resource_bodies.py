@@ -11,7 +11,13 @@ from pydantic import Field
 from detente.domain.resources.commands import Acquire, Declare, NextNumber, Release, Renew
 from detente.operations.body import Body
 
-__all__ = ["ResourceAcquireIn", "ResourceDeclareIn", "ResourceNextIn", "ResourceReleaseIn", "ResourceRenewIn"]
+__all__ = [
+    "ResourceAcquireIn",
+    "ResourceDeclareIn",
+    "ResourceNextIn",
+    "ResourceReleaseIn",
+    "ResourceRenewIn",
+]
 
 
 class ResourceAcquireIn(Body):
