@@ -56,6 +56,8 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         (a resource.granted event naming your ticket; resource_status shows it)."""
 
         def call() -> dict[str, Any]:
+            if session_id is not None:
+                ctx.known_session(session_id, active=True)
             body = {
                 "repo": repo,
                 "ttlSeconds": ttl_secs,
