@@ -223,3 +223,23 @@ def test_an_unknown_resource_is_not_found() -> None:
         repo="demo", name="port:5432", fencing_token=1, expected_lease_revision=1, ttl_seconds=9
     )
     given().when(renew).raises("not_found", resource="port:5432")
+
+
+def test_the_invariants_catch_a_free_slot_left_while_a_request_waits() -> None:
+    from detente.domain.invariants import state_violations
+
+    declared = e.Event(
+        "evt_1", e.RESOURCE_DECLARED, "resource/demo:build", {"resource": "build", "capacity": 1}
+    )
+    queued = e.Event(
+        "evt_2",
+        e.RESOURCE_QUEUED,
+        "resource/demo:build",
+        {"resource": "build", "ticket": "tkt_1", "principal": "bob", "ttlSeconds": 60},
+    )
+    broken = given(declared, queued).state
+    assert state_violations(broken) == [
+        "resource build has 1 free slot(s) while 1 request(s) wait in line"
+    ]
+    served = given(acquire(capacity=1), acquire("bob", wait=True)).state
+    assert state_violations(served) == []
