@@ -1,10 +1,13 @@
 """Shared resources through the command path: racing acquirers, expiry across two servers
-on one SQLite file, the number counter under races, fencing, and the audit."""
+on one SQLite file, the number counter under races, fencing, snapshots and the audit.
+
+The ``service`` fixture (``tests/conftest.py``) runs each test on the memory, SQLite,
+PostgreSQL and etcd stores."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,23 +16,13 @@ from detente.clock import FakeClock
 from detente.domain.resources.commands import Acquire, NextNumber, Release, Renew
 from detente.errors import DetenteError, ResourceBusy, StaleFencingToken, ValidationError
 from detente.service import RepoConfig, Service
-from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
-
-from support import counting_ids
 
 RACERS = 5
 
 
-def acquire(who: str, *, ttl: int = 60, **kw: object) -> Acquire:
-    return Acquire(repo="demo", name="build", principal=who, ttl_seconds=ttl, **kw)  # type: ignore[arg-type]
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-def service(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock) -> Iterator[Service]:
-    store = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "d.db")
-    yield Service(store, clock, [RepoConfig("demo")], ids=counting_ids())
-    store.close()
+def acquire(who: str, *, ttl: int = 60, name: str = "build", **kw: object) -> Acquire:
+    return Acquire(repo="demo", name=name, principal=who, ttl_seconds=ttl, **kw)  # type: ignore[arg-type]
 
 
 def race(jobs: list[Callable[[], object]]) -> list[object]:
@@ -200,3 +193,26 @@ def test_a_heartbeat_keeps_the_grant_past_its_first_deadline(
     assert service.sweep() == 0
     [holder] = service.resources.get("build").holders
     assert (holder.fencing_token, holder.lease_revision) == (grant.fencing_token, 2)
+
+
+def test_a_snapshot_carries_the_resources_and_a_restart_continues_their_counters(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    path = tmp_path / "snap.db"
+    first = Service(SqliteStore(path), clock, [RepoConfig("demo")])
+    first.resources.acquire(acquire("alice", capacity=1))
+    first.resources.acquire(acquire("bob", wait=True))
+    first.resources.next_number(NextNumber(repo="demo", name="migrations", at_least=7))
+    before = first.resources.get("build")
+    first.save_snapshots()
+    first.store.close()
+    again = Service(SqliteStore(path), clock, [RepoConfig("demo")])
+    try:
+        assert again.resources.get("build") == before
+        issued = again.resources.next_number(NextNumber(repo="demo", name="migrations"))
+        assert issued.number == 8
+        token = again.resources.acquire(acquire("carol", name="db:test")).fencing_token
+        assert token is not None and token > max(g.fencing_token for g in before.holders)
+        assert again.audit().ok
+    finally:
+        again.store.close()
