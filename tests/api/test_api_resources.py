@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import threading
+
 import httpx
 
+from api.test_api_events import _sse
 from detente.clock import FakeClock
 
 
@@ -117,3 +121,37 @@ def test_the_audit_covers_the_resources_events_and_rows(
     assert report["ok"] is True, report
     types = [e["type"] for e in http.get("/v1/events").json()["events"]]
     assert types.count("resource.expired") == 1 and types.count("resource.granted") == 2
+
+
+def test_a_waiter_following_the_stream_filtered_by_its_ticket_learns_its_grant(
+    http: httpx.Client, live: str
+) -> None:
+    held = acquire(http, capacity=1).json()["grant"]
+    ticket = acquire(http, wait=True).json()["waiting"]["ticket"]
+    head = http.get("/healthz").json()["head"]
+    got: list[dict[str, str]] = []
+    connected = threading.Event()
+
+    def watch() -> None:
+        query = {"since": head, "type": "resource.granted", "claim": ticket}
+        with (
+            httpx.Client(base_url=live, timeout=10) as sse,
+            sse.stream("GET", "/v1/events/stream", params=query) as r,
+        ):
+            connected.set()
+            for message in _sse(r.iter_lines()):
+                got.append(message)
+                return
+
+    t = threading.Thread(target=watch)
+    t.start()
+    assert connected.wait(timeout=10)
+    acquire(http, "db:test")  # another resource's grant: not this waiter's
+    http.post("/v1/resources/build/release", json={"fencingToken": held["fencingToken"]})
+    t.join(timeout=10)
+    assert not t.is_alive()
+    [message] = got
+    assert message["event"] == "resource.granted"
+    data = json.loads(message["data"])["data"]
+    assert (data["ticket"], data["resource"]) == (ticket, "build")
+    assert data["fencingToken"] > held["fencingToken"]
