@@ -319,7 +319,12 @@ def _send_signed(
     replay: bool = False,
 ) -> httpx.Response:
     url = base + path.format(
-        claim_id="clm_none", meeting_id="mtg_none", proposal_id="p", patch_id="p", env="staging"
+        claim_id="clm_none",
+        meeting_id="mtg_none",
+        proposal_id="p",
+        patch_id="p",
+        env="staging",
+        name="build",
     )
     with httpx.Client(timeout=10) as http:
         request = http.build_request(method, url, json=body)
