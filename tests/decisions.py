@@ -106,6 +106,7 @@ def _table() -> dict[type[Any], Callable[[RepoState, Any, Context], list[Event]]
     )
     from detente.domain.resources import decide as res
     from detente.domain.resources.commands import Acquire, Declare, NextNumber, Release, Renew
+    from detente.domain.resources.counter import decide_next
 
     return {
         OpenClaim: lambda s, c, x: decide_open(s, c, x.now, x.ids, x.policy),
@@ -124,7 +125,7 @@ def _table() -> dict[type[Any], Callable[[RepoState, Any, Context], list[Event]]
         Renew: lambda s, c, x: res.decide_renew(s, c, x.now, x.ids, x.policy),
         Release: lambda s, c, x: res.decide_release(s, c, x.now, x.ids),
         Declare: lambda s, c, x: res.decide_declare(s, c, x.now, x.ids),
-        NextNumber: lambda s, c, x: res.decide_next(s, c, x.ids),
+        NextNumber: lambda s, c, x: decide_next(s, c, x.ids),
     }
 
 

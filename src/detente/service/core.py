@@ -363,7 +363,7 @@ class ServiceCore:
             # with the claims' expiries folded (next round when there were some).
             if expired:
                 return expired, True
-            from detente.domain.resources.decide import decide_resource_expiry
+            from detente.domain.resources.expiry import decide_resource_expiry
 
             return decide_resource_expiry(state, now, self.ids), True
         if not due_meetings(state, now):

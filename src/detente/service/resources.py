@@ -15,10 +15,10 @@ from typing import Any
 
 from detente.domain import events as ev
 from detente.domain.resources.commands import Acquire, Declare, NextNumber, Release, Renew
+from detente.domain.resources.counter import decide_next
 from detente.domain.resources.decide import (
     decide_acquire,
     decide_declare,
-    decide_next,
     decide_release,
     decide_renew,
 )

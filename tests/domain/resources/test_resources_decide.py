@@ -9,7 +9,7 @@ import pytest
 
 from detente.domain import events as e
 from detente.domain.resources.commands import Acquire, Declare, NextNumber, Release, Renew
-from detente.domain.resources.decide import decide_resource_expiry
+from detente.domain.resources.expiry import decide_resource_expiry
 from detente.domain.resources.model import resource_id
 from detente.domain.state import RepoState
 

@@ -12,22 +12,22 @@ The rules are the claims' rules, for a thing that is not a file:
   expired it);
 - **compare-and-swap**: a renewal names the lease revision it read (``revision_conflict``
   otherwise), a declaration the resource's revision;
-- **expiry**: :func:`decide_resource_expiry` is run by the command path before every
-  command and by the sweep, in the repository's serialised transaction, so a grant
-  expires exactly once whichever server sees its deadline first;
-- **the counter**: :func:`decide_next` hands out ``max(last + 1, atLeast)``, once: two
+- **expiry** (:mod:`.expiry`) is run by the command path before every command and by the
+  sweep, in the repository's serialised transaction, so a grant expires exactly once
+  whichever server sees its deadline first;
+- **the counter** (:mod:`.counter`) hands out ``max(last + 1, atLeast)``, once: two
   servers deciding the same number race on the stream revision and the loser decides again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 from detente.clock import format_time
 from detente.domain import events as ev
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
-from detente.domain.resources.commands import Acquire, Declare, NextNumber, Release, Renew
+from detente.domain.resources.commands import Acquire, Declare, Release, Renew
+from detente.domain.resources.grants import Tokens, event, grant_event, promote
 from detente.domain.resources.model import (
     MAX_CAPACITY,
     Grant,
@@ -35,7 +35,6 @@ from detente.domain.resources.model import (
     Waiter,
     check_resource_name,
     resource_id,
-    resource_subject,
     resource_to_wire,
 )
 from detente.domain.state import RepoState
@@ -49,34 +48,7 @@ from detente.errors import (
     ValidationError,
 )
 
-__all__ = [
-    "MAX_NUMBER",
-    "decide_acquire",
-    "decide_declare",
-    "decide_next",
-    "decide_release",
-    "decide_renew",
-    "decide_resource_expiry",
-    "due_resources",
-]
-
-#: The largest number a counter hands out.
-MAX_NUMBER = 10**9
-
-
-class _Tokens:
-    """The repository's fencing counter within one decision (several grants draw from it)."""
-
-    def __init__(self, state: RepoState) -> None:
-        self.last = state.claims.last_fencing_token
-
-    def next(self) -> int:
-        self.last += 1
-        return self.last
-
-
-def _event(ids: IdSource, repo: str, name: str, event_type: str, **data: object) -> ev.Event:
-    return ev.stream_event(ids, resource_subject(repo, name), event_type, resource=name, **data)
+__all__ = ["decide_acquire", "decide_declare", "decide_release", "decide_renew"]
 
 
 def _capacity(value: int, fld: str = "capacity") -> int:
@@ -98,41 +70,6 @@ def _resource(state: RepoState, name: str) -> Resource:
     if found is None:
         raise NotFoundError(f"no resource {name!r} in {state.repo}", resource=name)
     return found
-
-
-def _grant_event(
-    ids: IdSource, repo: str, name: str, waiter: Waiter, token: int, now: datetime
-) -> ev.Event:
-    return _event(
-        ids,
-        repo,
-        name,
-        ev.RESOURCE_GRANTED,
-        ticket=waiter.ticket,
-        fencingToken=token,
-        principal=waiter.principal,
-        sessionId=waiter.session_id,
-        claimId=waiter.claim_id,
-        note=waiter.note,
-        ttlSeconds=waiter.ttl_seconds,
-        expiresAt=format_time(now + timedelta(seconds=waiter.ttl_seconds)),
-    )
-
-
-def _promote(
-    resource: Resource,
-    holders: int,
-    capacity: int,
-    tokens: _Tokens,
-    ids: IdSource,
-    now: datetime,
-) -> list[ev.Event]:
-    """Grants for the first waiters in line while slots are free (``holders`` remain)."""
-    free = max(0, capacity - holders)
-    return [
-        _grant_event(ids, resource.repo, resource.name, w, tokens.next(), now)
-        for w in resource.waiters[:free]
-    ]
 
 
 def _gone(resource: Resource, token: int) -> LeaseExpired | StaleFencingToken:
@@ -209,7 +146,7 @@ def decide_acquire(
     existing = state.resources.get(resource_id(state.repo, name))
     out: list[ev.Event] = []
     if existing is None:
-        out.append(_event(ids, state.repo, name, ev.RESOURCE_DECLARED, capacity=capacity or 1))
+        out.append(event(ids, state.repo, name, ev.RESOURCE_DECLARED, capacity=capacity or 1))
         holders, waiting, limit = 0, 0, capacity or 1
     else:
         if capacity is not None and capacity != existing.capacity:
@@ -221,7 +158,7 @@ def decide_acquire(
         holders, waiting, limit = len(existing.holders), len(existing.waiters), existing.capacity
     waiter = Waiter(ids("tkt"), cmd.principal, session, claim, note, ttl, now)
     if holders < limit and not waiting:
-        out.append(_grant_event(ids, state.repo, name, waiter, _Tokens(state).next(), now))
+        out.append(grant_event(ids, state.repo, name, waiter, Tokens(state).next(), now))
         return out
     if not cmd.wait:
         assert existing is not None  # a new resource always has a free slot
@@ -233,7 +170,7 @@ def decide_acquire(
             current=resource_to_wire(existing),
         )
     out.append(
-        _event(
+        event(
             ids,
             state.repo,
             name,
@@ -277,7 +214,7 @@ def decide_renew(
             fencingToken=grant.fencing_token,
         )
     return [
-        _event(
+        event(
             ids,
             state.repo,
             resource.name,
@@ -319,15 +256,13 @@ def decide_release(state: RepoState, cmd: Release, now: datetime, ids: IdSource)
                 resource=resource.name,
                 ticket=cmd.ticket,
             )
-        return [
-            _event(ids, state.repo, resource.name, ev.RESOURCE_LEFT_QUEUE, ticket=waiter.ticket)
-        ]
+        return [event(ids, state.repo, resource.name, ev.RESOURCE_LEFT_QUEUE, ticket=waiter.ticket)]
     assert cmd.fencing_token is not None
     grant = _holding(resource, cmd.fencing_token)
     if cmd.expected_lease_revision is not None:
         _check_lease(resource, grant, cmd.expected_lease_revision)
     out = [
-        _event(
+        event(
             ids,
             state.repo,
             resource.name,
@@ -338,7 +273,7 @@ def decide_release(state: RepoState, cmd: Release, now: datetime, ids: IdSource)
         )
     ]
     left = len(resource.holders) - 1
-    return out + _promote(resource, left, resource.capacity, _Tokens(state), ids, now)
+    return out + promote(resource, left, resource.capacity, Tokens(state), ids, now)
 
 
 def decide_declare(state: RepoState, cmd: Declare, now: datetime, ids: IdSource) -> list[ev.Event]:
@@ -361,9 +296,9 @@ def decide_declare(state: RepoState, cmd: Declare, now: datetime, ids: IdSource)
                 expected=cmd.expected_revision,
                 actual=0,
             )
-        return [_event(ids, state.repo, name, ev.RESOURCE_DECLARED, capacity=capacity)]
+        return [event(ids, state.repo, name, ev.RESOURCE_DECLARED, capacity=capacity)]
     check_revision("resource", existing, cmd.expected_revision, resource_to_wire)
-    declared = _event(
+    declared = event(
         ids,
         state.repo,
         name,
@@ -372,62 +307,4 @@ def decide_declare(state: RepoState, cmd: Declare, now: datetime, ids: IdSource)
         previousCapacity=existing.capacity,
     )
     held = len(existing.holders)
-    return [declared, *_promote(existing, held, capacity, _Tokens(state), ids, now)]
-
-
-def decide_next(state: RepoState, cmd: NextNumber, ids: IdSource) -> list[ev.Event]:
-    """``resource.number_issued``: ``max(lastNumber + 1, atLeast)``, handed out once (a
-    resource not seen before is declared first, capacity 1).
-
-    Raises:
-        ValidationError: ``name``, or ``atLeast`` outside 1..:data:`MAX_NUMBER`, or the
-            counter is exhausted.
-    """
-    name = check_resource_name(cmd.name)
-    if cmd.at_least is not None and (
-        isinstance(cmd.at_least, bool)
-        or not isinstance(cmd.at_least, int)
-        or not 1 <= cmd.at_least <= MAX_NUMBER
-    ):
-        raise ValidationError(f"atLeast must be an integer from 1 to {MAX_NUMBER}", field="atLeast")
-    existing = state.resources.get(resource_id(state.repo, name))
-    last = existing.last_number if existing is not None else 0
-    number = max(last + 1, cmd.at_least or 1)
-    if number > MAX_NUMBER:
-        raise ValidationError(f"the counter of {name} is exhausted at {last}", field="name")
-    out: list[ev.Event] = []
-    if existing is None:
-        out.append(_event(ids, state.repo, name, ev.RESOURCE_DECLARED, capacity=1))
-    out.append(_event(ids, state.repo, name, ev.RESOURCE_NUMBER_ISSUED, number=number))
-    return out
-
-
-def due_resources(state: RepoState, now: datetime) -> Iterator[Resource]:
-    """The resources holding a grant whose deadline is at or before ``now``."""
-    for resource in state.resources.values():
-        if any(g.expires_at <= now for g in resource.holders):
-            yield resource
-
-
-def decide_resource_expiry(state: RepoState, now: datetime, ids: IdSource) -> list[ev.Event]:
-    """``resource.expired`` for every grant past its deadline, each followed by the grants
-    the freed slots let the waiters in line have (first come, first granted)."""
-    tokens = _Tokens(state)
-    out: list[ev.Event] = []
-    for resource in sorted(due_resources(state, now), key=lambda r: r.name):
-        due = [g for g in resource.holders if g.expires_at <= now]
-        for grant in due:
-            out.append(
-                _event(
-                    ids,
-                    state.repo,
-                    resource.name,
-                    ev.RESOURCE_EXPIRED,
-                    fencingToken=grant.fencing_token,
-                    holder=grant.principal,
-                    deadline=format_time(grant.expires_at),
-                )
-            )
-        left = len(resource.holders) - len(due)
-        out += _promote(resource, left, resource.capacity, tokens, ids, now)
-    return out
+    return [declared, *promote(existing, held, capacity, Tokens(state), ids, now)]
