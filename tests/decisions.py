@@ -104,6 +104,9 @@ def _table() -> dict[type[Any], Callable[[RepoState, Any, Context], list[Event]]
         decide_propose,
         decide_resolve,
     )
+    from detente.domain.resources import decide as res
+    from detente.domain.resources.commands import Acquire, Declare, NextNumber, Release, Renew
+    from detente.domain.resources.counter import decide_next
 
     return {
         OpenClaim: lambda s, c, x: decide_open(s, c, x.now, x.ids, x.policy),
@@ -118,6 +121,11 @@ def _table() -> dict[type[Any], Callable[[RepoState, Any, Context], list[Event]]
         SetPolicy: lambda s, c, x: decide_policy(s, c, x.ids),
         PublishPatch: lambda s, c, x: decide_publish(s, c, x.ids),
         DiscardPatch: lambda s, c, x: decide_discard(s, c, x.ids),
+        Acquire: lambda s, c, x: res.decide_acquire(s, c, x.now, x.ids, x.policy),
+        Renew: lambda s, c, x: res.decide_renew(s, c, x.now, x.ids, x.policy),
+        Release: lambda s, c, x: res.decide_release(s, c, x.now, x.ids),
+        Declare: lambda s, c, x: res.decide_declare(s, c, x.now, x.ids),
+        NextNumber: lambda s, c, x: decide_next(s, c, x.ids),
     }
 
 
@@ -224,6 +232,7 @@ class Given:
 def _assert_unchanged(before: RepoState, after: RepoState) -> None:
     assert after.claims == before.claims, "the decision changed the claims it read"
     assert after.meetings == before.meetings, "the decision changed the meetings it read"
+    assert after.resources == before.resources, "the decision changed the resources it read"
     assert after.stream_revisions == before.stream_revisions
 
 

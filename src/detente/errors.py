@@ -21,6 +21,7 @@ Each edge maps codes in one table: HTTP status (``api/problems.py``), CLI exit c
     |   +-- EvidenceRejected     evidence_rejected     evidence fails validation; lists failures
     |   +-- OutOfScope           out_of_scope          a write outside the claim's granted targets
     |   +-- BranchInUse          branch_in_use         a branch is checked out by another worktree
+    |   +-- ResourceBusy         resource_busy         a shared resource has no free slot (no wait)
     +-- VcsError                 vcs_error             git failed for a reason we do not model
     +-- StoreError               store_unavailable     the storage backend failed
     +-- StartupFailed            startup_failed        a server process could not start (CLI only)
@@ -205,6 +206,13 @@ class BranchInUse(ConflictError):
     """The branch is checked out in another worktree; ``holder`` is that worktree's path."""
 
     code = "branch_in_use"
+
+
+class ResourceBusy(ConflictError):
+    """Every slot of a shared resource is held (and the caller did not ask to wait);
+    ``current`` is the resource's record (its holders and their deadlines)."""
+
+    code = "resource_busy"
 
 
 class VcsError(DetenteError):

@@ -113,9 +113,17 @@ def _call(
         proposal_id="prp_none",
         patch_id="pat_none",
         env="staging",
+        name="build",
     )
     if isinstance(body, dict) and "claimId" in body and "claim_id" in ids:
         body = {**body, "claimId": ids["claim_id"]}
+    if (
+        isinstance(body, dict)
+        and path.endswith(("/renew", "/release"))
+        and "token" in ids
+        and "resources" in path
+    ):
+        body = {**body, "fencingToken": int(ids["token"])}  # another's grant of ``build``
     if isinstance(body, dict) and body.get("patch") == {}:
         body = {**body, "patch": {"body": "x"}}  # exactly one of body or diff
     return httpx.request(method, url, json=body, headers=headers, timeout=10)
@@ -196,7 +204,17 @@ def test_another_principals_token_is_forbidden_on_every_operation_it_does_not_ow
 ) -> None:
     alice = _open(base, issuer.token("alice"), "src/shared.py")
     carol = _open(base, issuer.token("carol"), "src/shared.py")
-    ids = {"claim_id": alice["claim"]["id"], "meeting_id": carol["meeting"]["id"]}
+    grant = httpx.post(
+        f"{base}/v1/resources/build/acquire",
+        json={"ttlSeconds": 600},
+        headers=_bearer(issuer.token("alice")),
+        timeout=10,
+    ).json()["grant"]
+    ids = {
+        "claim_id": alice["claim"]["id"],
+        "meeting_id": carol["meeting"]["id"],
+        "token": str(grant["fencingToken"]),
+    }
     needs_no_more_than_claim = {
         "open_claim",
         "takeover",
@@ -209,6 +227,9 @@ def test_another_principals_token_is_forbidden_on_every_operation_it_does_not_ow
         "pre_commit",
         "reconcile_intents",
         "discard_patch",  # needs a patch of alice's
+        "acquire_resource",  # a slot of one's own (bob waits behind alice, or is busy)
+        "declare_resource",  # a new resource (expectedRevision 0)
+        "next_number",
     }
     bob = _bearer(issuer.token("bob"))
     before = httpx.get(f"{base}/v1/claims/{ids['claim_id']}", headers=bob, timeout=10).json()
@@ -298,7 +319,12 @@ def _send_signed(
     replay: bool = False,
 ) -> httpx.Response:
     url = base + path.format(
-        claim_id="clm_none", meeting_id="mtg_none", proposal_id="p", patch_id="p", env="staging"
+        claim_id="clm_none",
+        meeting_id="mtg_none",
+        proposal_id="p",
+        patch_id="p",
+        env="staging",
+        name="build",
     )
     with httpx.Client(timeout=10) as http:
         request = http.build_request(method, url, json=body)

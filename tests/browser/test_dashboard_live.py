@@ -224,3 +224,29 @@ def test_detente_dashboard_names_the_page_of_the_running_server(page: Page, serv
 
     expect(page.get_by_role("heading", name="Claims")).to_be_visible()
     expect(page.locator("#live")).to_have_attribute("data-state", "live", timeout=10_000)
+
+
+def test_the_resources_panel_shows_a_grant_and_the_waiter_it_hands_over_to_without_a_reload(
+    page: Page, server: Server
+) -> None:
+    _open_live(page, server)
+    panel = page.locator("#panel-resources")
+    expect(panel).to_contain_text("No shared resource in use")
+
+    held = server.post("/v1/resources/build/acquire", {"ttlSeconds": 600, "note": "nightly"})
+    server.post("/v1/resources/build/acquire", {"ttlSeconds": 600, "wait": True})
+
+    card = panel.locator('.resource[data-resource="build"]')
+    expect(card.locator(".slots")).to_have_text("1 of 1 held", timeout=2_000)
+    expect(card.locator(".waiter")).to_have_count(1)
+    token = held["grant"]["fencingToken"]
+    timer = card.locator(f'.holder[data-token="{token}"] .lease')
+    expect(timer).to_have_attribute("data-left", re.compile(r"^\d+$"))
+    assert 0 < int(timer.get_attribute("data-left") or "0") <= 600
+
+    server.post("/v1/resources/build/release", {"fencingToken": token})
+
+    expect(card.locator(".waiter")).to_have_count(0, timeout=2_000)
+    expect(card.locator(f'.holder[data-token="{token}"]')).to_have_count(0)
+    expect(card.locator(".holder")).to_have_count(1)
+    assert page.evaluate("window.__sameDocument") is True

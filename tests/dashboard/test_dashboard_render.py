@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from dashboard_records import claim
 
 from detente.dashboard import render
@@ -100,3 +102,33 @@ def test_the_resolve_form_offers_only_live_claims_and_defaults_to_none_that_left
     form = html[html.index('<form class="resolve"') :]
     assert 'value="b"' not in form  # no option, default or checkbox names the departed claim
     assert 'value="c" selected' in form and 'value="a" selected' in form
+
+
+def test_the_resources_panel_shows_slots_holders_with_their_lease_timer_and_the_line() -> None:
+    build = {
+        "id": "project:build",
+        "name": "build",
+        "capacity": 2,
+        "lastNumber": 0,
+        "holders": [
+            {
+                "fencingToken": 7,
+                "principal": "alice",
+                "ttlSeconds": 600,
+                "expiresAt": "2026-11-30T12:10:00Z",
+                "leaseRevision": 1,
+                "claimId": None,
+                "sessionId": "ses_a",
+                "note": "<b>nightly</b>",
+            }
+        ],
+        "waiters": [{"ticket": "tkt_1", "principal": "bob", "queuedAt": "2026-11-30T12:04:00Z"}],
+    }
+    snap = dataclasses.replace(_snapshot(), resources=[build])
+
+    html = render.render_panels(render.context(snap, {}), ["resources"])["resources"]
+
+    assert '<span class="slots" data-held="1" data-capacity="2">1 of 2 held</span>' in html
+    assert 'data-token="7"' in html and 'data-expires="2026-11-30T12:10:00Z"' in html
+    assert ">5:00<" in html and "&lt;b&gt;nightly" in html
+    assert 'data-ticket="tkt_1"' in html and "bob waits" in html

@@ -86,6 +86,24 @@ def _session(world: World) -> dict[str, Any]:
     return {"session": session, "path": path}
 
 
+def _grant(world: World) -> dict[str, Any]:
+    """A slot of a fresh shared resource, held by alice."""
+    name = f"res-{next(world.paths)}"
+    with world.client("inprocess", "alice") as alice:
+        grant = alice.acquire_resource(name, {"repo": "demo", "ttlSeconds": 600})["grant"]
+    return {"resource": name, "grant": grant}
+
+
+def _renew_grant(client: Any, ctx: dict[str, Any]) -> object:
+    body = {
+        "repo": "demo",
+        "fencingToken": ctx["grant"]["fencingToken"],
+        "expectedLeaseRevision": ctx["grant"]["leaseRevision"],
+        "ttlSeconds": 600,
+    }
+    return client.renew_resource(ctx["resource"], body)
+
+
 def _side(claim_id: str) -> dict[str, Any]:
     """One side of a reconciliation as ``reconcile_diff_intent`` sends it: a claim."""
     return {
@@ -346,11 +364,55 @@ OPS = (
         ],
         ANY_CLAIMER,
     ),
+    Op(
+        "heartbeat a shared resource's grant",
+        _grant,
+        _renew_grant,
+        lambda x: [
+            (
+                "resource_renew",
+                {
+                    "name": x["resource"],
+                    "fencing_token": x["grant"]["fencingToken"],
+                    "expected_lease_revision": x["grant"]["leaseRevision"],
+                },
+            )
+        ],
+        OWNER_ONLY,
+    ),
+    Op(
+        "release a shared resource's grant",
+        _grant,
+        lambda c, x: c.release_resource(
+            x["resource"], {"repo": "demo", "fencingToken": x["grant"]["fencingToken"]}
+        ),
+        lambda x: [
+            (
+                "resource_release",
+                {"name": x["resource"], "fencing_token": x["grant"]["fencingToken"]},
+            )
+        ],
+        OWNER_ONLY,
+    ),
+    Op(
+        "take a slot of a shared resource",
+        lambda world: {"resource": f"res-{next(world.paths)}"},
+        lambda c, x: c.acquire_resource(x["resource"], {"repo": "demo", "ttlSeconds": 60}),
+        lambda x: [("resource_acquire", {"name": x["resource"], "ttl_secs": 60})],
+        ANY_CLAIMER,
+    ),
+    Op(
+        "take a migration number",
+        lambda world: {},
+        lambda c, x: c.next_number("migrations", {"repo": "demo"}),
+        lambda x: [("resource_next_number", {"name": "migrations"})],
+        ANY_CLAIMER,
+    ),
 )
 
 
 #: The catalog's mutating operations an MCP tool carries (the tools of ``mcp_server``:
-#: protocol, records, advisory, objective); the table must reach each over MCP.
+#: protocol, records, advisory, objective, shared resources); the table must reach each over MCP.
 MCP_CARRIES = frozenset(
     {
         "open_claim",
@@ -366,5 +428,9 @@ MCP_CARRIES = frozenset(
         "accept_proposal",
         "patch_section",
         "reconcile_intents",
+        "acquire_resource",
+        "renew_resource",
+        "release_resource",
+        "next_number",
     }
 )

@@ -48,6 +48,9 @@ CLAIM_SUFFICES = frozenset(
         "pre_commit",
         "reconcile_intents",
         "discard_patch",  # needs a patch of alice's
+        "acquire_resource",  # a slot of one's own
+        "declare_resource",  # a new resource (expectedRevision 0)
+        "next_number",
     }
 )
 
@@ -62,10 +65,18 @@ class CatalogCall:
 
     def filled(self, ids: dict[str, str]) -> tuple[dict[str, str], Any]:
         """Its path parameters and body naming the claim and meeting of ``ids``."""
-        values = {"proposal_id": "prp_none", "patch_id": "pat_none", "env": "staging", **ids}
+        values = {
+            "proposal_id": "prp_none",
+            "patch_id": "pat_none",
+            "env": "staging",
+            "name": ids["resource"],
+            **ids,
+        }
         body = self.body
         if isinstance(body, dict) and "claimId" in body:
             body = {**body, "claimId": ids["claim_id"]}
+        if self.op.name in ("renew_resource", "release_resource"):
+            body = {**body, "fencingToken": int(ids["token"])}  # alice's grant
         return {n: values[n] for n in self.names}, body
 
 
@@ -119,7 +130,15 @@ def _fresh(world: World) -> dict[str, str]:
     shared = world.path()
     alice = world.open("alice", shared)["claim"]
     carol = world.open("carol", shared)
-    return {"claim_id": alice["id"], "meeting_id": carol["meeting"]["id"]}
+    resource = f"res-{next(world.paths)}"
+    with world.client("inprocess", "alice") as client:
+        grant = client.acquire_resource(resource, {"repo": "demo", "ttlSeconds": 600})["grant"]
+    return {
+        "claim_id": alice["id"],
+        "meeting_id": carol["meeting"]["id"],
+        "resource": resource,
+        "token": str(grant["fencingToken"]),
+    }
 
 
 async def test_every_mutating_operation_of_the_catalog_has_the_same_outcome_on_v1_and_in_process(

@@ -33,6 +33,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "stale_fencing_token": 409,
     "evidence_rejected": 409,
     "branch_in_use": 409,
+    "resource_busy": 409,
     "out_of_scope": 409,
     "conflict": 409,
     "vcs_error": 500,
@@ -49,6 +50,7 @@ _TITLES = {
     "invalid_transition": "Invalid transition",
     "overlap_blocking": "Blocking overlap",
     "stale_base": "Stale base",
+    "resource_busy": "Resource busy",
 }
 
 

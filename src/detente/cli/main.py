@@ -73,6 +73,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Deploy a claim's commit to ENV by compare-and-swap (exit 8: stale_base or policy).",
         "detente.cli.registry:deploy",
     ),
+    "resource": (
+        "Shared resources (build slots, test databases, ports, migration numbers): "
+        "counted leases with fencing tokens.",
+        "detente.cli.registry:resource",
+    ),
     "reconcile": (
         "Where two intents meet: the symbols both touch and the blast radius between them.",
         "detente.cli.registry:index",

@@ -28,6 +28,7 @@ __all__ = [
     "meeting",
     "memory",
     "patch",
+    "resource",
     "serve",
 ]
 
@@ -126,6 +127,12 @@ def deploy(app: typer.Typer) -> None:
     from detente.cli.deploy import deploy as deploy_command
 
     app.command("deploy")(deploy_command)
+
+
+def resource(app: typer.Typer) -> None:
+    from detente.cli.resources import resource_app
+
+    app.add_typer(resource_app, name="resource")
 
 
 def mcp(app: typer.Typer) -> None:

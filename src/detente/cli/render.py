@@ -11,7 +11,7 @@ Exit codes (the CLI edge of the error table in ``errors.py``)::
     6  overlap: the claim was opened but is negotiating, not active (overlap_blocking)
     7  invalid_transition
     8  other conflict: branch_in_use, stale_base, stale_fencing_token, evidence_rejected,
-       out_of_scope, forbidden, unauthenticated, rate_limited
+       out_of_scope, resource_busy, forbidden, unauthenticated, rate_limited
     9  server or store unavailable (server_unavailable, store_unavailable,
        issuer_unavailable)
 
@@ -59,6 +59,7 @@ EXIT_CODES: dict[str, int] = {
     "overlap_blocking": EXIT_OVERLAP,
     "invalid_transition": 7,
     "branch_in_use": 8,
+    "resource_busy": 8,
     "stale_base": 8,
     "stale_fencing_token": 8,
     "evidence_rejected": 8,

@@ -21,6 +21,7 @@ from detente.client.gates import GateOperations
 from detente.client.index import IndexOperations
 from detente.client.meetings import MeetingOperations
 from detente.client.memory import MemoryOperations
+from detente.client.resources import ResourceOperations
 from detente.client.system import SystemOperations
 
 __all__ = ["Client"]
@@ -34,6 +35,7 @@ class Client(
     GateOperations,
     SystemOperations,
     IndexOperations,
+    ResourceOperations,
 ):
     """One method per API operation, returning the decoded JSON object.
 

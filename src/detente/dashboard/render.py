@@ -24,6 +24,7 @@ PANELS = {
     "patches": "patches.html",
     "memory": "memory.html",
     "deployments": "deployments.html",
+    "resources": "resources.html",
     "agents": "agents.html",
 }
 
@@ -105,6 +106,7 @@ def context(
         "patches": snap.patches,
         "memory": views.memory_at_risk(snap.documents, claims),
         "deployments": views.deployments_view(snap.deployments, snap.claims),
+        "resources": snap.resources,
         "agents": views.agents_view(snap.agents, claims, snap.now),
         "results": results,
         "hit_overlaps": overlaps,

@@ -46,6 +46,16 @@ Event types (all version 1; subject in brackets)::
     patch.integrated / patch.discarded [patch/<id>]  the artifact left the queue
     deployment.recorded  [deployment/<repo>:<env>]  an environment moved by CAS (claim, commit)
     deployment.policy_set [deployment/<repo>:<env>] the environment's deployment policy
+    resource.declared    [resource/<repo>:<name>]  a shared resource and its ``capacity`` (first
+                         acquire, or an explicit declaration; ``previousCapacity`` on a change)
+    resource.granted     [resource/<repo>:<name>]  a slot to ``ticket``'s holder: ``fencingToken``,
+                         ``principal``, ``ttlSeconds`` and the absolute ``expiresAt``
+    resource.queued      [resource/<repo>:<name>]  a request waits in line for a slot (``ticket``)
+    resource.renewed     [resource/<repo>:<name>]  a grant's new ``leaseRevision`` and deadline
+    resource.released    [resource/<repo>:<name>]  a grant given back (``forced`` by an admin)
+    resource.expired     [resource/<repo>:<name>]  a grant's deadline passed: its slot is free
+    resource.left_queue  [resource/<repo>:<name>]  a waiter gave up its place (``ticket``)
+    resource.number_issued [resource/<repo>:<name>]  the next ``number`` of a counter, once
 
 The stored envelope (sequence, hash chain) is added by :mod:`detente.eventlog`.
 """
@@ -104,6 +114,14 @@ PATCH_INTEGRATED = "patch.integrated"
 PATCH_DISCARDED = "patch.discarded"
 DEPLOYMENT_RECORDED = "deployment.recorded"
 DEPLOYMENT_POLICY_SET = "deployment.policy_set"
+RESOURCE_DECLARED = "resource.declared"
+RESOURCE_GRANTED = "resource.granted"
+RESOURCE_QUEUED = "resource.queued"
+RESOURCE_RENEWED = "resource.renewed"
+RESOURCE_RELEASED = "resource.released"
+RESOURCE_EXPIRED = "resource.expired"
+RESOURCE_LEFT_QUEUE = "resource.left_queue"
+RESOURCE_NUMBER_ISSUED = "resource.number_issued"
 #: The key registry (``principals.json``) changed: ``{name, fingerprint, roles}``.
 PRINCIPAL_KEY_REGISTERED = "principal.key_registered"
 PRINCIPAL_KEY_REMOVED = "principal.key_removed"

@@ -29,9 +29,12 @@ Checked after every command in the test suite, by the model-based race suite, an
     assigned to a claim that still holds it is granted to that claim, or pending while
     a claim ahead of it in line holds it off (a holder with authority, a waiter that
     asked first: :func:`detente.domain.meetings.split_grants.held_ahead`); a later
-    waiter never keeps it from its assignee.
+    waiter never keeps it from its assignee;
+11. a shared resource with requests in line has no free slot (first come, first granted:
+    a freed slot goes to the head of the line in the transaction that freed it), and no
+    two of its live grants share a fencing token.
 
-:func:`state_violations` checks 1-3 and 7-10 on one state; :class:`Replay` folds events
+:func:`state_violations` checks 1-3 and 7-11 on one state; :class:`Replay` folds events
 one by one and checks 4 and 6 along the way.
 """
 
@@ -72,7 +75,7 @@ def _granted_targets(claim: Claim) -> Targets:
 
 
 def state_violations(state: RepoState) -> list[str]:
-    """Invariants 1-3 and 7-10 on ``state``; one sentence per violation (empty: all hold)."""
+    """Invariants 1-3 and 7-11 on ``state``; one sentence per violation (empty: all hold)."""
     out: list[str] = []
     for claim in sorted(state.claims.values(), key=lambda c: c.id):
         if claim.status is not ClaimStatus.NEGOTIATING:
@@ -124,6 +127,22 @@ def state_violations(state: RepoState) -> list[str]:
                 f"longer hold: {', '.join(gone)}"
             )
     out += _assigned_but_unwritable(state)
+    out += _resources_served_in_order(state)
+    return out
+
+
+def _resources_served_in_order(state: RepoState) -> list[str]:
+    """Invariant 11, over every shared resource."""
+    out: list[str] = []
+    for resource in sorted(state.resources.values(), key=lambda r: r.id):
+        if resource.waiters and resource.free:
+            out.append(
+                f"resource {resource.name} has {resource.free} free slot(s) while "
+                f"{len(resource.waiters)} request(s) wait in line"
+            )
+        tokens = [g.fencing_token for g in resource.holders]
+        if len(set(tokens)) != len(tokens):
+            out.append(f"resource {resource.name} has two grants with one fencing token")
     return out
 
 

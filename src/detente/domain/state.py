@@ -8,6 +8,9 @@ its type:
 ``claim.*``, ``lease.*``       :class:`~detente.domain.claims.evolve.ClaimBook`
 ``meeting.*``                  :class:`~detente.domain.meetings.evolve.MeetingBook`
 ``agent.*``                    :func:`~detente.domain.agents.evolve.apply_agent_event`
+``resource.*``                 :func:`~detente.domain.resources.evolve.apply_resource_event`
+                               (its grants' fencing tokens raise the claims' counter:
+                               one monotonic counter per repository)
 ``memory.*``                   :func:`~detente.domain.memory.evolve.apply_memory_event`
 gate events (evidence,         :func:`~detente.domain.gates.evolve.apply_gate_event`
 integration, patches,          (the claim records it changes go back through
@@ -32,6 +35,8 @@ from detente.domain.meetings.evolve import MeetingBook
 from detente.domain.memory.evolve import apply_memory_event
 from detente.domain.memory.model import MemoryRegistry
 from detente.domain.overlap.trees import TreeSource
+from detente.domain.resources.evolve import apply_resource_event
+from detente.domain.resources.model import Resource
 
 
 class RepoState:
@@ -45,6 +50,7 @@ class RepoState:
         agents: agent sessions by session id.
         memory: registered memory documents.
         gates: patch artifacts and deployment environments.
+        resources: shared resources (counted leases) by id ``<repo>:<name>``.
         last_seq: global sequence of the last event applied.
         stream_revisions: events applied so far per subject (stream).
         trees: base-commit trees for tree-aware overlap severity (None: unknown).
@@ -58,6 +64,7 @@ class RepoState:
         self.agents: dict[str, AgentSession] = {}
         self.memory = MemoryRegistry()
         self.gates = GateRegistry()
+        self.resources: dict[str, Resource] = {}
         self.last_seq = 0
         self.stream_revisions: dict[str, int] = {}
         # Base-commit trees for tree-aware severity; set by the service (None: unknown).
@@ -98,6 +105,11 @@ class RepoState:
             apply_memory_event(self, event_type, data, at, event_id)
         elif event_type.startswith("agent."):
             apply_agent_event(self.agents, self.repo, event_type, data, at=at, event_id=event_id)
+        elif event_type.startswith("resource."):
+            token = apply_resource_event(
+                self.resources, self.repo, event_type, data, at=at, event_id=event_id
+            )
+            self.claims.last_fencing_token = max(self.claims.last_fencing_token, token)
         elif event_type.startswith("principal."):
             return  # the key registry's audit trail: no projected state
         elif event_type in GATE_EVENT_TYPES:

@@ -15,6 +15,7 @@ from detente.domain.gates.model import environment_to_wire, patch_to_wire
 from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.memory.model import document_to_wire
 from detente.domain.overlap.trees import TreeSource
+from detente.domain.resources.model import resource_to_wire
 from detente.domain.state import RepoState
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
 from detente.eventlog.records import RecordRow
@@ -83,6 +84,18 @@ KINDS: dict[str, tuple[Callable[[RepoState], Mapping[str, Any]], Callable[[Any],
     "patch": (
         lambda s: s.gates.patches,
         lambda p: RecordRow("patch", p.id, p.repo, p.revision, p.status, patch_to_wire(p)),
+    ),
+    # Shared resources: ``full`` while no slot is free.
+    "resource": (
+        lambda s: s.resources,
+        lambda r: RecordRow(
+            "resource",
+            r.id,
+            r.repo,
+            r.revision,
+            "full" if not r.free else "open",
+            resource_to_wire(r),
+        ),
     ),
     "deployment": (
         lambda s: s.gates.environments,

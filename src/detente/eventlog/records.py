@@ -13,7 +13,7 @@ class RecordRow:
 
     Attributes:
         kind: the record kind (``claim``, ``meeting``, ``agent``, ``memory``, ``patch``,
-            ``deployment``); with ``id`` the row's key.
+            ``deployment``, ``resource``); with ``id`` the row's key.
         id / repo: the record's id and repository.
         revision: the record's stream revision (the CAS value clients send back).
         status: a short status for filtering.

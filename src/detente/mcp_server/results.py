@@ -38,6 +38,10 @@ NEXT_BY_CODE: dict[str, str] = {
     "overlap_blocking": "another claim holds the target: negotiate in its meeting (meeting_list)",
     "stale_fencing_token": "another holder took over: re-read the claim before writing",
     "evidence_rejected": "fix every item in 'failures' and call again",
+    "resource_busy": (
+        "every slot is held ('current' lists the holders and their deadlines): call "
+        "resource_acquire again with wait=true to queue, or do something else first"
+    ),
     "out_of_scope": "add the paths to your claim first (claim_scope_add)",
     "forbidden": "this principal may not act on the record; ask its holder or a human",
     "unauthenticated": "configure credentials for the detente server",

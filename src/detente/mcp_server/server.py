@@ -16,7 +16,9 @@ Tools (descriptions are written for the agent that reads them):
   ``claim_scope_add``, ``claim_scope_remove``, ``claim_complete``, ``claim_abandon``
   (:mod:`.protocol`); ``meeting_list``,
   ``meeting_resolve``, ``memory_sections``, ``memory_patch_section``, ``events_since``
-  (:mod:`.records`).
+  (:mod:`.records`);
+- shared resources: ``resource_acquire``, ``resource_renew``, ``resource_release``,
+  ``resource_status``, ``resource_next_number`` (:mod:`.resource_tools`).
 
 Resources: ``detente://claims/live``, ``detente://activity/current``.
 
@@ -36,7 +38,15 @@ from detente import __version__
 from detente.client import Client
 from detente.clock import Clock, SystemClock
 from detente.errors import StartupFailed
-from detente.mcp_server import advisory, index_tools, objective_tool, protocol, records, resources
+from detente.mcp_server import (
+    advisory,
+    index_tools,
+    objective_tool,
+    protocol,
+    records,
+    resource_tools,
+    resources,
+)
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.errors import DetenteMCPServer
 from detente.mcp_server.toolkit import ToolContext
@@ -87,6 +97,7 @@ def build_server(
     objective_tool.register(mcp, ctx)
     protocol.register(mcp, ctx)
     records.register(mcp, ctx)
+    resource_tools.register(mcp, ctx)
     resources.register(mcp, ctx)
     for tool in mcp._tool_manager.list_tools():
         # said in tools/list as it is enforced (DetenteMCPServer refuses unknown arguments)

@@ -3,15 +3,24 @@ registers them) and :data:`BY_NAME`.
 
 The declarations live with their handlers, one module per area (:mod:`.system`,
 :mod:`.claims`, :mod:`.meetings`, :mod:`.agents`, :mod:`.memory`, :mod:`.gates`,
-:mod:`.index`). Importing the catalog loads neither pydantic nor the records nor the
-service.
+:mod:`.index`, :mod:`.resources`). Importing the catalog loads neither pydantic nor the
+records nor the service.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from detente.operations import agents, claims, gates, index, meetings, memory, system
+from detente.operations import (
+    agents,
+    claims,
+    gates,
+    index,
+    meetings,
+    memory,
+    resources,
+    system,
+)
 from detente.operations.declaration import Operation
 
 __all__ = ["BY_NAME", "OPERATIONS"]
@@ -28,6 +37,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     *gates.HOOKS,
     *gates.PATCHES,
     *gates.DEPLOYMENTS,
+    *resources.OPERATIONS,
     *index.OPERATIONS,
 )
 

@@ -49,6 +49,7 @@ BODY_MODULES: dict[str, str] = {
     "mb": "detente.operations.memory_bodies",
     "ab": "detente.operations.agent_bodies",
     "ib": "detente.operations.index_bodies",
+    "rb": "detente.operations.resource_bodies",
 }
 
 

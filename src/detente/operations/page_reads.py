@@ -40,6 +40,7 @@ class Snapshot:
         patches: patch artifacts still waiting (status ``published``).
         documents: memory document records (with ``onDisk`` and section owners).
         deployments: ``{deployment, history[], environment, policy}`` per environment.
+        resources: shared resource records (capacity, holders, waiters), by name.
         owners: claim id -> CODEOWNERS owners of its paths.
     """
 
@@ -52,6 +53,7 @@ class Snapshot:
     patches: list[Wire] = field(default_factory=list)
     documents: list[Wire] = field(default_factory=list)
     deployments: list[Wire] = field(default_factory=list)
+    resources: list[Wire] = field(default_factory=list)
     owners: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -115,6 +117,7 @@ def read_snapshot(ops: Operations) -> Snapshot:
         patches=_read(ops, "list_patches", "patches"),
         documents=documents,
         deployments=deployments,
+        resources=_read(ops, "list_resources", "resources"),
         owners=_owners_by_claim(lookups, claims),
     )
 

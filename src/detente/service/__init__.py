@@ -16,6 +16,8 @@ expire, decide, append with CAS, project, notify) with one service per aggregate
   integration by CAS, the hook checks;
 - ``patches`` (:class:`~detente.service.patches.PatchesService`);
 - ``deployments`` (:class:`~detente.service.deployments.DeploymentsService`);
+- ``resources`` (:class:`~detente.service.resources.ResourcesService`): shared resources
+  (counted leases with fencing, waiters in line, a number counter);
 - ``reconcile`` (:class:`~detente.service.reconcile.ReconcileService`): symbols a claim's
   work touches, two intents reconciled;
 - ``search`` (:class:`~detente.service.search.SearchService`): search over claims and
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from detente.service.patches import PatchesService
     from detente.service.principals import PrincipalsService
     from detente.service.reconcile import ReconcileService
+    from detente.service.resources import ResourcesService
     from detente.service.search import SearchService
     from detente.service.takeover import TakeoverService
     from detente.service.views import ClaimView
@@ -115,6 +118,12 @@ class Service(ServiceCore):
         from detente.service.deployments import DeploymentsService
 
         return DeploymentsService(self)
+
+    @functools.cached_property
+    def resources(self) -> ResourcesService:
+        from detente.service.resources import ResourcesService
+
+        return ResourcesService(self)
 
     @functools.cached_property
     def reconcile(self) -> ReconcileService:

@@ -22,6 +22,7 @@ import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
 
 _MAX_REACTION_ROUNDS = 16
 
+#: The events :meth:`ServiceCore.sweep` counts: a claim's lease, a resource's grant.
+_EXPIRIES = frozenset({"claim.expired", "resource.expired"})
+
 T = TypeVar("T")
 E = TypeVar("E", bound=BatchEffect)
 
@@ -74,6 +78,12 @@ class RepoConfig:
     artifacts: tuple[Artifact, ...] = ()
     refs: RefStore | None = field(default=None, compare=False)
     main_worktree: Path | None = None
+
+
+def _resources_due(state: RepoState, now: datetime) -> bool:
+    """Whether a grant of a shared resource is past its deadline (a scan: resources are
+    few, and most hold one or two grants)."""
+    return any(g.expires_at <= now for r in state.resources.values() for g in r.holders)
 
 
 class ServiceCore:
@@ -348,6 +358,14 @@ class ServiceCore:
         expired = decide_expiry(state, now, self.ids)
         if len(expired) > self.expiry_batch:
             return expired[: self.expiry_batch], True
+        if _resources_due(state, now):
+            # Shared resources' grants expire with the waiters they let in, on a state
+            # with the claims' expiries folded (next round when there were some).
+            if expired:
+                return expired, True
+            from detente.domain.resources.expiry import decide_resource_expiry
+
+            return decide_resource_expiry(state, now, self.ids), True
         if not due_meetings(state, now):
             return expired, False
         if expired:  # escalate on the state with these expiries folded in (next round)
@@ -356,8 +374,10 @@ class ServiceCore:
 
     def _due(self, state: RepoState) -> bool:
         now = self.clock.now()
-        return bool(state.claims.due_for_expiry(now)) or past_deadline(
-            (state.meetings[m] for m in state.meetings.open_ids), now
+        return (
+            bool(state.claims.due_for_expiry(now))
+            or _resources_due(state, now)
+            or past_deadline((state.meetings[m] for m in state.meetings.open_ids), now)
         )
 
     def execute(
@@ -470,7 +490,7 @@ class ServiceCore:
         """Expire leases and escalate meetings past their deadline, in every repo.
 
         Returns:
-            How many claims expired.
+            How many claims and shared resources' grants expired.
 
         Safe to run from any thread at any time (idempotent; serialized per repo).
         """
@@ -482,7 +502,7 @@ class ServiceCore:
                 if not self._due(state):
                     continue
                 _, stored = self.execute(name, lambda s: [])
-                expired += sum(1 for e in stored if e.type == "claim.expired")
+                expired += sum(1 for e in stored if e.type in _EXPIRIES)
         return expired
 
     # ------------------------------------------------------------------ events and audit

@@ -20,7 +20,15 @@ from typing import Any
 from fastapi import APIRouter
 
 from detente.api.strict_route import StrictJsonRoute
-from detente.operations import agent_bodies, bodies, gate_bodies, index_bodies, memory_bodies, wire
+from detente.operations import (
+    agent_bodies,
+    bodies,
+    gate_bodies,
+    index_bodies,
+    memory_bodies,
+    resource_bodies,
+    wire,
+)
 from detente.operations.catalog import OPERATIONS
 from detente.operations.declaration import Operation
 from detente.operations.door import Operations
@@ -39,6 +47,7 @@ _NAMESPACE: dict[str, Any] = {
     "mb": memory_bodies,
     "ab": agent_bodies,
     "ib": index_bodies,
+    "rb": resource_bodies,
 }
 
 

@@ -7,7 +7,7 @@ every answer against them and document them in ``/openapi.json``. Every record i
 (:func:`~detente.operations.wire.record.record`): API.md lets a server add members.
 
 Modules by area: :mod:`.claims`, :mod:`.meetings`, :mod:`.agents`, :mod:`.memory`,
-:mod:`.gates`, :mod:`.system`, :mod:`.index`.
+:mod:`.gates`, :mod:`.system`, :mod:`.index`, :mod:`.resources`.
 """
 
 from __future__ import annotations
@@ -81,6 +81,17 @@ from detente.operations.wire.memory import (
     SectionPatchOut,
 )
 from detente.operations.wire.record import ClaimStatus, Json, Time
+from detente.operations.wire.resources import (
+    Ending,
+    Grant,
+    NumberIssued,
+    Resource,
+    ResourceGrant,
+    ResourceList,
+    ResourceOut,
+    Waiter,
+    Waiting,
+)
 from detente.operations.wire.system import (
     Audit,
     ChainBreak,
@@ -116,10 +127,12 @@ __all__ = [
     "Document",
     "DocumentList",
     "DocumentOut",
+    "Ending",
     "Entry",
     "Environment",
     "Event",
     "EventPage",
+    "Grant",
     "Health",
     "IntentSide",
     "IntentsReconciled",
@@ -133,6 +146,7 @@ __all__ = [
     "MeetingOut",
     "MeetingView",
     "MemoryImpact",
+    "NumberIssued",
     "OnDisk",
     "Overlap",
     "OverlapTarget",
@@ -150,6 +164,10 @@ __all__ = [
     "RenderResult",
     "Repo",
     "RepoList",
+    "Resource",
+    "ResourceGrant",
+    "ResourceList",
+    "ResourceOut",
     "SearchHit",
     "SearchOut",
     "Section",
@@ -157,5 +175,7 @@ __all__ = [
     "Similarity",
     "Time",
     "TouchedFile",
+    "Waiter",
+    "Waiting",
     "WriteCheck",
 ]

@@ -1,0 +1,1 @@
+"""Shared resources: counted leases with fencing, a line of waiters, and a counter."""
