@@ -12,6 +12,8 @@ its type:
 gate events (evidence,         :func:`~detente.domain.gates.evolve.apply_gate_event`
 integration, patches,          (the claim records it changes go back through
 deployments)                   :meth:`ClaimBook.store`)
+``claim.merge_checked``,       :class:`~detente.domain.checks.model.CheckBook`
+``claim.drifted``              (advisories on their own ``checks/<id>`` streams)
 ============================  ====================================================
 
 The state is updated in place; callers that need to discard a tentative apply rebuild it
@@ -25,6 +27,7 @@ from typing import Any
 
 from detente.domain.agents.evolve import apply_agent_event
 from detente.domain.agents.model import AgentSession
+from detente.domain.checks.model import CHECK_EVENT_TYPES, CheckBook
 from detente.domain.claims.evolve import ClaimBook
 from detente.domain.gates.evolve import GATE_EVENT_TYPES, apply_gate_event
 from detente.domain.gates.model import GateRegistry
@@ -45,6 +48,7 @@ class RepoState:
         agents: agent sessions by session id.
         memory: registered memory documents.
         gates: patch artifacts and deployment environments.
+        checks: each claim's newest merge check and drift (advisories).
         last_seq: global sequence of the last event applied.
         stream_revisions: events applied so far per subject (stream).
         trees: base-commit trees for tree-aware overlap severity (None: unknown).
@@ -58,6 +62,7 @@ class RepoState:
         self.agents: dict[str, AgentSession] = {}
         self.memory = MemoryRegistry()
         self.gates = GateRegistry()
+        self.checks = CheckBook()
         self.last_seq = 0
         self.stream_revisions: dict[str, int] = {}
         # Base-commit trees for tree-aware severity; set by the service (None: unknown).
@@ -100,6 +105,8 @@ class RepoState:
             apply_agent_event(self.agents, self.repo, event_type, data, at=at, event_id=event_id)
         elif event_type.startswith("principal."):
             return  # the key registry's audit trail: no projected state
+        elif event_type in CHECK_EVENT_TYPES:
+            self.checks.apply(event_type, data, at)
         elif event_type in GATE_EVENT_TYPES:
             for old_claim, new_claim in apply_gate_event(self, event_type, data, at, event_id):
                 self.claims.store(old_claim, new_claim)
