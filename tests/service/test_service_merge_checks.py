@@ -239,3 +239,20 @@ def test_auto_claim_of_an_unheld_drifted_path_grants_it_at_once(svc: Service, re
     assert after.paths == ("src/**", "docs/x.md") and after.pending_paths == ()
     assert result.checks.drifted == ()  # covered now: the advisory is cleared
     assert [d["drifted"] for d in _events(svc, CLAIM_DRIFTED)] == [["docs/x.md"], []]
+
+
+def test_readiness_of_a_session_whose_claim_drifted_is_caution_naming_the_paths(
+    svc: Service, repo: Path
+) -> None:
+    asked = _asking(repo, "alice", "src/**")
+    asked = replace(asked, agent=replace(asked.agent, session_id="sess-alice"))
+    alice = svc.claims.open_claim(asked).claim
+    assert svc.agents.readiness("sess-alice", ["src/calc.py"]).readiness == "ready"
+    _commit(alice, "docs/x.md", "x", "y")
+    svc.merge_checks.check(alice.id)
+
+    ready = svc.agents.readiness("sess-alice", ["src/calc.py"]).to_wire()
+
+    assert ready["readiness"] == "caution" and ready["overlappingClaims"] == []
+    assert ready["advisories"] == [{"claimId": alice.id, "drifted": ["docs/x.md"], "conflicts": []}]
+    assert "advisories" not in svc.agents.readiness("someone-else", ["src/calc.py"]).to_wire()

@@ -41,6 +41,8 @@ class Snapshot:
         documents: memory document records (with ``onDisk`` and section owners).
         deployments: ``{deployment, history[], environment, policy}`` per environment.
         owners: claim id -> CODEOWNERS owners of its paths.
+        checks: claim id -> what its work predicts (``{mergeCheck, drifted[],
+            driftCheckedAt}``), for the claims that were ever checked.
     """
 
     now: str
@@ -53,6 +55,7 @@ class Snapshot:
     documents: list[Wire] = field(default_factory=list)
     deployments: list[Wire] = field(default_factory=list)
     owners: dict[str, list[str]] = field(default_factory=dict)
+    checks: dict[str, Wire] = field(default_factory=dict)
 
 
 def now(ops: Operations) -> str:
@@ -116,6 +119,7 @@ def read_snapshot(ops: Operations) -> Snapshot:
         documents=documents,
         deployments=deployments,
         owners=_owners_by_claim(lookups, claims),
+        checks=service.merge_checks.advisories(),
     )
 
 

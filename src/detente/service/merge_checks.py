@@ -130,6 +130,19 @@ class MergeChecksService:
         read = self._read(state, repo, config.path, config.default_branch, claim, heads)
         return self._record(repo, claim_id, read)
 
+    def advisories(self, repo: str | None = None) -> dict[str, dict[str, Any]]:
+        """Claim id -> ``{mergeCheck, drifted[], driftCheckedAt}`` of every live claim that
+        was ever checked (of ``repo``, or of every served repository)."""
+        out: dict[str, dict[str, Any]] = {}
+        for name in self.core.names(repo):
+            state = self.core.fresh(name)
+            with self.core.lock(name):
+                for claim_id, checks in state.checks.items():
+                    claim = state.claims.get(claim_id)
+                    if claim is not None and claim.holding:
+                        out[claim_id] = checks_to_wire(checks)
+        return out
+
     def sweep(self, limit: int = 8) -> int:
         """Check the live claims whose branch moved since their newest check, at most
         ``limit`` of them over all repositories; a failure is logged, never raised.

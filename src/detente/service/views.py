@@ -30,10 +30,12 @@ class ClaimView:
     checks: ClaimChecks | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[], checks}``
+        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[]}``
         (``meeting``: the newest open one; ``semanticOverlaps``: advisory ``kind: semantic``
-        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`)."""
+        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`), and
+        ``checks`` once the claim's work was checked (:mod:`detente.domain.checks`)."""
         open_meetings = [m for m in self.meetings if m.status.value == "open"]
+        checks = {} if self.checks is None else {"checks": checks_to_wire(self.checks)}
         return {
             "claim": claim_to_wire(self.claim),
             "overlaps": [overlap_to_wire(o) for o in self.overlaps],
@@ -41,7 +43,7 @@ class ClaimView:
             "meetings": [meeting_to_wire(m) for m in self.meetings],
             "work": self.work,
             "semanticOverlaps": [overlap_to_wire(o) for o in self.semantic],
-            "checks": checks_to_wire(self.checks),
+            **checks,
         }
 
 

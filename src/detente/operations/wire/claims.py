@@ -89,8 +89,8 @@ class ClaimView(TypedDict):
     ``meeting`` is the newest open meeting (null when none); ``work`` is what the
     claim's worktree holds now (``GET /v1/claims/{id}`` only, else null);
     ``semanticOverlaps`` are advisory ``kind: semantic`` entries; *(added)* ``checks``
-    what the claim's actual work predicts: ``{mergeCheck, drifted[], driftCheckedAt}``
-    (:class:`ClaimChecks`).
+    what the claim's actual work predicts, ``{mergeCheck, drifted[], driftCheckedAt}``
+    (:class:`ClaimChecks`), present once its work was checked.
     """
 
     claim: Claim
