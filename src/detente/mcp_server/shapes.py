@@ -142,8 +142,8 @@ def event_brief(event: Mapping[str, Any]) -> dict[str, Any]:
 def view_parts(view: Mapping[str, Any]) -> dict[str, Any]:
     """The parts of an HTTP claim view (``{claim, overlaps, meeting, meetings, work,
     semanticOverlaps, checks}``) beside the claim itself, in tool shape: ``{meetingId,
-    overlaps, semanticOverlaps, meetings, work, checks}``. Every tool returning a claim view uses it, so
-    none drops a part the HTTP answer carries."""
+    overlaps, semanticOverlaps, meetings, work, checks}``. Every tool returning a claim
+    view uses it, so none drops a part the HTTP answer carries."""
     meeting = view.get("meeting")
     return {
         "meetingId": meeting.get("id") if meeting else None,
