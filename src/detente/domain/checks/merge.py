@@ -146,15 +146,15 @@ def merge_partners(state: RepoState, claim_id: str, changed: Sequence[str]) -> l
 def conflict_stands(state: RepoState, a: str, b: str) -> bool:
     """Does the newest merge check between claims ``a`` and ``b`` (either's, whichever
     merged with the other last) predict a conflict?"""
-    newest: tuple[datetime, bool] | None = None
+    newest: tuple[int, bool] | None = None
     for mine, theirs in ((a, b), (b, a)):
         found = state.checks.get(mine)
         merge = found.merge if found is not None else None
         if merge is None or theirs not in merge.checked:
             continue
         conflicted = any(c.against == theirs for c in merge.conflicts)
-        if newest is None or merge.at >= newest[0]:
-            newest = (merge.at, conflicted)
+        if newest is None or merge.order > newest[0]:
+            newest = (merge.order, conflicted)
     return newest is not None and newest[1]
 
 

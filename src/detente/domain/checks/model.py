@@ -86,6 +86,8 @@ class MergeCheck:
         checked: what it was merged with: claim ids, and ``ref:<refname>``.
         conflicts: the predicted conflicts (empty: every merge is clean).
         meeting_ids: the rooms the conflicts opened or joined.
+        order: its place among the repository's merge checks, in log order (the newer
+            of two checks is the one with the higher order, whatever their times).
     """
 
     head: str
@@ -94,6 +96,7 @@ class MergeCheck:
     checked: tuple[str, ...]
     conflicts: tuple[PredictedConflict, ...]
     meeting_ids: tuple[str, ...] = ()
+    order: int = 0
 
 
 @dataclass(frozen=True)
@@ -129,11 +132,17 @@ def checks_to_wire(checks: ClaimChecks | None) -> dict[str, Any]:
 class CheckBook(dict[str, ClaimChecks]):
     """Claim id -> its :class:`ClaimChecks`, folded from the check events."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: How many merge checks were folded (each check's ``order``).
+        self.merge_checks = 0
+
     def apply(self, event_type: str, data: dict[str, Any], at: datetime) -> None:
         """Fold one ``claim.merge_checked`` or ``claim.drifted`` event."""
         claim_id = str(data["claimId"])
         old = self.get(claim_id, ClaimChecks())
         if event_type == CLAIM_MERGE_CHECKED:
+            self.merge_checks += 1
             merge = MergeCheck(
                 head=str(data["head"]),
                 at=at,
@@ -141,6 +150,7 @@ class CheckBook(dict[str, ClaimChecks]):
                 checked=tuple(str(c) for c in data.get("checked", ())),
                 conflicts=tuple(PredictedConflict.from_wire(c) for c in data.get("conflicts", ())),
                 meeting_ids=tuple(str(m) for m in data.get("meetingIds", ())),
+                order=self.merge_checks,
             )
             self[claim_id] = replace(old, merge=merge)
         elif event_type == CLAIM_DRIFTED:
