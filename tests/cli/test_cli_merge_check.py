@@ -1,0 +1,49 @@
+"""``detente claim merge-check`` from the command line: the drift of a claim's work and
+what its branch would merge into, in text and JSON, locally and against a server."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from cli_harness import Cli
+
+
+def _commit(worktree: Path, rel: str, text: str) -> None:
+    (worktree / rel).write_text(text)
+    for args in (["add", "-A"], ["commit", "-q", "-m", f"edit {rel}"]):
+        subprocess.run(["git", *args], cwd=worktree, check=True, capture_output=True)
+
+
+def test_merge_check_reports_the_paths_a_claims_work_changed_outside_its_scope(
+    cli: Cli,
+) -> None:
+    opened = cli.open("src/pkg/**", agent="alice")["claim"]
+    worktree = Path(opened["worktree"])
+    _commit(worktree, "src/pkg/a.py", "a = 10\n")
+    _commit(worktree, "docs/guide.md", "rewritten\n")
+
+    code, body = cli.json("claim", "merge-check", opened["id"])
+
+    assert code == 0, body
+    assert body["drifted"] == ["docs/guide.md"]
+    assert body["mergeCheck"]["conflicts"] == []
+    assert body["mergeCheck"]["checked"] == ["ref:refs/heads/main"]
+    text = cli("claim", "merge-check", opened["id"])
+    assert text.exit_code == 0
+    assert "every merge is clean" in text.stdout
+    assert "drifted outside the scope: docs/guide.md" in text.stdout
+    status = cli("claim", "status", opened["id"])
+    assert "drifted outside the scope: docs/guide.md" in status.stdout
+
+
+def test_merge_check_of_a_claim_without_a_branch_exits_2(cli: Cli) -> None:
+    code, body = cli.json(
+        "claim", "open", "-o", "no branch", "--agent", "alice", "-p", "src/pkg/**", "--no-worktree"
+    )
+    assert code == 0, body
+    opened = body["claim"]
+
+    result = cli("claim", "merge-check", opened["id"])
+
+    assert result.exit_code == 2
