@@ -105,6 +105,8 @@ def test_adjacent_edits_of_neighbouring_functions_open_a_room_with_the_hunks(
     for claim in (alice, bob):
         assert svc.claims.get_claim(claim.id).claim.status is ClaimStatus.ACTIVE
     assert svc.meetings.get_meeting(room.id).status.value == "open"
+    report = svc.audit()  # the chain, projections == replay, and every invariant
+    assert report.ok, report
 
 
 def test_a_second_check_of_a_standing_conflict_keeps_the_one_room(svc: Service, repo: Path) -> None:
@@ -160,6 +162,7 @@ def test_the_room_dissolves_once_a_new_head_merges_cleanly(svc: Service, repo: P
 
     assert svc.meetings.get_meeting(room.id).status.value == "resolved"
     assert [d["meetingId"] for d in _events(svc, MEETING_DISSOLVED)] == [room.id]
+    assert svc.audit().ok
 
 
 def test_the_sweep_checks_only_branches_that_moved(svc: Service, repo: Path) -> None:
@@ -256,3 +259,33 @@ def test_readiness_of_a_session_whose_claim_drifted_is_caution_naming_the_paths(
     assert ready["readiness"] == "caution" and ready["overlappingClaims"] == []
     assert ready["advisories"] == [{"claimId": alice.id, "drifted": ["docs/x.md"], "conflicts": []}]
     assert "advisories" not in svc.agents.readiness("someone-else", ["src/calc.py"]).to_wire()
+
+
+def test_the_merge_room_is_settled_like_any_other_serialize_and_accept(
+    svc: Service, repo: Path
+) -> None:
+    from detente.domain.meetings.commands import Accept, Propose
+    from detente.domain.meetings.resolution_types import Serialize
+
+    alice = svc.claims.open_claim(_asking(repo, "alice", symbols=("src/calc.py::a",))).claim
+    bob = svc.claims.open_claim(_asking(repo, "bob", symbols=("src/calc.py::b",))).claim
+    _commit(alice, "src/calc.py", "return 1", "return 10")
+    _commit(bob, "src/calc.py", "def b():", "def b(x=0):")
+    [room] = svc.merge_checks.check(bob.id).meetings
+
+    proposed = svc.meetings.propose(
+        Propose(room.id, room.revision, alice.id, Serialize(first=alice.id, then=bob.id))
+    ).meeting
+    [proposal] = proposed.proposals
+    done = svc.meetings.accept(Accept(room.id, proposed.revision, bob.id, proposal.id)).meeting
+
+    assert done.status.value == "resolved"
+    assert svc.claims.get_claim(bob.id).claim.status is ClaimStatus.SUSPENDED
+    assert svc.claims.get_claim(alice.id).claim.status is ClaimStatus.ACTIVE
+    assert svc.audit().ok
+    # The pair agreed: bob's next commit records the conflict and opens no room again.
+    _commit(bob, "src/calc.py", "return 2", "return 20")
+    again = svc.merge_checks.check(bob.id)
+    assert again.checks.merge is not None and len(again.checks.merge.conflicts) == 1
+    assert again.meetings == ()
+    assert len(_events(svc, MEETING_OPENED)) == 1

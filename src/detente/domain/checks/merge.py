@@ -12,7 +12,9 @@ that *shares a directory* with it (:func:`merge_partners`), and records what git
   claims' declared symbols in them, the conflicting hunks);
 - for a predicted conflict with another live claim, a meeting (both claims stay
   ``active``: nothing they hold changes): the room the two already share when one is
-  open; else an open merge room either sits in, which the other joins
+  open; none when a meeting resolution already settled the pair (they agreed how to
+  proceed: the conflict is only recorded); else an open merge room either sits in, which
+  the other joins
   (``meeting.joined``); else a new room (``meeting.opened`` with ``mergeConflicts``,
   the hunks as the witness). The room stays open while the newest check of the pair
   still predicts the conflict (:func:`conflict_stands`) and dissolves once a check of
@@ -220,7 +222,8 @@ def decide_merge_check(
         if other is not None:
             room, events = _room_for(state, claim, other, conflict, now, ids, policy)
             out += events
-            rooms.append(room)
+            if room is not None:
+                rooms.append(room)
     out.append(
         ev.stream_event(
             ids,
@@ -245,12 +248,17 @@ def _room_for(
     now: datetime,
     ids: IdSource,
     policy: Policy,
-) -> tuple[str, list[ev.Event]]:
-    """``(room id, events)``: the room the two share, an open merge room one of them
-    sits in (the other joins), or a new one."""
+) -> tuple[str | None, list[ev.Event]]:
+    """``(room id or None, events)``: the room the two share, none when a resolution
+    already settled the pair (a ``serialize`` or a ``joint`` they agreed: the conflict is
+    theirs to merge in that order), an open merge room one of them sits in (the other
+    joins), or a new one."""
     shared = _open_room(state, (claim.id, other.id), merge_only=False)
     if shared is not None:
         return shared.id, []
+    settled = state.meetings.resolved_pairs.get(frozenset({claim.id, other.id}))
+    if settled is not None:
+        return None, []
     pair = sorted((claim.id, other.id))
     contested = [
         {
