@@ -20,7 +20,8 @@ drifted paths are added to the claim's scope by an ordinary scope change (overla
 analysis as for any other: a contested path leaves the claim ``negotiating``).
 
 :meth:`MergeChecksService.sweep` checks, in each served checkout, the live claims whose
-branch moved since their newest check (at most ``limit`` per call): the server's sweeper
+branch moved since their newest check, or since their base commit when never checked
+(at most ``limit`` per call): the server's sweeper
 runs it, and the local ``post-commit`` hook asks for one claim's check.
 """
 
@@ -45,7 +46,7 @@ from detente.domain.meetings.model import Meeting, meeting_to_wire
 from detente.domain.state import RepoState
 from detente.errors import DetenteError, RevisionConflict, ValidationError
 from detente.service.core import ServiceCore
-from detente.vcs.git import Git
+from detente.vcs.git import Git, GitError
 
 __all__ = ["MergeCheckView", "MergeChecksService"]
 
@@ -205,14 +206,16 @@ class MergeChecksService:
             touched = tuple(sorted({*changed, *changed_files(Path(claim.worktree), base)}))
         with self.core.lock(repo):
             partners = merge_partners(state, claim.id, touched)
+        against = [(f"ref:{target}", heads.get(target))]
+        against += [(o.id, heads.get(_ref(o.branch or ""))) for o in partners]
         findings: list[MergeFinding] = []
-        if target in heads and heads[target] != head:
-            findings.append(_finding(f"ref:{target}", predict_merge(git, head, heads[target])))
-        for other in partners:
-            theirs = heads.get(_ref(other.branch or ""))
+        for name, theirs in against:
             if theirs is None or theirs == head:
                 continue
-            findings.append(_finding(other.id, predict_merge(git, head, theirs)))
+            try:
+                findings.append(_finding(name, predict_merge(git, head, theirs)))
+            except GitError as exc:  # e.g. unrelated histories: nothing to predict
+                _log.warning("merge check of %s against %s skipped: %s", claim.id, name, exc)
         return _Read(head, changed, touched, tuple(findings))
 
     def _record(self, repo: str, claim_id: str, read: _Read) -> MergeCheckView:
@@ -299,11 +302,15 @@ def _branch_heads(git: Git) -> dict[str, str]:
 
 
 def _moved(state: RepoState, claim: Claim, heads: dict[str, str]) -> bool:
+    """Has the claim's branch moved since its newest check (since its base commit, when
+    it was never checked)?"""
     head = heads.get(_ref(claim.branch or ""))
     if head is None:
         return False
     found = state.checks.get(claim.id)
-    return found is None or found.merge is None or found.merge.head != head
+    if found is None or found.merge is None:
+        return head != claim.base_commit
+    return found.merge.head != head
 
 
 def _finding(against: str, prediction: MergePrediction) -> MergeFinding:

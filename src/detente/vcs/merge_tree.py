@@ -14,12 +14,14 @@ branch and against the branches of the live claims that share a directory with i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from detente.vcs.git import Git, GitError
 
 __all__ = ["ConflictHunk", "MergePrediction", "branch_changes", "predict_merge"]
 
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 #: At most this many conflicted files have their hunks read (each costs a git call).
 MAX_HUNK_FILES = 8
 #: At most this many lines of one hunk are kept (the rest is cut with a note).
@@ -75,9 +77,8 @@ def predict_merge(git: Git, ours: str, theirs: str, *, timeout: float = 10.0) ->
         The :class:`MergePrediction` (``ours``/``theirs`` as given).
 
     Raises:
-        GitError: ``vcs_error`` when git fails otherwise (an unknown commit, no merge
-            base is not an error: git merges unrelated histories only when asked, and
-            reports that as a failure here).
+        GitError: ``vcs_error`` when git cannot merge them at all (an unknown commit,
+            histories with no merge base) or fails otherwise.
     """
     out = git.run(
         "merge-tree",
@@ -89,11 +90,13 @@ def predict_merge(git: Git, ours: str, theirs: str, *, timeout: float = 10.0) ->
         check=False,
         timeout=timeout,
     )
-    if out.returncode not in (0, 1):
+    tree, files = _parse(out.stdout)
+    # git also exits 1 when it cannot merge at all (an unknown commit): then there is no
+    # result tree to name.
+    if out.returncode not in (0, 1) or not _OID.fullmatch(tree):
         raise out.error()
     if out.returncode == 0:
         return MergePrediction(ours, theirs, clean=True)
-    tree, files = _parse(out.stdout)
     hunks: list[ConflictHunk] = []
     for path in files[:MAX_HUNK_FILES]:
         hunks.extend(_hunks(git, tree, path))
