@@ -290,3 +290,21 @@ def test_the_merge_room_is_settled_like_any_other_serialize_and_accept(
     assert again.checks.merge is not None and len(again.checks.merge.conflicts) == 1
     assert again.meetings == ()
     assert len(_events(svc, MEETING_OPENED)) == 1
+
+
+def test_a_conflict_names_the_definitions_both_branches_changed_where_the_index_knows_them(
+    svc: Service, repo: Path
+) -> None:
+    alice = svc.claims.open_claim(_asking(repo, "alice", "src/**")).claim
+    dora = svc.claims.open_claim(_asking(repo, "dora", "docs/**")).claim
+    _commit(alice, "src/calc.py", "return 1", "return 10")
+    _commit(dora, "src/calc.py", "def b():", "def b(x=0):")  # outside her scope: drift too
+
+    result = svc.merge_checks.check(dora.id)
+
+    assert result.checks.merge is not None
+    [conflict] = [c for c in result.checks.merge.conflicts if c.against == alice.id]
+    assert conflict.symbols == ("src/calc.py::a", "src/calc.py::b")
+    assert result.checks.drifted == ("src/calc.py",)
+    [room] = result.meetings
+    assert set(room.participants) == {alice.id, dora.id}

@@ -213,9 +213,12 @@ class MergeChecksService:
             if theirs is None or theirs == head:
                 continue
             try:
-                findings.append(_finding(name, predict_merge(git, head, theirs)))
+                prediction = predict_merge(git, head, theirs)
             except GitError as exc:  # e.g. unrelated histories: nothing to predict
                 _log.warning("merge check of %s against %s skipped: %s", claim.id, name, exc)
+                continue
+            symbols = () if prediction.clean else _changed_symbols(path, git, prediction)
+            findings.append(_finding(name, prediction, symbols))
         return _Read(head, changed, touched, tuple(findings))
 
     def _record(self, repo: str, claim_id: str, read: _Read) -> MergeCheckView:
@@ -313,11 +316,36 @@ def _moved(state: RepoState, claim: Claim, heads: dict[str, str]) -> bool:
     return found.merge.head != head
 
 
-def _finding(against: str, prediction: MergePrediction) -> MergeFinding:
+def _finding(against: str, prediction: MergePrediction, symbols: tuple[str, ...]) -> MergeFinding:
     return MergeFinding(
         against,
         prediction.theirs,
         prediction.clean,
         prediction.files,
         tuple((h.path, h.line, h.text) for h in prediction.hunks),
+        symbols,
     )
+
+
+def _changed_symbols(repo: Path, git: Git, prediction: MergePrediction) -> tuple[str, ...]:
+    """The definitions either side changed (since their merge base) in the conflicted
+    files, where the symbol index knows them; none when it cannot tell (a language it
+    does not parse, a failure: the declared symbols still name the claims' own)."""
+    from detente.index.diff import touched
+    from detente.service.repo_index import symbol_index
+
+    wanted = set(prediction.files)
+    try:
+        base = git.text("merge-base", prediction.ours, prediction.theirs)
+        index = symbol_index(repo)
+        found = {
+            symbol
+            for side in (prediction.ours, prediction.theirs)
+            for change in touched(index, base, head=side)
+            if change.path in wanted
+            for symbol in change.symbols
+        }
+    except DetenteError as exc:
+        _log.warning("symbols of a predicted merge conflict not read: %s", exc)
+        return ()
+    return tuple(sorted(found))

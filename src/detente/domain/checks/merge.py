@@ -9,7 +9,8 @@ that *shares a directory* with it (:func:`merge_partners`), and records what git
 
 - ``claim.merge_checked`` on the claim's checks stream: the head checked, the paths the
   branch changes, what it was merged with, and each predicted conflict (files, the
-  claims' declared symbols in them, the conflicting hunks);
+  claims' declared symbols in them and the definitions either branch changed there, where
+  the symbol index knows them, the conflicting hunks);
 - for a predicted conflict with another live claim, a meeting (both claims stay
   ``active``: nothing they hold changes): the room the two already share when one is
   open; none when a meeting resolution already settled the pair (they agreed how to
@@ -72,6 +73,8 @@ class MergeFinding:
         clean: the merge has no conflict.
         files: conflicted paths.
         hunks: ``(path, line, text)`` conflicting regions.
+        symbols: the definitions either side changed in those files, where the symbol
+            index knows them (``path::Qualified.name``).
     """
 
     against: str
@@ -79,6 +82,7 @@ class MergeFinding:
     clean: bool
     files: tuple[str, ...] = ()
     hunks: tuple[tuple[str, int, str], ...] = ()
+    symbols: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -160,11 +164,13 @@ def conflict_stands(state: RepoState, a: str, b: str) -> bool:
     return newest is not None and newest[1]
 
 
-def _symbols(claims: Sequence[Claim], files: Sequence[str]) -> tuple[str, ...]:
+def _symbols(
+    claims: Sequence[Claim], files: Sequence[str], indexed: Sequence[str]
+) -> tuple[str, ...]:
+    """The claims' declared symbols in ``files`` and the ``indexed`` ones git changed."""
     wanted = set(files)
-    return tuple(
-        sorted({s for c in claims for s in c.symbols if (split_symbol(s)[0] or "") in wanted})
-    )
+    declared = {s for c in claims for s in c.symbols if (split_symbol(s)[0] or "") in wanted}
+    return tuple(sorted(declared | set(indexed)))
 
 
 def _open_room(state: RepoState, members: Iterable[str], merge_only: bool) -> Meeting | None:
@@ -215,9 +221,8 @@ def decide_merge_check(
         if finding.clean:
             continue
         parties = [claim] if other is None else [claim, other]
-        conflict = PredictedConflict(
-            finding.against, finding.files, _symbols(parties, finding.files), finding.hunks
-        )
+        symbols = _symbols(parties, finding.files, finding.symbols)
+        conflict = PredictedConflict(finding.against, finding.files, symbols, finding.hunks)
         conflicts.append(conflict)
         if other is not None:
             room, events = _room_for(state, claim, other, conflict, now, ids, policy)
