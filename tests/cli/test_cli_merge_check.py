@@ -47,3 +47,23 @@ def test_merge_check_of_a_claim_without_a_branch_exits_2(cli: Cli) -> None:
     result = cli("claim", "merge-check", opened["id"])
 
     assert result.exit_code == 2
+
+
+def test_a_predicted_conflict_prints_the_hunk_and_its_meeting_shows_it(cli: Cli) -> None:
+    alice = cli.open("src/pkg/a.py", agent="alice")["claim"]
+    bob = cli.open("docs/**", agent="bob")["claim"]
+    _commit(Path(alice["worktree"]), "src/pkg/a.py", "a = 10\n")
+    _commit(Path(bob["worktree"]), "src/pkg/a.py", "a = 20\n")
+
+    text = cli("claim", "merge-check", bob["id"])
+
+    assert text.exit_code == 0, text.output
+    assert f"conflict with {alice['id']} in src/pkg/a.py" in text.stdout
+    assert "a = 20" in text.stdout and "a = 10" in text.stdout
+    code, body = cli.json("claim", "status", bob["id"])
+    [room] = [m for m in body["meetings"] if m["mergeConflicts"]]
+    shown = cli("meeting", "show", room["id"])
+    assert f"predicted merge conflict of {' and '.join(sorted([alice['id'], bob['id']]))}" in (
+        shown.stdout
+    )
+    assert "<<<<<<<" in shown.stdout
