@@ -61,6 +61,7 @@ def test_a_predicted_conflict_prints_the_hunk_and_its_meeting_shows_it(cli: Cli)
     assert f"conflict with {alice['id']} in src/pkg/a.py" in text.stdout
     assert "a = 20" in text.stdout and "a = 10" in text.stdout
     code, body = cli.json("claim", "status", bob["id"])
+    assert code == 0, body
     [room] = [m for m in body["meetings"] if m["mergeConflicts"]]
     shown = cli("meeting", "show", room["id"])
     assert f"predicted merge conflict of {' and '.join(sorted([alice['id'], bob['id']]))}" in (
