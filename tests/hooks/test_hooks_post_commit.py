@@ -77,3 +77,17 @@ def test_edits_that_merge_cleanly_open_no_room_and_say_nothing(checkout: Path) -
     assert detente("--repo", str(checkout), "meeting", "list")["meetings"] == []
     checks = detente("--repo", str(checkout), "claim", "status", carol["id"])["checks"]
     assert alice["id"] in checks["mergeCheck"]["checked"]
+
+
+def test_a_claim_working_without_a_branch_of_its_own_commits_silently(checkout: Path) -> None:
+    opened = detente(
+        "--repo", str(checkout), "claim", "open", "-o", "in place", "-p", "src/**",
+        "--agent", "alice", "--no-worktree",
+    )  # fmt: skip
+    (checkout / "src" / "calc.py").write_text(CALC + "# more\n")
+
+    done = run_git(
+        checkout, "commit", "-q", "-am", "in place", env={"DETENTE_CLAIM": opened["claim"]["id"]}
+    )
+
+    assert done.returncode == 0 and done.stderr == ""

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from detente.errors import DetenteError
+from detente.errors import DetenteError, ValidationError
 
 if TYPE_CHECKING:
     from detente.client import Client
@@ -54,6 +54,8 @@ def run(*, worktree: Path | None = None) -> int:
         if untouched(repo):
             return 0
         found = _check(here)
+    except ValidationError:
+        return 0  # nothing to check here (the claim names no branch, no checkout served)
     except (DetenteError, OSError) as exc:
         code = getattr(exc, "code", type(exc).__name__)
         _say([f"merge check skipped ({code}: {exc})"])
