@@ -88,6 +88,8 @@ Decision = Callable[[RepoState, Context], list[Event]]
 
 
 def _table() -> dict[type[Any], Callable[[RepoState, Any, Context], list[Event]]]:
+    from detente.domain.checks.drift import RecordDrift, decide_drift
+    from detente.domain.checks.merge import RecordMergeCheck, decide_merge_check
     from detente.domain.claims.decide import decide_renew, decide_scope_change, decide_status
     from detente.domain.claims.objective import decide_objective_change
     from detente.domain.claims.opening import decide_open
@@ -126,6 +128,8 @@ def _table() -> dict[type[Any], Callable[[RepoState, Any, Context], list[Event]]
         Release: lambda s, c, x: res.decide_release(s, c, x.now, x.ids),
         Declare: lambda s, c, x: res.decide_declare(s, c, x.now, x.ids),
         NextNumber: lambda s, c, x: decide_next(s, c, x.ids),
+        RecordMergeCheck: lambda s, c, x: decide_merge_check(s, c, x.now, x.ids, x.policy),
+        RecordDrift: lambda s, c, x: decide_drift(s, c, x.ids),
     }
 
 

@@ -93,7 +93,7 @@ def test_repo_hooks_installs_into_the_repositorys_own_directory_and_points_its_h
 
     own = (repo / ".git" / "hooks").resolve()
     assert code == 0, body
-    assert body["installed"] == [str(own / "pre-commit")]
+    assert body["installed"] == [str(own / "pre-commit"), str(own / "post-commit")]
     assert body["config"] == {"core.hooksPath": str(own)}
     assert not shared.exists()
     local = subprocess.run(

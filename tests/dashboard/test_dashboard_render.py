@@ -132,3 +132,48 @@ def test_the_resources_panel_shows_slots_holders_with_their_lease_timer_and_the_
     assert 'data-token="7"' in html and 'data-expires="2026-11-30T12:10:00Z"' in html
     assert ">5:00<" in html and "&lt;b&gt;nightly" in html
     assert 'data-ticket="tkt_1"' in html and "bob waits" in html
+def test_a_claims_drift_and_predicted_conflicts_show_on_its_card_and_in_its_room() -> None:
+    a, c = claim("a", ["src/calc.py"]), claim("c", ["src/other.py"])
+    hunk = {"path": "src/calc.py", "line": 2, "text": "<<<<<<< a\n<b>x</b>\n    conflict = {"against": "c", "files": ["src/calc.py"], "symbols": [], "hunks": [hunk]}
+    meeting = {
+        "id": "mtg_1",
+        "repo": "project",
+        "status": "open",
+        "revision": 1,
+        "participants": ["c", "a"],
+        "contestedTargets": [{"target": "src/calc.py", "claimIds": ["a", "c"], "reason": "x"}],
+        "proposals": [],
+        "deadline": "2026-11-30T12:15:00Z",
+        "resolution": None,
+        "options": ["serialize"],
+        "arbitrators": [],
+        "escalation": None,
+        "notices": [],
+        "mergeConflicts": [{**conflict, "claimIds": ["a", "c"]}],
+        "createdAt": "2026-11-30T12:00:00Z",
+        "updatedAt": "2026-11-30T12:00:00Z",
+    }
+    checks = {
+        "a": {
+            "mergeCheck": {"head": "f" * 40, "conflicts": [conflict], "checked": ["c"]},
+            "drifted": ["docs/notes.md"],
+        }
+    }
+    snapshot = Snapshot(
+        now="2026-11-30T12:05:00Z",
+        seq=7,
+        repos=[{"name": "project", "path": None, "defaultBranch": "main"}],
+        claims=[a, c],
+        meetings=[meeting],
+        checks=checks,
+    )
+
+    panels = render.render_panels(render.context(snapshot, {}), ["claims", "meetings"])
+
+    card = panels["claims"][panels["claims"].index('id="claim-a"') :]
+    card = card[: card.index("</li>")]
+    assert "<code>docs/notes.md</code>" in card
+    assert "conflicts with <code>c</code> in src/calc.py" in card
+    assert "Predicted merge conflicts" in panels["meetings"]
+    assert "&lt;b&gt;x&lt;/b&gt;" in panels["meetings"]  # the hunk is escaped text
+>>>>>>> h33merge

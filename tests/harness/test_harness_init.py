@@ -37,11 +37,11 @@ def _snapshot(top: Path) -> dict[str, bytes]:
         str(p.relative_to(top)): p.read_bytes()
         for p in sorted(top.rglob("*"))
         if p.is_file() and ".git/" not in f"{p.relative_to(top)}/"[:5]
-    } | {"pre-commit": _hook(top)}
+    } | {"pre-commit": _hook(top), "post-commit": _hook(top, "post-commit")}
 
 
-def _hook(top: Path) -> bytes:
-    hook = top / ".git" / "hooks" / "pre-commit"
+def _hook(top: Path, name: str = "pre-commit") -> bytes:
+    hook = top / ".git" / "hooks" / name
     return hook.read_bytes() if hook.exists() else b""
 
 
@@ -283,3 +283,16 @@ def test_remove_after_a_person_edited_keeps_what_they_had_before_init_even_if_ou
     code, _ = _init(top, "--remove")
 
     assert code == 0 and json.loads(settings.read_text()) == theirs | {"theme": "dark"}
+
+
+def test_init_writes_the_post_commit_merge_check_and_remove_takes_it_back(
+    tmp_path: Path,
+) -> None:
+    top = _repo(tmp_path, EXISTING)
+    _init(top)
+    assert b"detente.hooks post-commit" in _hook(top, "post-commit")
+
+    code, _ = _init(top, "--remove")
+
+    assert code == 0
+    assert _hook(top, "post-commit") == b""

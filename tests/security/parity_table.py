@@ -198,6 +198,13 @@ OPS = (
         OWNER_ONLY,
     ),
     Op(
+        "merge-check a claim's branch (it names none: refused, as the owner only)",
+        _claim,
+        lambda c, x: c.merge_check(x["claim"]["id"]),
+        lambda x: [("claim_merge_check", {"claim_id": x["claim"]["id"]})],
+        {"alice": "validation_error", "bob": "forbidden", "mallory": "forbidden"},
+    ),
+    Op(
         "change the objective",
         _claim,
         lambda c, x: c.change_objective(
@@ -421,6 +428,7 @@ MCP_CARRIES = frozenset(
         "renew",
         "scope_change",
         "change_objective",
+        "merge_check",
         "abandon",
         "complete",
         "check_writes",

@@ -46,6 +46,11 @@ def status_body(claim_id: str, *, work: bool = False, semantic: bool = False) ->
                 console.print(f"work: {json.dumps(response['work'])}", markup=False)
             for meeting in response.get("meetings", []):
                 views.meeting_view(console, meeting)
+            checks = response.get("checks")
+            if checks and (checks.get("mergeCheck") or checks.get("drifted")):
+                from detente.cli.claim_merge_check import render_checks
+
+                render_checks(console, dict(checks))
             console.print("evidence completion will require:")
             console.print(f"  head commit    {proof['headCommit'] or '-'}")
             files = proof["changedFiles"]

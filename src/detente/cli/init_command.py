@@ -33,8 +33,9 @@ def _top(repo: Path | None) -> Path:
 
 
 def _git_hook(top: Path, dry_run: bool) -> tuple[dict[str, Any], dict[str, bytes | None]]:
-    """Install the ``pre-commit`` guard (``detente hooks install``); a foreign hook is
-    reported, not replaced. Returns the row and ``{hook path: its bytes before}``."""
+    """Install the ``pre-commit`` guard and the ``post-commit`` merge check (``detente
+    hooks install``); a foreign hook is reported, not replaced. Returns the row and
+    ``{hook path: its bytes before}`` of each hook it wrote."""
     from detente.errors import DetenteError
     from detente.vcs.git import Git
     from detente.vcs.hook_scripts import hooks_dir, install_local
@@ -43,6 +44,9 @@ def _git_hook(top: Path, dry_run: bool) -> tuple[dict[str, Any], dict[str, bytes
     try:
         target = hooks_dir(Git(top)) / "pre-commit"
         before = target.read_bytes() if target.is_file() else None
+        # The post-commit merge check is written beside it: ``--remove`` gives it back too.
+        advisory = target.with_name("post-commit")
+        advisory_before = advisory.read_bytes() if advisory.is_file() else None
         if dry_run:
             return {**row, "action": "install"}, {}
         install_local(top)
@@ -51,7 +55,10 @@ def _git_hook(top: Path, dry_run: bool) -> tuple[dict[str, Any], dict[str, bytes
     after = target.read_bytes() if target.is_file() else None
     changed = before != after
     action = ("create" if before is None else "update") if changed else "unchanged"
-    return {"path": str(target), "action": action, "changed": changed}, {str(target): before}
+    outside = {str(target): before}
+    if (advisory.read_bytes() if advisory.is_file() else None) != advisory_before:
+        outside[str(advisory)] = advisory_before
+    return {"path": str(target), "action": action, "changed": changed}, outside
 
 
 def _diff(change: Any) -> str:

@@ -318,6 +318,10 @@ def print_meeting(
             f"    {target['target']}  ({', '.join(target['claimIds'])}): {target['reason']}",
             markup=False,
         )
+    if meeting.get("mergeConflicts"):
+        from detente.cli.views import merge_conflict_lines
+
+        merge_conflict_lines(console, meeting, "  ")
     if meeting.get("proposals"):
         console.print("  proposals")
         _proposal_lines(console, meeting)

@@ -34,6 +34,7 @@ __all__ = [
 
 
 def claim(app: typer.Typer) -> None:
+    from detente.cli.claim_merge_check import merge_check
     from detente.cli.claim_objective import objective
     from detente.cli.claims import claim_app
     from detente.cli.integrate import register as register_integration
@@ -41,6 +42,7 @@ def claim(app: typer.Typer) -> None:
 
     register_takeover(claim_app)
     claim_app.command("objective")(objective)
+    claim_app.command("merge-check")(merge_check)
     register_integration(typer.Typer(), claim_app)  # ``claim complete``; ``integrate`` is its own
     app.add_typer(claim_app, name="claim")
 

@@ -142,13 +142,27 @@ def overlaps_view(
 
 
 def meeting_view(console: Console, meeting: Mapping[str, Any]) -> None:
-    """The meeting's status, deadline and contested targets."""
+    """The meeting's status, deadline and contested targets (and, for a room a predicted
+    merge conflict opened, the conflicting hunks)."""
     console.print(
         f"  meeting {_e(meeting['id'])}  {_e(meeting['status'])}, "
         f"deadline {_e(meeting['deadline'])}, participants {', '.join(meeting['participants'])}"
     )
     for target in meeting.get("contestedTargets", []):
         console.print(f"    contested {_e(target['target'])}: {_e(target['reason'])}")
+    merge_conflict_lines(console, meeting, "    ")
+
+
+def merge_conflict_lines(console: Console, meeting: Mapping[str, Any], indent: str) -> None:
+    """The predicted merge conflicts that opened or joined a room, each with its hunks."""
+    for conflict in meeting.get("mergeConflicts") or []:
+        pair = " and ".join(conflict.get("claimIds", []))
+        files = ", ".join(conflict.get("files", []))
+        console.print(f"{indent}predicted merge conflict of {pair} in {files}", markup=False)
+        for hunk in conflict.get("hunks", []):
+            console.print(f"{indent}  {hunk['path']}:{hunk['line']}", markup=False)
+            for line in str(hunk["text"]).splitlines():
+                console.print(f"{indent}    {line}", markup=False)
 
 
 def opened_options(response: Mapping[str, Any]) -> list[dict[str, str]]:

@@ -181,6 +181,12 @@ class ClaimOperations(ClientBase):
         """``POST /v1/claims/{id}/cleanup``: remove a finished claim's worktree entry."""
         return self._call(routes.CLEANUP, path={"claim_id": claim_id})
 
+    def merge_check(self, claim_id: str) -> wire.MergeCheckOut:
+        """``POST /v1/claims/{id}/merge-check``: merge-check the claim's branch with its
+        neighbours' and the integration branch, and record its drift: ``{claimId, status,
+        mergeCheck, drifted[], driftCheckedAt, meetings[], autoClaimed[]}``."""
+        return self._call(routes.MERGE_CHECK, path={"claim_id": claim_id})
+
     def take_over(
         self,
         body: Mapping[str, Any],

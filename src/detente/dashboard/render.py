@@ -101,6 +101,7 @@ def context(
         "live_count": sum(len(g.claims) for g in groups),
         "owners": snap.owners,
         "rooms": rooms,
+        "checks": snap.checks,
         "live_meetings": live_meetings,
         "resolved_meetings": resolved_meetings,
         "patches": snap.patches,

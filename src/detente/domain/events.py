@@ -28,6 +28,10 @@ Event types (all version 1; subject in brackets)::
     claim.taken_over     [claim/<id>]    the predecessor's record: successor, pieces, rescue ref
     claim.takeover_approved [claim/<id>] an approver (human or CODEOWNERS owner) of a takeover
     claim.worktree_cleaned [claim/<id>]  a finished claim's worktree entry removed (rescue first)
+    claim.merge_checked  [checks/<id>]   its branch merged (git merge-tree) with its neighbours'
+                         and the integration branch: head, changed, checked, conflicts
+                         (:mod:`detente.domain.checks`; not the claim's stream: no revision)
+    claim.drifted        [checks/<id>]   paths its work changed outside its granted scope
     agent.registered     [agent/<sessionId>]  a session's name, intent, branch, worktree, TTL and
                          absolute ``expiresAt``; registering again renews (advisory registry)
     memory.registered    [memory/<id>]   a document's path, class and what the file held

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from detente.domain.authority import holds_off
+from detente.domain.checks.merge import conflict_stands
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
 from detente.domain.meetings.on_request import potential_between
@@ -109,6 +110,8 @@ def meeting_is_live(
     members = set(meeting.participants)
     if meeting.requested_by is not None and _potential_left(state, meeting):
         return True
+    if meeting.merge_conflicts and _conflict_left(state, meeting):
+        return True
     for claim_id in meeting.participants:
         claim = state.claims.get(claim_id)
         if claim is None or claim.status not in WAITING or not claim.holding:
@@ -152,6 +155,13 @@ def _potential_left(state: RepoState, meeting: Meeting) -> bool:
     its live participants (:mod:`detente.domain.meetings.on_request`)?"""
     live = [c for c in meeting.participants if c in state.claims and state.claims[c].holding]
     return any(potential_between(state, a, b) is not None for a in live for b in live if a < b)
+
+
+def _conflict_left(state: RepoState, meeting: Meeting) -> bool:
+    """Does a room a predicted merge conflict opened still have one standing between two
+    of its live participants (:func:`detente.domain.checks.merge.conflict_stands`)?"""
+    live = [c for c in meeting.participants if c in state.claims and state.claims[c].holding]
+    return any(conflict_stands(state, a, b) for a in live for b in live if a < b)
 
 
 def waits_on_someone(state: RepoState, claim: Claim) -> bool:

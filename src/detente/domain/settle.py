@@ -219,8 +219,12 @@ def _departures(
                     reason=f"{claim_id} is {status}: it no longer holds",
                 )
             )
-        if meeting.requested_by is not None or not meeting_is_live(state, meeting, blockers):
-            continue  # a room asked for, or one about to dissolve, keeps its parties
+        if (
+            meeting.requested_by is not None
+            or meeting.merge_conflicts
+            or not meeting_is_live(state, meeting, blockers)
+        ):
+            continue  # a room asked for or predicted, or one about to dissolve, keeps its parties
         for claim_id in stakeless(state, meeting, exclude=gone, blockers=blockers):
             out.append(
                 ev.meeting_event(

@@ -15,6 +15,8 @@ its type:
 gate events (evidence,         :func:`~detente.domain.gates.evolve.apply_gate_event`
 integration, patches,          (the claim records it changes go back through
 deployments)                   :meth:`ClaimBook.store`)
+``claim.merge_checked``,       :class:`~detente.domain.checks.model.CheckBook`
+``claim.drifted``              (advisories on their own ``checks/<id>`` streams)
 ============================  ====================================================
 
 The state is updated in place; callers that need to discard a tentative apply rebuild it
@@ -28,6 +30,7 @@ from typing import Any
 
 from detente.domain.agents.evolve import apply_agent_event
 from detente.domain.agents.model import AgentSession
+from detente.domain.checks.model import CHECK_EVENT_TYPES, CheckBook
 from detente.domain.claims.evolve import ClaimBook
 from detente.domain.gates.evolve import GATE_EVENT_TYPES, apply_gate_event
 from detente.domain.gates.model import GateRegistry
@@ -51,6 +54,7 @@ class RepoState:
         memory: registered memory documents.
         gates: patch artifacts and deployment environments.
         resources: shared resources (counted leases) by id ``<repo>:<name>``.
+        checks: each claim's newest merge check and drift (advisories).
         last_seq: global sequence of the last event applied.
         stream_revisions: events applied so far per subject (stream).
         trees: base-commit trees for tree-aware overlap severity (None: unknown).
@@ -65,6 +69,7 @@ class RepoState:
         self.memory = MemoryRegistry()
         self.gates = GateRegistry()
         self.resources: dict[str, Resource] = {}
+        self.checks = CheckBook()
         self.last_seq = 0
         self.stream_revisions: dict[str, int] = {}
         # Base-commit trees for tree-aware severity; set by the service (None: unknown).
@@ -112,6 +117,8 @@ class RepoState:
             self.claims.last_fencing_token = max(self.claims.last_fencing_token, token)
         elif event_type.startswith("principal."):
             return  # the key registry's audit trail: no projected state
+        elif event_type in CHECK_EVENT_TYPES:
+            self.checks.apply(event_type, data, at)
         elif event_type in GATE_EVENT_TYPES:
             for old_claim, new_claim in apply_gate_event(self, event_type, data, at, event_id):
                 self.claims.store(old_claim, new_claim)

@@ -295,7 +295,8 @@ def remove(top: Path, *, dry_run: bool = False) -> list[FileChange]:
             _prune(top, target.parent)
         else:
             target.write_bytes(change.after)
-            if change.path.endswith("/pre-commit") and Path(change.path).is_absolute():
+            hook = change.path.endswith(("/pre-commit", "/post-commit"))
+            if hook and Path(change.path).is_absolute():
                 target.chmod(0o755)
     return out
 

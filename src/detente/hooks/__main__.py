@@ -1,14 +1,21 @@
 """``python -m detente.hooks <hook> [args]``: what the installed hook scripts run.
 
-Hooks: ``pre-commit [--warn]``, ``pre-receive``, ``post-receive``, ``update <ref> <old>
-<new>``, ``reference-transaction <state>``.
+Hooks: ``pre-commit [--warn]``, ``post-commit``, ``pre-receive``, ``post-receive``,
+``update <ref> <old> <new>``, ``reference-transaction <state>``.
 """
 
 from __future__ import annotations
 
 import sys
 
-HOOKS = ("pre-commit", "pre-receive", "post-receive", "update", "reference-transaction")
+HOOKS = (
+    "pre-commit",
+    "post-commit",
+    "pre-receive",
+    "post-receive",
+    "update",
+    "reference-transaction",
+)
 
 
 def main(argv: list[str]) -> int:
@@ -21,6 +28,10 @@ def main(argv: list[str]) -> int:
         from detente.hooks.pre_commit import run
 
         return run(warn="--warn" in args)
+    if hook == "post-commit":
+        from detente.hooks.post_commit import run as after_commit
+
+        return after_commit()
     if hook == "update":
         from detente.hooks.server_hooks import update
 

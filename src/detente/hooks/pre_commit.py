@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from detente.hooks.gitread import HookRepo
     from detente.operations.wire import CommitCheck
 
-__all__ = ["committing_claim", "run", "staged_paths"]
+__all__ = ["committing_claim", "run", "staged_paths", "untouched"]
 
 CLAIM_ENV = "DETENTE_CLAIM"
 _LIVE = ("active", "negotiating", "blocked", "suspended", "ready_for_review")
@@ -76,7 +76,7 @@ def committing_claim(client: Client, repo: str, worktree: Path) -> str | None:
     return str(mine[0]["id"]) if len(mine) == 1 else None
 
 
-def _untouched(repo: HookRepo) -> bool:
+def untouched(repo: HookRepo) -> bool:
     """True when detente has nothing to say here: no server named (``$DETENTE_URL``) or
     listening on the default address, no store named (``$DETENTE_STORE``), and no
     default store under the common git directory. Reads, creates nothing."""
@@ -132,7 +132,7 @@ def run(*, warn: bool = False, worktree: Path | None = None) -> int:
     claim_id: str | None = None
     try:
         repo = HookRepo(here)
-        if _untouched(repo):
+        if untouched(repo):
             return 0
         paths = repo.staged_paths()
         if not paths:

@@ -54,6 +54,12 @@ _CAUTION_NEXT = (
     "why): coordinate with it or choose other files before editing; nothing is locked"
 )
 
+_ADVISORY_NEXT = (
+    "your own claim's work drifted outside its scope or predicts a merge conflict (see "
+    "advisories): add the drifted paths to its scope (claim_scope_add) or undo them, and "
+    "talk to the claim you conflict with (meeting_list) before either of you completes"
+)
+
 
 class IntentIn(BaseModel):
     """One side of ``reconcile_diff_intent`` (unknown fields refused, as in every tool)."""
@@ -251,18 +257,26 @@ def register(mcp: MCPServer[Any], ctx: ToolContext) -> None:
         session holds them; 'caution' lists each other session's claim that covers them
         (claimId, sessionId, agentName, their paths, a witness path, status, their
         reason). Advice only: it never blocks. On caution, read their reason and
-        coordinate, wait, or choose other files; on ready, claim_files then edit."""
+        coordinate, wait, or choose other files; on ready, claim_files then edit. Your own
+        claims' advisories come too: paths your work changed outside your claim's scope
+        (drifted) and merge conflicts git predicts with another claim's branch."""
 
         def call() -> dict[str, Any]:
             ctx.known_session(session_id, active=False)
             repo = ctx.repo_for(session_id)
             ready = ctx.client.readiness(session_id, paths, repo=repo)
             caution = ready["readiness"] == "caution"
+            advisories = ready.get("advisories") or []
+            if advisories and not ready["overlappingClaims"]:
+                after = _ADVISORY_NEXT
+            else:
+                after = _CAUTION_NEXT if caution else "claim_files, then edit"
             return prune(
                 {
                     "readiness": ready["readiness"],
-                    "next": _CAUTION_NEXT if caution else "claim_files, then edit",
+                    "next": after,
                     "overlappingClaims": _others(ready["overlappingClaims"]),
+                    "advisories": advisories,
                 }
             )
 

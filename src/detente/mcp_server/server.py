@@ -11,7 +11,7 @@ Tools (descriptions are written for the agent that reads them):
 - advisory: ``register_agent_work``, ``list_active_agents``, ``claim_files``,
   ``release_files``, ``verify_change_readiness``, ``reconcile_diff_intent``;
 - index: ``symbols_touched``, ``search`` (:mod:`.index_tools`); ``claim_objective``
-  (:mod:`.objective_tool`);
+  (:mod:`.objective_tool`); ``claim_merge_check`` (:mod:`.merge_check_tool`);
 - protocol: ``claim_open``, ``claim_status``, ``claim_check``, ``claim_renew``,
   ``claim_scope_add``, ``claim_scope_remove``, ``claim_complete``, ``claim_abandon``
   (:mod:`.protocol`); ``meeting_list``,
@@ -41,6 +41,7 @@ from detente.errors import StartupFailed
 from detente.mcp_server import (
     advisory,
     index_tools,
+    merge_check_tool,
     objective_tool,
     protocol,
     records,
@@ -95,6 +96,7 @@ def build_server(
     advisory.register(mcp, ctx)
     index_tools.register(mcp, ctx)
     objective_tool.register(mcp, ctx)
+    merge_check_tool.register(mcp, ctx)
     protocol.register(mcp, ctx)
     records.register(mcp, ctx)
     resource_tools.register(mcp, ctx)

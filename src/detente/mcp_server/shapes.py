@@ -141,9 +141,9 @@ def event_brief(event: Mapping[str, Any]) -> dict[str, Any]:
 
 def view_parts(view: Mapping[str, Any]) -> dict[str, Any]:
     """The parts of an HTTP claim view (``{claim, overlaps, meeting, meetings, work,
-    semanticOverlaps}``) beside the claim itself, in tool shape: ``{meetingId, overlaps,
-    semanticOverlaps, meetings, work}``. Every tool returning a claim view uses it, so
-    none drops a part the HTTP answer carries."""
+    semanticOverlaps, checks}``) beside the claim itself, in tool shape: ``{meetingId,
+    overlaps, semanticOverlaps, meetings, work, checks}``. Every tool returning a claim
+    view uses it, so none drops a part the HTTP answer carries."""
     meeting = view.get("meeting")
     return {
         "meetingId": meeting.get("id") if meeting else None,
@@ -151,4 +151,5 @@ def view_parts(view: Mapping[str, Any]) -> dict[str, Any]:
         "semanticOverlaps": [overlap_brief(o) for o in view.get("semanticOverlaps") or []],
         "meetings": [meeting_brief(m) for m in view.get("meetings") or []],
         "work": view.get("work"),
+        "checks": view.get("checks"),
     }

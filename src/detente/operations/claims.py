@@ -1,5 +1,6 @@
 """The claim operations: open, read, renew, change scope or objective, suspend, resume,
-abandon, complete, take over, approve a takeover, clean up, and check writes.
+abandon, complete, take over, approve a takeover, clean up, check writes, and merge-check
+a claim's branch.
 
 Each operation is declared once below (:class:`~detente.operations.declaration.Operation`)
 with the handler that meets the service.
@@ -172,6 +173,18 @@ def cleanup(service: Service, claim_id: str) -> wire.ClaimView:
     return cast("wire.ClaimView", view.to_wire())
 
 
+def merge_check(service: Service, claim_id: str) -> wire.MergeCheckOut:
+    """Merge the claim's branch with the integration branch and with the branches of the
+    live claims sharing a directory with it (``git merge-tree``); a predicted conflict
+    with another claim opens or joins a room. Also records the paths its work changed
+    outside its granted scope (``drifted``; added to its scope under the ``auto-claim``
+    policy). ``422`` when the claim names no branch that exists (or the repository is
+    served without a checkout), ``409 invalid_transition`` for a claim that no longer
+    holds."""
+    view = service.merge_checks.check(claim_id)
+    return cast("wire.MergeCheckOut", view.to_wire())
+
+
 def check_writes(service: Service, claim_id: str, body: b.WriteCheckIn) -> wire.WriteCheck:
     """May this claim write these paths (or ``path::Symbol``) now? 409
     overlap_blocking / out_of_scope if not; ``limitedTo`` names the symbols a file
@@ -305,6 +318,15 @@ CHECK_WRITES: Operation[wire.WriteCheck] = Operation(
         "invalid_transition",
     ),
 )
+MERGE_CHECK: Operation[wire.MergeCheckOut] = Operation(
+    "merge_check",
+    "POST",
+    "/v1/claims/{claim_id}/merge-check",
+    merge_check,
+    rule=who.own_claim,
+    conflicts=("invalid_transition", "revision_conflict"),
+    read_timeout=120.0,
+)
 
 #: In the order the HTTP API registers them (FastAPI matches in order).
 OPERATIONS: tuple[Operation[Any], ...] = (
@@ -323,4 +345,5 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     COMPLETE,
     CLEANUP,
     CHECK_WRITES,
+    MERGE_CHECK,
 )

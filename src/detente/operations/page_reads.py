@@ -42,6 +42,8 @@ class Snapshot:
         deployments: ``{deployment, history[], environment, policy}`` per environment.
         resources: shared resource records (capacity, holders, waiters), by name.
         owners: claim id -> CODEOWNERS owners of its paths.
+        checks: claim id -> what its work predicts (``{mergeCheck, drifted[],
+            driftCheckedAt}``), for the claims that were ever checked.
     """
 
     now: str
@@ -55,6 +57,7 @@ class Snapshot:
     deployments: list[Wire] = field(default_factory=list)
     resources: list[Wire] = field(default_factory=list)
     owners: dict[str, list[str]] = field(default_factory=dict)
+    checks: dict[str, Wire] = field(default_factory=dict)
 
 
 def now(ops: Operations) -> str:
@@ -119,6 +122,7 @@ def read_snapshot(ops: Operations) -> Snapshot:
         deployments=deployments,
         resources=_read(ops, "list_resources", "resources"),
         owners=_owners_by_claim(lookups, claims),
+        checks=service.merge_checks.advisories(),
     )
 
 

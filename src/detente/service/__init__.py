@@ -21,7 +21,10 @@ expire, decide, append with CAS, project, notify) with one service per aggregate
 - ``reconcile`` (:class:`~detente.service.reconcile.ReconcileService`): symbols a claim's
   work touches, two intents reconciled;
 - ``search`` (:class:`~detente.service.search.SearchService`): search over claims and
-  memory sections.
+  memory sections;
+- ``merge_checks`` (:class:`~detente.service.merge_checks.MergeChecksService`): a claim's
+  branch merged with its neighbours' (predicted conflicts open rooms) and its work
+  compared with its scope (drift); the sweep runs it for branches that moved.
 
 Each takes the core and uses only its public interface (:meth:`ServiceCore.repo`,
 :meth:`~ServiceCore.fresh`, :meth:`~ServiceCore.execute`, :meth:`~ServiceCore.lock`,
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
     from detente.service.gates import GatesService
     from detente.service.meetings import MeetingsService
     from detente.service.memory import MemoryService
+    from detente.service.merge_checks import MergeChecksService
     from detente.service.patches import PatchesService
     from detente.service.principals import PrincipalsService
     from detente.service.reconcile import ReconcileService
@@ -130,6 +134,24 @@ class Service(ServiceCore):
         from detente.service.reconcile import ReconcileService
 
         return ReconcileService(self)
+
+    @functools.cached_property
+    def merge_checks(self) -> MergeChecksService:
+        from detente.service.merge_checks import MergeChecksService
+
+        return MergeChecksService(self, self.claims)
+
+    def sweep(self) -> int:
+        """The core's sweep (expire leases, escalate meetings), then merge checks of the
+        live claims whose branch moved since their newest check (a few per sweep; a
+        failure is logged, never raised: :meth:`MergeChecksService.sweep`).
+
+        Returns:
+            How many claims expired.
+        """
+        expired = super().sweep()
+        self.merge_checks.sweep()
+        return expired
 
     @functools.cached_property
     def search(self) -> SearchService:

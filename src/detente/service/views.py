@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from detente.domain.checks.model import ClaimChecks, checks_to_wire
 from detente.domain.claims.model import Claim
 from detente.domain.claims.record import claim_to_wire
 from detente.domain.events import Event
@@ -25,12 +26,16 @@ class ClaimView:
     meetings: list[Meeting] = field(default_factory=list)
     work: dict[str, Any] | None = None
     semantic: list[Overlap] = field(default_factory=list)
+    #: Its newest merge check and drift (:mod:`detente.domain.checks`); None: never checked.
+    checks: ClaimChecks | None = None
 
     def to_wire(self) -> dict[str, Any]:
         """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[]}``
         (``meeting``: the newest open one; ``semanticOverlaps``: advisory ``kind: semantic``
-        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`)."""
+        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`), and
+        ``checks`` once the claim's work was checked (:mod:`detente.domain.checks`)."""
         open_meetings = [m for m in self.meetings if m.status.value == "open"]
+        checks = {} if self.checks is None else {"checks": checks_to_wire(self.checks)}
         return {
             "claim": claim_to_wire(self.claim),
             "overlaps": [overlap_to_wire(o) for o in self.overlaps],
@@ -38,6 +43,7 @@ class ClaimView:
             "meetings": [meeting_to_wire(m) for m in self.meetings],
             "work": self.work,
             "semanticOverlaps": [overlap_to_wire(o) for o in self.semantic],
+            **checks,
         }
 
 
@@ -50,7 +56,9 @@ def claim_view(state: RepoState, claim: Claim) -> ClaimView:
     # The holder a newcomer contests is a participant too, though its own record never
     # changed: show it every room it sits in.
     meetings = [state.meetings[m] for m in state.meetings.rooms_of_claim.get(claim.id, ())]
-    return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
+    return ClaimView(
+        claim=claim, overlaps=overlaps, meetings=meetings, checks=state.checks.get(claim.id)
+    )
 
 
 def claim_command(

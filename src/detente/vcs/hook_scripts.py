@@ -24,6 +24,7 @@ from detente.errors import ValidationError
 from detente.vcs.git import Git
 
 __all__ = [
+    "ADVISORY_LOCAL_HOOKS",
     "HOOK_MARKER",
     "LOCAL_HOOKS",
     "SERVER_HOOKS",
@@ -41,8 +42,12 @@ __all__ = [
 HOOK_MARKER = "# detente-hook"
 #: The line naming the detente version that wrote a hook script.
 VERSION_MARKER = "# detente-hook-version"
-#: The hooks ``detente hooks install`` writes in a claim's repository.
+#: The hooks ``detente hooks install`` writes in a claim's repository (``hooks status``
+#: checks them).
 LOCAL_HOOKS = ("pre-commit",)
+#: Written beside them when the place is free (a hook detente did not write is left
+#: alone, unless ``force``): the ``post-commit`` merge check, advice that never refuses.
+ADVISORY_LOCAL_HOOKS = ("post-commit",)
 #: The hooks ``detente hooks install --bare BARE`` writes in the shared repository.
 SERVER_HOOKS = ("pre-receive", "update", "reference-transaction", "post-receive")
 
@@ -199,6 +204,14 @@ def _check_free(path: Path, force: bool) -> None:
         )
 
 
+def _free(path: Path) -> bool:
+    """No hook at ``path``, or one detente wrote."""
+    try:
+        return not path.exists() or HOOK_MARKER in path.read_text(errors="replace")
+    except OSError:
+        return False
+
+
 def _write(hooks: Path, hook: str, text: str, force: bool) -> Path:
     hooks.mkdir(parents=True, exist_ok=True)
     path = hooks / hook
@@ -212,7 +225,8 @@ def install_local(
     worktree: Path, *, warn: bool = False, force: bool = False, repo_hooks: bool = False
 ) -> Installed:
     """Install the ``pre-commit`` guard for the repository of ``worktree`` (every worktree
-    of a repository shares its hooks directory).
+    of a repository shares its hooks directory), and the ``post-commit`` merge check
+    (:mod:`detente.hooks.post_commit`) unless a hook detente did not write is there.
 
     Args:
         worktree: a directory in the repository.
@@ -234,7 +248,11 @@ def install_local(
     for key, value in config:
         git.run("config", "--local", key, value)
     text = hook_script("pre-commit", *(["--warn"] if warn else []))
-    return Installed((_write(hooks, "pre-commit", text, force),), config)
+    scripts = [_write(hooks, "pre-commit", text, force)]
+    for hook in ADVISORY_LOCAL_HOOKS:
+        if force or _free(hooks / hook):
+            scripts.append(_write(hooks, hook, hook_script(hook), force))
+    return Installed(tuple(scripts), config)
 
 
 def install_server(

@@ -68,13 +68,20 @@ class Readiness:
 
     readiness: Literal["ready", "caution"]
     overlapping: tuple[OverlappingClaim, ...] = ()
+    #: The session's own live claims whose work drifted outside their scope or predicts
+    #: a merge conflict: ``{claimId, drifted[], conflicts[{against, files[]}]}``.
+    advisories: tuple[dict[str, Any], ...] = ()
 
     def to_wire(self) -> dict[str, Any]:
-        """``{readiness, overlappingClaims[{claimId, sessionId, agentName, paths, ...}]}``."""
-        return {
+        """``{readiness, overlappingClaims[{claimId, sessionId, agentName, paths, ...}]}``
+        and, when there are any, ``advisories[]``."""
+        out: dict[str, Any] = {
             "readiness": self.readiness,
             "overlappingClaims": [o.to_wire() for o in self.overlapping],
         }
+        if self.advisories:
+            out["advisories"] = [dict(a) for a in self.advisories]
+        return out
 
 
 def assess_readiness(
@@ -100,7 +107,9 @@ def assess_readiness(
         policy: limits (number of targets).
 
     Returns:
-        The assessment; never refuses because of an overlap.
+        The assessment; never refuses because of an overlap. The session's own live
+        claims whose work drifted outside their scope or predicts a merge conflict are
+        listed as ``advisories`` and make it ``caution`` too.
 
     Raises:
         ValidationError: ``validation_error`` naming ``sessionId`` or ``paths[i]``.
@@ -136,7 +145,32 @@ def assess_readiness(
                 reason=other.objective,
             )
         )
-    return Readiness("caution" if entries else "ready", tuple(entries))
+    advisories = _own_advisories(state, session_id)
+    caution = entries or advisories
+    return Readiness("caution" if caution else "ready", tuple(entries), advisories)
+
+
+def _own_advisories(state: RepoState, session_id: str) -> tuple[dict[str, Any], ...]:
+    """What the session's own live claims' work predicts (:mod:`detente.domain.checks`):
+    paths changed outside the claim's scope, and merge conflicts with other claims or
+    the integration branch."""
+    out: list[dict[str, Any]] = []
+    for claim_id, checks in sorted(state.checks.items()):
+        claim = state.claims.get(claim_id)
+        if claim is None or not claim.holding or claim.agent.session_id != session_id:
+            continue
+        conflicts = checks.merge.conflicts if checks.merge is not None else ()
+        if checks.drifted or conflicts:
+            out.append(
+                {
+                    "claimId": claim_id,
+                    "drifted": list(checks.drifted),
+                    "conflicts": [
+                        {"against": c.against, "files": list(c.files)} for c in conflicts
+                    ],
+                }
+            )
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------- reconcile

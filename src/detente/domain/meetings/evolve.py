@@ -103,6 +103,7 @@ class MeetingBook(dict[str, Meeting]):
                 updated_at=at,
                 last_event_id=event_id,
                 requested_by=str(data["requestedBy"]) if data.get("requestedBy") else None,
+                merge_conflicts=tuple(dict(c) for c in data.get("mergeConflicts", ())),
             )
             _index_rooms(self, self[meeting_id])
             return
@@ -146,6 +147,8 @@ def _evolve(
             participants=old.participants + joined,
             options=options_for(old.participants + joined, targets),
             contested_targets=targets,
+            merge_conflicts=old.merge_conflicts
+            + tuple(dict(c) for c in data.get("mergeConflicts", ())),
         )
     if event_type == ev.MEETING_PROPOSAL_ADDED:
         proposal = Proposal(

@@ -184,6 +184,10 @@ class Meeting:
     #: The claim that asked for this room over a ``potential`` overlap (None: opened by
     #: a blocking overlap), see :mod:`detente.domain.meetings.on_request`.
     requested_by: str | None = None
+    #: The predicted merge conflicts that opened (or joined) this room, each
+    #: ``{claimIds, against, files, symbols, hunks}`` (:mod:`detente.domain.checks.merge`);
+    #: empty for a room opened by an overlap.
+    merge_conflicts: tuple[dict[str, Any], ...] = ()
 
 
 def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
@@ -214,6 +218,7 @@ def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
         "escalation": meeting.escalation,
         "notices": list(meeting.notices),
         "requestedBy": meeting.requested_by,
+        "mergeConflicts": [dict(c) for c in meeting.merge_conflicts],
         "createdAt": format_time(meeting.created_at),
         "updatedAt": format_time(meeting.updated_at),
     }

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from detente.operations.wire.record import ClaimStatus, Time, record
+from detente.operations.wire.record import ClaimStatus, Json, Time, record
 
 __all__ = [
     "AgentList",
@@ -72,10 +72,14 @@ class OverlappingClaim(TypedDict):
 
 @record
 class Readiness(TypedDict):
-    """``ready`` when no other session's claim covers the paths, else ``caution``."""
+    """``ready`` when no other session's claim covers the paths, else ``caution``;
+    *(added)* ``advisories`` (only when there are any, and then ``caution``): the
+    session's own live claims whose work drifted outside their scope or predicts a merge
+    conflict, ``{claimId, drifted[], conflicts[{against, files[]}]}``."""
 
     readiness: Literal["ready", "caution"]
     overlappingClaims: list[OverlappingClaim]
+    advisories: NotRequired[list[dict[str, Json]]]
 
 
 @record

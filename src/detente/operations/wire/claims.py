@@ -8,12 +8,13 @@ from typing_extensions import TypedDict
 
 from detente.domain.claims import record as domain
 from detente.operations.wire.meetings import Meeting
-from detente.operations.wire.record import ClaimStatus, Json, derived, record
+from detente.operations.wire.record import ClaimStatus, Json, Time, derived, record
 
 __all__ = [
     "Abandonment",
     "AgentRef",
     "Claim",
+    "ClaimChecks",
     "ClaimList",
     "ClaimOut",
     "ClaimView",
@@ -21,6 +22,8 @@ __all__ = [
     "Lease",
     "MeetingView",
     "MemoryImpact",
+    "MergeCheck",
+    "MergeCheckOut",
     "Overlap",
     "OverlapTarget",
     "WriteCheck",
@@ -85,7 +88,9 @@ class ClaimView(TypedDict):
 
     ``meeting`` is the newest open meeting (null when none); ``work`` is what the
     claim's worktree holds now (``GET /v1/claims/{id}`` only, else null);
-    ``semanticOverlaps`` are advisory ``kind: semantic`` entries.
+    ``semanticOverlaps`` are advisory ``kind: semantic`` entries; *(added)* ``checks``
+    what the claim's actual work predicts, ``{mergeCheck, drifted[], driftCheckedAt}``
+    (:class:`ClaimChecks`), present once its work was checked.
     """
 
     claim: Claim
@@ -94,6 +99,44 @@ class ClaimView(TypedDict):
     meetings: list[Meeting]
     work: dict[str, Json] | None
     semanticOverlaps: list[Overlap]
+    checks: NotRequired[ClaimChecks]
+
+
+@record
+class MergeCheck(TypedDict):
+    """A claim's newest merge check: the ``head`` checked and when (``at``), the paths its
+    branch changes (``changed``), what it was merged with (``checked``: claim ids and
+    ``ref:<refname>``), each predicted conflict (``{against, files[], symbols[],
+    hunks[{path, line, text}]}``) and the rooms they opened or joined."""
+
+    head: str
+    at: Time
+    changed: list[str]
+    checked: list[str]
+    conflicts: list[dict[str, Json]]
+    meetingIds: list[str]
+
+
+@record
+class ClaimChecks(TypedDict):
+    """What a claim's actual work predicts (advisories, never a block): its newest merge
+    check (null before one) and the paths it changed outside its granted scope."""
+
+    mergeCheck: MergeCheck | None
+    drifted: list[str]
+    driftCheckedAt: Time | None
+
+
+@record
+class MergeCheckOut(ClaimChecks):
+    """``POST /v1/claims/{id}/merge-check``: the claim's checks after the check, its
+    ``status``, the ``meetings`` its predicted conflicts opened or joined, and the drifted
+    paths the ``auto-claim`` policy added to its scope (``autoClaimed``)."""
+
+    claimId: str
+    status: str
+    meetings: list[Meeting]
+    autoClaimed: list[str]
 
 
 @record

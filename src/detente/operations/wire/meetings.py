@@ -31,7 +31,10 @@ class Meeting(TypedDict):
     ``{reason}`` when no contest was left; ``options`` the resolution types that can
     settle the room; ``arbitrators`` the owners asked once escalated; ``notices``
     notifications to participants; ``requestedBy`` the claim that asked for the room
-    over a ``potential`` overlap (null: a blocking overlap opened it).
+    over a ``potential`` overlap (null: a blocking overlap opened it); *(added)*
+    ``mergeConflicts`` the predicted merge conflicts that opened or joined the room
+    (``{claimIds[], against, files[], symbols[], hunks[{path, line, text}]}``; empty for
+    a room an overlap opened).
     """
 
     id: str
@@ -50,6 +53,7 @@ class Meeting(TypedDict):
     escalation: dict[str, Json] | None
     notices: list[dict[str, Json]]
     requestedBy: str | None
+    mergeConflicts: list[dict[str, Json]]
     createdAt: Time
     updatedAt: Time
 
