@@ -132,9 +132,12 @@ def test_the_resources_panel_shows_slots_holders_with_their_lease_timer_and_the_
     assert 'data-token="7"' in html and 'data-expires="2026-11-30T12:10:00Z"' in html
     assert ">5:00<" in html and "&lt;b&gt;nightly" in html
     assert 'data-ticket="tkt_1"' in html and "bob waits" in html
+
+
 def test_a_claims_drift_and_predicted_conflicts_show_on_its_card_and_in_its_room() -> None:
     a, c = claim("a", ["src/calc.py"]), claim("c", ["src/other.py"])
-    hunk = {"path": "src/calc.py", "line": 2, "text": "<<<<<<< a\n<b>x</b>\n    conflict = {"against": "c", "files": ["src/calc.py"], "symbols": [], "hunks": [hunk]}
+    hunk = {"path": "src/calc.py", "line": 2, "text": "<<<<<<< a\n<b>x</b>\n>>>>>>> c"}
+    conflict = {"against": "c", "files": ["src/calc.py"], "symbols": [], "hunks": [hunk]}
     meeting = {
         "id": "mtg_1",
         "repo": "project",
@@ -176,4 +179,3 @@ def test_a_claims_drift_and_predicted_conflicts_show_on_its_card_and_in_its_room
     assert "conflicts with <code>c</code> in src/calc.py" in card
     assert "Predicted merge conflicts" in panels["meetings"]
     assert "&lt;b&gt;x&lt;/b&gt;" in panels["meetings"]  # the hunk is escaped text
->>>>>>> h33merge
