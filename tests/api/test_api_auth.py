@@ -207,6 +207,7 @@ def test_another_principals_token_is_forbidden_on_every_operation_it_does_not_ow
         "reconcile",
         "pre_receive",
         "pre_commit",
+        "check_edit",
         "reconcile_intents",
         "discard_patch",  # needs a patch of alice's
     }

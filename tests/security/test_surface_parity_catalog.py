@@ -46,6 +46,7 @@ CLAIM_SUFFICES = frozenset(
         "reconcile",
         "pre_receive",
         "pre_commit",
+        "check_edit",
         "reconcile_intents",
         "discard_patch",  # needs a patch of alice's
     }

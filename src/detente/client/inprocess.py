@@ -169,6 +169,47 @@ class InProcessClient(Client):
         check: wire.CommitCheck = plain(answer)
         return check
 
+    def check_edit_typed(
+        self,
+        repo: str,
+        paths: list[str],
+        *,
+        session_id: str | None = None,
+        claim_id: str | None = None,
+        worktree: str | None = None,
+        branch: str | None = None,
+        edits: list[Mapping[str, Any]] | None = None,
+    ) -> wire.EditCheck:
+        """``POST /v1/hooks/edit-check`` for values this process built (the harness
+        hooks): the operation's principal and rule and the same judgement as
+        :meth:`check_edit`, without the request model. Text is checked as the model
+        checks it; the check validates every path.
+
+        Raises:
+            ValidationError: a lone surrogate, no path, or a malformed path.
+            ForbiddenError / NotFoundError / DetenteError: as :meth:`check_edit`.
+        """
+        from detente.errors import ValidationError
+        from detente.operations.gates import CHECK_EDIT, check_edit_query, edit_query
+        from detente.operations.unicode_text import refuse_surrogates
+
+        asked = {"repo": repo, "paths": paths, "sessionId": session_id, "claimId": claim_id}
+        refuse_surrogates({**asked, "worktree": worktree, "branch": branch, "edits": edits})
+        if not paths or not repo:
+            raise ValidationError("repo and at least one path are required", field="paths")
+        query = edit_query(
+            repo,
+            paths,
+            session_id=session_id,
+            claim_id=claim_id,
+            worktree=worktree,
+            branch=branch,
+            edits={str(e["path"]): (tuple(e["symbols"]), bool(e["outside"])) for e in edits or ()},
+        )
+        answer = self.operations.run(CHECK_EDIT, check_edit_query, query)
+        judged: wire.EditCheck = plain(answer)
+        return judged
+
     def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
         """Poll the log every ``poll_interval`` seconds (other processes may write to the
         same store)."""

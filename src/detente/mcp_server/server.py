@@ -14,7 +14,7 @@ Tools (descriptions are written for the agent that reads them):
   (:mod:`.objective_tool`);
 - protocol: ``claim_open``, ``claim_status``, ``claim_check``, ``claim_renew``,
   ``claim_scope_add``, ``claim_scope_remove``, ``claim_complete``, ``claim_abandon``
-  (:mod:`.protocol`); ``meeting_list``,
+  (:mod:`.protocol`); ``edit_check`` (:mod:`.edit_tool`); ``meeting_list``,
   ``meeting_resolve``, ``memory_sections``, ``memory_patch_section``, ``events_since``
   (:mod:`.records`).
 
@@ -36,7 +36,15 @@ from detente import __version__
 from detente.client import Client
 from detente.clock import Clock, SystemClock
 from detente.errors import StartupFailed
-from detente.mcp_server import advisory, index_tools, objective_tool, protocol, records, resources
+from detente.mcp_server import (
+    advisory,
+    edit_tool,
+    index_tools,
+    objective_tool,
+    protocol,
+    records,
+    resources,
+)
 from detente.mcp_server.activity import Activity
 from detente.mcp_server.errors import DetenteMCPServer
 from detente.mcp_server.toolkit import ToolContext
@@ -83,6 +91,7 @@ def build_server(
         log_level="WARNING",
     )
     advisory.register(mcp, ctx)
+    edit_tool.register(mcp, ctx)
     index_tools.register(mcp, ctx)
     objective_tool.register(mcp, ctx)
     protocol.register(mcp, ctx)

@@ -62,6 +62,7 @@ __all__ = [
     "as_approver",
     "as_resolver",
     "bound_handle",
+    "check_edit",
     "claim_principal",
     "complete",
     "discard_patch",
@@ -174,6 +175,13 @@ def session_reader(service: Service, who: Principal, session_id: str, *rest: Any
     never registered is a label any client may choose (each sees its own claims)."""
     role("read")(service, who)
     _session_owner(service, who, session_id)
+
+
+def check_edit(service: Service, who: Principal, body: Any) -> None:
+    """``claim``, as the pre-commit check; and a registered session is judged only for its
+    registrant (or an admin), as its claims are read (:func:`session_reader`)."""
+    role("claim")(service, who)
+    _session_owner(service, who, getattr(body, "session_id", None))
 
 
 def own_body_claim(service: Service, who: Principal, *args: Any) -> None:

@@ -40,6 +40,8 @@ from detente.operations.wire.claims import (
 from detente.operations.wire.gates import (
     CommitCheck,
     DeploymentView,
+    EditCheck,
+    EditOption,
     Environment,
     Patch,
     PatchList,
@@ -116,6 +118,8 @@ __all__ = [
     "Document",
     "DocumentList",
     "DocumentOut",
+    "EditCheck",
+    "EditOption",
     "Entry",
     "Environment",
     "Event",
