@@ -169,6 +169,47 @@ class InProcessClient(Client):
         check: wire.CommitCheck = plain(answer)
         return check
 
+    def register_agent_typed(self, body: Mapping[str, Any]) -> wire.AgentOut:
+        """``POST /v1/agents`` for a body this process built (the harness hooks' session
+        registration and heartbeat): the operation's principal, rule and limit and the
+        same decision as :meth:`register_agent`, without the request model. Text is
+        checked as the model checks it; the decision checks every field.
+
+        Raises:
+            ValidationError: a lone surrogate, a field no registration has, a value of
+                the wrong type, or what the decision refuses.
+            ForbiddenError / RateLimited: as :meth:`register_agent`.
+        """
+        from detente.domain.agents.commands import RegisterAgent
+        from detente.errors import ValidationError
+        from detente.operations.agents import REGISTER_AGENT, register_agent_command
+        from detente.operations.unicode_text import refuse_surrogates
+
+        refuse_surrogates(body)
+        texts = ("sessionId", "agentName", "intent", "branch", "worktree", "repo")
+        unknown = set(body) - {*texts, "ttlSeconds"}
+        if unknown:
+            raise ValidationError(f"unknown field {sorted(unknown)[0]!r}", field=sorted(unknown)[0])
+        for key in texts:
+            value = body.get(key)
+            if value is not None and not isinstance(value, str):
+                raise ValidationError(f"{key} must be a string", field=key)
+        ttl = body.get("ttlSeconds", 900)
+        if type(ttl) is not int:
+            raise ValidationError("ttlSeconds must be an integer", field="ttlSeconds")
+        command = RegisterAgent(
+            repo=body.get("repo") or "",
+            session_id=body.get("sessionId") or "",
+            agent_name=body.get("agentName") or "",
+            ttl_seconds=ttl,
+            intent=body.get("intent") or "",
+            branch=body.get("branch"),
+            worktree=body.get("worktree"),
+        )
+        answer = self.operations.run(REGISTER_AGENT, register_agent_command, command)
+        out: wire.AgentOut = plain(answer)
+        return out
+
     def check_edit_typed(
         self,
         repo: str,

@@ -46,13 +46,16 @@ def _register(
         "ttlSeconds": ttl,
         "repo": ctx.repo,
     }
+    # In process, from typed values (no request model: pydantic costs a hook process
+    # about 0.1 s); else one request.
+    register = getattr(ctx.client, "register_agent_typed", None) or ctx.client.register_agent
     try:
-        ctx.client.register_agent(body)
+        register(body)
     except ValidationError:  # a TTL out of the repository's bounds: its default instead
         if not fallback:
             return key  # ending: never renew a session for longer
         body.pop("ttlSeconds")
-        ctx.client.register_agent(body)
+        register(body)
     return key
 
 

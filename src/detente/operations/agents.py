@@ -14,6 +14,7 @@ from detente.security.identity import current_principal
 READ = who.role("read")
 
 if TYPE_CHECKING:
+    from detente.domain.agents.commands import RegisterAgent
     from detente.operations import agent_bodies as ab
     from detente.operations import wire
     from detente.service import Service
@@ -29,7 +30,14 @@ def _claims(claims: Any) -> list[wire.Claim]:
 
 def register_agent(service: Service, body: ab.AgentIn) -> wire.AgentOut:
     """Register a session or renew it (``expiresAt = now + ttlSeconds``): ``{agent}``."""
-    view = service.agents.register_agent(body.to_command())
+    return register_agent_command(service, body.to_command())
+
+
+def register_agent_command(service: Service, command: RegisterAgent) -> wire.AgentOut:
+    """:func:`register_agent` of a command built from typed values (the in-process
+    client's ``register_agent_typed``, run as :data:`REGISTER_AGENT`: its rule and limit
+    without the request model; the decision checks every field)."""
+    view = service.agents.register_agent(command)
     return {"agent": cast("wire.AgentSession", view.to_wire())}
 
 
