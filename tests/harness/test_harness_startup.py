@@ -48,8 +48,17 @@ NOT_LOCALLY = (
     "ssl",
     "email.parser",
 )
-#: A server-mode hook is a client: none of the service, the store, the claim model.
-NOT_AS_CLIENT = ("detente.service", "detente.runtime", "detente.storage", "sqlite3", "logging")
+#: A server-mode hook is a client: none of the service, the store, the claim model; nor
+#: the symbol parser (one request judges a file whole unless symbols matter).
+NOT_AS_CLIENT = (
+    "detente.service",
+    "detente.runtime",
+    "detente.storage",
+    "sqlite3",
+    "logging",
+    "tree_sitter",
+    "detente.index",
+)
 
 _PROBE = """
 import json, sys
