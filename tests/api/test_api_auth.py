@@ -113,6 +113,7 @@ def _call(
         proposal_id="prp_none",
         patch_id="pat_none",
         env="staging",
+        session_id=ids.get("session_id", "ses_none"),
     )
     if isinstance(body, dict) and "claimId" in body and "claim_id" in ids:
         body = {**body, "claimId": ids["claim_id"]}
@@ -196,7 +197,18 @@ def test_another_principals_token_is_forbidden_on_every_operation_it_does_not_ow
 ) -> None:
     alice = _open(base, issuer.token("alice"), "src/shared.py")
     carol = _open(base, issuer.token("carol"), "src/shared.py")
-    ids = {"claim_id": alice["claim"]["id"], "meeting_id": carol["meeting"]["id"]}
+    registered = httpx.post(
+        f"{base}/v1/agents",
+        json={"sessionId": "alice-s1", "agentName": "alice", "ttlSeconds": 60},
+        headers=_bearer(issuer.token("alice")),
+        timeout=10,
+    )
+    assert registered.status_code == 201, registered.text
+    ids = {
+        "claim_id": alice["claim"]["id"],
+        "meeting_id": carol["meeting"]["id"],
+        "session_id": "alice-s1",
+    }
     needs_no_more_than_claim = {
         "open_claim",
         "takeover",

@@ -100,3 +100,22 @@ def test_the_resolve_form_offers_only_live_claims_and_defaults_to_none_that_left
     form = html[html.index('<form class="resolve"') :]
     assert 'value="b"' not in form  # no option, default or checkbox names the departed claim
     assert 'value="c" selected' in form and 'value="a" selected' in form
+
+
+def test_the_agents_panel_shows_how_far_a_sessions_notices_went() -> None:
+    agent = {
+        "sessionId": "claude-S1",
+        "agentName": "claude",
+        "status": "active",
+        "intent": "",
+        "branch": None,
+        "updatedAt": "2026-11-30T12:04:00Z",
+        "claimIds": ["a"],
+        "notices": {"deliveredUpTo": 42, "seenUpTo": 40},
+    }
+    snapshot = _snapshot(claim("a", ["x"]))
+    snapshot.agents.append(agent)
+
+    html = render.render_panels(render.context(snapshot, {}), ["agents"])["agents"]
+
+    assert "notices delivered to #42, seen to #40" in html

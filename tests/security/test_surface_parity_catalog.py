@@ -115,12 +115,19 @@ SURFACES_OF = {
 
 
 def _fresh(world: World) -> dict[str, str]:
-    """A claim of alice's and a meeting carol's overlapping claim opened with it."""
+    """A claim of alice's, a meeting carol's overlapping claim opened with it, and an
+    agent session alice registered."""
     world.abandon_live()
     shared = world.path()
     alice = world.open("alice", shared)["claim"]
     carol = world.open("carol", shared)
-    return {"claim_id": alice["id"], "meeting_id": carol["meeting"]["id"]}
+    with world.client("v1", "alice") as client:
+        client.register_agent({"sessionId": "alice-s1", "agentName": "alice", "ttlSeconds": 600})
+    return {
+        "claim_id": alice["id"],
+        "meeting_id": carol["meeting"]["id"],
+        "session_id": "alice-s1",
+    }
 
 
 async def test_every_mutating_operation_of_the_catalog_has_the_same_outcome_on_v1_and_in_process(

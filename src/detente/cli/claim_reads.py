@@ -46,6 +46,13 @@ def status_body(claim_id: str, *, work: bool = False, semantic: bool = False) ->
                 console.print(f"work: {json.dumps(response['work'])}", markup=False)
             for meeting in response.get("meetings", []):
                 views.meeting_view(console, meeting)
+            receipts = response.get("receipts")
+            if receipts:
+                console.print(
+                    f"notices of session {receipts['sessionId']}: delivered up to "
+                    f"#{receipts['deliveredUpTo']}, seen up to #{receipts['seenUpTo']}",
+                    markup=False,
+                )
             console.print("evidence completion will require:")
             console.print(f"  head commit    {proof['headCommit'] or '-'}")
             files = proof["changedFiles"]

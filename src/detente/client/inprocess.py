@@ -210,6 +210,24 @@ class InProcessClient(Client):
         out: wire.AgentOut = plain(answer)
         return out
 
+    def record_notices_typed(self, session_id: str, receipt: str, up_to: int) -> wire.AgentOut:
+        """:meth:`record_notices` from typed values (the harness hooks): the operation's
+        principal and rule and the same decision, without the request model.
+
+        Raises:
+            ValidationError / NotFoundError / ForbiddenError: as :meth:`record_notices`.
+        """
+        from detente.domain.agents.commands import RecordNotices
+        from detente.errors import ValidationError
+        from detente.operations.agents import RECORD_NOTICES, record_notices_command
+
+        if type(up_to) is not int or up_to < 0:
+            raise ValidationError("upTo must be a non-negative integer", field="upTo")
+        command = RecordNotices(session_id=session_id, receipt=receipt, up_to=up_to)
+        answer = self.operations.run(RECORD_NOTICES, record_notices_command, session_id, command)
+        out: wire.AgentOut = plain(answer)
+        return out
+
     def check_edit_typed(
         self,
         repo: str,

@@ -25,6 +25,7 @@ Detente's own files (the hook configurations ``detente init`` wrote, ``detente.t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,21 @@ def judge_paths(
         edits = _symbol_edits(ctx.top, paths, changes) if held else []
         if edits:
             answer = _check_edit(ctx, key, paths, edits)
+    from detente.harness.wakeups import deliver
+
+    woke = deliver(ctx, key, answer)
+    verdict = _verdict(ctx, key, paths, answer, intent)
+    if not woke:
+        return verdict
+    if verdict.denied:
+        return replace(verdict, reason=short(f"{woke}\n{verdict.reason}"))
+    return replace(verdict, context=short("\n".join(t for t in (woke, verdict.context) if t)))
+
+
+def _verdict(
+    ctx: HookContext, key: str | None, paths: Sequence[str], answer: Any, intent: str
+) -> Verdict:
+    """The verdict the edit check's answer gives (the notices aside)."""
     mine = dict(answer["claim"]) if answer["claim"] is not None else None
     check = answer["check"]
     if answer["decision"] == "deny":

@@ -75,6 +75,7 @@ __all__ = [
     "routed_owners",
     "session_of",
     "session_reader",
+    "session_writer",
 ]
 
 
@@ -182,6 +183,13 @@ def check_edit(service: Service, who: Principal, body: Any) -> None:
     registrant (or an admin), as its claims are read (:func:`session_reader`)."""
     role("claim")(service, who)
     _session_owner(service, who, getattr(body, "session_id", None))
+
+
+def session_writer(service: Service, who: Principal, session_id: str, *rest: Any) -> None:
+    """``claim``; and a session's receipts are recorded only by its registrant (or an
+    admin)."""
+    role("claim")(service, who)
+    _session_owner(service, who, session_id)
 
 
 def own_body_claim(service: Service, who: Principal, *args: Any) -> None:

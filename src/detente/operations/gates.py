@@ -117,8 +117,14 @@ def check_edit_query(service: Service, query: EditQuery) -> wire.EditCheck:
     with :func:`edit_query`)."""
     from detente.service.edit_check import check_edit as judge
 
-    answer = judge(service, query, current_principal().name)
-    return cast("wire.EditCheck", answer.to_wire())
+    acting = current_principal().name
+    answer = judge(service, query, acting).to_wire()
+    if query.session_id:
+        found = service.agents.notices(query.session_id, repo=query.repo, principal=acting)
+        answer.update(found.to_wire())
+    else:
+        answer.update({"notices": [], "scannedUpTo": 0, "receipts": None})
+    return cast("wire.EditCheck", answer)
 
 
 def edit_query(

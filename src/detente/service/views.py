@@ -25,13 +25,17 @@ class ClaimView:
     meetings: list[Meeting] = field(default_factory=list)
     work: dict[str, Any] | None = None
     semantic: list[Overlap] = field(default_factory=list)
+    receipts: dict[str, Any] | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[]}``
+        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[], receipts}``
         (``meeting``: the newest open one; ``semanticOverlaps``: advisory ``kind: semantic``
-        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`)."""
+        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`;
+        ``receipts``: ``{sessionId, deliveredUpTo, seenUpTo}`` of the claim's registered
+        agent session, how far its notices went, else None)."""
         open_meetings = [m for m in self.meetings if m.status.value == "open"]
         return {
+            "receipts": self.receipts,
             "claim": claim_to_wire(self.claim),
             "overlaps": [overlap_to_wire(o) for o in self.overlaps],
             "meeting": meeting_to_wire(open_meetings[-1]) if open_meetings else None,
@@ -50,7 +54,17 @@ def claim_view(state: RepoState, claim: Claim) -> ClaimView:
     # The holder a newcomer contests is a participant too, though its own record never
     # changed: show it every room it sits in.
     meetings = [state.meetings[m] for m in state.meetings.rooms_of_claim.get(claim.id, ())]
-    return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings)
+    session = state.agents.get(claim.agent.session_id) if claim.agent.session_id else None
+    receipts = (
+        {
+            "sessionId": session.session_id,
+            "deliveredUpTo": session.delivered_up_to,
+            "seenUpTo": session.seen_up_to,
+        }
+        if session is not None
+        else None
+    )
+    return ClaimView(claim=claim, overlaps=overlaps, meetings=meetings, receipts=receipts)
 
 
 def claim_command(

@@ -85,7 +85,9 @@ class ClaimView(TypedDict):
 
     ``meeting`` is the newest open meeting (null when none); ``work`` is what the
     claim's worktree holds now (``GET /v1/claims/{id}`` only, else null);
-    ``semanticOverlaps`` are advisory ``kind: semantic`` entries.
+    ``semanticOverlaps`` are advisory ``kind: semantic`` entries; ``receipts``
+    (``{sessionId, deliveredUpTo, seenUpTo}``, null when the claim's session is not
+    registered) how far the notices of the claim's agent session went.
     """
 
     claim: Claim
@@ -94,6 +96,7 @@ class ClaimView(TypedDict):
     meetings: list[Meeting]
     work: dict[str, Json] | None
     semanticOverlaps: list[Overlap]
+    receipts: NotRequired[dict[str, Json] | None]
 
 
 @record

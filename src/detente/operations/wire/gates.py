@@ -6,6 +6,7 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
+from detente.operations.wire.agents import Notice, Receipts
 from detente.operations.wire.claims import Claim
 from detente.operations.wire.record import Json, Time, record
 
@@ -146,7 +147,8 @@ class EditCheck(TypedDict):
     records (objective, agent, lease), the open meeting rooms the claim shares with them,
     the files no claim holds (the caller's ``[harness] unclaimed`` policy decides those),
     whether the symbols the edit touches could change the answer (send ``edits``), and
-    the options."""
+    the options; and the session's notices (what woke it since they were last delivered:
+    its claim's turn came, a room of its claims changed) with its receipts."""
 
     decision: Literal["allow", "deny"]
     claim: Claim | None
@@ -156,3 +158,6 @@ class EditCheck(TypedDict):
     unclaimed: list[str]
     symbolsMatter: bool
     options: list[EditOption]
+    notices: list[Notice]
+    scannedUpTo: int
+    receipts: Receipts | None
