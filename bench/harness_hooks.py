@@ -16,8 +16,11 @@ taking turns run by run so a load spike on this shared machine hits all of them 
 - ``hook: Bash ls``: a shell command with nothing to judge (answered without connecting).
 
 Reported per command: the median (p50) and best wall time, the median CPU time of the
-child, and the ratio of the median wall time to ``python -c pass``'s; the header names
-the interpreter, the detente package timed and the load average before and after.
+child, the mean CPU time the server spent on a call (server mode; read from
+``/proc/<pid>/stat`` in clock ticks, so a mean over the runs, Linux only: a shared
+machine's load stretches wall times, much less this), and the ratio of the median wall
+time to ``python -c pass``'s; the header names the interpreter, the detente package timed
+and the load average before and after.
 
 What a user gets is measured: every command runs with the bytecode cached where Python
 keeps it (``__pycache__`` beside each module: ``pip install`` compiles an installed
@@ -53,6 +56,15 @@ from detente.client.seeds import claim_seed
 
 _DETENTE = [sys.executable, "-c", "from detente.cli.main import main; main()"]
 _TARGETS = {"local": 0.20, "server": 0.10}
+
+
+def _cpu_of(pid: int) -> float | None:
+    """Seconds of CPU (user + system) process ``pid`` has used, or None off Linux."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _timed(command: list[str], cwd: Path, env: dict[str, str], stdin: str) -> tuple[float, float]:
@@ -173,11 +185,16 @@ def main() -> None:
                 _timed(command, repo, env, stdin)
             walls: list[list[float]] = [[] for _ in rows]
             cpus: list[list[float]] = [[] for _ in rows]
+            served: list[list[float]] = [[] for _ in rows]
             for _ in range(args.runs):
-                for i, (_, _, command, env, stdin) in enumerate(rows):
+                for i, (_, mode, command, env, stdin) in enumerate(rows):
+                    before = _cpu_of(server.pid) if mode == "server" else None
                     wall, cpu = _timed(command, repo, env, stdin)
+                    after = _cpu_of(server.pid) if before is not None else None
                     walls[i].append(wall)
                     cpus[i].append(cpu)
+                    if before is not None and after is not None:
+                        served[i].append(after - before)
         finally:
             server.terminate()
             server.wait(timeout=15)
@@ -190,13 +207,17 @@ def main() -> None:
         f"runs: {args.runs}; targets: p50 <= {_TARGETS['server']} s (server), "
         f"<= {_TARGETS['local']} s (local)\n"
     )
-    print("| command | mode | p50 wall (s) | best (s) | p50 CPU (s) | x python -c pass |")
-    print("|---|---|---:|---:|---:|---:|")
-    for (name, mode, *_), wall, cpu in zip(rows, walls, cpus, strict=True):
+    print(
+        "| command | mode | p50 wall (s) | best (s) | p50 CPU (s) | mean server CPU (s) "
+        "| x python -c pass |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for (name, mode, *_), wall, cpu, by_server in zip(rows, walls, cpus, served, strict=True):
         p50 = statistics.median(wall)
+        on_server = f"{statistics.fmean(by_server):.3f}" if by_server else "-"
         print(
             f"| {name} | {mode} | {p50:.3f} | {min(wall):.3f} | "
-            f"{statistics.median(cpu):.3f} | {p50 / baseline:.1f} |"
+            f"{statistics.median(cpu):.3f} | {on_server} | {p50 / baseline:.1f} |"
         )
 
 

@@ -114,6 +114,7 @@ def _call(
         patch_id="pat_none",
         env="staging",
         name="build",
+        session_id=ids.get("session_id", "ses_none"),
     )
     if isinstance(body, dict) and "claimId" in body and "claim_id" in ids:
         body = {**body, "claimId": ids["claim_id"]}
@@ -210,10 +211,18 @@ def test_another_principals_token_is_forbidden_on_every_operation_it_does_not_ow
         headers=_bearer(issuer.token("alice")),
         timeout=10,
     ).json()["grant"]
+    registered = httpx.post(
+        f"{base}/v1/agents",
+        json={"sessionId": "alice-s1", "agentName": "alice", "ttlSeconds": 60},
+        headers=_bearer(issuer.token("alice")),
+        timeout=10,
+    )
+    assert registered.status_code == 201, registered.text
     ids = {
         "claim_id": alice["claim"]["id"],
         "meeting_id": carol["meeting"]["id"],
         "token": str(grant["fencingToken"]),
+        "session_id": "alice-s1",
     }
     needs_no_more_than_claim = {
         "open_claim",
@@ -225,6 +234,7 @@ def test_another_principals_token_is_forbidden_on_every_operation_it_does_not_ow
         "reconcile",
         "pre_receive",
         "pre_commit",
+        "check_edit",
         "reconcile_intents",
         "discard_patch",  # needs a patch of alice's
         "acquire_resource",  # a slot of one's own (bob waits behind alice, or is busy)

@@ -1,5 +1,6 @@
-"""The harness hooks' pre-commit check without the request model: the same answers and
-refusals as the camelCase body validated by ``PreCommitIn``."""
+"""The harness hooks' pre-commit check and session registration without the request
+models: the same answers and refusals as the camelCase bodies validated by
+``PreCommitIn`` and ``AgentIn``."""
 
 from __future__ import annotations
 
@@ -66,3 +67,29 @@ def test_the_typed_check_answers_as_the_validated_body_does(repo: Path) -> None:
 
     assert typed == validated
     assert [t["ok"] for t in typed] == [True, False, False, True, False]
+
+
+def test_the_typed_registration_answers_as_the_validated_body_does(repo: Path) -> None:
+    client = open_local(repo)
+    assert isinstance(client, InProcessClient)
+    body = {"sessionId": "claude-s1", "agentName": "claude", "worktree": str(repo)}
+    with client:
+        typed = client.register_agent_typed({**body, "ttlSeconds": 600})["agent"]
+        validated = client.register_agent({**body, "ttlSeconds": 600})["agent"]
+        refusals = []
+        for bad in (
+            {**body, "ttlSeconds": "600"},
+            {**body, "ttlSeconds": 0},
+            {**body, "sessionId": "no spaces"},
+            {**body, "color": "red"},
+            {**body, "agentName": "\ud800"},
+        ):
+            for call in (client.register_agent_typed, client.register_agent):
+                with pytest.raises(ValidationError) as refused:
+                    call(bad)
+                refusals.append(refused.value.field)
+
+    assert {k: typed[k] for k in body} == {k: validated[k] for k in body}
+    assert typed["status"] == validated["status"] == "active"
+    assert refusals[0::2] == refusals[1::2]  # the same field named, typed or validated
+    assert refusals[0::2] == ["ttlSeconds", "ttlSeconds", "sessionId", "color", "agentName"]

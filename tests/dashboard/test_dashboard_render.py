@@ -179,3 +179,22 @@ def test_a_claims_drift_and_predicted_conflicts_show_on_its_card_and_in_its_room
     assert "conflicts with <code>c</code> in src/calc.py" in card
     assert "Predicted merge conflicts" in panels["meetings"]
     assert "&lt;b&gt;x&lt;/b&gt;" in panels["meetings"]  # the hunk is escaped text
+
+
+def test_the_agents_panel_shows_how_far_a_sessions_notices_went() -> None:
+    agent = {
+        "sessionId": "claude-S1",
+        "agentName": "claude",
+        "status": "active",
+        "intent": "",
+        "branch": None,
+        "updatedAt": "2026-11-30T12:04:00Z",
+        "claimIds": ["a"],
+        "notices": {"deliveredUpTo": 42, "seenUpTo": 40},
+    }
+    snapshot = _snapshot(claim("a", ["x"]))
+    snapshot.agents.append(agent)
+
+    html = render.render_panels(render.context(snapshot, {}), ["agents"])["agents"]
+
+    assert "notices delivered to #42, seen to #40" in html

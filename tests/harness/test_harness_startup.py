@@ -48,8 +48,17 @@ NOT_LOCALLY = (
     "ssl",
     "email.parser",
 )
-#: A server-mode hook is a client: none of the service, the store, the claim model.
-NOT_AS_CLIENT = ("detente.service", "detente.runtime", "detente.storage", "sqlite3", "logging")
+#: A server-mode hook is a client: none of the service, the store, the claim model; nor
+#: the symbol parser (one request judges a file whole unless symbols matter).
+NOT_AS_CLIENT = (
+    "detente.service",
+    "detente.runtime",
+    "detente.storage",
+    "sqlite3",
+    "logging",
+    "tree_sitter",
+    "detente.index",
+)
 
 _PROBE = """
 import json, sys
@@ -64,7 +73,7 @@ print(json.dumps(sorted(m for m in watched if m in sys.modules)), file=sys.stder
 """
 
 
-def _repo(tmp_path: Path) -> Path:
+def _repo(tmp_path: Path, *, beat: bool = True) -> Path:
     top = tmp_path / "project"
     (top / "src").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=top, check=True)
@@ -86,11 +95,10 @@ def _repo(tmp_path: Path) -> Path:
                     ttl=3600,
                 )
             )
-    # The session's heartbeat (a registration, at most once a minute: its body is
-    # validated by the request model, pydantic) is not the per-edit path pinned here.
-    beat = top / ".git" / "detente" / "harness" / "claude-s1.beat"
-    beat.parent.mkdir(parents=True, exist_ok=True)
-    beat.touch()
+    if beat:  # the session renewed less than a minute ago: no heartbeat in this call
+        stamp = top / ".git" / "detente" / "harness" / "claude-s1.beat"
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
     return top
 
 
@@ -136,6 +144,21 @@ def test_a_local_hook_call_imports_no_web_stack_no_parser_no_http_client_and_no_
     answer, loaded = _hook(top, env, NEVER + NOT_LOCALLY)
 
     assert _denied(answer), answer
+    assert loaded == []
+
+
+def test_a_local_hook_call_that_renews_the_session_imports_no_pydantic_either(
+    tmp_path: Path,
+) -> None:
+    top = _repo(tmp_path, beat=False)
+    env = hook_env(tmp_path, DETENTE_LOCAL="1")
+
+    answer, loaded = _hook(top, env, NEVER + NOT_LOCALLY)
+
+    with open_local(top) as client:
+        agent = client.get_agent("claude-s1")["agent"]
+    assert _denied(answer), answer
+    assert agent["status"] == "active"
     assert loaded == []
 
 

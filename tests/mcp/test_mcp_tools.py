@@ -88,6 +88,7 @@ async def test_every_tool_of_the_issue_is_listed_with_a_description(client: Clie
         "resource_status",
         "resource_next_number",
         "claim_merge_check",
+        "edit_check",
     }
     assert all(len(t.description or "") > 80 for t in tools.values())
     assert "caution" in (tools["verify_change_readiness"].description or "")

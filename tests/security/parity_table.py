@@ -360,6 +360,13 @@ OPS = (
         OWNER_ONLY,
     ),
     Op(
+        "judge an edit under the claim",
+        _claim,
+        lambda c, x: c.check_edit("demo", [x["path"]], claim_id=x["claim"]["id"]),
+        lambda x: [("edit_check", {"paths": [x["path"]], "claim_id": x["claim"]["id"]})],
+        ANY_CLAIMER,
+    ),
+    Op(
         "reconcile two claims' intents",
         _meeting,
         lambda c, x: c.reconcile_intents(_side(x["claim"]["id"]), _side(x["other"]["id"])),
@@ -432,6 +439,7 @@ MCP_CARRIES = frozenset(
         "abandon",
         "complete",
         "check_writes",
+        "check_edit",
         "propose",
         "accept_proposal",
         "patch_section",

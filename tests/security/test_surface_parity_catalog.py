@@ -46,6 +46,7 @@ CLAIM_SUFFICES = frozenset(
         "reconcile",
         "pre_receive",
         "pre_commit",
+        "check_edit",
         "reconcile_intents",
         "discard_patch",  # needs a patch of alice's
         "acquire_resource",  # a slot of one's own
@@ -125,7 +126,8 @@ SURFACES_OF = {
 
 
 def _fresh(world: World) -> dict[str, str]:
-    """A claim of alice's and a meeting carol's overlapping claim opened with it."""
+    """A claim of alice's, a meeting carol's overlapping claim opened with it, and an
+    agent session alice registered."""
     world.abandon_live()
     shared = world.path()
     alice = world.open("alice", shared)["claim"]
@@ -133,11 +135,14 @@ def _fresh(world: World) -> dict[str, str]:
     resource = f"res-{next(world.paths)}"
     with world.client("inprocess", "alice") as client:
         grant = client.acquire_resource(resource, {"repo": "demo", "ttlSeconds": 600})["grant"]
+    with world.client("v1", "alice") as client:
+        client.register_agent({"sessionId": "alice-s1", "agentName": "alice", "ttlSeconds": 600})
     return {
         "claim_id": alice["id"],
         "meeting_id": carol["meeting"]["id"],
         "resource": resource,
         "token": str(grant["fencingToken"]),
+        "session_id": "alice-s1",
     }
 
 

@@ -51,6 +51,13 @@ def status_body(claim_id: str, *, work: bool = False, semantic: bool = False) ->
                 from detente.cli.claim_merge_check import render_checks
 
                 render_checks(console, dict(checks))
+            receipts = response.get("receipts")
+            if receipts:
+                console.print(
+                    f"notices of session {receipts['sessionId']}: delivered up to "
+                    f"#{receipts['deliveredUpTo']}, seen up to #{receipts['seenUpTo']}",
+                    markup=False,
+                )
             console.print("evidence completion will require:")
             console.print(f"  head commit    {proof['headCommit'] or '-'}")
             files = proof["changedFiles"]

@@ -40,6 +40,20 @@ class AgentOperations(ClientBase):
             routes.SESSION_CLAIMS, path={"session_id": session_id}, params={"repo": repo}
         )
 
+    def session_notices(self, session_id: str, *, repo: str | None = None) -> wire.SessionNotices:
+        """``GET /v1/agents/{sessionId}/notices``: ``{notices[], scannedUpTo, receipts}``,
+        what woke the session since its notices were last delivered."""
+        return self._call(
+            routes.SESSION_NOTICES, path={"session_id": session_id}, params={"repo": repo}
+        )
+
+    def record_notices(self, session_id: str, receipt: str, up_to: int) -> wire.AgentOut:
+        """``POST /v1/agents/{sessionId}/notices`` ``{receipt: delivered|seen, upTo}``:
+        ``{agent}``; ``not_found`` for a session never registered, ``validation_error``
+        for a position past the log (or ``seen`` past what was delivered)."""
+        body = {"receipt": receipt, "upTo": up_to}
+        return self._call(routes.RECORD_NOTICES, path={"session_id": session_id}, body=body)
+
     def list_keys(self) -> wire.KeyList:
         """``GET /v1/principals``: ``{principals[]}``, the registered agent keys."""
         return self._call(routes.LIST_KEYS)

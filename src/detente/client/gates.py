@@ -80,3 +80,44 @@ class GateOperations(ClientBase):
         if edits is not None:
             body["edits"] = [dict(e) for e in edits]
         return self._call(routes.PRE_COMMIT, body=body)
+
+    def check_edit(
+        self,
+        repo: str,
+        paths: Sequence[str],
+        *,
+        session_id: str | None = None,
+        claim_id: str | None = None,
+        worktree: str | None = None,
+        branch: str | None = None,
+        edits: Sequence[Mapping[str, Any]] | None = None,
+    ) -> wire.EditCheck:
+        """``POST /v1/hooks/edit-check``: the whole judgement of an edit in one answer,
+        ``{decision: allow|deny, claim, check, holders[], rooms[], unclaimed[],
+        symbolsMatter, options[{action, command}]}``.
+
+        Args:
+            repo: the repository's name.
+            paths: the repo-relative files the edit writes.
+            session_id: the agent session editing (its claim judges the edit).
+            claim_id: the claim to judge under (wins over the session's).
+            worktree: the worktree the edit happens in; ``branch``: its branch.
+            edits: ``[{path, symbols[], outside}]``: what the edit does to symbols (a
+                file left out is judged whole).
+
+        Raises:
+            ValidationError: ``validation_error`` (no path, a malformed one, an unknown
+                repository); NotFoundError: ``not_found`` (an unknown ``claim_id``).
+        """
+        body: dict[str, Any] = {"repo": repo, "paths": list(paths)}
+        for key, value in (
+            ("sessionId", session_id),
+            ("claimId", claim_id),
+            ("worktree", worktree),
+            ("branch", branch),
+        ):
+            if value is not None:
+                body[key] = value
+        if edits:
+            body["edits"] = [dict(e) for e in edits]
+        return self._call(routes.CHECK_EDIT, body=body)

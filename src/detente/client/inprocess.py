@@ -169,6 +169,106 @@ class InProcessClient(Client):
         check: wire.CommitCheck = plain(answer)
         return check
 
+    def register_agent_typed(self, body: Mapping[str, Any]) -> wire.AgentOut:
+        """``POST /v1/agents`` for a body this process built (the harness hooks' session
+        registration and heartbeat): the operation's principal, rule and limit and the
+        same decision as :meth:`register_agent`, without the request model. Text is
+        checked as the model checks it; the decision checks every field.
+
+        Raises:
+            ValidationError: a lone surrogate, a field no registration has, a value of
+                the wrong type, or what the decision refuses.
+            ForbiddenError / RateLimited: as :meth:`register_agent`.
+        """
+        from detente.domain.agents.commands import RegisterAgent
+        from detente.errors import ValidationError
+        from detente.operations.agents import REGISTER_AGENT, register_agent_command
+        from detente.operations.unicode_text import refuse_surrogates
+
+        refuse_surrogates(body)
+        texts = ("sessionId", "agentName", "intent", "branch", "worktree", "repo")
+        unknown = set(body) - {*texts, "ttlSeconds"}
+        if unknown:
+            raise ValidationError(f"unknown field {sorted(unknown)[0]!r}", field=sorted(unknown)[0])
+        for key in texts:
+            value = body.get(key)
+            if value is not None and not isinstance(value, str):
+                raise ValidationError(f"{key} must be a string", field=key)
+        ttl = body.get("ttlSeconds", 900)
+        if type(ttl) is not int:
+            raise ValidationError("ttlSeconds must be an integer", field="ttlSeconds")
+        command = RegisterAgent(
+            repo=body.get("repo") or "",
+            session_id=body.get("sessionId") or "",
+            agent_name=body.get("agentName") or "",
+            ttl_seconds=ttl,
+            intent=body.get("intent") or "",
+            branch=body.get("branch"),
+            worktree=body.get("worktree"),
+        )
+        answer = self.operations.run(REGISTER_AGENT, register_agent_command, command)
+        out: wire.AgentOut = plain(answer)
+        return out
+
+    def record_notices_typed(self, session_id: str, receipt: str, up_to: int) -> wire.AgentOut:
+        """:meth:`record_notices` from typed values (the harness hooks): the operation's
+        principal and rule and the same decision, without the request model.
+
+        Raises:
+            ValidationError / NotFoundError / ForbiddenError: as :meth:`record_notices`.
+        """
+        from detente.domain.agents.commands import RecordNotices
+        from detente.errors import ValidationError
+        from detente.operations.agents import RECORD_NOTICES, record_notices_command
+
+        if type(up_to) is not int or up_to < 0:
+            raise ValidationError("upTo must be a non-negative integer", field="upTo")
+        command = RecordNotices(session_id=session_id, receipt=receipt, up_to=up_to)
+        answer = self.operations.run(RECORD_NOTICES, record_notices_command, session_id, command)
+        out: wire.AgentOut = plain(answer)
+        return out
+
+    def check_edit_typed(
+        self,
+        repo: str,
+        paths: list[str],
+        *,
+        session_id: str | None = None,
+        claim_id: str | None = None,
+        worktree: str | None = None,
+        branch: str | None = None,
+        edits: list[Mapping[str, Any]] | None = None,
+    ) -> wire.EditCheck:
+        """``POST /v1/hooks/edit-check`` for values this process built (the harness
+        hooks): the operation's principal and rule and the same judgement as
+        :meth:`check_edit`, without the request model. Text is checked as the model
+        checks it; the check validates every path.
+
+        Raises:
+            ValidationError: a lone surrogate, no path, or a malformed path.
+            ForbiddenError / NotFoundError / DetenteError: as :meth:`check_edit`.
+        """
+        from detente.errors import ValidationError
+        from detente.operations.gates import CHECK_EDIT, check_edit_query, edit_query
+        from detente.operations.unicode_text import refuse_surrogates
+
+        asked = {"repo": repo, "paths": paths, "sessionId": session_id, "claimId": claim_id}
+        refuse_surrogates({**asked, "worktree": worktree, "branch": branch, "edits": edits})
+        if not paths or not repo:
+            raise ValidationError("repo and at least one path are required", field="paths")
+        query = edit_query(
+            repo,
+            paths,
+            session_id=session_id,
+            claim_id=claim_id,
+            worktree=worktree,
+            branch=branch,
+            edits={str(e["path"]): (tuple(e["symbols"]), bool(e["outside"])) for e in edits or ()},
+        )
+        answer = self.operations.run(CHECK_EDIT, check_edit_query, query)
+        judged: wire.EditCheck = plain(answer)
+        return judged
+
     def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
         """Poll the log every ``poll_interval`` seconds (other processes may write to the
         same store)."""

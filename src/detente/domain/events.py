@@ -33,7 +33,12 @@ Event types (all version 1; subject in brackets)::
                          (:mod:`detente.domain.checks`; not the claim's stream: no revision)
     claim.drifted        [checks/<id>]   paths its work changed outside its granted scope
     agent.registered     [agent/<sessionId>]  a session's name, intent, branch, worktree, TTL and
-                         absolute ``expiresAt``; registering again renews (advisory registry)
+                         absolute ``expiresAt``; registering again renews (advisory registry);
+                         a first registration's ``noticesFrom``: the log position its
+                         notices start after
+    agent.notices_received [agent/<sessionId>]  a receipt: the session's notices up to
+                         ``upTo`` (a global seq) were ``delivered`` (put before the agent)
+                         or ``seen`` (the agent acted after them)
     memory.registered    [memory/<id>]   a document's path, class and what the file held
     memory.section_patched [memory/<id>] one section rewritten (claim, token, new hashes)
     memory.written       [memory/<id>]   a whole-file write by a claim
@@ -99,6 +104,7 @@ CLAIM_TAKEN_OVER = "claim.taken_over"
 CLAIM_TAKEOVER_APPROVED = "claim.takeover_approved"
 CLAIM_WORKTREE_CLEANED = "claim.worktree_cleaned"
 AGENT_REGISTERED = "agent.registered"
+AGENT_NOTICES_RECEIVED = "agent.notices_received"
 
 MEMORY_REGISTERED = "memory.registered"
 MEMORY_SECTION_PATCHED = "memory.section_patched"

@@ -15,7 +15,6 @@ The payload shapes relied on, with their sources, are the fixtures under
 
 from __future__ import annotations
 
-__all__ = ["HARNESSES"]
+from detente.domain.agents.session_claims import HARNESSES
 
-#: The harnesses ``detente init`` sets up, in its order.
-HARNESSES = ("claude", "codex", "cursor", "gemini")
+__all__ = ["HARNESSES"]

@@ -5,9 +5,12 @@
   "permissionDecisionReason": R}}`` with exit 0 to refuse; an allow leaves the decision to
   the harness's own permission rules (no ``permissionDecision``: detente never grants
   what a person would be asked), with ``additionalContext`` when there is advice.
-  ``SessionStart`` answers ``additionalContext``; ``Stop`` a ``systemMessage``.
+  ``SessionStart`` answers ``additionalContext``; ``Stop`` a ``systemMessage``, or
+  ``{"decision": "block", "reason": R}`` when the agent should go on (its claim's turn
+  came: the harness feeds ``R`` back to the model instead of stopping).
 - Cursor: ``{"permission": "allow" | "deny", "user_message": ..., "agent_message": ...}``;
-  a refusal also exits 2 with the reason on stderr (Cursor blocks on exit 2).
+  a refusal also exits 2 with the reason on stderr (Cursor blocks on exit 2); at
+  ``stop``, ``{"followup_message": R}`` submits ``R`` as the next message (go on).
 - Gemini CLI: ``{"decision": "deny", "reason": R}`` to refuse (exit 0; stdout holds only
   the JSON), ``{}`` or ``hookSpecificOutput.additionalContext`` otherwise.
 """
@@ -44,6 +47,8 @@ def answer(harness: str, event: str, verdict: Verdict) -> Answer:
 def _claude(event: str, verdict: Verdict) -> Answer:
     doc: dict[str, Any] = {}
     name = _CLAUDE_EVENTS.get(event)
+    if verdict.resume and event == "stop":
+        return 0, _dump({"decision": "block", "reason": verdict.context}), ""
     if verdict.denied and event == "pre-tool":
         doc["hookSpecificOutput"] = {
             "hookEventName": "PreToolUse",
@@ -75,6 +80,8 @@ def _cursor(event: str, verdict: Verdict) -> Answer:
         return 0, _dump(doc), ""
     if event == "session-start" and verdict.context:
         return 0, _dump({"additional_context": verdict.context}), ""
+    if event == "stop" and verdict.resume:
+        return 0, _dump({"followup_message": verdict.context}), ""
     return 0, _dump({}), (verdict.context + "\n") if verdict.context else ""
 
 

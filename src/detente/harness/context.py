@@ -23,7 +23,15 @@ if TYPE_CHECKING:
     from detente.client import Client
     from detente.vcs.repo import RepoInfo
 
-__all__ = ["LIVE", "HookContext", "NotCoordinated", "open_context", "session_claim", "session_key"]
+__all__ = [
+    "LIVE",
+    "HookContext",
+    "NotCoordinated",
+    "checked_out_branch",
+    "open_context",
+    "session_claim",
+    "session_key",
+]
 
 #: The ``[harness]`` defaults (:data:`detente.config.keys.HARNESS_KEYS`' first choices).
 DEFAULTS = {"unclaimed": "advise", "failure": "open"}
@@ -182,7 +190,7 @@ def session_claim(ctx: HookContext, key: str | None) -> dict[str, Any] | None:
     here = [c for c in live if _same(c.get("worktree"), ctx.top)]
     if len(here) == 1:
         return dict(here[0])
-    branch = _branch(ctx.top)
+    branch = checked_out_branch(ctx.top)
     if branch:
         on_branch = [c for c in live if c.get("branch") == branch]
         if len(on_branch) == 1:
@@ -193,16 +201,14 @@ def session_claim(ctx: HookContext, key: str | None) -> dict[str, Any] | None:
 def _another_harness_session(claim: Mapping[str, Any], key: str | None) -> bool:
     """Whether ``claim`` belongs to a harness session other than ``key`` (two sessions in
     one checkout: neither works under the other's claim)."""
+    from detente.domain.agents.session_claims import harness_session
+
     agent = claim.get("agent")
     owner = agent.get("sessionId") if isinstance(agent, dict) else None
-    if not isinstance(owner, str) or owner == key:
-        return False
-    from detente.harness import HARNESSES
-
-    return owner.startswith(tuple(f"{h}-" for h in HARNESSES))
+    return isinstance(owner, str) and owner != key and harness_session(owner)
 
 
-def _branch(top: Path) -> str | None:
+def checked_out_branch(top: Path) -> str | None:
     """The checked-out branch, read from the files (no git process)."""
     dot = top / ".git"
     try:

@@ -1,11 +1,14 @@
 """Judge an edit or a shell write: the one authority rule, asked through the client.
 
-Every question goes to the application layer's ``pre_commit`` operation
-(``POST /v1/hooks/pre-commit``, :func:`detente.service.commit_check.check_commit`: the
-rule of :mod:`detente.domain.authority`), the same function the git ``pre-commit`` hook
-and ``detente claim check`` ask, in server and in local mode. The adapter only names
-the files (and, for an edit of a parsed language, the symbols it would touch:
-:mod:`detente.harness.symbol_edits`) and words the answer:
+Every question goes to the application layer's ``check_edit`` operation
+(``POST /v1/hooks/edit-check``, :mod:`detente.service.edit_check`), one request in
+server mode: it finds the claim the session works under, asks the pre-commit check
+(:func:`detente.service.commit_check.check_commit`: the rule of
+:mod:`detente.domain.authority`, the same function the git ``pre-commit`` hook and
+``detente claim check`` ask) and answers the holders, the shared meeting rooms and the
+options with it, in server and in local mode. The adapter only names the files (and,
+for an edit of a parsed language whose answer could turn on symbols, the symbols it
+would touch: :mod:`detente.harness.symbol_edits`) and words the answer:
 
 - a refused path another live claim holds (``held``), or a session claim that may not
   write now (``problems``): deny, naming the holder (:func:`~detente.harness.verdicts.held_reason`);
@@ -22,10 +25,11 @@ Detente's own files (the hook configurations ``detente init`` wrote, ``detente.t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from detente.harness.context import HookContext, session_claim
+from detente.harness.context import HookContext, checked_out_branch
 from detente.harness.payloads import Change
 from detente.harness.repo_paths import relative_paths
 from detente.harness.verdicts import Verdict, held_reason, short
@@ -65,6 +69,9 @@ def judge_paths(
 ) -> Verdict:
     """May the session write these repo-relative files now? (see the module docstring)
 
+    One request (the ``check_edit`` operation) answers it; a second one, with the
+    symbols the edit touches, only when a refusal could turn on them (``symbolsMatter``).
+
     Args:
         ctx: the open hook context.
         key: the detente session id (None: the session is unknown).
@@ -77,46 +84,56 @@ def judge_paths(
     """
     if not paths:
         return Verdict("allow")
-    mine = session_claim(ctx, key)
-    claim_id = mine["id"] if mine else None
-    check = _pre_commit(ctx, claim_id, paths, None)
-    if not check["ok"] and changes and any(f["kind"] == "held" for f in check["findings"]):
-        edits = _symbol_edits(ctx.top, paths, changes)
+    answer = _check_edit(ctx, key, paths, None)
+    if answer["decision"] == "deny" and answer["symbolsMatter"] and changes:
+        held = any(f["kind"] == "held" for f in answer["check"]["findings"])
+        edits = _symbol_edits(ctx.top, paths, changes) if held else []
         if edits:
-            check = _pre_commit(ctx, claim_id, paths, edits)
-    held = [f for f in check["findings"] if f["kind"] == "held"]
-    if held or check["problems"]:
-        holder_ids = list(dict.fromkeys(str(f["claimId"]) for f in held if f.get("claimId")))
-        holders = [dict(ctx.client.get_claim(h, include=[])["claim"]) for h in holder_ids[:2]]
-        refused = [f["path"] for f in held] or list(paths)
-        room = _room(ctx, mine, holder_ids) if mine is not None else None
+            answer = _check_edit(ctx, key, paths, edits)
+    from detente.harness.wakeups import deliver
+
+    woke = deliver(ctx, key, answer)
+    verdict = _verdict(ctx, key, paths, answer, intent)
+    if not woke:
+        return verdict
+    if verdict.denied:
+        return replace(verdict, reason=short(f"{woke}\n{verdict.reason}"))
+    return replace(verdict, context=short("\n".join(t for t in (woke, verdict.context) if t)))
+
+
+def _verdict(
+    ctx: HookContext, key: str | None, paths: Sequence[str], answer: Any, intent: str
+) -> Verdict:
+    """The verdict the edit check's answer gives (the notices aside)."""
+    mine = dict(answer["claim"]) if answer["claim"] is not None else None
+    check = answer["check"]
+    if answer["decision"] == "deny":
+        held_paths = [f["path"] for f in check["findings"] if f["kind"] == "held"]
+        holders = [dict(h) for h in answer["holders"][:2]]
+        room = answer["rooms"][0] if answer["rooms"] and mine is not None else None
+        refused = held_paths or list(paths)
         return Verdict("deny", held_reason(refused, holders, mine, check["problems"], room))
-    free = [f["path"] for f in check["findings"] if f["kind"] == "outside"]
-    if mine is None:
-        free = list(paths)
+    free = list(answer["unclaimed"])
     if not free:
         return Verdict("allow")
     return _unclaimed(ctx, key, mine, free, intent)
 
 
-def _pre_commit(
-    ctx: HookContext, claim_id: str | None, paths: Sequence[str], edits: list[dict[str, Any]] | None
+def _check_edit(
+    ctx: HookContext, key: str | None, paths: Sequence[str], edits: list[dict[str, Any]] | None
 ) -> Any:
-    """The pre-commit operation: typed in process (no body model to import), else a
+    """The ``check_edit`` operation: typed in process (no body model to import), else one
     request."""
-    typed = getattr(ctx.client, "check_commit_typed", None)
+    asked: dict[str, Any] = {
+        "session_id": key,
+        "worktree": str(ctx.top),
+        "branch": checked_out_branch(ctx.top),
+        "edits": edits,
+    }
+    typed = getattr(ctx.client, "check_edit_typed", None)
     if typed is not None:
-        return typed(ctx.repo, claim_id, list(paths), edits=edits)
-    return ctx.client.pre_commit(ctx.repo, claim_id, list(paths), edits=edits)
-
-
-def _room(ctx: HookContext, mine: Mapping[str, Any], holders: Sequence[str]) -> str | None:
-    """The open meeting room of the session's claim and one of ``holders``, if any."""
-    for meeting in ctx.client.list_meetings(repo=ctx.repo, status="open")["meetings"]:
-        members = set(meeting.get("participants") or [])
-        if mine["id"] in members and members.intersection(holders):
-            return str(meeting["id"])
-    return None
+        return typed(ctx.repo, list(paths), **asked)
+    return ctx.client.check_edit(ctx.repo, list(paths), **asked)
 
 
 def _symbol_edits(

@@ -6,7 +6,9 @@
   open meeting rooms of the repository, this worktree's first;
 - every gated tool call: a heartbeat (the session renewed at most once a minute,
   :func:`heartbeat`);
-- stop: a reminder of the session's claims not completed or released;
+- stop: the agent goes on when its claim's turn came meanwhile (its notices,
+  :mod:`detente.harness.wakeups`); else a reminder of the session's claims not completed
+  or released;
 - end: the session is renewed with the shortest lease (it departs; its claims keep
   their leases).
 
@@ -46,13 +48,16 @@ def _register(
         "ttlSeconds": ttl,
         "repo": ctx.repo,
     }
+    # In process, from typed values (no request model: pydantic costs a hook process
+    # about 0.1 s); else one request.
+    register = getattr(ctx.client, "register_agent_typed", None) or ctx.client.register_agent
     try:
-        ctx.client.register_agent(body)
+        register(body)
     except ValidationError:  # a TTL out of the repository's bounds: its default instead
         if not fallback:
             return key  # ending: never renew a session for longer
         body.pop("ttlSeconds")
-        ctx.client.register_agent(body)
+        register(body)
     return key
 
 
@@ -110,8 +115,25 @@ def heartbeat(ctx: HookContext, event: HookEvent) -> None:
 
 
 def stop(ctx: HookContext, event: HookEvent) -> Verdict:
-    """A reminder of the session's claims still open (not completed or released)."""
+    """The agent goes on when its claim's turn came while it waited (the session's
+    notices, :mod:`detente.harness.wakeups`); else a reminder of the session's claims
+    still open (not completed or released), with any other notice."""
     key = session_key(event.harness, event.session)
+    woke = ""
+    if key is not None:
+        from detente.harness.wakeups import deliver, turn_came
+
+        found = ctx.client.session_notices(key, repo=ctx.repo)
+        woke = deliver(ctx, key, found)
+        if turn_came(found):
+            return Verdict("allow", context=short(woke), resume=True)
+    reminder = _reminder(ctx, key)
+    said = "\n".join(t for t in (woke, reminder.context) if t)
+    return Verdict("allow", context=short(said)) if said else reminder
+
+
+def _reminder(ctx: HookContext, key: str | None) -> Verdict:
+    """A reminder of the session's claims still open (not completed or released)."""
     open_claims: list[Mapping[str, Any]] = (
         [c for c in ctx.client.session_claims(key, repo=ctx.repo)["claims"] if c["status"] in LIVE]
         if key

@@ -21,12 +21,15 @@ class Verdict:
         reason: why (a refusal), shown to the agent.
         context: advice or a summary for the agent with an ``allow`` (may be empty).
         notice: a line for the person (``systemMessage``), e.g. "detente unreachable".
+        resume: at stop, tell the agent to continue (``context`` says why): the turn of
+            the claim it waited for came.
     """
 
     decision: Literal["allow", "deny"]
     reason: str = ""
     context: str = ""
     notice: str = ""
+    resume: bool = False
 
     @property
     def denied(self) -> bool:

@@ -14,7 +14,7 @@ Tools (descriptions are written for the agent that reads them):
   (:mod:`.objective_tool`); ``claim_merge_check`` (:mod:`.merge_check_tool`);
 - protocol: ``claim_open``, ``claim_status``, ``claim_check``, ``claim_renew``,
   ``claim_scope_add``, ``claim_scope_remove``, ``claim_complete``, ``claim_abandon``
-  (:mod:`.protocol`); ``meeting_list``,
+  (:mod:`.protocol`); ``edit_check`` (:mod:`.edit_tool`); ``meeting_list``,
   ``meeting_resolve``, ``memory_sections``, ``memory_patch_section``, ``events_since``
   (:mod:`.records`);
 - shared resources: ``resource_acquire``, ``resource_renew``, ``resource_release``,
@@ -40,6 +40,7 @@ from detente.clock import Clock, SystemClock
 from detente.errors import StartupFailed
 from detente.mcp_server import (
     advisory,
+    edit_tool,
     index_tools,
     merge_check_tool,
     objective_tool,
@@ -94,6 +95,7 @@ def build_server(
         log_level="WARNING",
     )
     advisory.register(mcp, ctx)
+    edit_tool.register(mcp, ctx)
     index_tools.register(mcp, ctx)
     objective_tool.register(mcp, ctx)
     merge_check_tool.register(mcp, ctx)

@@ -5,14 +5,14 @@ Validated by the HTTP routers and by the in-process client alike.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from detente.domain.agents.commands import RegisterAgent
+from detente.domain.agents.commands import RecordNotices, RegisterAgent
 from detente.operations.body import Body
 
-__all__ = ["AgentIn", "KeyIn", "KeyRemoveIn", "ReadinessIn"]
+__all__ = ["AgentIn", "KeyIn", "KeyRemoveIn", "NoticesIn", "ReadinessIn"]
 
 
 class AgentIn(Body):
@@ -39,6 +39,16 @@ class AgentIn(Body):
             branch=self.branch,
             worktree=self.worktree,
         )
+
+
+class NoticesIn(Body):
+    """``POST /v1/agents/{sessionId}/notices``: a receipt of the session's notices."""
+
+    receipt: Literal["delivered", "seen"]
+    up_to: int = Field(ge=0, strict=True)
+
+    def to_command(self, session_id: str) -> RecordNotices:
+        return RecordNotices(session_id=session_id, receipt=self.receipt, up_to=self.up_to)
 
 
 class ReadinessIn(Body):

@@ -14,6 +14,7 @@ from detente.security.identity import current_principal
 READ = who.role("read")
 
 if TYPE_CHECKING:
+    from detente.domain.agents.commands import RecordNotices, RegisterAgent
     from detente.operations import agent_bodies as ab
     from detente.operations import wire
     from detente.service import Service
@@ -29,7 +30,14 @@ def _claims(claims: Any) -> list[wire.Claim]:
 
 def register_agent(service: Service, body: ab.AgentIn) -> wire.AgentOut:
     """Register a session or renew it (``expiresAt = now + ttlSeconds``): ``{agent}``."""
-    view = service.agents.register_agent(body.to_command())
+    return register_agent_command(service, body.to_command())
+
+
+def register_agent_command(service: Service, command: RegisterAgent) -> wire.AgentOut:
+    """:func:`register_agent` of a command built from typed values (the in-process
+    client's ``register_agent_typed``, run as :data:`REGISTER_AGENT`: its rule and limit
+    without the request model; the decision checks every field)."""
+    view = service.agents.register_agent(command)
     return {"agent": cast("wire.AgentSession", view.to_wire())}
 
 
@@ -54,6 +62,31 @@ def session_claims(service: Service, session_id: str, repo: str | None = None) -
     acting = current_principal().name
     found = service.agents.session_claims(session_id, repo=repo, principal=acting)
     return {"claims": _claims(found)}
+
+
+def session_notices(
+    service: Service, session_id: str, repo: str | None = None
+) -> wire.SessionNotices:
+    """``{notices[], scannedUpTo, receipts}``: what woke the session (its claim's turn
+    came, a room of its claims changed) since its notices were last delivered; only the
+    acting principal's claims of it."""
+    found = service.agents.notices(session_id, repo=repo, principal=current_principal().name)
+    return cast("wire.SessionNotices", found.to_wire())
+
+
+def record_notices(service: Service, session_id: str, body: ab.NoticesIn) -> wire.AgentOut:
+    """Record a receipt (``delivered`` or ``seen`` up to ``upTo``): ``{agent}`` with its
+    ``notices {deliveredUpTo, seenUpTo}``."""
+    return record_notices_command(service, session_id, body.to_command(session_id))
+
+
+def record_notices_command(
+    service: Service, session_id: str, command: RecordNotices
+) -> wire.AgentOut:
+    """:func:`record_notices` from typed values (the in-process client's
+    ``record_notices_typed``; ``session_id`` is the path's, as the rule reads it)."""
+    view = service.agents.record_notices(command)
+    return {"agent": cast("wire.AgentSession", view.to_wire())}
 
 
 def readiness(service: Service, body: ab.ReadinessIn) -> wire.Readiness:
@@ -104,6 +137,20 @@ SESSION_CLAIMS: Operation[wire.ClaimList] = Operation(
     session_claims,
     rule=who.session_reader,
 )
+SESSION_NOTICES: Operation[wire.SessionNotices] = Operation(
+    "session_notices",
+    "GET",
+    "/v1/agents/{session_id}/notices",
+    session_notices,
+    rule=who.session_reader,
+)
+RECORD_NOTICES: Operation[wire.AgentOut] = Operation(
+    "record_notices",
+    "POST",
+    "/v1/agents/{session_id}/notices",
+    record_notices,
+    rule=who.session_writer,
+)
 READINESS: Operation[wire.Readiness] = Operation(
     "readiness", "POST", "/v1/readiness", readiness, rule=who.role("claim")
 )
@@ -124,6 +171,8 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     LIST_AGENTS,
     GET_AGENT,
     SESSION_CLAIMS,
+    SESSION_NOTICES,
+    RECORD_NOTICES,
     READINESS,
     LIST_KEYS,
     REGISTER_KEY,

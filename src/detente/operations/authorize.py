@@ -62,6 +62,7 @@ __all__ = [
     "as_approver",
     "as_resolver",
     "bound_handle",
+    "check_edit",
     "claim_principal",
     "complete",
     "discard_patch",
@@ -74,6 +75,7 @@ __all__ = [
     "routed_owners",
     "session_of",
     "session_reader",
+    "session_writer",
 ]
 
 
@@ -173,6 +175,20 @@ def session_reader(service: Service, who: Principal, session_id: str, *rest: Any
     admin): another principal naming it works under nobody's claims, it is refused. An id
     never registered is a label any client may choose (each sees its own claims)."""
     role("read")(service, who)
+    _session_owner(service, who, session_id)
+
+
+def check_edit(service: Service, who: Principal, body: Any) -> None:
+    """``claim``, as the pre-commit check; and a registered session is judged only for its
+    registrant (or an admin), as its claims are read (:func:`session_reader`)."""
+    role("claim")(service, who)
+    _session_owner(service, who, getattr(body, "session_id", None))
+
+
+def session_writer(service: Service, who: Principal, session_id: str, *rest: Any) -> None:
+    """``claim``; and a session's receipts are recorded only by its registrant (or an
+    admin)."""
+    role("claim")(service, who)
     _session_owner(service, who, session_id)
 
 

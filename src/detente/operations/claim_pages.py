@@ -9,18 +9,16 @@ a later page, and no claim is listed twice or skipped.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import bisect
 import json
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from detente.domain.claims.query import ClaimFilters
 from detente.errors import ValidationError
 
 if TYPE_CHECKING:  # a remote client reads the query's keys, not the claim model
+    from datetime import datetime
+
     from detente.domain.claims.model import Claim
 
 __all__ = [
@@ -81,6 +79,8 @@ def parse_include(include: str | None) -> frozenset[str]:
 
 def encode_cursor(claim: Claim) -> str:
     """The cursor of the page that ends with ``claim``."""
+    import base64  # here and below on use: a remote client imports the declarations only
+
     raw = json.dumps([claim.created_at.isoformat(), claim.id], separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
@@ -92,6 +92,10 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
         ValidationError: ``validation_error`` (field ``cursor``) for anything that is not
             a cursor this server made.
     """
+    import base64
+    import binascii
+    from datetime import datetime
+
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         created, claim_id = json.loads(raw)
@@ -132,6 +136,8 @@ def page_of(
     limit = check_limit(limit)
     start = 0
     if cursor is not None:
+        import bisect
+
         after = decode_cursor(cursor)
         start = bisect.bisect_right(claims, after, key=lambda c: (c.created_at, c.id))
     end = len(claims) if limit is None else min(len(claims), start + limit)

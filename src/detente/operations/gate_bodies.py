@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
 
 from detente.domain.gates.deployments import Deploy, DeployPolicy, Migration, SetPolicy
@@ -10,9 +12,13 @@ from detente.domain.gates.findings import PushedCommit
 from detente.domain.gates.patches import DiscardPatch, PublishPatch
 from detente.operations.body import Body
 
+if TYPE_CHECKING:
+    from detente.service.edit_check import EditQuery
+
 __all__ = [
     "DeployIn",
     "DiscardIn",
+    "EditCheckIn",
     "MigrationIn",
     "PatchIn",
     "PolicyIn",
@@ -142,3 +148,34 @@ class PreCommitIn(Body):
         if self.edits is None:
             return None
         return {e.path: (tuple(e.symbols), e.outside) for e in self.edits}
+
+
+class EditCheckIn(Body):
+    """``POST /v1/hooks/edit-check``: may the session (or the claim) write these files now?
+    The whole judgement in one answer (:mod:`detente.service.edit_check`)."""
+
+    repo: str = Field(min_length=1)
+    paths: list[str] = Field(min_length=1, max_length=1000)
+    #: The agent session editing: its claim judges the edit (else the worktree's).
+    session_id: str | None = Field(default=None, min_length=1, max_length=128)
+    #: The claim to judge under, when the caller knows it (wins over the session's).
+    claim_id: str | None = None
+    #: The worktree the edit happens in (its top directory) and its checked-out branch.
+    worktree: str | None = Field(default=None, max_length=4096)
+    branch: str | None = Field(default=None, max_length=1000)
+    #: What the edit does to symbols; a file missing from it is judged whole.
+    edits: list[PushedEditIn] = []
+
+    def to_query(self) -> EditQuery:
+        """The service's question."""
+        from detente.service.edit_check import EditQuery
+
+        return EditQuery(
+            repo=self.repo,
+            paths=tuple(self.paths),
+            session_id=self.session_id,
+            claim_id=self.claim_id,
+            worktree=self.worktree,
+            branch=self.branch,
+            edits={e.path: (tuple(e.symbols), e.outside) for e in self.edits},
+        )

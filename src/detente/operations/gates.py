@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
+from detente.security.identity import current_principal
 
 #: Reads need the ``read`` role (held by every principal holding a role, unless
 #: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from detente.operations import gate_bodies as g
     from detente.operations import wire
     from detente.service import Service
+    from detente.service.edit_check import EditQuery
 
 __all__ = ["OPERATIONS"]
 
@@ -101,6 +103,46 @@ def pre_commit_paths(
     return cast("wire.CommitCheck", check.to_wire())
 
 
+def check_edit(service: Service, body: g.EditCheckIn) -> wire.EditCheck:
+    """The whole judgement of an edit in one answer (:mod:`detente.service.edit_check`):
+    ``{decision, claim, check, holders[], rooms[], unclaimed[], symbolsMatter,
+    options[]}``. Read-only: refuses nothing but bad input (``validation_error``) and an
+    unknown ``claimId`` (``not_found``)."""
+    return check_edit_query(service, body.to_query())
+
+
+def check_edit_query(service: Service, query: EditQuery) -> wire.EditCheck:
+    """:func:`check_edit` from typed values (the in-process client's
+    ``check_edit_typed``: the operation's rule without its body model; build the query
+    with :func:`edit_query`)."""
+    from detente.service.edit_check import check_edit as judge
+
+    acting = current_principal().name
+    answer = judge(service, query, acting).to_wire()
+    if query.session_id:
+        found = service.agents.notices(query.session_id, repo=query.repo, principal=acting)
+        answer.update(found.to_wire())
+    else:
+        answer.update({"notices": [], "scannedUpTo": 0, "receipts": None})
+    return cast("wire.EditCheck", answer)
+
+
+def edit_query(
+    repo: str,
+    paths: list[str],
+    *,
+    session_id: str | None = None,
+    claim_id: str | None = None,
+    worktree: str | None = None,
+    branch: str | None = None,
+    edits: dict[str, tuple[tuple[str, ...], bool]] | None = None,
+) -> EditQuery:
+    """The question :func:`check_edit_query` answers, from typed values."""
+    from detente.service.edit_check import EditQuery
+
+    return EditQuery(repo, tuple(paths), session_id, claim_id, worktree, branch, edits or {})
+
+
 PUBLISH_PATCH: Operation[wire.PatchOut] = Operation(
     "publish_patch",
     "POST",
@@ -160,9 +202,12 @@ POST_RECEIVE: Operation[wire.PushRecorded] = Operation(
 PRE_COMMIT: Operation[wire.CommitCheck] = Operation(
     "pre_commit", "POST", "/v1/hooks/pre-commit", pre_commit, rule=who.role("claim")
 )
+CHECK_EDIT: Operation[wire.EditCheck] = Operation(
+    "check_edit", "POST", "/v1/hooks/edit-check", check_edit, rule=who.check_edit
+)
 
 #: The hooks' checks, in the order the HTTP API registers them.
-HOOKS: tuple[Operation[Any], ...] = (PRE_RECEIVE, POST_RECEIVE, PRE_COMMIT)
+HOOKS: tuple[Operation[Any], ...] = (PRE_RECEIVE, POST_RECEIVE, PRE_COMMIT, CHECK_EDIT)
 #: The patch queue, in the order the HTTP API registers them.
 PATCHES: tuple[Operation[Any], ...] = (PUBLISH_PATCH, LIST_PATCHES, GET_PATCH, DISCARD_PATCH)
 #: Deployments, in the order the HTTP API registers them.

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from detente.domain.agents.commands import RegisterAgent
-from detente.domain.agents.decide import check_session_id, decide_register
+from detente.domain.agents.commands import RecordNotices, RegisterAgent
+from detente.domain.agents.decide import check_session_id, decide_notices, decide_register
 from detente.domain.agents.model import AgentSession, AgentStatus, agent_status, agent_to_wire
 from detente.domain.agents.session_claims import session_claims
 from detente.domain.claims.model import Claim
@@ -24,6 +24,34 @@ from detente.service.core import ServiceCore
 
 if TYPE_CHECKING:  # the advisory views (overlap analysis) are imported where used
     from detente.domain.agents import advisory as adv
+    from detente.domain.agents.notices import Notice
+
+#: Events of the log read at most for a session's notices.
+NOTICE_WINDOW = 200
+
+
+@dataclass(frozen=True)
+class SessionNotices:
+    """A session's notices: ``session`` (None: never registered), the ``notices`` and
+    the log position read up to (``scanned_up_to``)."""
+
+    session: AgentSession | None
+    notices: list[Notice]
+    scanned_up_to: int
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{notices[{seq, type, claimId, meetingId, turn, text}], scannedUpTo,
+        receipts {deliveredUpTo, seenUpTo} | null}``."""
+        session = self.session
+        return {
+            "notices": [n.to_wire() for n in self.notices],
+            "scannedUpTo": self.scanned_up_to,
+            "receipts": (
+                {"deliveredUpTo": session.delivered_up_to, "seenUpTo": session.seen_up_to}
+                if session is not None
+                else None
+            ),
+        }
 
 
 @dataclass(frozen=True)
@@ -161,6 +189,55 @@ class AgentsService:
         state = self.core.fresh(name)
         with self.core.lock(name):
             return session_claims(state, session_id, principal)
+
+    def notices(
+        self, session_id: str, *, repo: str | None = None, principal: str | None = None
+    ) -> SessionNotices:
+        """What woke the session since its notices were last delivered
+        (:func:`~detente.domain.agents.notices.session_notices`), with its receipts.
+
+        Reads at most :data:`NOTICE_WINDOW` events of the log, the newest after the
+        session's ``delivered_up_to``: an older wake-up the session never fetched is
+        superseded by the state its claims are in now.
+
+        Args:
+            session_id: the session (unknown: no notices, no receipts).
+            repo: the repository; inferred from the session or the only one served.
+            principal: only this principal's claims of the session (None: every one's).
+
+        Raises:
+            ValidationError: ``validation_error`` naming ``repo``.
+        """
+        from detente.domain.agents.notices import session_notices
+
+        name = self.resolve_repo(repo, session_id)
+        state = self.core.fresh(name)
+        with self.core.lock(name):
+            session = state.agents.get(session_id)
+            mine = [c.id for c in session_claims(state, session_id, principal)]
+            head = state.last_seq
+        if session is None or not mine or head <= session.delivered_up_to:
+            return SessionNotices(session, [], session.delivered_up_to if session else 0)
+        since = max(session.delivered_up_to, head - NOTICE_WINDOW)
+        batch, scanned = self.core.events(since=since, limit=NOTICE_WINDOW, repo=name)
+        with self.core.lock(name):
+            found = session_notices(state, mine, ((e.seq, e.type, e.data) for e in batch))
+        return SessionNotices(session, found, scanned)
+
+    def record_notices(self, cmd: RecordNotices) -> AgentView:
+        """Record a receipt of the session's notices (``delivered`` or ``seen`` up to a
+        position of the log); an older or repeated receipt records nothing.
+
+        Raises:
+            NotFoundError: ``not_found``: the session was never registered.
+            ValidationError: ``validation_error`` naming ``receipt`` or ``upTo``.
+        """
+        name = self.resolve_repo(None, cmd.session_id)
+        return self.core.run(
+            name,
+            lambda s: decide_notices(s, cmd, self.core.ids),
+            lambda state, _: self._agent_view(state, state.agents[cmd.session_id]),
+        )
 
     def readiness(
         self, session_id: str, paths: Sequence[str], *, repo: str | None = None

@@ -28,15 +28,19 @@ class ClaimView:
     semantic: list[Overlap] = field(default_factory=list)
     #: Its newest merge check and drift (:mod:`detente.domain.checks`); None: never checked.
     checks: ClaimChecks | None = None
+    receipts: dict[str, Any] | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[]}``
+        """``{claim, overlaps[], meeting, meetings[], work, semanticOverlaps[], receipts}``
         (``meeting``: the newest open one; ``semanticOverlaps``: advisory ``kind: semantic``
-        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`), and
-        ``checks`` once the claim's work was checked (:mod:`detente.domain.checks`)."""
+        entries beside the symbolic ``overlaps``, see :mod:`detente.service.search`;
+        ``receipts``: ``{sessionId, deliveredUpTo, seenUpTo}`` of the claim's registered
+        agent session, how far its notices went, else None), and ``checks`` once the
+        claim's work was checked (:mod:`detente.domain.checks`)."""
         open_meetings = [m for m in self.meetings if m.status.value == "open"]
         checks = {} if self.checks is None else {"checks": checks_to_wire(self.checks)}
         return {
+            "receipts": self.receipts,
             "claim": claim_to_wire(self.claim),
             "overlaps": [overlap_to_wire(o) for o in self.overlaps],
             "meeting": meeting_to_wire(open_meetings[-1]) if open_meetings else None,
@@ -56,8 +60,22 @@ def claim_view(state: RepoState, claim: Claim) -> ClaimView:
     # The holder a newcomer contests is a participant too, though its own record never
     # changed: show it every room it sits in.
     meetings = [state.meetings[m] for m in state.meetings.rooms_of_claim.get(claim.id, ())]
+    session = state.agents.get(claim.agent.session_id) if claim.agent.session_id else None
+    receipts = (
+        {
+            "sessionId": session.session_id,
+            "deliveredUpTo": session.delivered_up_to,
+            "seenUpTo": session.seen_up_to,
+        }
+        if session is not None
+        else None
+    )
     return ClaimView(
-        claim=claim, overlaps=overlaps, meetings=meetings, checks=state.checks.get(claim.id)
+        claim=claim,
+        overlaps=overlaps,
+        meetings=meetings,
+        checks=state.checks.get(claim.id),
+        receipts=receipts,
     )
 
 

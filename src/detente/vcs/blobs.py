@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from detente.vcs.git import Git, GitError
 
-__all__ = ["TreeEntry", "read_blobs", "read_tree"]
+__all__ = ["TreeEntry", "read_blobs", "read_tree", "read_tree_paths"]
 
 TreeEntry = tuple[str, str]
 """``(path, blob OID)`` of one file."""
@@ -27,18 +27,32 @@ def read_tree(git: Git, commit: str, *, every_path: bool = False) -> list[TreeEn
     Raises:
         GitError: ``vcs_error`` when ``commit`` does not name a commit.
     """
+    every, files = read_tree_paths(git, commit)
+    return every if every_path else files
+
+
+def read_tree_paths(git: Git, commit: str) -> tuple[list[TreeEntry], list[TreeEntry]]:
+    """``(every path, the files)`` of a commit's tree (see :func:`read_tree`), from one
+    ``git ls-tree``; each sorted by path.
+
+    Raises:
+        GitError: ``vcs_error`` when ``commit`` does not name a commit.
+    """
     out = git.run("ls-tree", "-r", "-z", "--full-tree", f"{commit}^{{tree}}").stdout_bytes
-    entries: list[TreeEntry] = []
+    every: list[TreeEntry] = []
+    files: list[TreeEntry] = []
     for record in out.split(b"\0"):
         if not record:
             continue
         meta, _, raw_path = record.partition(b"\t")
         mode, kind, oid = meta.split(b" ")
-        if not every_path and (kind != b"blob" or mode == b"120000"):
-            continue
-        entries.append((raw_path.decode("utf-8", "surrogateescape"), oid.decode("ascii")))
-    entries.sort()
-    return entries
+        entry = (raw_path.decode("utf-8", "surrogateescape"), oid.decode("ascii"))
+        every.append(entry)
+        if kind == b"blob" and mode != b"120000":
+            files.append(entry)
+    every.sort()
+    files.sort()
+    return every, files
 
 
 def read_blobs(git: Git, oids: Iterable[str]) -> dict[str, bytes]:

@@ -24,7 +24,6 @@ The environment git runs with:
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -264,6 +263,8 @@ class Git:
                 stderr="",
                 args=args,
             )
+        import shutil  # on failure only: it loads the compression modules
+
         if shutil.which("git") is None or exc.filename == "git":
             return GitError(
                 "the git executable was not found on PATH; install git to use detente",

@@ -32,7 +32,7 @@ from typing import Any
 from detente.domain.overlap.paths import normalize_pattern
 from detente.domain.overlap.trees import Artifact, TreeView
 from detente.errors import ValidationError
-from detente.vcs.blobs import read_blobs, read_tree
+from detente.vcs.blobs import read_blobs, read_tree_paths
 from detente.vcs.git import Git, GitError
 
 __all__ = [
@@ -89,8 +89,8 @@ class GitTrees:
         return view
 
     def _read(self, commit: str) -> TreeView:
-        entries = read_tree(self._git, commit, every_path=True)
-        files = {p for p, _ in read_tree(self._git, commit)}
+        entries, blobs_of = read_tree_paths(self._git, commit)  # one ls-tree for both
+        files = {p for p, _ in blobs_of}
         wanted = {
             p: oid
             for p, oid in entries

@@ -16,3 +16,14 @@ class RegisterAgent:
     intent: str = ""
     branch: str | None = None
     worktree: str | None = None
+
+
+@dataclass(frozen=True)
+class RecordNotices:
+    """A receipt of a session's notices (``POST /v1/agents/{sessionId}/notices``):
+    ``receipt`` ``delivered`` (the hook put them before the agent) or ``seen`` (the agent
+    acted after them), up to the global sequence number ``up_to``."""
+
+    session_id: str
+    receipt: str
+    up_to: int

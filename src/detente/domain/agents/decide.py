@@ -7,12 +7,12 @@ from datetime import datetime, timedelta
 
 from detente.clock import format_time
 from detente.domain import events as ev
-from detente.domain.agents.commands import RegisterAgent
+from detente.domain.agents.commands import RecordNotices, RegisterAgent
 from detente.domain.agents.model import agent_subject
 from detente.domain.policy import DEFAULT_POLICY, IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.validation import text_field, ttl_field
-from detente.errors import ValidationError
+from detente.errors import NotFoundError, ValidationError
 
 #: What a session id may look like: it names a stream (``agent/<sessionId>``).
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$")
@@ -56,6 +56,8 @@ def decide_register(
     if len(name) > 200:
         raise ValidationError("agentName is longer than 200 characters", field="agentName")
     ttl = ttl_field(cmd.ttl_seconds, "ttlSeconds", policy)
+    # A new session's notices start after what the log holds now (a renewal keeps its).
+    start = {} if session_id in state.agents else {"noticesFrom": state.last_seq}
     return [
         ev.stream_event(
             ids,
@@ -68,5 +70,49 @@ def decide_register(
             worktree=_optional_text(cmd.worktree, "worktree", policy),
             ttlSeconds=ttl,
             expiresAt=format_time(now + timedelta(seconds=ttl)),
+            **start,
+        )
+    ]
+
+
+#: The receipts a session records of its notices.
+RECEIPTS = ("delivered", "seen")
+
+
+def decide_notices(state: RepoState, cmd: RecordNotices, ids: IdSource) -> list[ev.Event]:
+    """One ``agent.notices_received`` event, or none when the receipt records nothing new
+    (a repeated or older receipt changes nothing).
+
+    Raises:
+        NotFoundError: ``not_found``: the session was never registered here.
+        ValidationError: ``validation_error`` naming ``receipt`` (not ``delivered`` or
+            ``seen``) or ``upTo`` (not a position of the log; ``seen`` past what was
+            delivered).
+    """
+    session = state.agents.get(cmd.session_id)
+    if session is None:
+        raise NotFoundError(f"no agent session {cmd.session_id!r}", sessionId=cmd.session_id)
+    if cmd.receipt not in RECEIPTS:
+        raise ValidationError("receipt must be 'delivered' or 'seen'", field="receipt")
+    if type(cmd.up_to) is not int or not 0 <= cmd.up_to <= state.last_seq:
+        raise ValidationError(
+            f"upTo must be a position of the log (0..{state.last_seq})", field="upTo"
+        )
+    if cmd.receipt == "seen" and cmd.up_to > session.delivered_up_to:
+        raise ValidationError(
+            f"upTo {cmd.up_to} was never delivered (delivered up to {session.delivered_up_to})",
+            field="upTo",
+        )
+    done = session.seen_up_to if cmd.receipt == "seen" else session.delivered_up_to
+    if cmd.up_to <= done:
+        return []
+    return [
+        ev.stream_event(
+            ids,
+            agent_subject(cmd.session_id),
+            ev.AGENT_NOTICES_RECEIVED,
+            sessionId=cmd.session_id,
+            receipt=cmd.receipt,
+            upTo=cmd.up_to,
         )
     ]

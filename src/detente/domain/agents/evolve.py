@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from detente.clock import parse_time
 from detente.domain.agents.model import AgentSession
-from detente.domain.events import AGENT_REGISTERED
+from detente.domain.events import AGENT_NOTICES_RECEIVED, AGENT_REGISTERED
 
 
 def agent_from_event(
@@ -39,7 +40,14 @@ def agent_from_event(
             if isinstance(registrant, str)
             else "local"
         ),
+        delivered_up_to=old.delivered_up_to if old is not None else _from(data),
+        seen_up_to=old.seen_up_to if old is not None else _from(data),
     )
+
+
+def _from(data: dict[str, Any]) -> int:
+    start = data.get("noticesFrom")
+    return start if isinstance(start, int) else 0
 
 
 def apply_agent_event(
@@ -56,11 +64,26 @@ def apply_agent_event(
     Args:
         agents: the repository's sessions by id, updated in place.
         repo: the repository name.
-        event_type: ``agent.registered`` (others are ignored: forward compatibility).
+        event_type: ``agent.registered`` or ``agent.notices_received`` (others are
+            ignored: forward compatibility).
         data: the event payload (camelCase).
         at: when the event was recorded (UTC).
         event_id: the event's id.
     """
+    if event_type == AGENT_NOTICES_RECEIVED:
+        old = agents.get(str(data["sessionId"]))
+        if old is None:
+            return
+        up_to = int(data["upTo"])
+        seen = data["receipt"] == "seen"
+        agents[old.session_id] = replace(
+            old,
+            delivered_up_to=max(old.delivered_up_to, up_to),
+            seen_up_to=max(old.seen_up_to, up_to) if seen else old.seen_up_to,
+            revision=old.revision + 1,
+            last_event_id=event_id,
+        )
+        return
     if event_type != AGENT_REGISTERED:
         return
     session_id = str(data["sessionId"])

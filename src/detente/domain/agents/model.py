@@ -52,6 +52,10 @@ class AgentSession:
         principal: the principal that first registered the session (its owner: only it,
             or an admin, renews or re-registers it); ``local`` for a log from before
             actors were recorded.
+        delivered_up_to: the global sequence number up to which the session's notices
+            were delivered (put before the agent by a hook); starts where the session
+            first registered.
+        seen_up_to: up to which the agent acted after them (its next hook call).
     """
 
     session_id: str
@@ -67,6 +71,8 @@ class AgentSession:
     updated_at: datetime
     last_event_id: str | None = None
     principal: str = "local"
+    delivered_up_to: int = 0
+    seen_up_to: int = 0
 
 
 def agent_subject(session_id: str) -> str:
@@ -89,7 +95,8 @@ def agent_to_wire(session: AgentSession, now: datetime | None = None) -> dict[st
 
     Returns:
         ``{sessionId, agentName, status?, intent, branch, worktree, ttlSeconds, expiresAt,
-        repo, revision, registeredAt, updatedAt, lastEventId, principal}``.
+        repo, revision, registeredAt, updatedAt, lastEventId, principal, notices
+        {deliveredUpTo, seenUpTo}}``.
     """
     body: dict[str, Any] = {"sessionId": session.session_id, "agentName": session.agent_name}
     if now is not None:
@@ -107,6 +114,10 @@ def agent_to_wire(session: AgentSession, now: datetime | None = None) -> dict[st
             "updatedAt": format_time(session.updated_at),
             "lastEventId": session.last_event_id,
             "principal": session.principal,
+            "notices": {
+                "deliveredUpTo": session.delivered_up_to,
+                "seenUpTo": session.seen_up_to,
+            },
         }
     )
     return body

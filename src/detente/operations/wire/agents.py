@@ -15,9 +15,21 @@ __all__ = [
     "KeyList",
     "KeyOut",
     "KeyRecord",
+    "Notice",
     "OverlappingClaim",
     "Readiness",
+    "Receipts",
+    "SessionNotices",
 ]
+
+
+@record
+class Receipts(TypedDict):
+    """How far a session's notices went: ``deliveredUpTo`` (put before the agent by a
+    hook) and ``seenUpTo`` (the agent acted after them), global sequence numbers."""
+
+    deliveredUpTo: int
+    seenUpTo: int
 
 
 @record
@@ -41,6 +53,30 @@ class AgentSession(TypedDict):
     lastEventId: str | None
     principal: str
     claimIds: list[str]
+    notices: Receipts
+
+
+@record
+class Notice(TypedDict):
+    """A wake-up: the event (``seq``, ``type``) that concerns the session's claim
+    ``claimId`` (``meetingId`` for a room change); ``turn``: the claim may write now."""
+
+    seq: int
+    type: str
+    claimId: str
+    meetingId: str | None
+    turn: bool
+    text: str
+
+
+@record
+class SessionNotices(TypedDict):
+    """``GET /v1/agents/{sessionId}/notices``: the session's notices, the log position
+    read up to, and its receipts (None: never registered)."""
+
+    notices: list[Notice]
+    scannedUpTo: int
+    receipts: Receipts | None
 
 
 @record

@@ -90,7 +90,9 @@ class ClaimView(TypedDict):
     claim's worktree holds now (``GET /v1/claims/{id}`` only, else null);
     ``semanticOverlaps`` are advisory ``kind: semantic`` entries; *(added)* ``checks``
     what the claim's actual work predicts, ``{mergeCheck, drifted[], driftCheckedAt}``
-    (:class:`ClaimChecks`), present once its work was checked.
+    (:class:`ClaimChecks`), present once its work was checked; *(added)* ``receipts``
+    (``{sessionId, deliveredUpTo, seenUpTo}``, null when the claim's session is not
+    registered) how far the notices of the claim's agent session went.
     """
 
     claim: Claim
@@ -100,6 +102,7 @@ class ClaimView(TypedDict):
     work: dict[str, Json] | None
     semanticOverlaps: list[Overlap]
     checks: NotRequired[ClaimChecks]
+    receipts: NotRequired[dict[str, Json] | None]
 
 
 @record

@@ -6,11 +6,15 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
+from detente.operations.wire.agents import Notice, Receipts
+from detente.operations.wire.claims import Claim
 from detente.operations.wire.record import Json, Time, record
 
 __all__ = [
     "CommitCheck",
     "DeploymentView",
+    "EditCheck",
+    "EditOption",
     "Environment",
     "Patch",
     "PatchList",
@@ -124,3 +128,36 @@ class CommitCheck(TypedDict):
     problems: list[str]
     findings: list[PathFinding]
     reasons: list[str]
+
+
+@record
+class EditOption(TypedDict):
+    """A ready-to-run next step after an edit check: ``settle``, ``wait``, ``split``,
+    ``handoff``, ``claim`` or ``elsewhere`` (``command`` None: nothing to run)."""
+
+    action: str
+    command: str | None
+
+
+@record
+class EditCheck(TypedDict):
+    """The whole judgement of an edit (``POST /v1/hooks/edit-check``): ``deny`` when a
+    file is held by another live claim or the session's claim may not write now; the
+    claim the session works under (None: none), the pre-commit check, the holders'
+    records (objective, agent, lease), the open meeting rooms the claim shares with them,
+    the files no claim holds (the caller's ``[harness] unclaimed`` policy decides those),
+    whether the symbols the edit touches could change the answer (send ``edits``), and
+    the options; and the session's notices (what woke it since they were last delivered:
+    its claim's turn came, a room of its claims changed) with its receipts."""
+
+    decision: Literal["allow", "deny"]
+    claim: Claim | None
+    check: CommitCheck
+    holders: list[Claim]
+    rooms: list[str]
+    unclaimed: list[str]
+    symbolsMatter: bool
+    options: list[EditOption]
+    notices: list[Notice]
+    scannedUpTo: int
+    receipts: Receipts | None
