@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
@@ -17,7 +17,7 @@ from detente.domain.memory.model import document_to_wire
 from detente.domain.overlap.trees import TreeSource
 from detente.domain.state import RepoState
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
-from detente.eventlog.records import RecordRow
+from detente.eventlog.records import LeaseRow, RecordRow
 from detente.eventlog.upcasting import UPCASTERS, Upcasters
 
 if TYPE_CHECKING:  # the audit's checks, imported by the audit only (a read never needs them)
@@ -160,6 +160,7 @@ def verify(
     store: AuditSource,
     case_insensitive: dict[str, bool] | None = None,
     trees: Mapping[str, TreeSource] | None = None,
+    leases: Callable[[str], Sequence[LeaseRow]] | None = None,
 ) -> AuditReport:
     """Walk the whole log: check every hash link, replay every repo, compare projections,
     check the protocol invariants (:mod:`detente.domain.invariants`).
@@ -175,6 +176,10 @@ def verify(
         case_insensitive: per-repo path case folding (affects only index building).
         trees: per-repo base-commit trees, so the invariants judge overlap severity as the
             service does (a glob meeting only in paths no base commit has is potential).
+        leases: ``repo -> its lease rows`` on a store that keeps them (a renewal there
+            appends no event): folded after the replay, as every reader folds them, and
+            each checked not to be older than the lease the log names
+            (:func:`~detente.eventlog.lease_rows.stale_lease_rows`).
 
     Returns:
         An :class:`AuditReport`; ``ok`` is False at the first broken link (the replay
@@ -183,7 +188,16 @@ def verify(
     audit = _Audit(case_insensitive or {}, trees or {})
     broken = audit.fold(store.iter_all())
     rounds = 1
+    stale: list[str] = []  # lease rows older than the log (checked on the first round)
     while broken is None:
+        if leases is not None:
+            from detente.eventlog.lease_rows import fold_lease_rows, stale_lease_rows
+
+            for repo, replay in sorted(audit.replays.items()):
+                rows = leases(repo)
+                if rounds == 1:
+                    stale += stale_lease_rows(replay.state, rows)
+                fold_lease_rows(replay.state, rows)
         mismatches, behind = audit.compare(store)
         if not behind or rounds >= AUDIT_ROUNDS:
             break
@@ -198,6 +212,7 @@ def verify(
         for repo, r in sorted(audit.replays.items())
         for v in [*r.violations, *state_violations(r.state)]
     ]
+    mismatches = stale + mismatches
     return AuditReport(
         ok=not mismatches and not invariants,
         events=audit.count,
