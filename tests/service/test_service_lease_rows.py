@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from detente.errors import LeaseExpired
 from detente.eventlog.projections import apply_stored
 from detente.service import RepoConfig, Service
 from detente.storage.base import Store
+from detente.storage.factory import open_store
 from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
 
@@ -47,9 +48,26 @@ def _replay(store: Store) -> RepoState:
     return state
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def rows_store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
-    return MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "d.db")
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def rows_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    store: Store
+    if request.param == "memory":
+        store = MemoryStore()
+    elif request.param == "sqlite":
+        store = SqliteStore(tmp_path / "d.db")
+    else:
+        store = open_store(request.getfixturevalue("postgres_server").new_database())
+    yield store
+    store.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Store]:
+    """Opens another store on one shared place (a process, or a server, each)."""
+    if request.param == "sqlite":
+        return lambda: SqliteStore(tmp_path / "d.db")
+    url = request.getfixturevalue("postgres_server").new_database()
+    return lambda: open_store(url)
 
 
 def test_a_renewal_moves_the_deadline_and_appends_no_event(
@@ -119,16 +137,21 @@ def test_a_restart_recovers_the_exact_deadline_from_the_lease_row(
     second.store.close()
 
 
-def test_a_lease_renewed_through_one_process_is_not_expired_by_another(
-    tmp_path: Path, clock: FakeClock
+def test_a_lease_renewed_through_one_server_is_not_expired_by_another(
+    shared: Callable[[], Store], clock: FakeClock
 ) -> None:
     names = itertools.count(1)
-    a = _service(SqliteStore(tmp_path / "d.db"), clock)
-    b = _service(SqliteStore(tmp_path / "d.db"), clock, lambda p: f"{p}_b{next(names):06d}")
+    a = _service(shared(), clock)
+    b = _service(shared(), clock, lambda p: f"{p}_b{next(names):06d}")
     claim = a.claims.open_claim(seed("src/**", ttl=60)).claim
     assert b.claims.get_claim(claim.id).claim.lease == claim.lease  # b folded it
+    b.claims.open_claim(seed("docs/**", ttl=6000, agent="bob"))  # b remembers the head
     renewed = _renew(a, claim, ttl=600)
     clock.advance(120)  # past the old deadline, b's projection still holds it
+    # b decides a command (and the timeouts) from the head it remembers: its commit must
+    # lose the compare to a's renewal, and the command is decided again on fresh state.
+    _, stored = b.execute("demo", lambda state: [])
+    assert "claim.expired" not in [e.type for e in stored]
     assert b.sweep() == 0
     assert b.claims.get_claim(claim.id).claim.status.value == "active"
     clock.advance(600)
@@ -136,6 +159,8 @@ def test_a_lease_renewed_through_one_process_is_not_expired_by_another(
     with pytest.raises(LeaseExpired):
         _renew(a, renewed)
     assert a.audit().ok and b.audit().ok
+    a.store.close()
+    b.store.close()
 
 
 def test_the_audit_reports_a_lease_row_older_than_the_log(tmp_path: Path, clock: FakeClock) -> None:

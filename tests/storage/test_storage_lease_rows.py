@@ -1,5 +1,5 @@
 """Lease rows: each claim's current lease, moved by compare-and-swap beside the log
-(memory and SQLite keep them; a renewal there appends no event)."""
+(memory, SQLite and PostgreSQL keep them; a renewal there appends no event)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,20 @@ import pytest
 
 from detente.errors import ConcurrencyError
 from detente.storage.base import LeaseRow, LeaseStore, LeaseTx, Store
+from detente.storage.factory import open_store
 from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def leases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    store: Store = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "d.db")
+    store: Store
+    if request.param == "memory":
+        store = MemoryStore()
+    elif request.param == "sqlite":
+        store = SqliteStore(tmp_path / "d.db")
+    else:
+        store = open_store(request.getfixturevalue("postgres_server").new_database())
     assert isinstance(store, LeaseStore)
     yield store
     store.close()

@@ -158,7 +158,14 @@ class SqlTx:
         execute_many: runs a write statement on the transaction's connection.
     """
 
-    def __init__(self, dialect: Dialect, fetch: Fetch, execute_many: ExecuteMany) -> None:
+    def __init__(
+        self,
+        dialect: Dialect,
+        fetch: Fetch,
+        execute_many: ExecuteMany,
+        *,
+        lease_stamp: int | None = None,
+    ) -> None:
         self._dialect = dialect
         self._fetch = fetch
         self._execute_many = execute_many
@@ -172,6 +179,7 @@ class SqlTx:
         self._leases = SqlLeaseWrites(
             lambda sql, params: fetch(dialect.sql(sql), params),
             lambda sql, rows: execute_many(dialect.sql(sql), rows),
+            stamp=lease_stamp,
         )
 
     def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:

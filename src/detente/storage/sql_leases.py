@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS leases (
     stamp BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS leases_repo_stamp ON leases (repo, stamp);
+CREATE INDEX IF NOT EXISTS leases_stamp ON leases (stamp);
 """
 
 _LEASE_COLUMNS = "claim_id, repo, lease_id, revision, ttl_seconds, expires_at, at, stamp"
@@ -82,12 +83,28 @@ class SqlLeaseWrites:
         execute_many: runs a write on the transaction's connection (``?`` markers).
     """
 
-    def __init__(self, fetch: Fetch, execute_many: ExecuteMany) -> None:
+    def __init__(
+        self, fetch: Fetch, execute_many: ExecuteMany, *, stamp: int | None = None
+    ) -> None:
         self._fetch = fetch
         self._execute_many = execute_many
         self._rows: dict[str, LeaseRow] = {}
         self._base: dict[str, int] = {}  # claim -> the revision its first row extends
-        self._stamp: int | None = None
+        #: The highest stamp assigned (None: not read yet; PostgreSQL knows it at start).
+        self._stamp: int | None = stamp
+
+    @property
+    def stamp(self) -> int | None:
+        """The highest stamp this transaction assigned or started from (None: unknown)."""
+        return self._stamp
+
+    def take(self) -> list[tuple[LeaseRow, int]]:
+        """The rows not written yet, each with the revision its claim's stored row must
+        not exceed; forgets them (the caller writes them: PostgreSQL's commit function)."""
+        out = [(row, self._base[claim]) for claim, row in self._rows.items()]
+        self._rows.clear()
+        self._base.clear()
+        return out
 
     def write(self, rows: Sequence[LeaseRow]) -> list[LeaseRow]:
         """See :meth:`detente.storage.base.LeaseTx.write_leases` (the stored revisions are
