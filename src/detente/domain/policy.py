@@ -38,7 +38,7 @@ class Policy:
     approval_gates: tuple[str, ...] = APPROVAL_GATES
     #: A lease renewed by row (no event) is named in a ``lease.checkpoint`` event at most
     #: this long after its renewal; a repository writes at most one checkpoint per period.
-    lease_checkpoint_seconds: int = 60
+    lease_checkpoint_seconds: int = 300
 
     def meeting_deadline(self, now: datetime) -> datetime:
         """When a meeting opened at ``now`` escalates to human arbitration."""
