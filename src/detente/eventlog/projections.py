@@ -22,6 +22,11 @@ from detente.eventlog.upcasting import UPCASTERS, Upcasters
 
 if TYPE_CHECKING:  # the audit's checks, imported by the audit only (a read never needs them)
     from detente.domain.invariants import Replay
+    from detente.eventlog.audit_marks import AuditMark
+
+#: Called after an audit that found nothing: ``(verified head (seq, hash), repo -> (its
+#: replayed state, the hash of its last event))``.
+Passed = Callable[[tuple[int, str], dict[str, tuple[RepoState, str]]], None]
 
 
 class AuditSource(Protocol):
@@ -161,6 +166,9 @@ def verify(
     case_insensitive: dict[str, bool] | None = None,
     trees: Mapping[str, TreeSource] | None = None,
     leases: Callable[[str], Sequence[LeaseRow]] | None = None,
+    *,
+    mark: AuditMark | None = None,
+    passed: Passed | None = None,
 ) -> AuditReport:
     """Walk the whole log: check every hash link, replay every repo, compare projections,
     check the protocol invariants (:mod:`detente.domain.invariants`).
@@ -180,13 +188,24 @@ def verify(
             appends no event): folded after the replay, as every reader folds them, and
             each checked not to be older than the lease the log names
             (:func:`~detente.eventlog.lease_rows.stale_lease_rows`).
+        mark: where the last passing audit stopped (:mod:`detente.eventlog.audit_marks`):
+            the chain is checked and the replay folded from there only (None: from zero).
+        passed: called when the audit found nothing, to keep its mark.
 
     Returns:
         An :class:`AuditReport`; ``ok`` is False at the first broken link (the replay
         after a broken link proves nothing) or when any projection row differs.
     """
     audit = _Audit(case_insensitive or {}, trees or {})
-    broken = audit.fold(store.iter_all())
+    if mark is not None and mark.moved:
+        reason = f"the log no longer holds the event {mark.seq} the last audit verified"
+        broken: ChainBreak | None = ChainBreak(mark.seq, reason)
+        return AuditReport(ok=False, events=0, head_hash=mark.hash, broken=broken)
+    if mark is not None:
+        audit.resume(mark)
+        broken = audit.fold(_tail(store, mark.seq))
+    else:
+        broken = audit.fold(store.iter_all())
     rounds = 1
     stale: list[str] = []  # lease rows older than the log (checked on the first round)
     while broken is None:
@@ -213,8 +232,11 @@ def verify(
         for v in [*r.violations, *state_violations(r.state)]
     ]
     mismatches = stale + mismatches
+    ok = not mismatches and not invariants
+    if ok and passed is not None:
+        passed((audit.last_seq, audit.prev), audit.kept())
     return AuditReport(
-        ok=not mismatches and not invariants,
+        ok=ok,
         events=audit.count,
         head_hash=audit.prev,
         mismatches=mismatches,
@@ -234,8 +256,23 @@ class _Audit:
     def __init__(self, folded: Mapping[str, bool], trees: Mapping[str, TreeSource]) -> None:
         self.prev, self.last_seq, self.count = GENESIS_HASH, 0, 0
         self.replays: dict[str, Replay] = {}
+        self.last_hash: dict[str, str] = {}  # repo -> the hash of its last folded event
         self._folded = folded
         self._trees = trees
+
+    def resume(self, mark: AuditMark) -> None:
+        """Continue from a passing audit's mark: its head and its replays."""
+        from detente.domain.invariants import Replay
+
+        self.prev, self.last_seq = mark.hash, mark.seq
+        for repo, (state, last) in mark.states.items():
+            state.trees = self._trees.get(repo)
+            self.replays[repo] = Replay(state)
+            self.last_hash[repo] = last
+
+    def kept(self) -> dict[str, tuple[RepoState, str]]:
+        """Each repository's replay and the hash of its last event."""
+        return {repo: (self.replays[repo].state, last) for repo, last in self.last_hash.items()}
 
     def fold(self, events: Iterable[StoredEvent]) -> ChainBreak | None:
         """Check and fold ``events`` (continuing the chain); the first broken link, if any."""
@@ -255,6 +292,7 @@ class _Audit:
                 current.type, current.data, current.id, partial(apply_stored, event=current)
             )
             self.prev, self.last_seq, self.count = event.hash, event.seq, self.count + 1
+            self.last_hash[event.repo] = event.hash
         return None
 
     def compare(self, store: AuditSource) -> tuple[list[str], bool]:

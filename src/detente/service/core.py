@@ -34,6 +34,7 @@ from detente.domain.overlap.trees import Artifact, TreeSource
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, StoreError, ValidationError
+from detente.eventlog.audit_marks import load_mark, save_mark
 from detente.eventlog.envelope import StoredEvent
 from detente.eventlog.projections import AuditReport, apply_stored, rows_for, verify
 from detente.eventlog.subscription import Broadcaster
@@ -44,7 +45,15 @@ from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.known_commits import KnownCommits
 from detente.service.lease_rows import fold_lease_rows, keeps_lease_rows, move_leases
 from detente.service.repo_index import tree_source
-from detente.storage.base import LeaseStore, LeaseTx, NewEvent, Store, StoreTx, expiry_batch
+from detente.storage.base import (
+    LeaseStore,
+    LeaseTx,
+    NewEvent,
+    SnapshotStore,
+    Store,
+    StoreTx,
+    expiry_batch,
+)
 
 if TYPE_CHECKING:
     from detente.domain.meetings.resolutions import OwnersOf
@@ -519,9 +528,16 @@ class ServiceCore:
     def head(self) -> int:
         return self.store.head()[0]
 
-    def audit(self) -> AuditReport:
-        """Verify the hash chain, that projections equal a full replay and, when the log
-        is anchored, the store against its checkpoints and the branches' landings."""
+    def audit(self, *, full: bool = False) -> AuditReport:
+        """Verify the hash chain, that projections equal a replay and, when the log is
+        anchored, the store against its checkpoints and the branches' landings.
+
+        Args:
+            full: replay from event 1; otherwise from where the last passing audit stopped
+                (kept in the store's snapshot slots: :mod:`detente.eventlog.audit_marks`),
+                checking the chain and folding only the new events (from zero when no
+                usable mark is kept).
+        """
         trees: dict[str, TreeSource] = {}
         for r in self.repos.values():
             if r.refs is not None:
@@ -529,10 +545,15 @@ class ServiceCore:
             elif r.path is not None:
                 trees[r.name] = tree_source(r.path, r.generated, r.artifacts)
         store = self.store
+        folding = {r.name: r.case_insensitive for r in self.repos.values()}
+        marks = store if isinstance(store, SnapshotStore) else None
+        mark = None if full or marks is None else load_mark(marks, folding)
         report = verify(
             store,
-            {r.name: r.case_insensitive for r in self.repos.values()},
+            folding,
             trees,
+            mark=mark,
+            passed=None if marks is None else partial(save_mark, marks),
             leases=(
                 partial(store.leases_after, 0)
                 if self.lease_rows and isinstance(store, LeaseStore)
