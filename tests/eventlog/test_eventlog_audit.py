@@ -63,6 +63,11 @@ def test_a_second_audit_verifies_only_the_events_appended_since_the_first(
     assert svc.audit(full=True).events == svc.head()
 
 
+def test_an_empty_log_passes_every_audit(tmp_path: Path) -> None:
+    svc = _service(tmp_path / "d.db")
+    assert svc.audit().ok and svc.audit().ok  # nothing verified, nothing kept
+
+
 def test_an_edit_of_the_event_the_last_audit_verified_is_reported_by_the_next(
     tmp_path: Path,
 ) -> None:

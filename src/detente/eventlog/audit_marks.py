@@ -74,7 +74,7 @@ def load_mark(store: MarkStore, case_insensitive: Mapping[str, bool]) -> AuditMa
     """The last passing audit's mark, or None (none kept, or one this release cannot use:
     the next audit replays from zero)."""
     head = store.load_snapshot(_HEAD)
-    if head is None or head.version != snapshot_version():
+    if head is None or head.version != snapshot_version() or head.seq <= 0:
         return None
     if hashlib.sha256(head.body).hexdigest() != head.digest:
         return None
@@ -103,7 +103,9 @@ def save_mark(
     store: MarkStore, head: tuple[int, str], states: Mapping[str, tuple[RepoState, str]]
 ) -> None:
     """Keep ``head`` as verified and each repository's replay (``state``, the hash of its
-    last event). Call only after an audit that found nothing."""
+    last event). Call only after an audit that found nothing; an empty log keeps nothing."""
+    if head[0] <= 0:
+        return
     for repo, (state, last_hash) in sorted(states.items()):
         if state.last_seq:
             kept = take_snapshot(state, last_hash)
