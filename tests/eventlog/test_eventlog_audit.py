@@ -43,8 +43,48 @@ def test_an_edited_event_breaks_the_chain_at_that_event(tmp_path: Path) -> None:
     conn.execute("""UPDATE events SET data = replace(data, 'f1.py', 'evil.py') WHERE seq = 3""")
     conn.commit()
     conn.close()
-    report = _service(db).audit()
+    report = _service(db).audit(full=True)  # an incremental run starts after event 3
     assert not report.ok and report.broken is not None and report.broken.seq == 3
+
+
+def test_a_second_audit_verifies_only_the_events_appended_since_the_first(
+    tmp_path: Path,
+) -> None:
+    svc = _service(tmp_path / "d.db")
+    for i in range(3):
+        svc.claims.open_claim(seed(f"f{i}.py", agent=f"a{i}"))
+    first = svc.audit()
+    assert first.ok and first.events == svc.head()
+    head = svc.head()
+    svc.claims.open_claim(seed("g.py", agent="g"))
+    again = _service(tmp_path / "d.db").audit()  # another process: the mark is in the store
+    assert again.ok and again.events == svc.head() - head > 0
+    assert svc.audit().events == 0  # nothing new
+    assert svc.audit(full=True).events == svc.head()
+
+
+def test_an_empty_log_passes_every_audit(tmp_path: Path) -> None:
+    svc = _service(tmp_path / "d.db")
+    assert svc.audit().ok and svc.audit().ok  # nothing verified, nothing kept
+
+
+def test_an_edit_of_the_event_the_last_audit_verified_is_reported_by_the_next(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "d.db"
+    svc = _service(db)
+    for i in range(3):
+        svc.claims.open_claim(seed(f"f{i}.py", agent=f"a{i}"))
+    assert svc.audit().ok
+    head = svc.head()
+    svc.store.close()
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("UPDATE events SET hash = ? WHERE seq = ?", ("0" * 64, head))
+    conn.commit()
+    conn.close()
+    report = _service(db).audit()
+    assert not report.ok and report.broken is not None and report.broken.seq == head
 
 
 def test_a_projection_row_that_differs_from_replay_is_reported(tmp_path: Path) -> None:

@@ -238,7 +238,7 @@ def test_audit_passes_after_a_busy_history_and_projections_equal_replay(
     service.sweep()
     report = service.audit()
     assert report.ok, report.mismatches
-    assert report.events == service.head() >= 7
+    assert report.events == service.head() >= 6  # the renewal moved a lease row
 
 
 def test_commands_on_one_repo_are_serialized_so_only_one_racer_is_active(tmp_path: Path) -> None:

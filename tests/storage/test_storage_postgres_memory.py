@@ -180,7 +180,7 @@ def test_the_commit_reads_one_index_entry_per_stream_whatever_the_stream_length(
     with psycopg.connect(a.url, autocommit=True) as conn, conn.transaction():
         conn.execute(
             "SELECT detente_commit(%s, 60, '{\"claim/c\": 60}'::json, "
-            "'[]'::json, '[]'::json, 'x', NULL)",
+            "'[]'::json, '[]'::json, 'x', NULL, 0, '[]'::json)",
             (APPEND_LOCK,),
         )
         [(seq_read, fetched)] = conn.execute(

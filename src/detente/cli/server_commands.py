@@ -223,14 +223,25 @@ def events_watch(
 
 
 @audit_app.command("verify")
-def audit_verify(ctx: typer.Context, json_flag: JsonFlag = False) -> None:
-    """Check the hash chain, that projections equal a full replay, and the store against
-    its signed checkpoints and the landings on the default branch (exit 1 if not)."""
+def audit_verify(
+    ctx: typer.Context,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Replay from event 1 (default: from where the last passing audit stopped).",
+        ),
+    ] = False,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Check the hash chain, that projections equal a replay, and the store against its
+    signed checkpoints and the landings on the default branch (exit 1 if not). A second
+    run checks only the events appended since the last one that passed."""
 
     def body(session: Session) -> int:
         from detente.cli.views import audit_view
 
-        report = session.client.audit_verify()
+        report = session.client.audit_verify(full=full)
         session.emit(report, lambda console: audit_view(console, report))
         return 0 if report.get("ok") else 1
 

@@ -32,6 +32,8 @@ class SystemOperations(ClientBase):
         """``GET /v1/events``: ``{events[], nextSince}`` (``since`` >= 0, ``limit`` 1 to 1000)."""
         return self._call(routes.EVENTS, params={"since": since, "limit": limit, "repo": repo})
 
-    def audit_verify(self) -> wire.Audit:
-        """``GET /v1/audit/verify``: ``{ok, events, headHash}`` or the first broken link."""
-        return self._call(routes.AUDIT_VERIFY)
+    def audit_verify(self, *, full: bool = False) -> wire.Audit:
+        """``GET /v1/audit/verify``: ``{ok, events, headHash}`` or the first broken link;
+        ``events`` counts the events checked (only those after the last passing audit,
+        unless ``full``: ``?full=true`` replays from event 1)."""
+        return self._call(routes.AUDIT_VERIFY, params={"full": True} if full else None)

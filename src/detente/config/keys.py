@@ -80,6 +80,16 @@ class Key:
 POLICY_KEYS = (
     Key(
         "policy",
+        "lease-checkpoint-seconds",
+        "int",
+        1,
+        _DAY,
+        attr="lease_checkpoint_seconds",
+        flag="--lease-checkpoint",
+        help="Seconds a renewal may wait before a lease.checkpoint event names it in the log.",
+    ),
+    Key(
+        "policy",
         "meeting-deadline-seconds",
         "int",
         1,

@@ -13,7 +13,13 @@ Event types (all version 1; subject in brackets)::
     claim.abandoned      [claim/<id>]    explicit release with head commit, diff summary, memory
     claim.expired        [claim/<id>]    the lease deadline passed: authority frozen
     claim.draft_announced [claim/<id>]   a draft is announced: its lease starts now
-    lease.renewed        [claim/<id>]    the lease's new revision and absolute deadline
+    lease.renewed        [claim/<id>]    the lease's new revision and absolute deadline (only on a
+                         store without lease rows: elsewhere a renewal moves the claim's
+                         lease row by compare-and-swap and appends nothing)
+    lease.checkpoint     [lease/<repo>]  ``leases``: ``{claimId, leaseId, leaseRevision,
+                         ttlSeconds, expiresAt}`` of each lease renewed (by row) since the
+                         last checkpoint, at most one checkpoint per
+                         ``Policy.lease_checkpoint_seconds`` per repository
     meeting.opened       [meeting/<id>]  participants and contested targets
     meeting.joined       [meeting/<id>]  another claim joins an open meeting
     meeting.proposal_added    [meeting/<id>]  a participant proposes a typed resolution
@@ -89,6 +95,7 @@ CLAIM_ABANDONED = "claim.abandoned"
 CLAIM_EXPIRED = "claim.expired"
 CLAIM_DRAFT_ANNOUNCED = "claim.draft_announced"
 LEASE_RENEWED = "lease.renewed"
+LEASE_CHECKPOINT = "lease.checkpoint"
 MEETING_OPENED = "meeting.opened"
 MEETING_JOINED = "meeting.joined"
 MEETING_PROPOSAL_ADDED = "meeting.proposal_added"
@@ -227,6 +234,11 @@ def meeting_opened(
         contestedTargets=list(contested),
         deadline=format_time(deadline),
     )
+
+
+def lease_subject(repo: str) -> str:
+    """The stream of a repository's lease checkpoints: ``lease/<repo>``."""
+    return f"lease/{repo}"
 
 
 def memory_subject(document_id: str) -> str:

@@ -36,6 +36,9 @@ class Policy:
     takeover_quorum: int = 1
     migration_patterns: tuple[str, ...] = ("**/migrations/**", "**/*.sql")
     approval_gates: tuple[str, ...] = APPROVAL_GATES
+    #: A lease renewed by row (no event) is named in a ``lease.checkpoint`` event at most
+    #: this long after its renewal; a repository writes at most one checkpoint per period.
+    lease_checkpoint_seconds: int = 300
 
     def meeting_deadline(self, now: datetime) -> datetime:
         """When a meeting opened at ``now`` escalates to human arbitration."""

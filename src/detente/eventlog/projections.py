@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
@@ -18,11 +18,16 @@ from detente.domain.overlap.trees import TreeSource
 from detente.domain.resources.model import resource_to_wire
 from detente.domain.state import RepoState
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
-from detente.eventlog.records import RecordRow
+from detente.eventlog.records import LeaseRow, RecordRow
 from detente.eventlog.upcasting import UPCASTERS, Upcasters
 
 if TYPE_CHECKING:  # the audit's checks, imported by the audit only (a read never needs them)
     from detente.domain.invariants import Replay
+    from detente.eventlog.audit_marks import AuditMark
+
+#: Called after an audit that found nothing: ``(verified head (seq, hash), repo -> (its
+#: replayed state, the hash of its last event))``.
+Passed = Callable[[tuple[int, str], dict[str, tuple[RepoState, str]]], None]
 
 
 class AuditSource(Protocol):
@@ -173,6 +178,10 @@ def verify(
     store: AuditSource,
     case_insensitive: dict[str, bool] | None = None,
     trees: Mapping[str, TreeSource] | None = None,
+    leases: Callable[[str], Sequence[LeaseRow]] | None = None,
+    *,
+    mark: AuditMark | None = None,
+    passed: Passed | None = None,
 ) -> AuditReport:
     """Walk the whole log: check every hash link, replay every repo, compare projections,
     check the protocol invariants (:mod:`detente.domain.invariants`).
@@ -188,15 +197,39 @@ def verify(
         case_insensitive: per-repo path case folding (affects only index building).
         trees: per-repo base-commit trees, so the invariants judge overlap severity as the
             service does (a glob meeting only in paths no base commit has is potential).
+        leases: ``repo -> its lease rows`` on a store that keeps them (a renewal there
+            appends no event): folded after the replay, as every reader folds them, and
+            each checked not to be older than the lease the log names
+            (:func:`~detente.eventlog.lease_rows.stale_lease_rows`).
+        mark: where the last passing audit stopped (:mod:`detente.eventlog.audit_marks`):
+            the chain is checked and the replay folded from there only (None: from zero).
+        passed: called when the audit found nothing, to keep its mark.
 
     Returns:
         An :class:`AuditReport`; ``ok`` is False at the first broken link (the replay
         after a broken link proves nothing) or when any projection row differs.
     """
     audit = _Audit(case_insensitive or {}, trees or {})
-    broken = audit.fold(store.iter_all())
+    if mark is not None and mark.moved:
+        reason = f"the log no longer holds the event {mark.seq} the last audit verified"
+        broken: ChainBreak | None = ChainBreak(mark.seq, reason)
+        return AuditReport(ok=False, events=0, head_hash=mark.hash, broken=broken)
+    if mark is not None:
+        audit.resume(mark)
+        broken = audit.fold(_tail(store, mark.seq))
+    else:
+        broken = audit.fold(store.iter_all())
     rounds = 1
+    stale: list[str] = []  # lease rows older than the log (checked on the first round)
     while broken is None:
+        if leases is not None:
+            from detente.eventlog.lease_rows import fold_lease_rows, stale_lease_rows
+
+            for repo, replay in sorted(audit.replays.items()):
+                rows = leases(repo)
+                if rounds == 1:
+                    stale += stale_lease_rows(replay.state, rows)
+                fold_lease_rows(replay.state, rows)
         mismatches, behind = audit.compare(store)
         if not behind or rounds >= AUDIT_ROUNDS:
             break
@@ -211,8 +244,12 @@ def verify(
         for repo, r in sorted(audit.replays.items())
         for v in [*r.violations, *state_violations(r.state)]
     ]
+    mismatches = stale + mismatches
+    ok = not mismatches and not invariants
+    if ok and passed is not None:
+        passed((audit.last_seq, audit.prev), audit.kept())
     return AuditReport(
-        ok=not mismatches and not invariants,
+        ok=ok,
         events=audit.count,
         head_hash=audit.prev,
         mismatches=mismatches,
@@ -232,8 +269,23 @@ class _Audit:
     def __init__(self, folded: Mapping[str, bool], trees: Mapping[str, TreeSource]) -> None:
         self.prev, self.last_seq, self.count = GENESIS_HASH, 0, 0
         self.replays: dict[str, Replay] = {}
+        self.last_hash: dict[str, str] = {}  # repo -> the hash of its last folded event
         self._folded = folded
         self._trees = trees
+
+    def resume(self, mark: AuditMark) -> None:
+        """Continue from a passing audit's mark: its head and its replays."""
+        from detente.domain.invariants import Replay
+
+        self.prev, self.last_seq = mark.hash, mark.seq
+        for repo, (state, last) in mark.states.items():
+            state.trees = self._trees.get(repo)
+            self.replays[repo] = Replay(state)
+            self.last_hash[repo] = last
+
+    def kept(self) -> dict[str, tuple[RepoState, str]]:
+        """Each repository's replay and the hash of its last event."""
+        return {repo: (self.replays[repo].state, last) for repo, last in self.last_hash.items()}
 
     def fold(self, events: Iterable[StoredEvent]) -> ChainBreak | None:
         """Check and fold ``events`` (continuing the chain); the first broken link, if any."""
@@ -253,6 +305,7 @@ class _Audit:
                 current.type, current.data, current.id, partial(apply_stored, event=current)
             )
             self.prev, self.last_seq, self.count = event.hash, event.seq, self.count + 1
+            self.last_hash[event.repo] = event.hash
         return None
 
     def compare(self, store: AuditSource) -> tuple[list[str], bool]:

@@ -52,8 +52,10 @@ def repos(service: Service) -> wire.RepoList:
     return {"repos": out}
 
 
-def audit_verify(service: Service) -> wire.Audit:
-    return cast("wire.Audit", service.audit().to_wire())
+def audit_verify(service: Service, full: bool = False) -> wire.Audit:
+    """The audit report; ``full``: replay from event 1 rather than from where the last
+    passing audit stopped (:meth:`~detente.service.core.ServiceCore.audit`)."""
+    return cast("wire.Audit", service.audit(full=full).to_wire())
 
 
 def events(

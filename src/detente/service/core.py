@@ -22,7 +22,8 @@ import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
@@ -33,6 +34,7 @@ from detente.domain.overlap.trees import Artifact, TreeSource
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
 from detente.errors import NotFoundError, StoreError, ValidationError
+from detente.eventlog.audit_marks import load_mark, save_mark
 from detente.eventlog.envelope import StoredEvent
 from detente.eventlog.projections import AuditReport, apply_stored, rows_for, verify
 from detente.eventlog.subscription import Broadcaster
@@ -41,8 +43,17 @@ from detente.service.batch_effects import BatchEffect
 from detente.service.checkpoints import Checkpoints
 from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.known_commits import KnownCommits
+from detente.service.lease_rows import fold_lease_rows, keeps_lease_rows, move_leases
 from detente.service.repo_index import tree_source
-from detente.storage.base import NewEvent, Store, StoreTx, expiry_batch
+from detente.storage.base import (
+    LeaseStore,
+    LeaseTx,
+    NewEvent,
+    SnapshotStore,
+    Store,
+    StoreTx,
+    expiry_batch,
+)
 
 if TYPE_CHECKING:
     from detente.domain.meetings.resolutions import OwnersOf
@@ -128,6 +139,8 @@ class ServiceCore:
         self._locks = {name: threading.RLock() for name in self.repos}
         #: Leases expired per transaction at most (see :meth:`timeouts`).
         self.expiry_batch = expiry_batch(store)
+        #: Renewals move lease rows instead of appending events (:mod:`.lease_rows`).
+        self.lease_rows = keeps_lease_rows(store)
         #: The projections' snapshots (start, retry copies, saves).
         self.checkpoints = Checkpoints(store, self._new_state)
         #: The command queues and batch runner.
@@ -279,14 +292,18 @@ class ServiceCore:
         """Fold the log's events after ``state.last_seq`` (read in ``tx``)."""
         for event in tx.read_after(state.last_seq, state.repo):
             apply_stored(state, event)
+        if self.lease_rows and isinstance(tx, LeaseTx):
+            fold_lease_rows(state, tx.leases_after(state.claims.lease_stamp, state.repo))
 
     def _catch_up_read(self, state: RepoState) -> None:
         while True:
             batch = self.store.read(since=state.last_seq, limit=5000, repo=state.repo)
             if not batch:
-                return
+                break
             for event in batch:
                 apply_stored(state, event)
+        if self.lease_rows and isinstance(self.store, LeaseStore):
+            fold_lease_rows(state, self.store.leases_after(state.claims.lease_stamp, state.repo))
 
     def commit_events(
         self, tx: StoreTx, state: RepoState, events: Sequence[Event]
@@ -303,6 +320,8 @@ class ServiceCore:
         at = format_time(self.clock.now())
         out: list[StoredEvent] = []
         batch = list(events)
+        if self.lease_rows:  # renewals move lease rows: no event (reactions never renew)
+            batch = move_leases(tx, state, batch, self.clock.now())
         actor = next((e.data["actor"] for e in batch if "actor" in e.data), SYSTEM.to_wire())
         for _ in range(_MAX_REACTION_ROUNDS):
             if not batch:
@@ -351,11 +370,13 @@ class ServiceCore:
         """
         # The deciding modules load when something is due (a read that finds nothing due,
         # the common case of a CLI call, never imports them).
-        from detente.domain.claims.decide import decide_expiry
+        from detente.domain.claims.decide import decide_expiry, decide_lease_checkpoint
         from detente.domain.meetings.decide import decide_deadlines, due_meetings
 
         now = self.clock.now()
-        expired = decide_expiry(state, now, self.ids)
+        # Leases moved by row since the last checkpoint, named in the log first.
+        expired = decide_lease_checkpoint(state, now, self.ids, self.policy)
+        expired += decide_expiry(state, now, self.ids)
         if len(expired) > self.expiry_batch:
             return expired[: self.expiry_batch], True
         if _resources_due(state, now):
@@ -374,6 +395,9 @@ class ServiceCore:
 
     def _due(self, state: RepoState) -> bool:
         now = self.clock.now()
+        every = timedelta(seconds=self.policy.lease_checkpoint_seconds)
+        if state.claims.checkpoint_due(now, every):
+            return True
         return (
             bool(state.claims.due_for_expiry(now))
             or _resources_due(state, now)
@@ -523,17 +547,37 @@ class ServiceCore:
     def head(self) -> int:
         return self.store.head()[0]
 
-    def audit(self) -> AuditReport:
-        """Verify the hash chain, that projections equal a full replay and, when the log
-        is anchored, the store against its checkpoints and the branches' landings."""
+    def audit(self, *, full: bool = False) -> AuditReport:
+        """Verify the hash chain, that projections equal a replay and, when the log is
+        anchored, the store against its checkpoints and the branches' landings.
+
+        Args:
+            full: replay from event 1; otherwise from where the last passing audit stopped
+                (kept in the store's snapshot slots: :mod:`detente.eventlog.audit_marks`),
+                checking the chain and folding only the new events (from zero when no
+                usable mark is kept).
+        """
         trees: dict[str, TreeSource] = {}
         for r in self.repos.values():
             if r.refs is not None:
                 trees[r.name] = r.refs
             elif r.path is not None:
                 trees[r.name] = tree_source(r.path, r.generated, r.artifacts)
+        store = self.store
+        folding = {r.name: r.case_insensitive for r in self.repos.values()}
+        marks = store if isinstance(store, SnapshotStore) else None
+        mark = None if full or marks is None else load_mark(marks, folding)
         report = verify(
-            self.store, {r.name: r.case_insensitive for r in self.repos.values()}, trees
+            store,
+            folding,
+            trees,
+            mark=mark,
+            passed=None if marks is None else partial(save_mark, marks),
+            leases=(
+                partial(store.leases_after, 0)
+                if self.lease_rows and isinstance(store, LeaseStore)
+                else None
+            ),
         )
         if self.anchor is None:
             return report

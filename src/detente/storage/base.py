@@ -21,12 +21,15 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from detente.eventlog.envelope import NewEvent, StoredEvent
-from detente.eventlog.records import RecordRow
+from detente.eventlog.records import LeaseRow, RecordRow
 from detente.eventlog.snapshots import Snapshot
 
 __all__ = [
     "EXPIRY_BATCH",
     "BoundedStore",
+    "LeaseRow",
+    "LeaseStore",
+    "LeaseTx",
     "NewEvent",
     "NotifyingStore",
     "PagedReads",
@@ -123,6 +126,46 @@ class TimedStore(Protocol):
 
         Raises:
             StoreError: ``store_unavailable`` when the store cannot be reached.
+        """
+        ...
+
+
+@runtime_checkable
+class LeaseStore(Protocol):
+    """A store that keeps each claim's current lease in a row moved by compare-and-swap,
+    so a renewal that only moves a deadline appends no event (its transactions are
+    :class:`LeaseTx`). On a store without it every renewal is a ``lease.renewed`` event."""
+
+    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
+        """The lease rows of ``repo`` with a stamp above ``stamp``, by stamp.
+
+        Raises:
+            StoreError: ``store_unavailable`` when the store cannot be reached.
+        """
+        ...
+
+
+@runtime_checkable
+class LeaseTx(Protocol):
+    """The transaction of a :class:`LeaseStore`: lease rows written with the events."""
+
+    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
+        """As :meth:`LeaseStore.leases_after`, inside the transaction."""
+        ...
+
+    def write_leases(self, rows: Sequence[LeaseRow]) -> list[LeaseRow]:
+        """Move the claims' lease rows (committed with the transaction).
+
+        Each row must extend its claim's stored lease: the store holds no row of the claim,
+        or one whose revision is below the row's (the first of this transaction's rows for
+        the claim; later ones follow it). Rows get the next stamps of the store.
+
+        Returns:
+            The rows as stored (``stamp`` set), in order.
+
+        Raises:
+            ConcurrencyError: ``store_concurrency`` when a stored row is already at or above
+                the revision (another writer renewed first), at once or at commit.
         """
         ...
 

@@ -48,6 +48,8 @@ class Head:
         remembered: True when taken from this store's own last commit, not read.
         at: the last event's ``at`` (the floor of lease time), when the store keeps it
             (PostgreSQL; etcd keeps its own floor).
+        lease_stamp: the highest lease-row stamp (PostgreSQL: a renewal moves a lease row
+            and no event, and the commit compares this too).
     """
 
     seq: int
@@ -56,6 +58,7 @@ class Head:
     revision: int
     remembered: bool = False
     at: str | None = None
+    lease_stamp: int = 0
 
 
 class HeadMemory:
@@ -85,7 +88,15 @@ class HeadMemory:
             if head is None:
                 return None
             self.hits += 1
-            return Head(head.seq, head.hash, head.mod_revision, 0, remembered=True, at=head.at)
+            return Head(
+                head.seq,
+                head.hash,
+                head.mod_revision,
+                0,
+                remembered=True,
+                at=head.at,
+                lease_stamp=head.lease_stamp,
+            )
 
     def keep(self, head: Head) -> None:
         """Remember ``head`` as the log's head after this store's last transaction."""

@@ -51,6 +51,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from detente.errors import ConcurrencyError, StoreError
+from detente.eventlog.records import LeaseRow
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.deadline import Watchdog
 from detente.storage.etcd_head import Head
@@ -64,6 +65,7 @@ from detente.storage.postgres_tx import (
     lost_race,
 )
 from detente.storage.sql import SCHEMA_MARK, Dialect, SqlReads, SqlTx
+from detente.storage.sql_leases import lease_rows_after
 from detente.storage.sql_snapshots import SqlSnapshots
 from detente.storage.watch_health import WatchHealth
 
@@ -275,13 +277,13 @@ class PostgresStore(SqlSnapshots, SqlReads):
                 start = self.memory.take()
                 try:
                     if start is None:
-                        head, now, last = begin(conn, APPEND_LOCK)
+                        head, now, last, stamp = begin(conn, APPEND_LOCK)
                         self.memory.saw_clock(now)
                     else:
                         head, now = (start.head.seq, start.head.hash), start.now
-                        last = start.head.at
+                        last, stamp = start.head.at, start.head.lease_stamp
                     self._local.reading = (now, last)
-                    tx = PgTx(POSTGRES, fetch, head)
+                    tx = PgTx(POSTGRES, fetch, head, stamp)
                     try:
                         yield tx
                         params = tx.write(APPEND_LOCK, CHANNEL)
@@ -290,7 +292,7 @@ class PostgresStore(SqlSnapshots, SqlReads):
                             if start is None:
                                 clock = commit_locked(conn, params)
                             else:
-                                clock = commit_remembered(conn, params, head[0])
+                                clock = commit_remembered(conn, params, head[0], stamp)
                         except psycopg.Error as exc:
                             race = lost_race(exc)
                             if race is None:
@@ -319,10 +321,18 @@ class PostgresStore(SqlSnapshots, SqlReads):
         if clock is not None:
             self.memory.saw_clock(clock)
         tail = tx.appended[-1] if tx.appended else None
+        stamp = tx.lease_head
         if tail is not None:
-            self.memory.keep(Head(tail.seq, tail.hash, 0, 0, at=tail.at))
+            self.memory.keep(Head(tail.seq, tail.hash, 0, 0, at=tail.at, lease_stamp=stamp))
         else:
-            self.memory.keep(Head(head[0], head[1], 0, 0, at=last))
+            self.memory.keep(Head(head[0], head[1], 0, 0, at=last, lease_stamp=stamp))
+
+    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
+        """See :meth:`detente.storage.base.LeaseStore.leases_after` (a renewal moves a
+        lease row and appends no event: :mod:`detente.storage.sql_leases`)."""
+        return lease_rows_after(
+            lambda sql, params: self._fetch(POSTGRES.sql(sql), params), stamp, repo
+        )
 
     def _committed(self, event_id: str) -> bool:
         """After a lost COMMIT: wait out the old transaction (it holds the lock), then look."""

@@ -65,15 +65,15 @@ class PgMemory:
         self._fresh = fresh
         self._lock = threading.Lock()
         self._reading: tuple[float, datetime] | None = None
-        self._highest = 0
+        self._highest = (0, 0)
 
     def keep(self, head: Head) -> None:
         """Remember ``head`` as the one this store's last transaction left, unless a later
         one is known (transactions of two repositories end in any order)."""
         with self._lock:
-            if head.seq < self._highest:
+            if (head.seq, head.lease_stamp) < self._highest:
                 return
-            self._highest = head.seq
+            self._highest = (head.seq, head.lease_stamp)
         self.heads.keep(head)
 
     def saw_clock(self, now: datetime) -> None:

@@ -41,6 +41,7 @@ VOLATILE function takes in "Function Volatility Categories", and pipelining in l
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -50,7 +51,7 @@ from psycopg import errors as pg_errors
 
 from detente.errors import ConcurrencyError
 from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
-from detente.eventlog.records import RecordRow
+from detente.eventlog.records import LeaseRow, RecordRow
 from detente.storage import rowjson
 from detente.storage.sql import Dialect, SqlTx, event_params, record_params
 
@@ -68,11 +69,13 @@ __all__ = [
     "write_params",
 ]
 
-#: Its last statement answers ``(clock_timestamp(), head seq, head hash, head at)``
-#: (the head columns are NULL on an empty log). ``{lock}`` is the advisory lock key.
+#: Its last statement answers ``(clock_timestamp(), head seq, head hash, head at,
+#: highest lease-row stamp)`` (the head columns are NULL on an empty log). ``{lock}`` is
+#: the advisory lock key.
 BEGIN_LOCKED = (
     "BEGIN; SELECT pg_advisory_xact_lock({lock}); "
-    "SELECT clock_timestamp(), h.seq, h.hash, h.at FROM (SELECT 1) AS one "
+    "SELECT clock_timestamp(), h.seq, h.hash, h.at, "
+    "(SELECT COALESCE(MAX(stamp), 0) FROM leases) FROM (SELECT 1) AS one "
     "LEFT JOIN (SELECT seq, hash, at FROM events ORDER BY seq DESC LIMIT 1) AS h ON true"
 )
 
@@ -81,6 +84,10 @@ BEGIN_LOCKED = (
 #: the log head is still ``p_head`` and that every trusted stream is at its expected
 #: revision (else raise ``serialization_failure`` naming what moved), insert the events,
 #: upsert the records, queue the ``pg_notify`` wake-up; answer ``clock_timestamp()``.
+#: Lease rows (a renewal that moves only a deadline appends no event) are part of the
+#: head: the highest lease stamp must still be ``p_lease_head`` (a server that has not
+#: seen another's renewal loses its compare, so it never expires a renewed lease), and
+#: no claim's stored lease row may be above the revision its new row extends.
 #: Each statement of a VOLATILE function takes a fresh snapshot under READ COMMITTED, so
 #: the head is read after the lock was granted, as :data:`BEGIN_LOCKED` reads it. A
 #: stream's revision is one backward step of the ``(subject, subject_revision)`` index
@@ -90,7 +97,7 @@ BEGIN_LOCKED = (
 COMMIT_FUNCTION = """
 CREATE OR REPLACE FUNCTION detente_commit(
     p_lock bigint, p_head bigint, p_trusted json, p_events json, p_rows json,
-    p_channel text, p_payload text
+    p_channel text, p_payload text, p_lease_head bigint, p_leases json
 ) RETURNS timestamptz LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
     refusal record;
@@ -101,6 +108,17 @@ BEGIN
             'expected %s)', h.have, p_head) AS message
         FROM (SELECT COALESCE(MAX(seq), 0) AS have FROM events) AS h
         WHERE h.have <> p_head
+        UNION ALL
+        SELECT 0, format('another server moved a lease first (lease stamp %s, expected %s)',
+            l.have, p_lease_head)
+        FROM (SELECT COALESCE(MAX(stamp), 0) AS have FROM leases) AS l
+        WHERE l.have <> p_lease_head
+        UNION ALL
+        SELECT 1, format('the lease of claim %s is at revision %s, expected %s',
+            s.claim_id, s.revision, w.base)
+        FROM json_to_recordset(p_leases) AS w(claim_id text, base int)
+        JOIN leases AS s ON s.claim_id = w.claim_id
+        WHERE s.revision > w.base
         UNION ALL
         SELECT 1, format('stream %s is at revision %s, expected %s',
             w.subject, COALESCE(b.revision, 0), w.revision)
@@ -127,6 +145,13 @@ BEGIN
         revision int, status text, body text)
     ON CONFLICT (kind, id) DO UPDATE SET repo = excluded.repo,
         revision = excluded.revision, status = excluded.status, body = excluded.body;
+    INSERT INTO leases (claim_id, repo, lease_id, revision, ttl_seconds, expires_at, at, stamp)
+    SELECT claim_id, repo, lease_id, revision, ttl_seconds, expires_at, at, stamp
+    FROM json_to_recordset(p_leases) AS l(claim_id text, repo text, lease_id text,
+        revision int, ttl_seconds int, expires_at text, at text, stamp bigint)
+    ON CONFLICT (claim_id) DO UPDATE SET repo = excluded.repo, lease_id = excluded.lease_id,
+        revision = excluded.revision, ttl_seconds = excluded.ttl_seconds,
+        expires_at = excluded.expires_at, at = excluded.at, stamp = excluded.stamp;
     IF p_payload IS NOT NULL THEN
         PERFORM pg_notify(p_channel, p_payload);
     END IF;
@@ -136,10 +161,14 @@ END $$;
 
 #: The call of :data:`COMMIT_FUNCTION`; its parameters are :func:`write_params`. Answers
 #: one row: the database clock after the write.
-WRITE = "SELECT detente_commit(%s, %s, %s::json, %s::json, %s::json, %s, %s)"
+WRITE = "SELECT detente_commit(%s, %s, %s::json, %s::json, %s::json, %s, %s, %s, %s::json)"
 
-#: The log head's sequence (0: empty), to check a write-less transaction started from memory.
-HEAD_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
+#: The log head's sequence (0: empty) and the highest lease stamp, to check a write-less
+#: transaction started from memory.
+HEAD_SEQ = (
+    "SELECT (SELECT COALESCE(MAX(seq), 0) FROM events), "
+    "(SELECT COALESCE(MAX(stamp), 0) FROM leases)"
+)
 
 _EVENT_KEYS = (
     *("seq", "id", "type", "version", "repo", "subject", "subject_revision", "data"),
@@ -155,10 +184,14 @@ def write_params(
     events: Sequence[StoredEvent],
     rows: Sequence[RecordRow],
     channel: str,
+    lease_head: int = 0,
+    leases: Sequence[tuple[LeaseRow, int]] = (),
 ) -> list[Any]:
     """The parameters of :data:`WRITE`: the advisory lock key, the head sequence the
     appends follow, the trusted subjects' expected revisions (a JSON object), the events,
-    the records, the ``pg_notify`` channel and payload (the last sequence; None: no event).
+    the records, the ``pg_notify`` channel and payload (the last sequence; None: no event),
+    the highest lease stamp the transaction started from and the lease rows it writes
+    (each with ``base``: the revision its claim's stored row must not exceed).
 
     The rows travel as one JSON document per table (encoded by orjson, unpacked by
     PostgreSQL's ``json_to_recordset``) rather than one array per column: psycopg adapts
@@ -169,6 +202,7 @@ def write_params(
     """
     events_json = [dict(zip(_EVENT_KEYS, event_params(e), strict=True)) for e in events]
     rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
+    leases_json = [{**dataclasses.asdict(row), "base": base} for row, base in leases]
     return [
         lock,
         head,
@@ -177,6 +211,8 @@ def write_params(
         rowjson.dumps_text(rows_json),
         channel,
         str(events[-1].seq) if events else None,
+        lease_head,
+        rowjson.dumps_text(leases_json),
     ]
 
 
@@ -197,12 +233,29 @@ class PgTx(SqlTx):
         fetch: runs a statement on the transaction's connection and returns its rows.
         head: ``(seq, hash)`` of the log: read under the lock at ``BEGIN``, or remembered
             from this store's own last commit (the write checks it either way).
+        lease_head: the highest lease-row stamp, read or remembered with ``head`` (the
+            write checks it too).
     """
 
-    def __init__(self, dialect: Dialect, fetch: Query, head: tuple[int, str]) -> None:
-        super().__init__(dialect, fetch, self._no_execute_many)
+    def __init__(
+        self, dialect: Dialect, fetch: Query, head: tuple[int, str], lease_head: int = 0
+    ) -> None:
+        super().__init__(dialect, fetch, self._no_execute_many, lease_stamp=lease_head)
         self._query = fetch
         self._head = head
+        self._lease_head = lease_head
+
+    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
+        """See :meth:`detente.storage.base.LeaseTx.leases_after`: no query when ``stamp``
+        is already the lease head."""
+        if stamp >= self._lease_head:
+            return []
+        return super().leases_after(stamp, repo)
+
+    @property
+    def lease_head(self) -> int:
+        """The highest lease stamp after this transaction's writes."""
+        return self._leases.stamp or self._lease_head
 
     @staticmethod
     def _no_execute_many(sql: str, rows: list[tuple[Any, ...]]) -> None:
@@ -233,10 +286,12 @@ class PgTx(SqlTx):
         (see :func:`lost_race`)."""
         trusted = {s: self._base[s] for s in self._trusted}
         events = self.appended[self._flushed :]
-        if not trusted and not events and not self._rows:
+        leases = self._leases.take()
+        if not trusted and not events and not self._rows and not leases:
             return None
         rows = list(self._rows.values())
-        params = write_params(lock, self._head[0], trusted, events, rows, channel)
+        head = self._head[0]
+        params = write_params(lock, head, trusted, events, rows, channel, self._lease_head, leases)
         self._trusted.clear()
         self._flushed = len(self.appended)
         self._rows.clear()
@@ -262,15 +317,16 @@ def lost_race(exc: BaseException) -> ConcurrencyError | None:
 Conn = psycopg.Connection[Any]
 
 
-def begin(conn: Conn, lock: int) -> tuple[tuple[int, str], datetime, str | None]:
+def begin(conn: Conn, lock: int) -> tuple[tuple[int, str], datetime, str | None, int]:
     """``BEGIN``, take advisory lock ``lock``, read the clock and the head (one round trip):
-    ``((seq, hash), database clock in UTC, at of the head event or None)``."""
+    ``((seq, hash), database clock in UTC, at of the head event or None, highest lease
+    stamp)``."""
     cur = conn.execute(begin_sql(lock))
     cur.nextset()
     cur.nextset()
-    [(now, seq, hash_, at)] = cur.fetchall()
+    [(now, seq, hash_, at, stamp)] = cur.fetchall()
     head = (int(seq), str(hash_)) if seq is not None else (0, GENESIS_HASH)
-    return head, now.astimezone(UTC), (str(at) if at is not None else None)
+    return head, now.astimezone(UTC), (str(at) if at is not None else None), int(stamp)
 
 
 def commit_locked(conn: Conn, params: list[Any] | None) -> datetime | None:
@@ -292,7 +348,9 @@ def commit_locked(conn: Conn, params: list[Any] | None) -> datetime | None:
     return row[0].astimezone(UTC) if row is not None else None
 
 
-def commit_remembered(conn: Conn, params: list[Any] | None, head: int) -> datetime | None:
+def commit_remembered(
+    conn: Conn, params: list[Any] | None, head: int, lease_head: int = 0
+) -> datetime | None:
     """Commit a transaction started from memory: the write as one autocommitted call (it
     takes the lock and checks that the log is still at ``head``), or, with nothing to
     write, one read checking that the head has not moved (a refusal is never decided on
@@ -307,7 +365,7 @@ def commit_remembered(conn: Conn, params: list[Any] | None, head: int) -> dateti
     if params is not None:
         row = conn.execute(WRITE, params).fetchone()
         return row[0].astimezone(UTC) if row is not None else None
-    [(seq,)] = conn.execute(HEAD_SEQ).fetchall()
-    if int(seq) != head:
+    [(seq, stamp)] = conn.execute(HEAD_SEQ).fetchall()
+    if (int(seq), int(stamp)) != (head, lease_head):
         raise ConcurrencyError("another server appended first (the log head moved)")
     return None

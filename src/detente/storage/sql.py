@@ -20,10 +20,11 @@ from typing import Any
 
 from detente.errors import ConcurrencyError
 from detente.eventlog.envelope import GENESIS_HASH, NewEvent, StoredEvent
-from detente.eventlog.records import RecordRow
+from detente.eventlog.records import LeaseRow, RecordRow
 from detente.storage import rowjson
 from detente.storage.append import check_expected, seal_appends
 from detente.storage.base import PagedReads
+from detente.storage.sql_leases import LEASE_TABLES, SqlLeaseWrites, lease_rows_after
 
 SCHEMA_VERSION = "1"
 
@@ -108,7 +109,8 @@ class Dialect:
 
     def schema(self) -> str:
         """Every statement creating the schema (idempotent)."""
-        return _TABLES.format(seq_type=self.seq_type, blob_type=self.blob_type) + self.append_only
+        tables = _TABLES.format(seq_type=self.seq_type, blob_type=self.blob_type)
+        return tables + LEASE_TABLES + self.append_only
 
 
 def row_to_event(row: Sequence[Any]) -> StoredEvent:
@@ -156,7 +158,14 @@ class SqlTx:
         execute_many: runs a write statement on the transaction's connection.
     """
 
-    def __init__(self, dialect: Dialect, fetch: Fetch, execute_many: ExecuteMany) -> None:
+    def __init__(
+        self,
+        dialect: Dialect,
+        fetch: Fetch,
+        execute_many: ExecuteMany,
+        *,
+        lease_stamp: int | None = None,
+    ) -> None:
         self._dialect = dialect
         self._fetch = fetch
         self._execute_many = execute_many
@@ -167,6 +176,21 @@ class SqlTx:
         self._revisions: dict[str, int] = {}  # subject -> revision after the appends
         self._rows: dict[tuple[str, str], RecordRow] = {}
         self._flushed = 0
+        self._leases = SqlLeaseWrites(
+            lambda sql, params: fetch(dialect.sql(sql), params),
+            lambda sql, rows: execute_many(dialect.sql(sql), rows),
+            stamp=lease_stamp,
+        )
+
+    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
+        """See :meth:`detente.storage.base.LeaseTx.leases_after`."""
+        return lease_rows_after(
+            lambda sql, params: self._fetch(self._dialect.sql(sql), params), stamp, repo
+        )
+
+    def write_leases(self, rows: Sequence[LeaseRow]) -> list[LeaseRow]:
+        """See :meth:`detente.storage.base.LeaseTx.write_leases` (written by :meth:`flush`)."""
+        return self._leases.write(rows)
 
     def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
         """See :meth:`detente.storage.base.StoreTx.read_after` (committed events only)."""
@@ -239,6 +263,7 @@ class SqlTx:
             except self._dialect.races as exc:
                 raise ConcurrencyError(f"append lost a race: {exc}") from exc
             self._flushed = len(self.appended)
+        self._leases.flush()
         if self._rows:
             rows = [record_params(r) for r in self._rows.values()]
             self._execute_many(self._dialect.sql(_UPSERT_RECORD), rows)

@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from detente.errors import StoreError
+from detente.eventlog.records import LeaseRow
 from detente.storage.sql import SCHEMA_MARK, Dialect, SqlReads, SqlTx
+from detente.storage.sql_leases import lease_rows_after
 from detente.storage.sql_snapshots import SqlSnapshots
 
 __all__ = ["SQLITE", "SqliteStore"]
@@ -143,6 +145,11 @@ class SqliteStore(SqlSnapshots, SqlReads):
             except sqlite3.Error as exc:
                 self._conn.execute("ROLLBACK")
                 raise StoreError(f"commit failed: {exc}") from exc
+
+    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
+        """See :meth:`detente.storage.base.LeaseStore.leases_after` (the lease rows let a
+        renewal append no event: :mod:`detente.storage.sql_leases`)."""
+        return lease_rows_after(self._fetch, stamp, repo)
 
     # ------------------------------------------------------------------ time plan
 

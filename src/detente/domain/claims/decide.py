@@ -107,6 +107,38 @@ def decide_expiry(state: RepoState, now: datetime, ids: IdSource) -> list[ev.Eve
     return out
 
 
+#: Leases one ``lease.checkpoint`` event names at most (a larger set takes several).
+CHECKPOINT_CHUNK = 500
+
+
+def decide_lease_checkpoint(
+    state: RepoState, now: datetime, ids: IdSource, policy: Policy = DEFAULT_POLICY
+) -> list[ev.Event]:
+    """``lease.checkpoint`` events naming every lease moved by row (a renewal that
+    appended nothing) since the last checkpoint, once the oldest of them is
+    ``policy.lease_checkpoint_seconds`` old; nothing before. Each event names at most
+    :data:`CHECKPOINT_CHUNK` leases (``{claimId, leaseId, leaseRevision, ttlSeconds,
+    expiresAt}``, by claim id)."""
+    book = state.claims
+    if not book.checkpoint_due(now, timedelta(seconds=policy.lease_checkpoint_seconds)):
+        return []
+    entries = [
+        {
+            "claimId": claim_id,
+            "leaseId": lease.id,
+            "leaseRevision": lease.revision,
+            "ttlSeconds": lease.ttl_seconds,
+            "expiresAt": format_time(lease.expires_at),
+        }
+        for claim_id, lease in sorted(book.unchecked.items())
+    ]
+    subject = ev.lease_subject(state.repo)
+    return [
+        ev.stream_event(ids, subject, ev.LEASE_CHECKPOINT, leases=entries[i : i + CHECKPOINT_CHUNK])
+        for i in range(0, len(entries), CHECKPOINT_CHUNK)
+    ]
+
+
 def decide_scope_change(
     state: RepoState,
     cmd: ChangeScope,

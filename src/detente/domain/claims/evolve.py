@@ -23,7 +23,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from detente.clock import parse_time
@@ -66,6 +66,12 @@ class ClaimBook(dict[str, Claim]):
         #: Workspaces, reverse semantic records, the holding-objective journal.
         self.lookups = ClaimLookups()
         self._deadlines: list[tuple[datetime, str, int]] = []
+        #: The highest lease-row stamp folded (:meth:`move_deadline`; 0: none).
+        self.lease_stamp = 0
+        #: Leases moved by row since the last ``lease.checkpoint`` (claim id -> lease).
+        self.unchecked: dict[str, Lease] = {}
+        #: When the oldest of :attr:`unchecked` was renewed (None: nothing unchecked).
+        self.unchecked_since: datetime | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -90,6 +96,11 @@ class ClaimBook(dict[str, Claim]):
                 due.append(claim)
         return due
 
+    def checkpoint_due(self, now: datetime, every: timedelta) -> bool:
+        """True when a lease moved by row waits for its checkpoint ``every`` or longer."""
+        since = self.unchecked_since
+        return bool(self.unchecked) and since is not None and now - since >= every
+
     def _drop_stale_deadlines(self) -> None:
         while self._deadlines:
             _, claim_id, lease_rev = self._deadlines[0]
@@ -100,8 +111,56 @@ class ClaimBook(dict[str, Claim]):
 
     # ------------------------------------------------------------------ evolve
 
+    def move_deadline(
+        self, claim_id: str, lease: Lease, *, at: datetime, stamp: int = 0, checked: bool = False
+    ) -> bool:
+        """Fold a lease moved without an event (a lease row, or an entry of a
+        ``lease.checkpoint``): the claim's lease becomes ``lease`` when it extends the same
+        lease to a higher revision; nothing else of the record changes (not its revision,
+        ``updatedAt`` or ``lastEventId``: a heartbeat is not a change of the claim).
+
+        Args:
+            claim_id: the claim.
+            lease: its lease after the renewal.
+            at: when the renewal was decided.
+            stamp: the lease row's store stamp (raises :attr:`lease_stamp`; 0: not a row).
+            checked: the move comes from a checkpoint (it clears :attr:`unchecked` up to
+                its revision) rather than a row (which waits for one).
+
+        Returns:
+            True when the claim's lease moved.
+        """
+        self.lease_stamp = max(self.lease_stamp, stamp)
+        old = self.get(claim_id)
+        moved = old is not None and old.lease.id == lease.id and lease.revision > old.lease.revision
+        if old is not None and moved:
+            self.store(old, replace(old, lease=lease))
+        if checked:
+            held = self.unchecked.get(claim_id)
+            if held is not None and held.revision <= lease.revision:
+                del self.unchecked[claim_id]
+        elif moved:
+            self.unchecked[claim_id] = lease
+            if self.unchecked_since is None:
+                self.unchecked_since = at
+        return moved
+
+    def _checkpoint(self, data: dict[str, Any], at: datetime) -> None:
+        for entry in data["leases"]:
+            lease = Lease(
+                id=str(entry["leaseId"]),
+                revision=int(entry["leaseRevision"]),
+                ttl_seconds=int(entry["ttlSeconds"]),
+                expires_at=parse_time(str(entry["expiresAt"])),
+            )
+            self.move_deadline(str(entry["claimId"]), lease, at=at, checked=True)
+        self.unchecked_since = at if self.unchecked else None
+
     def apply(self, event_type: str, data: dict[str, Any], at: datetime, event_id: str) -> None:
         """Fold one ``claim.*`` or ``lease.*`` event; events about unknown claims are ignored."""
+        if event_type == ev.LEASE_CHECKPOINT:
+            self._checkpoint(data, at)
+            return
         if event_type == ev.CLAIM_ANNOUNCED:
             claim = claim_from_announcement(self.repo, data, at, event_id, self)
             self.last_fencing_token = max(self.last_fencing_token, claim.fencing_token)

@@ -1,0 +1,75 @@
+"""Lease rows: each claim's current lease, moved by compare-and-swap beside the log
+(memory, SQLite and PostgreSQL keep them; a renewal there appends no event)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from detente.errors import ConcurrencyError
+from detente.storage.base import LeaseRow, LeaseStore, LeaseTx, Store
+from detente.storage.factory import open_store
+from detente.storage.memory import MemoryStore
+from detente.storage.sqlite import SqliteStore
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def leases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    store: Store
+    if request.param == "memory":
+        store = MemoryStore()
+    elif request.param == "sqlite":
+        store = SqliteStore(tmp_path / "d.db")
+    else:
+        store = open_store(request.getfixturevalue("postgres_server").new_database())
+    assert isinstance(store, LeaseStore)
+    yield store
+    store.close()
+
+
+def _row(revision: int, claim: str = "clm_1", deadline: str = "2026-01-01T00:01:00Z") -> LeaseRow:
+    return LeaseRow(claim, "demo", "lse_1", revision, 60, deadline, "2026-01-01T00:00:00Z")
+
+
+def _write(store: Store, *rows: LeaseRow) -> list[LeaseRow]:
+    with store.transaction("demo") as tx:
+        assert isinstance(tx, LeaseTx)
+        return tx.write_leases(rows)
+
+
+def _after(store: Store, stamp: int) -> list[LeaseRow]:
+    assert isinstance(store, LeaseStore)
+    return store.leases_after(stamp, "demo")
+
+
+def test_a_claim_keeps_one_lease_row_whose_stamp_rises_with_every_move(leases: Store) -> None:
+    [first] = _write(leases, _row(2))
+    [second] = _write(leases, _row(3, deadline="2026-01-01T00:02:00Z"))
+    assert second.stamp > first.stamp > 0
+    assert _after(leases, 0) == [second]  # one row per claim, the newest
+    assert _after(leases, second.stamp) == []
+    assert leases.head()[0] == 0  # no event was appended
+
+
+def test_a_row_not_above_the_stored_revision_is_refused_and_nothing_is_written(
+    leases: Store,
+) -> None:
+    [held] = _write(leases, _row(3))
+    with pytest.raises(ConcurrencyError):
+        _write(leases, _row(4, claim="clm_2"), _row(3))  # another writer moved it to 3 first
+    assert _after(leases, 0) == [held]
+
+
+def test_rows_of_a_transaction_that_rolls_back_are_not_kept(leases: Store) -> None:
+    with pytest.raises(RuntimeError), leases.transaction("demo") as tx:
+        assert isinstance(tx, LeaseTx)
+        tx.write_leases([_row(2)])
+        raise RuntimeError("the command failed after its renewal")
+    assert _after(leases, 0) == []
+
+
+def test_rows_are_read_per_repository(leases: Store) -> None:
+    _write(leases, _row(2), LeaseRow("clm_9", "other", "lse_9", 2, 60, "t", "t"))
+    assert [r.claim_id for r in _after(leases, 0)] == ["clm_1"]
