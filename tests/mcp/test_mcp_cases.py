@@ -114,7 +114,9 @@ async def test_a_stale_revision_is_a_tool_error_carrying_revision_conflict_and_t
             expected_claim_revision=opened["revision"],
             expected_lease_revision=opened["leaseRevision"],
         )
-        assert renewed["revision"] == opened["revision"] + 1
+        # A heartbeat moves the lease, not the claim (issue #32): its lease revision is stale.
+        assert renewed["revision"] == opened["revision"]
+        assert renewed["leaseRevision"] == opened["leaseRevision"] + 1
         error = await fail(
             client,
             "claim_renew",
@@ -123,8 +125,8 @@ async def test_a_stale_revision_is_a_tool_error_carrying_revision_conflict_and_t
             expected_lease_revision=opened["leaseRevision"],
         )
         assert error["code"] == "revision_conflict"
-        assert error["expected"] == opened["revision"]
-        assert error["actual"] == renewed["revision"]
+        assert error["expected"] == opened["leaseRevision"]
+        assert error["actual"] == renewed["leaseRevision"]
         assert error["current"]["id"] == opened["claimId"]
         assert error["current"]["revision"] == renewed["revision"]
         assert error["current"]["lease"]["revision"] == renewed["leaseRevision"]
