@@ -178,18 +178,17 @@ def session_reader(service: Service, who: Principal, session_id: str, *rest: Any
     _session_owner(service, who, session_id)
 
 
-def check_edit(service: Service, who: Principal, body: Any) -> None:
-    """``claim``, as the pre-commit check; and a registered session is judged only for its
-    registrant (or an admin), as its claims are read (:func:`session_reader`)."""
-    role("claim")(service, who)
-    _session_owner(service, who, getattr(body, "session_id", None))
-
-
-def session_writer(service: Service, who: Principal, session_id: str, *rest: Any) -> None:
-    """``claim``; and a session's receipts are recorded only by its registrant (or an
-    admin)."""
+def session_writer(service: Service, who: Principal, session_id: str | None, *_: Any) -> None:
+    """``claim``; and a registered session is written (its receipts) or judged (an edit
+    check naming it) only by its registrant, or an admin."""
     role("claim")(service, who)
     _session_owner(service, who, session_id)
+
+
+def check_edit(service: Service, who: Principal, body: Any) -> None:
+    """:func:`session_writer` of the session the body names (the pre-commit check's
+    ``claim`` without one)."""
+    session_writer(service, who, getattr(body, "session_id", None))
 
 
 def own_body_claim(service: Service, who: Principal, *args: Any) -> None:
