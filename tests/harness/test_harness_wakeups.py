@@ -126,3 +126,27 @@ def test_a_waiter_that_stops_is_told_to_go_on_once_when_its_turn_came(tmp_path: 
     )
     assert again.get("decision") != "block"  # delivered once: it does not loop
     assert repo.receipts()["deliveredUpTo"] > 0
+
+
+def test_a_session_waiting_in_line_for_a_shared_resource_is_told_at_stop_when_its_slot_came(
+    tmp_path: Path,
+) -> None:
+    repo = Waiting(tmp_path)
+    repo.edit()  # registers the session: its notices start here
+    with open_local(repo.top) as client:
+        held = client.acquire_resource("build", {"ttlSeconds": 600})["grant"]
+        queued = client.acquire_resource(
+            "build", {"ttlSeconds": 600, "wait": True, "sessionId": "claude-S1"}
+        )
+    waiting = repo.stop()
+    with open_local(repo.top) as client:
+        client.release_resource("build", {"fencingToken": held["fencingToken"]})
+
+    woken = repo.stop()
+    again = repo.stop()
+
+    assert held is not None and queued["grant"] is None and queued["waiting"] is not None
+    assert waiting.get("decision") != "block"  # in line: nothing to go on with yet
+    assert woken["decision"] == "block"
+    assert "your turn came for resource build" in woken["reason"]
+    assert again.get("decision") != "block"  # delivered once

@@ -216,12 +216,14 @@ class AgentsService:
             session = state.agents.get(session_id)
             mine = [c.id for c in session_claims(state, session_id, principal)]
             head = state.last_seq
-        if session is None or not mine or head <= session.delivered_up_to:
+        if session is None or head <= session.delivered_up_to:
             return SessionNotices(session, [], session.delivered_up_to if session else 0)
         since = max(session.delivered_up_to, head - NOTICE_WINDOW)
         batch, scanned = self.core.events(since=since, limit=NOTICE_WINDOW, repo=name)
         with self.core.lock(name):
-            found = session_notices(state, mine, ((e.seq, e.type, e.data) for e in batch))
+            found = session_notices(
+                state, mine, ((e.seq, e.type, e.data) for e in batch), session_id
+            )
         return SessionNotices(session, found, scanned)
 
     def record_notices(self, cmd: RecordNotices) -> AgentView:

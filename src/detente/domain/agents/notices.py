@@ -8,9 +8,11 @@ after the session's ``delivered_up_to``, those that change what the session may 
   ahead finished): its turn came, it may edit its files;
 - a change of a meeting room one of its claims sits in (a proposal, an acceptance, a
   resolution, an escalation, a notice, the room dissolved);
+- a slot of a shared resource granted to a request that waited in line
+  (``resource.granted`` with ``waited``), when the request named one of its claims or
+  the session itself;
 - what :data:`WAKERS` adds: each entry maps an event type to the claims it wakes, so
-  another aggregate (counted leases on shared resources: ``resource.*``) adds its own
-  wake-ups here without touching the rest.
+  another aggregate adds its own wake-ups here without touching the rest.
 
 Pure: the caller reads the events (``(seq, type, data)``) and hands in the state.
 """
@@ -53,11 +55,17 @@ def _room(state: RepoState, data: Mapping[str, Any]) -> Iterable[str]:
     return meeting.participants if meeting is not None else ()
 
 
-#: Event type -> the claims it wakes. Extend it for a new kind of wait (a resource's
-#: slot freed: ``WAKERS["resource.granted"] = ...``).
+def _slot(state: RepoState, data: Mapping[str, Any]) -> Iterable[str]:
+    # A slot granted at once answered its own request: only a wait in line wakes.
+    claim = data.get("claimId")
+    return (str(claim),) if data.get("waited") and claim else ()
+
+
+#: Event type -> the claims it wakes. Extend it for a new kind of wait.
 WAKERS: dict[str, Waker] = {
     ev.CLAIM_ACTIVATED: _activated,
     ev.CLAIM_RESUMED: _activated,
+    ev.RESOURCE_GRANTED: _slot,
     **{kind: _room for kind in _ROOM_CHANGES},
 }
 
@@ -69,7 +77,8 @@ class Notice:
     Attributes:
         seq: the event's global sequence number.
         type: the event's type.
-        claim_id: the session's claim it concerns.
+        claim_id: the session's claim it concerns (None: a resource request that named
+            the session and no claim).
         meeting_id: the room, for a room change.
         turn: the claim may write now (its turn came): a stop hook tells the agent to
             continue.
@@ -78,7 +87,7 @@ class Notice:
 
     seq: int
     type: str
-    claim_id: str
+    claim_id: str | None
     meeting_id: str | None
     turn: bool
     text: str
@@ -96,7 +105,10 @@ class Notice:
 
 
 def session_notices(
-    state: RepoState, claim_ids: Sequence[str], events: Iterable[tuple[int, str, Mapping[str, Any]]]
+    state: RepoState,
+    claim_ids: Sequence[str],
+    events: Iterable[tuple[int, str, Mapping[str, Any]]],
+    session_id: str | None = None,
 ) -> list[Notice]:
     """The notices of a session whose claims are ``claim_ids``, in log order (one per
     event and claim).
@@ -105,6 +117,8 @@ def session_notices(
         state: the repository's state now.
         claim_ids: the session's claims.
         events: ``(seq, type, data)`` after the session's ``delivered_up_to``.
+        session_id: the session: a resource slot its request waited for (naming no claim
+            of it) wakes it too.
     """
     mine = set(claim_ids)
     out: list[Notice] = []
@@ -112,14 +126,36 @@ def session_notices(
         waker = WAKERS.get(kind)
         if waker is None:
             continue
-        for claim_id in dict.fromkeys(c for c in waker(state, data) if c in mine):
+        woken = list(dict.fromkeys(c for c in waker(state, data) if c in mine))
+        for claim_id in woken:
             out.append(_notice(state, seq, kind, claim_id, data))
+        if (
+            not woken
+            and kind == ev.RESOURCE_GRANTED
+            and data.get("waited")
+            and session_id is not None
+            and data.get("sessionId") == session_id
+        ):
+            out.append(_notice(state, seq, kind, None, data))
     return out
 
 
 def _notice(
-    state: RepoState, seq: int, kind: str, claim_id: str, data: Mapping[str, Any]
+    state: RepoState, seq: int, kind: str, claim_id: str | None, data: Mapping[str, Any]
 ) -> Notice:
+    if kind == ev.RESOURCE_GRANTED:
+        name = str(data.get("resource"))
+        return Notice(
+            seq,
+            kind,
+            claim_id,
+            None,
+            True,
+            f"detente: your turn came for resource {name}: a slot is yours (fencing token "
+            f"{data.get('fencingToken')}, lease until {data.get('expiresAt')}); proceed, and "
+            f"release it when done (detente resource release {name}).",
+        )
+    assert claim_id is not None  # only a resource slot wakes a session without a claim
     claim = state.claims.get(claim_id)
     active_now = claim is not None and claim.status.value == "active"
     if kind in _ROOM_CHANGES:

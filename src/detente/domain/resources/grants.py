@@ -32,10 +32,20 @@ def event(ids: IdSource, repo: str, name: str, event_type: str, **data: object) 
 
 
 def grant_event(
-    ids: IdSource, repo: str, name: str, waiter: Waiter, token: int, now: datetime
+    ids: IdSource,
+    repo: str,
+    name: str,
+    waiter: Waiter,
+    token: int,
+    now: datetime,
+    *,
+    waited: bool = False,
 ) -> ev.Event:
     """``resource.granted``: ``waiter``'s request gets fencing token ``token`` and a lease
-    of its TTL from ``now`` (the moment of the grant, not of the request)."""
+    of its TTL from ``now`` (the moment of the grant, not of the request). A request
+    served from the line carries ``waited: true``: its agent is woken
+    (:mod:`detente.domain.agents.notices`)."""
+    served = {"waited": True} if waited else {}
     return event(
         ids,
         repo,
@@ -49,6 +59,7 @@ def grant_event(
         note=waiter.note,
         ttlSeconds=waiter.ttl_seconds,
         expiresAt=format_time(now + timedelta(seconds=waiter.ttl_seconds)),
+        **served,
     )
 
 
@@ -63,6 +74,6 @@ def promote(
     """Grants for the first waiters in line while slots are free (``holders`` remain)."""
     free = max(0, capacity - holders)
     return [
-        grant_event(ids, resource.repo, resource.name, w, tokens.next(), now)
+        grant_event(ids, resource.repo, resource.name, w, tokens.next(), now, waited=True)
         for w in resource.waiters[:free]
     ]

@@ -59,11 +59,12 @@ class AgentSession(TypedDict):
 @record
 class Notice(TypedDict):
     """A wake-up: the event (``seq``, ``type``) that concerns the session's claim
-    ``claimId`` (``meetingId`` for a room change); ``turn``: the claim may write now."""
+    ``claimId`` (``meetingId`` for a room change; ``claimId`` null for a shared
+    resource's slot the session itself waited for); ``turn``: it may proceed now."""
 
     seq: int
     type: str
-    claimId: str
+    claimId: str | None
     meetingId: str | None
     turn: bool
     text: str
