@@ -77,3 +77,12 @@ def test_bad_input_exits_2_naming_the_field(cli: Cli) -> None:
     code, problem = cli.json("resource", "acquire", "build", "--ttl", "0")
     assert code == 2 and problem["field"] == "ttlSeconds"
     assert cli.json("resource", "list")[1]["resources"] == []
+
+
+def test_a_negative_or_infinite_wait_timeout_exits_2_and_records_nothing(cli: Cli) -> None:
+    cli.json("resource", "acquire", "deploy:prod")
+    before = cli.json("resource", "show", "deploy:prod")[1]["resource"]["revision"]
+    for bad in ("-1", "inf", "nan"):
+        code, problem = cli.json("resource", "acquire", "deploy:prod", "--wait", "--timeout", bad)
+        assert code == 2 and problem["field"] == "timeout", (bad, problem)
+    assert cli.json("resource", "show", "deploy:prod")[1]["resource"]["revision"] == before

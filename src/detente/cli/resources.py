@@ -16,6 +16,7 @@ acquire (``--capacity``, default 1) or by ``declare`` (changing an existing capa
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
@@ -145,6 +146,11 @@ def acquire(
     """Take a slot of NAME for --ttl seconds and print its fencing token (exit 8: busy)."""
 
     def body(session: Session) -> int | None:
+        if not math.isfinite(timeout) or timeout < 0:
+            raise ValidationError(
+                f"--timeout must be a finite number of seconds >= 0, got {timeout:g}",
+                field="timeout",
+            )
         repo_name = _repo(session, repo)
         request: dict[str, Any] = {
             "repo": repo_name,
