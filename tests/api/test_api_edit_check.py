@@ -4,6 +4,7 @@ judgement of an edit in one request, declared in the OpenAPI document; bad input
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import httpx
@@ -52,6 +53,23 @@ def test_the_sessions_own_file_is_allowed(http: httpx.Client) -> None:
 
     assert r.status_code == 200
     assert r.json()["decision"] == "allow" and r.json()["unclaimed"] == ["src/new.py"]
+
+
+def test_a_suggested_command_names_a_path_with_shell_characters_as_one_word(
+    http: httpx.Client,
+) -> None:
+    mine = _open(http, "src/own.py", "alice", session="claude-S2")
+    odd = "src/x;touch pwned $(id).py"
+    for session, prefix in ((None, ["claim", "open"]), ("claude-S2", ["claim", "scope", "add"])):
+        body = {"repo": "demo", "paths": [odd], **({"sessionId": session} if session else {})}
+
+        r = http.post("/v1/hooks/edit-check", json=body)
+
+        assert r.status_code == 200, r.text
+        [claim] = [o for o in r.json()["options"] if o["action"] == "claim"]
+        words = shlex.split(claim["command"])
+        assert words[1 : 1 + len(prefix)] == prefix and words[-2:] == ["-p", odd], words
+    assert mine["paths"] == ["src/own.py"]
 
 
 def test_bad_input_is_a_validation_error(http: httpx.Client) -> None:

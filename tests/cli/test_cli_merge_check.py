@@ -68,3 +68,21 @@ def test_a_predicted_conflict_prints_the_hunk_and_its_meeting_shows_it(cli: Cli)
         shown.stdout
     )
     assert "<<<<<<<" in shown.stdout
+
+
+def test_control_characters_in_a_conflicting_hunk_are_printed_escaped(cli: Cli) -> None:
+    alice = cli.open("src/pkg/a.py", agent="alice")["claim"]
+    bob = cli.open("docs/**", agent="bob")["claim"]
+    _commit(Path(alice["worktree"]), "src/pkg/a.py", "a = 10\n")
+    # A branch's file may hold terminal escapes (set the title, clear the screen).
+    _commit(Path(bob["worktree"]), "src/pkg/a.py", "a = '\x1b]0;owned\x07\x1b[2J'\n")
+
+    text = cli("claim", "merge-check", bob["id"])
+    [room] = [
+        m for m in cli.json("claim", "status", bob["id"])[1]["meetings"] if m["mergeConflicts"]
+    ]
+    shown = cli("meeting", "show", room["id"])
+
+    for out in (text.stdout, shown.stdout):
+        assert "\x1b" not in out and "\x07" not in out
+        assert "a = '\\x1b]0;owned\\x07\\x1b[2J'" in out

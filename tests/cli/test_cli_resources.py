@@ -3,8 +3,10 @@ client (in-process and over HTTP)."""
 
 from __future__ import annotations
 
+import pytest
 from cli_harness import Cli
 
+from detente.cli import resources as resources_cli
 from detente.clock import FakeClock
 
 
@@ -77,3 +79,24 @@ def test_bad_input_exits_2_naming_the_field(cli: Cli) -> None:
     code, problem = cli.json("resource", "acquire", "build", "--ttl", "0")
     assert code == 2 and problem["field"] == "ttlSeconds"
     assert cli.json("resource", "list")[1]["resources"] == []
+
+
+def test_a_negative_or_infinite_wait_timeout_exits_2_and_records_nothing(cli: Cli) -> None:
+    cli.json("resource", "acquire", "deploy:prod")
+    before = cli.json("resource", "show", "deploy:prod")[1]["resource"]["revision"]
+    for bad in ("-1", "inf", "nan"):
+        code, problem = cli.json("resource", "acquire", "deploy:prod", "--wait", "--timeout", bad)
+        assert code == 2 and problem["field"] == "timeout", (bad, problem)
+    assert cli.json("resource", "show", "deploy:prod")[1]["resource"]["revision"] == before
+
+
+def test_an_interrupted_wait_leaves_the_line(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli.json("resource", "acquire", "deploy:qa")
+
+    def interrupted(seconds: float) -> None:
+        raise KeyboardInterrupt  # Ctrl-C while the command waits between two reads
+
+    monkeypatch.setattr(resources_cli.time, "sleep", interrupted)
+    result = cli("resource", "acquire", "deploy:qa", "--wait", "--timeout", "60")
+    assert result.exit_code != 0
+    assert cli.json("resource", "show", "deploy:qa")[1]["resource"]["waiters"] == []

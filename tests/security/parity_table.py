@@ -416,6 +416,34 @@ OPS = (
         ANY_CLAIMER,
     ),
     Op(
+        "take a slot of a shared resource for the session",
+        lambda world: {**_session(world), "resource": f"res-{next(world.paths)}"},
+        lambda c, x: c.acquire_resource(
+            x["resource"], {"repo": "demo", "ttlSeconds": 60, "sessionId": x["session"]}
+        ),
+        lambda x: [
+            (
+                "resource_acquire",
+                {"name": x["resource"], "ttl_secs": 60, "session_id": x["session"]},
+            )
+        ],
+        OWNER_ONLY,
+    ),
+    Op(
+        "take a slot of a shared resource for the claim",
+        lambda world: {**_claim(world), "resource": f"res-{next(world.paths)}"},
+        lambda c, x: c.acquire_resource(
+            x["resource"], {"repo": "demo", "ttlSeconds": 60, "claimId": x["claim"]["id"]}
+        ),
+        lambda x: [
+            (
+                "resource_acquire",
+                {"name": x["resource"], "ttl_secs": 60, "claim_id": x["claim"]["id"]},
+            )
+        ],
+        OWNER_ONLY,
+    ),
+    Op(
         "take a migration number",
         lambda world: {},
         lambda c, x: c.next_number("migrations", {"repo": "demo"}),

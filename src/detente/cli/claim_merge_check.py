@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from detente.cli.context import JsonFlag, Session, run
+from detente.cli.views import escaped_line
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -56,7 +57,7 @@ def render_checks(console: Console, checks: dict[str, Any]) -> None:
             for hunk in conflict["hunks"]:
                 console.print(f"    {hunk['path']}:{hunk['line']}", markup=False)
                 for line in str(hunk["text"]).splitlines():
-                    console.print(f"      {line}", markup=False)
+                    console.print(f"      {escaped_line(line)}", markup=False)
     for meeting in checks.get("meetings", []):
         console.print(f"  meeting {meeting['id']} ({meeting['status']})", markup=False)
     drifted = checks.get("drifted", [])

@@ -16,6 +16,8 @@ acquire (``--capacity``, default 1) or by ``declare`` (changing an existing capa
 
 from __future__ import annotations
 
+import contextlib
+import math
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from detente.cli.context import JsonFlag, Session, run
-from detente.errors import ResourceBusy, ValidationError
+from detente.errors import DetenteError, ResourceBusy, ValidationError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -145,6 +147,11 @@ def acquire(
     """Take a slot of NAME for --ttl seconds and print its fencing token (exit 8: busy)."""
 
     def body(session: Session) -> int | None:
+        if not math.isfinite(timeout) or timeout < 0:
+            raise ValidationError(
+                f"--timeout must be a finite number of seconds >= 0, got {timeout:g}",
+                field="timeout",
+            )
         repo_name = _repo(session, repo)
         request: dict[str, Any] = {
             "repo": repo_name,
@@ -163,11 +170,17 @@ def acquire(
                     f"{name} is full: waiting in line at #{waiting['position']} "
                     f"(ticket {waiting['ticket']})"
                 )
-            grant = _await_grant(session.client, name, repo_name, waiting["ticket"], timeout)
+            leave = {"repo": repo_name, "ticket": waiting["ticket"]}
+            try:
+                grant = _await_grant(session.client, name, repo_name, waiting["ticket"], timeout)
+            except BaseException:
+                # Interrupted (Ctrl-C): leave the line, or a later grant would hold a slot
+                # for its whole TTL with nobody renewing or releasing it.
+                with contextlib.suppress(DetenteError):
+                    session.client.release_resource(name, leave)
+                raise
             if grant is None:
-                session.client.release_resource(
-                    name, {"repo": repo_name, "ticket": waiting["ticket"]}
-                )
+                session.client.release_resource(name, leave)
                 raise ResourceBusy(
                     f"no slot of {name} within {timeout:g} seconds: left the line",
                     resource=name,

@@ -153,6 +153,22 @@ def meeting_view(console: Console, meeting: Mapping[str, Any]) -> None:
     merge_conflict_lines(console, meeting, "    ")
 
 
+def escaped_line(text: str) -> str:
+    """``text`` (a line of a file: a conflicting hunk) with its control characters (C0
+    but tab, DEL, C1) and bidirectional controls written as Python escapes (``\\x1b``,
+    ``\\u202e``), so that a branch's bytes never drive the reader's terminal."""
+    from detente.domain.text_rules import BIDI_CONTROLS
+
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch != "\t" and (code < 0x20 or 0x7F <= code < 0xA0 or ch in BIDI_CONTROLS):
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def merge_conflict_lines(console: Console, meeting: Mapping[str, Any], indent: str) -> None:
     """The predicted merge conflicts that opened or joined a room, each with its hunks."""
     for conflict in meeting.get("mergeConflicts") or []:
@@ -162,7 +178,7 @@ def merge_conflict_lines(console: Console, meeting: Mapping[str, Any], indent: s
         for hunk in conflict.get("hunks", []):
             console.print(f"{indent}  {hunk['path']}:{hunk['line']}", markup=False)
             for line in str(hunk["text"]).splitlines():
-                console.print(f"{indent}    {line}", markup=False)
+                console.print(f"{indent}    {escaped_line(line)}", markup=False)
 
 
 def opened_options(response: Mapping[str, Any]) -> list[dict[str, str]]:

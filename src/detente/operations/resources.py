@@ -2,7 +2,9 @@
 
 Who may call (the rules, :mod:`detente.operations.authorize` style):
 
-- acquire and the counter: ``claim`` (the grant is the acting principal's);
+- acquire and the counter: ``claim`` (the grant is the acting principal's); the
+  ``sessionId`` and ``claimId`` an acquire names are the caller's own (or an admin's
+  naming any), so nobody files a grant under another principal's session or claim;
 - renew and release: the grant's own principal (a ticket's, to leave the line), or
   ``admin``; an admin's release of another's grant is the takeover of a stuck slot,
   recorded ``forced`` with the admin as the event's actor;
@@ -53,6 +55,19 @@ def holder(service: Service, acting: Principal, name: str, body: Any) -> None:
             resource=name,
             owner=owner,
         )
+
+
+def acquirer(service: Service, acting: Principal, name: str, body: Any) -> None:
+    """``claim``; and the agent session and the claim the grant names are the caller's
+    (or the caller is an admin): another principal's is ``forbidden``, an unknown
+    ``claimId`` is ``not_found`` (a session id never registered is anyone's label)."""
+    who.role("claim")(service, acting)
+    session_id = getattr(body, "session_id", None)
+    if session_id:
+        who.session_writer(service, acting, session_id)
+    claim_id = getattr(body, "claim_id", None)
+    if claim_id:
+        who.own_claim(service, acting, claim_id)
 
 
 def declarer(service: Service, acting: Principal, name: str, body: Any) -> None:
@@ -124,7 +139,7 @@ ACQUIRE_RESOURCE: Operation[wire.ResourceGrant] = Operation(
     "POST",
     "/v1/resources/{name}/acquire",
     acquire_resource,
-    rule=who.role("claim"),
+    rule=acquirer,
     conflicts=("resource_busy",),
     tags=("resources",),
 )

@@ -13,6 +13,7 @@ files no claim holds (``[harness] unclaimed``) stays the caller's, which gets th
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,9 +189,10 @@ def edit_options(
     problems: bool,
 ) -> list[dict[str, str | None]]:
     """The ready-to-run next steps, ``[{action, command}]`` (``command`` None where
-    there is nothing to run): ``settle`` (the session's own claim may not write),
-    ``wait`` (for the first holder), ``split`` / ``handoff`` (in the shared room),
-    ``claim`` (scope add, or open a claim: opens a room with a holder), ``elsewhere``."""
+    there is nothing to run; paths are quoted for a POSIX shell): ``settle`` (the
+    session's own claim may not write), ``wait`` (for the first holder), ``split`` /
+    ``handoff`` (in the shared room), ``claim`` (scope add, or open a claim: opens a
+    room with a holder), ``elsewhere``."""
     out: list[dict[str, str | None]] = []
     if problems and mine is not None and not holders:
         out.append({"action": "settle", "command": f"detente claim status {mine.id}"})
@@ -205,7 +207,7 @@ def edit_options(
                 {
                     "action": "split",
                     "command": f"detente meeting propose {room} --as {mine.id} "
-                    f"--split {mine.id}={target}",
+                    f"--split {shlex.quote(f'{mine.id}={target}')}",
                 }
             )
             out.append(
@@ -225,5 +227,5 @@ def edit_options(
 
 def _claim_command(mine: Claim | None, path: str) -> str:
     if mine is not None:
-        return f"detente claim scope add {mine.id} -p {path}"
-    return f'detente claim open -o "..." -p {path}'
+        return f"detente claim scope add {mine.id} -p {shlex.quote(path)}"
+    return f'detente claim open -o "..." -p {shlex.quote(path)}'
