@@ -364,7 +364,7 @@ OPS = (
         _claim,
         lambda c, x: c.check_edit("demo", [x["path"]], claim_id=x["claim"]["id"]),
         lambda x: [("edit_check", {"paths": [x["path"]], "claim_id": x["claim"]["id"]})],
-        ANY_CLAIMER,
+        OWNER_ONLY,
     ),
     Op(
         "reconcile two claims' intents",

@@ -187,8 +187,12 @@ def session_writer(service: Service, who: Principal, session_id: str | None, *_:
 
 def check_edit(service: Service, who: Principal, body: Any) -> None:
     """:func:`session_writer` of the session the body names (the pre-commit check's
-    ``claim`` without one)."""
+    ``claim`` without one); a claim it names is the caller's, as for the pre-commit
+    check itself (:func:`own_claim`)."""
     session_writer(service, who, getattr(body, "session_id", None))
+    claim_id = getattr(body, "claim_id", None)
+    if claim_id:
+        _owner(service, who, str(claim_id))
 
 
 def own_body_claim(service: Service, who: Principal, *args: Any) -> None:

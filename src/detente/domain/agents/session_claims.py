@@ -59,9 +59,10 @@ def working_claim(
     """The claim a session works under in one worktree, or None.
 
     In order: a claim of ``session_id`` (the acting ``principal``'s only) in this worktree,
-    or its only one; else the one live claim (:data:`WORKING`) whose worktree is this one;
-    else the one live claim of ``branch``. Never a claim another harness session opened
-    (two sessions in one checkout each work under their own).
+    or its only one; else the one live claim (:data:`WORKING`) of ``principal`` whose
+    worktree is this one; else its one live claim of ``branch``. Never a claim another
+    harness session opened (two sessions in one checkout each work under their own), nor
+    another principal's.
 
     Args:
         state: the repository's state.
@@ -82,6 +83,7 @@ def working_claim(
         c
         for c in sorted(state.claims.values(), key=lambda c: (c.created_at, c.id))
         if c.status.value in WORKING
+        and (principal is None or c.principal == principal)
         and not (harness_session(c.agent.session_id) and c.agent.session_id != session_id)
     ]
     at_hand = [c for c in live if here(c.worktree)]
