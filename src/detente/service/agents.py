@@ -206,10 +206,13 @@ class AgentsService:
             principal: only this principal's claims of the session (None: every one's).
 
         Raises:
-            ValidationError: ``validation_error`` naming ``repo``.
+            ValidationError: ``validation_error`` naming ``sessionId`` (not a session id)
+                or ``repo``.
         """
+        from detente.domain.agents.decide import check_session_id
         from detente.domain.agents.notices import session_notices
 
+        check_session_id(session_id)
         name = self.resolve_repo(repo, session_id)
         state = self.core.fresh(name)
         with self.core.lock(name):
