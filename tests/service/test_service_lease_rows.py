@@ -48,25 +48,30 @@ def _replay(store: Store) -> RepoState:
     return state
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=["memory", "sqlite", "postgres", "etcd"])
 def rows_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     store: Store
     if request.param == "memory":
         store = MemoryStore()
     elif request.param == "sqlite":
         store = SqliteStore(tmp_path / "d.db")
-    else:
+    elif request.param == "postgres":
         store = open_store(request.getfixturevalue("postgres_server").new_database())
+    else:
+        store = open_store(request.getfixturevalue("etcd_cluster").url())
     yield store
     store.close()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", "postgres", "etcd"])
 def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Store]:
     """Opens another store on one shared place (a process, or a server, each)."""
     if request.param == "sqlite":
         return lambda: SqliteStore(tmp_path / "d.db")
-    url = request.getfixturevalue("postgres_server").new_database()
+    if request.param == "etcd":
+        url = request.getfixturevalue("etcd_cluster").url()
+    else:
+        url = request.getfixturevalue("postgres_server").new_database()
     return lambda: open_store(url)
 
 

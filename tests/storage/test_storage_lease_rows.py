@@ -1,5 +1,5 @@
 """Lease rows: each claim's current lease, moved by compare-and-swap beside the log
-(memory, SQLite and PostgreSQL keep them; a renewal there appends no event)."""
+(memory, SQLite, PostgreSQL and etcd keep them; a renewal there appends no event)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,17 @@ from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=["memory", "sqlite", "postgres", "etcd"])
 def leases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     store: Store
     if request.param == "memory":
         store = MemoryStore()
     elif request.param == "sqlite":
         store = SqliteStore(tmp_path / "d.db")
-    else:
+    elif request.param == "postgres":
         store = open_store(request.getfixturevalue("postgres_server").new_database())
+    else:
+        store = open_store(request.getfixturevalue("etcd_cluster").url())
     assert isinstance(store, LeaseStore)
     yield store
     store.close()

@@ -9,7 +9,8 @@ transaction started from, read when it began or remembered from this store's own
 commit (:mod:`detente.storage.etcd_head`; so appends are serialized globally: one
 sequence, one hash chain, in commit order) and every touched stream's revision with the
 expected one; on success put the events, their per-repo copies, the stream revisions,
-the projection rows and the new head together. A lost compare is
+the projection rows, the lease rows (a renewal appends no event:
+:mod:`detente.storage.etcd_leases`) and the new head together. A lost compare is
 :class:`~detente.errors.ConcurrencyError` and the service retries on fresh state. That
 compare is also the fence: a server that was partitioned or decided on a stale view
 cannot commit, whatever it believes.
@@ -39,6 +40,7 @@ import json
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -50,7 +52,7 @@ from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import GENESIS_HASH, NewEvent, StoredEvent
 from detente.eventlog.subscription import Broadcaster
 from detente.storage.append import BufferedTx
-from detente.storage.base import PagedReads, RecordRow
+from detente.storage.base import LeaseRow, PagedReads, RecordRow
 from detente.storage.etcd_connection import FAILOVER_SECONDS, RPC_TIMEOUT, EtcdConnection
 from detente.storage.etcd_head import Head, HeadMemory
 from detente.storage.etcd_layout import (
@@ -62,6 +64,7 @@ from detente.storage.etcd_layout import (
     record_from_json,
     record_to_json,
 )
+from detente.storage.etcd_leases import EtcdLeaseWrites, read_leases
 from detente.storage.etcd_snapshots import EtcdSnapshots
 from detente.storage.etcd_url import MAX_TXN_OPS, parse_etcd_url, parse_max_txn_ops
 from detente.storage.watch_health import WatchHealth
@@ -94,6 +97,15 @@ class _EtcdTx(BufferedTx):
         )
         self._store = store
         self.head = head
+        self.leases = EtcdLeaseWrites(store._keys, store._run_op, head.lease_stamp)
+
+    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
+        if stamp >= self.head.lease_stamp:  # no lease moved since the caller looked: no RPC
+            return []
+        return self._store._leases_after(stamp, repo, revision=self.head.revision)
+
+    def write_leases(self, rows: Sequence[LeaseRow]) -> list[LeaseRow]:
+        return self.leases.write(rows)
 
     def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
         # The commit compares every stream it moves with its base revision (and the head),
@@ -158,6 +170,9 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         # ``detente.storage.etcd.FAILOVER_SECONDS``.
         return await self._connection.call(op, failover_seconds=FAILOVER_SECONDS)
 
+    def _run_op(self, op: Callable[[aetcd.Client], Awaitable[T]]) -> T:
+        return self._connection.run(self._call(op))
+
     async def _range(
         self, start: bytes, end: bytes, *, limit: int = 0, revision: int = 0
     ) -> tuple[list[Any], int]:
@@ -197,7 +212,9 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             return Head(0, GENESIS_HASH, 0, revision)
         body = json.loads(kvs[0].value)
         self._see(body.get("at"))
-        return Head(body["seq"], body["hash"], kvs[0].mod_revision, revision)
+        stamp = int(body.get("leaseStamp", 0))
+        mod = kvs[0].mod_revision
+        return Head(body["seq"], body["hash"], mod, revision, at=body.get("at"), lease_stamp=stamp)
 
     def _see(self, at: str | None) -> None:
         """Remember the newest commit time seen (the floor of :meth:`now`)."""
@@ -229,12 +246,17 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             tx = _EtcdTx(self, head)
             try:
                 yield tx
-                if tx.events or tx.rows:
+                if tx.events or tx.rows or tx.leases.rows:
                     revision = self._connection.run(self._commit(tx))
+                    stamp = tx.leases.stamp
                     if tx.events:
                         self._see(tx.events[-1].at)
                         last = tx.events[-1]
-                        head = Head(last.seq, last.hash, revision, revision)
+                        head = Head(last.seq, last.hash, revision, revision, at=last.at)
+                        head = replace(head, lease_stamp=stamp)
+                    elif tx.leases.rows:
+                        head = replace(head, mod_revision=revision, revision=revision)
+                        head = replace(head, lease_stamp=stamp, remembered=False)
                 elif head.remembered and self._read_head().mod_revision != head.mod_revision:
                     raise ConcurrencyError("another server appended first (the log head moved)")
             except ConcurrencyError as exc:
@@ -244,7 +266,7 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             except BaseException:
                 self.heads.forget()
                 raise
-            if head.mod_revision or not tx.events:
+            if head.mod_revision or not (tx.events or tx.leases.rows):
                 self.heads.keep(head)
 
     async def _commit(self, tx: _EtcdTx) -> int:
@@ -276,8 +298,13 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             ops.append(_put(self._keys.stream(subject), str(rev).encode()))
         for row in tx.rows.values():
             ops.append(_put(self._keys.record(row.kind, row.id), record_to_json(row)))
-        if tx.events:
-            ops.append(_put(head_key, head_to_json(tx.events[-1])))
+        compare.extend(tx.leases.compares())
+        ops.extend(tx.leases.puts())
+        if tx.events or tx.leases.rows:
+            last = tx.events[-1] if tx.events else None
+            seq, hash_ = (last.seq, last.hash) if last else (tx.head.seq, tx.head.hash)
+            at = last.at if last else tx.head.at
+            ops.append(_put(head_key, head_to_json(seq, hash_, at, tx.leases.stamp)))
         if max(len(ops), len(compare)) > self.max_txn_ops:
             raise StoreError(
                 f"{self._connection.name}: one command needs {max(len(ops), len(compare))} "
@@ -287,17 +314,20 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         request = rpc.TxnRequest(compare=compare, success=ops, failure=[])
         sent = False
 
+        async def applied(client: aetcd.Client) -> bool:
+            if tx.events:
+                return await self._has_event(client, tx.events[0])
+            return bool(tx.leases.rows) and await tx.leases.applied(client)
+
         async def op(client: aetcd.Client) -> int | None:
             nonlocal sent
-            if sent and tx.events and await self._has_event(client, tx.events[0]):
+            if sent and await applied(client):
                 return 0  # an earlier copy of this request was applied
             sent = True
             reply = await client.kvstub.Txn(request, timeout=RPC_TIMEOUT, metadata=client.metadata)
             if reply.succeeded:
                 return int(reply.header.revision)
-            if tx.events and await self._has_event(client, tx.events[0]):
-                return 0
-            return None
+            return 0 if await applied(client) else None
 
         revision = await self._call(op)
         if revision is None:
@@ -333,6 +363,21 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             if len(kvs) < _PAGE:
                 return sorted(rows, key=lambda r: r.id)
             start = kvs[-1].key + b"\0"
+
+    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
+        """See :meth:`detente.storage.base.LeaseStore.leases_after` (a renewal moves a
+        lease key and appends no event: :mod:`detente.storage.etcd_leases`)."""
+        return self._leases_after(stamp, repo, revision=0)
+
+    def _leases_after(self, stamp: int, repo: str, *, revision: int) -> list[LeaseRow]:
+        prefix = self._keys.leases(repo)
+        start, end, kvs = prefix, prefix_end(prefix), []
+        while True:
+            page, _ = self._connection.run(self._range(start, end, limit=_PAGE, revision=revision))
+            kvs.extend(page)
+            if len(page) < _PAGE:
+                return read_leases(kvs, stamp)
+            start = page[-1].key + b"\0"
 
     def now(self) -> datetime:
         """The cluster's time: this machine's clock, never earlier than the last commit seen.
@@ -376,8 +421,12 @@ class EtcdStore(EtcdSnapshots, PagedReads):
                 watch = await client.watch(head_key)
                 self.watch_health.connected()
                 self._listeners.publish(0)
+                seen = -1
                 async for event in watch:
-                    self._listeners.publish(int(json.loads(event.kv.value)["seq"]))
+                    seq = int(json.loads(event.kv.value)["seq"])
+                    if seq != seen:  # a renewal moves the head's lease stamp, not its seq
+                        self._listeners.publish(seq)
+                    seen = seq
                 raise ConnectionError("the watch stream ended")
             except asyncio.CancelledError:
                 raise
