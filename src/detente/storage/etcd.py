@@ -38,7 +38,7 @@ import asyncio
 import concurrent.futures
 import json
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -49,23 +49,20 @@ from aetcd import rpc
 
 from detente.clock import format_time, parse_time
 from detente.errors import ConcurrencyError, StoreError
-from detente.eventlog.envelope import GENESIS_HASH, NewEvent, StoredEvent
+from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
 from detente.eventlog.subscription import Broadcaster
-from detente.storage.append import BufferedTx
 from detente.storage.base import LeaseRow, PagedReads, RecordRow
 from detente.storage.etcd_connection import FAILOVER_SECONDS, RPC_TIMEOUT, EtcdConnection
 from detente.storage.etcd_head import Head, HeadMemory
 from detente.storage.etcd_layout import (
     EtcdKeys,
     event_from_json,
-    event_to_json,
-    head_to_json,
     prefix_end,
     record_from_json,
-    record_to_json,
 )
-from detente.storage.etcd_leases import EtcdLeaseWrites, read_leases
+from detente.storage.etcd_leases import read_leases
 from detente.storage.etcd_snapshots import EtcdSnapshots
+from detente.storage.etcd_tx import EtcdTx, txn_request
 from detente.storage.etcd_url import MAX_TXN_OPS, parse_etcd_url, parse_max_txn_ops
 from detente.storage.watch_health import WatchHealth
 
@@ -83,45 +80,6 @@ T = TypeVar("T")
 _PAGE = 500
 #: Puts one appended event may need: the event, its per-repo copy, its stream, its row.
 _OPS_PER_EVENT = 4
-
-
-def _put(key: bytes, value: bytes) -> Any:
-    return rpc.RequestOp(request_put=rpc.PutRequest(key=key, value=value))
-
-
-class _EtcdTx(BufferedTx):
-    def __init__(self, store: EtcdStore, head: Head) -> None:
-        super().__init__(
-            (head.seq, head.hash),
-            lambda subject: store._stream_revision(subject, head.revision),
-        )
-        self._store = store
-        self.head = head
-        self.leases = EtcdLeaseWrites(store._keys, store._run_op, head.lease_stamp)
-
-    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
-        if stamp >= self.head.lease_stamp:  # no lease moved since the caller looked: no RPC
-            return []
-        return self._store._leases_after(stamp, repo, revision=self.head.revision)
-
-    def write_leases(self, rows: Sequence[LeaseRow]) -> list[LeaseRow]:
-        return self.leases.write(rows)
-
-    def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
-        # The commit compares every stream it moves with its base revision (and the head),
-        # so the caller's expected revision stands in for a read of the stream: one round
-        # trip fewer per subject, and a wrong one still fails, at the compare.
-        for subject, want in expected.items():
-            if subject not in self.base and subject not in self.revisions:
-                self.base[subject] = want
-        return super().append(events, expected)
-
-    def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
-        if seq >= self.head.seq:  # nobody committed since the caller last looked: no RPC
-            return []
-        return self._store._range_events(
-            self._store._keys.repo_events(repo), since=seq, revision=self.head.revision
-        )
 
 
 class EtcdStore(EtcdSnapshots, PagedReads):
@@ -228,7 +186,7 @@ class EtcdStore(EtcdSnapshots, PagedReads):
     # ------------------------------------------------------------------ writes
 
     @contextmanager
-    def transaction(self, repo: str) -> Iterator[_EtcdTx]:
+    def transaction(self, repo: str) -> Iterator[EtcdTx]:
         """One optimistic unit of work, committed as a single etcd Txn on exit.
 
         It starts from the head this store's own last commit left when it has one (no
@@ -243,7 +201,16 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         """
         with self._tx_lock:
             head = self.heads.take() or self._read_head()
-            tx = _EtcdTx(self, head)
+            tx = EtcdTx(
+                head,
+                self._keys,
+                self._run_op,
+                lambda subject: self._stream_revision(subject, head.revision),
+                lambda repo, seq: self._range_events(
+                    self._keys.repo_events(repo), since=seq, revision=head.revision
+                ),
+                lambda stamp, repo: self._leases_after(stamp, repo, revision=head.revision),
+            )
             try:
                 yield tx
                 if tx.events or tx.rows or tx.leases.rows:
@@ -269,7 +236,7 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             if head.mod_revision or not (tx.events or tx.leases.rows):
                 self.heads.keep(head)
 
-    async def _commit(self, tx: _EtcdTx) -> int:
+    async def _commit(self, tx: EtcdTx) -> int:
         """Send ``tx`` as one Txn; returns the store revision it committed at (0: not
         known, an earlier copy of the request was found applied).
 
@@ -278,33 +245,7 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             StoreError: ``store_unavailable``, or the Txn needs more operations than the
                 cluster allows.
         """
-        head_key = self._keys.head
-        compare = [(aetcd.transactions.Mod(head_key) == tx.head.mod_revision).build_message()]
-        for subject, base in tx.base.items():
-            if subject in tx.revisions:
-                key = self._keys.stream(subject)
-                check = (
-                    aetcd.transactions.Version(key) == 0
-                    if base == 0
-                    else aetcd.transactions.Value(key) == str(base).encode()
-                )
-                compare.append(check.build_message())
-        ops = []
-        for e in tx.events:
-            raw = event_to_json(e)
-            ops.append(_put(self._keys.event(e.seq), raw))
-            ops.append(_put(self._keys.repo_event(e.repo, e.seq), raw))
-        for subject, rev in tx.revisions.items():
-            ops.append(_put(self._keys.stream(subject), str(rev).encode()))
-        for row in tx.rows.values():
-            ops.append(_put(self._keys.record(row.kind, row.id), record_to_json(row)))
-        compare.extend(tx.leases.compares())
-        ops.extend(tx.leases.puts())
-        if tx.events or tx.leases.rows:
-            last = tx.events[-1] if tx.events else None
-            seq, hash_ = (last.seq, last.hash) if last else (tx.head.seq, tx.head.hash)
-            at = last.at if last else tx.head.at
-            ops.append(_put(head_key, head_to_json(seq, hash_, at, tx.leases.stamp)))
+        compare, ops = txn_request(tx, self._keys)
         if max(len(ops), len(compare)) > self.max_txn_ops:
             raise StoreError(
                 f"{self._connection.name}: one command needs {max(len(ops), len(compare))} "
