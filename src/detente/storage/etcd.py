@@ -1,7 +1,8 @@
 """The etcd backend (``etcd://h1:p1,h2:p2,h3:p3[/prefix]``): the log on a consensus store.
 
 The keys (``/P/head``, ``/P/events/<seq>``, ``/P/repos/<repo>/events/<seq>``,
-``/P/streams/<subject>``, ``/P/records/<kind>/<id>`` under the URL's prefix ``P``) and
+``/P/streams/<subject>``, ``/P/records/<kind>/<id>``, ``/P/leases/<repo>/<claim>`` under
+the URL's prefix ``P``) and
 the JSON stored under them are laid out in :mod:`detente.storage.etcd_layout`.
 
 Every command is ONE etcd ``Txn``: compare ``mod_revision(/P/head)`` with the head the
