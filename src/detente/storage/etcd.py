@@ -79,6 +79,8 @@ __all__ = [
 T = TypeVar("T")
 
 _PAGE = 500
+#: The most lease keys remembered from this store's own commits (then read again).
+_LEASE_MEMORY = 10_000
 #: Puts one appended event may need: the event, its per-repo copy, its stream, its row.
 _OPS_PER_EVENT = 4
 
@@ -114,6 +116,9 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         self._tx_lock = threading.Lock()  # this process's writers never conflict with each other
         #: The head this store's last transaction left (a transaction's first guess).
         self.heads = HeadMemory()
+        #: ``claim -> (lease revision, mod_revision)`` of the lease keys this store's own
+        #: commits wrote since it last read the head (:mod:`detente.storage.etcd_leases`).
+        self._lease_keys: dict[str, tuple[int, int]] = {}
         self._listeners = Broadcaster()
         self._listen_lock = threading.Lock()
         self._watch_task: concurrent.futures.Future[None] | None = None
@@ -128,9 +133,6 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         # FAILOVER_SECONDS is read here, at call time, so that it can be tuned as
         # ``detente.storage.etcd.FAILOVER_SECONDS``.
         return await self._connection.call(op, failover_seconds=FAILOVER_SECONDS)
-
-    def _run_op(self, op: Callable[[aetcd.Client], Awaitable[T]]) -> T:
-        return self._connection.run(self._call(op))
 
     async def _range(
         self, start: bytes, end: bytes, *, limit: int = 0, revision: int = 0
@@ -202,21 +204,28 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         """
         with self._tx_lock:
             head = self.heads.take() or self._read_head()
+            if not head.remembered or len(self._lease_keys) > _LEASE_MEMORY:
+                self._lease_keys.clear()
             tx = EtcdTx(
                 head,
                 self._keys,
-                self._run_op,
                 lambda subject: self._stream_revision(subject, head.revision),
                 lambda repo, seq: self._range_events(
                     self._keys.repo_events(repo), since=seq, revision=head.revision
                 ),
                 lambda stamp, repo: self._leases_after(stamp, repo, revision=head.revision),
+                self._lease_keys,
             )
             try:
                 yield tx
                 if tx.events or tx.rows or tx.leases.rows:
                     revision = self._connection.run(self._commit(tx))
                     stamp = tx.leases.stamp
+                    for row in tx.leases.rows.values():
+                        if revision:
+                            self._lease_keys[row.claim_id] = (row.revision, revision)
+                        else:  # an earlier copy applied: the revision is not known
+                            self._lease_keys.pop(row.claim_id, None)
                     if tx.events:
                         self._see(tx.events[-1].at)
                         last = tx.events[-1]
@@ -228,10 +237,12 @@ class EtcdStore(EtcdSnapshots, PagedReads):
                 elif head.remembered and self._read_head().mod_revision != head.mod_revision:
                     raise ConcurrencyError("another server appended first (the log head moved)")
             except ConcurrencyError as exc:
+                self._lease_keys.clear()
                 self.heads.lost()
                 exc.remembered = head.remembered
                 raise
             except BaseException:
+                self._lease_keys.clear()
                 self.heads.forget()
                 raise
             if head.mod_revision or not (tx.events or tx.leases.rows):
@@ -246,6 +257,8 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             StoreError: ``store_unavailable``, or the Txn needs more operations than the
                 cluster allows.
         """
+        if tx.leases.rows:  # read the lease keys it moves: refusal, and their compares
+            await self._call(tx.leases.check)
         compare, ops = txn_request(tx, self._keys)
         if max(len(ops), len(compare)) > self.max_txn_ops:
             raise StoreError(

@@ -21,7 +21,7 @@ from detente.storage.append import BufferedTx
 from detente.storage.base import LeaseRow
 from detente.storage.etcd_head import Head
 from detente.storage.etcd_layout import EtcdKeys, event_to_json, head_to_json, record_to_json
-from detente.storage.etcd_leases import EtcdLeaseWrites, Run
+from detente.storage.etcd_leases import EtcdLeaseWrites
 
 __all__ = ["EtcdTx", "txn_request"]
 
@@ -37,24 +37,25 @@ class EtcdTx(BufferedTx):
     Args:
         head: the head it starts from (its reads are made at ``head.revision``).
         keys: the store's key layout.
-        run: runs an operation on a client of the store.
         stream_revision: ``subject -> revision`` at the head's store revision.
         range_events: ``(repo, since) -> events`` of one repository after ``since``.
         leases_after: ``(stamp, repo) -> lease rows`` above ``stamp``.
+        known: the lease keys this store's own last commits wrote (see
+            :class:`~detente.storage.etcd_leases.EtcdLeaseWrites`).
     """
 
     def __init__(
         self,
         head: Head,
         keys: EtcdKeys,
-        run: Run,
         stream_revision: Callable[[str], int],
         range_events: Callable[[str, int], list[StoredEvent]],
         leases_after: Callable[[int, str], list[LeaseRow]],
+        known: Mapping[str, tuple[int, int]] | None = None,
     ) -> None:
         super().__init__((head.seq, head.hash), stream_revision)
         self.head = head
-        self.leases = EtcdLeaseWrites(keys, run, head.lease_stamp)
+        self.leases = EtcdLeaseWrites(keys, head.lease_stamp, known)
         self._range_events = range_events
         self._leases_after = leases_after
 
