@@ -5,9 +5,11 @@ folds the rows after the log."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import sqlite3
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,9 +24,12 @@ from detente.errors import LeaseExpired
 from detente.eventlog.projections import apply_stored
 from detente.service import RepoConfig, Service
 from detente.storage.base import Store
+from detente.storage.etcd import parse_etcd_url
+from detente.storage.etcd_layout import EtcdKeys, lease_from_json, lease_to_json
 from detente.storage.factory import open_store
 from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
+from storage.servers import EtcdCluster
 
 from support import counting_ids, seed
 
@@ -48,25 +53,30 @@ def _replay(store: Store) -> RepoState:
     return state
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=["memory", "sqlite", "postgres", "etcd"])
 def rows_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     store: Store
     if request.param == "memory":
         store = MemoryStore()
     elif request.param == "sqlite":
         store = SqliteStore(tmp_path / "d.db")
-    else:
+    elif request.param == "postgres":
         store = open_store(request.getfixturevalue("postgres_server").new_database())
+    else:
+        store = open_store(request.getfixturevalue("etcd_cluster").url())
     yield store
     store.close()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", "postgres", "etcd"])
 def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Store]:
     """Opens another store on one shared place (a process, or a server, each)."""
     if request.param == "sqlite":
         return lambda: SqliteStore(tmp_path / "d.db")
-    url = request.getfixturevalue("postgres_server").new_database()
+    if request.param == "etcd":
+        url = request.getfixturevalue("etcd_cluster").url()
+    else:
+        url = request.getfixturevalue("postgres_server").new_database()
     return lambda: open_store(url)
 
 
@@ -174,5 +184,35 @@ def test_the_audit_reports_a_lease_row_older_than_the_log(tmp_path: Path, clock:
     with sqlite3.connect(tmp_path / "d.db") as db:  # someone rolls the row back
         db.execute("UPDATE leases SET revision = 2")
     report = _service(SqliteStore(tmp_path / "d.db"), clock).audit()
+    assert not report.ok
+    assert f"claim/{claim.id}: lease row at revision 2" in report.mismatches[0]
+
+
+def test_the_audit_reports_an_etcd_lease_key_older_than_the_log(
+    etcd_cluster: EtcdCluster, clock: FakeClock
+) -> None:
+    url = etcd_cluster.url()
+    service = _service(open_store(url), clock)
+    claim = service.claims.open_claim(seed("src/**", ttl=600)).claim
+    for _ in range(3):
+        claim = _renew(service, claim, 600)
+    clock.advance(CHECKPOINT)
+    service.sweep()  # the checkpoint names revision 4
+    service.store.close()
+    endpoints, prefix = parse_etcd_url(url)
+    key = EtcdKeys(prefix).lease("demo", claim.id)
+
+    import aetcd  # the etcd client (only this case talks to the cluster directly)
+
+    async def roll_back() -> None:  # someone rolls the key back
+        host, port = endpoints[0]
+        async with aetcd.Client(host=host, port=port) as client:
+            held = await client.get(key)
+            assert held is not None
+            row = replace(lease_from_json(held.value), revision=2)
+            await client.put(key, lease_to_json(row))
+
+    asyncio.run(roll_back())
+    report = _service(open_store(url), clock).audit()
     assert not report.ok
     assert f"claim/{claim.id}: lease row at revision 2" in report.mismatches[0]

@@ -1,5 +1,5 @@
 """Lease rows: each claim's current lease, moved by compare-and-swap beside the log
-(memory, SQLite and PostgreSQL keep them; a renewal there appends no event)."""
+(memory, SQLite, PostgreSQL and etcd keep them; a renewal there appends no event)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,20 @@ from detente.storage.base import LeaseRow, LeaseStore, LeaseTx, Store
 from detente.storage.factory import open_store
 from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
+from storage.servers import EtcdCluster
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=["memory", "sqlite", "postgres", "etcd"])
 def leases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     store: Store
     if request.param == "memory":
         store = MemoryStore()
     elif request.param == "sqlite":
         store = SqliteStore(tmp_path / "d.db")
-    else:
+    elif request.param == "postgres":
         store = open_store(request.getfixturevalue("postgres_server").new_database())
+    else:
+        store = open_store(request.getfixturevalue("etcd_cluster").url())
     assert isinstance(store, LeaseStore)
     yield store
     store.close()
@@ -73,3 +76,20 @@ def test_rows_of_a_transaction_that_rolls_back_are_not_kept(leases: Store) -> No
 def test_rows_are_read_per_repository(leases: Store) -> None:
     _write(leases, _row(2), LeaseRow("clm_9", "other", "lse_9", 2, 60, "t", "t"))
     assert [r.claim_id for r in _after(leases, 0)] == ["clm_1"]
+
+
+def test_on_etcd_of_two_servers_that_move_one_lease_at_once_the_second_loses_its_txn(
+    etcd_cluster: EtcdCluster,
+) -> None:
+    url = etcd_cluster.url()
+    first, second = open_store(url), open_store(url)
+    _write(first, _row(2))
+    with pytest.raises(ConcurrencyError), second.transaction("demo") as late:
+        assert isinstance(late, LeaseTx)
+        late.write_leases([_row(3, deadline="2026-01-01T00:05:00Z")])  # read revision 2
+        with first.transaction("demo") as early:
+            assert isinstance(early, LeaseTx)
+            [won] = early.write_leases([_row(3)])  # read revision 2 too, commits first
+    assert _after(second, 0) == [won]
+    first.close()
+    second.close()

@@ -1,6 +1,7 @@
 """Renewals that cost what they change: a lease moved by row, not by a chained event.
 
-On a store with lease rows (:class:`~detente.storage.base.LeaseStore`: memory, SQLite) a
+On a store with lease rows (:class:`~detente.storage.base.LeaseStore`: memory, SQLite,
+PostgreSQL, etcd) a
 ``lease.renewed`` decision is not appended to the log. Inside the same transaction the
 group commit uses, the claim's lease row is moved by compare-and-swap (the store refuses
 a row whose revision is not above the one it holds), the projection folds the new lease
@@ -13,7 +14,7 @@ timeouts). Every reader folds the rows changed since the highest stamp it has se
 the log's events, so a restart, another process on the same store and the audit reach
 the exact deadlines.
 
-A store without lease rows (PostgreSQL, etcd today) appends every renewal as before.
+A store without lease rows appends every renewal as a ``lease.renewed`` event.
 """
 
 from __future__ import annotations

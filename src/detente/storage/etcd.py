@@ -1,7 +1,8 @@
 """The etcd backend (``etcd://h1:p1,h2:p2,h3:p3[/prefix]``): the log on a consensus store.
 
 The keys (``/P/head``, ``/P/events/<seq>``, ``/P/repos/<repo>/events/<seq>``,
-``/P/streams/<subject>``, ``/P/records/<kind>/<id>`` under the URL's prefix ``P``) and
+``/P/streams/<subject>``, ``/P/records/<kind>/<id>``, ``/P/leases/<repo>/<claim>`` under
+the URL's prefix ``P``) and
 the JSON stored under them are laid out in :mod:`detente.storage.etcd_layout`.
 
 Every command is ONE etcd ``Txn``: compare ``mod_revision(/P/head)`` with the head the
@@ -9,7 +10,8 @@ transaction started from, read when it began or remembered from this store's own
 commit (:mod:`detente.storage.etcd_head`; so appends are serialized globally: one
 sequence, one hash chain, in commit order) and every touched stream's revision with the
 expected one; on success put the events, their per-repo copies, the stream revisions,
-the projection rows and the new head together. A lost compare is
+the projection rows, the lease rows (a renewal appends no event:
+:mod:`detente.storage.etcd_leases`) and the new head together. A lost compare is
 :class:`~detente.errors.ConcurrencyError` and the service retries on fresh state. That
 compare is also the fence: a server that was partitioned or decided on a stale view
 cannot commit, whatever it believes.
@@ -37,8 +39,9 @@ import asyncio
 import concurrent.futures
 import json
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -47,22 +50,20 @@ from aetcd import rpc
 
 from detente.clock import format_time, parse_time
 from detente.errors import ConcurrencyError, StoreError
-from detente.eventlog.envelope import GENESIS_HASH, NewEvent, StoredEvent
+from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
 from detente.eventlog.subscription import Broadcaster
-from detente.storage.append import BufferedTx
-from detente.storage.base import PagedReads, RecordRow
+from detente.storage.base import LeaseRow, PagedReads, RecordRow
 from detente.storage.etcd_connection import FAILOVER_SECONDS, RPC_TIMEOUT, EtcdConnection
 from detente.storage.etcd_head import Head, HeadMemory
 from detente.storage.etcd_layout import (
     EtcdKeys,
     event_from_json,
-    event_to_json,
-    head_to_json,
     prefix_end,
     record_from_json,
-    record_to_json,
 )
+from detente.storage.etcd_leases import read_leases
 from detente.storage.etcd_snapshots import EtcdSnapshots
+from detente.storage.etcd_tx import EtcdTx, txn_request
 from detente.storage.etcd_url import MAX_TXN_OPS, parse_etcd_url, parse_max_txn_ops
 from detente.storage.watch_health import WatchHealth
 
@@ -78,38 +79,10 @@ __all__ = [
 T = TypeVar("T")
 
 _PAGE = 500
+#: The most lease keys remembered from this store's own commits (then read again).
+_LEASE_MEMORY = 10_000
 #: Puts one appended event may need: the event, its per-repo copy, its stream, its row.
 _OPS_PER_EVENT = 4
-
-
-def _put(key: bytes, value: bytes) -> Any:
-    return rpc.RequestOp(request_put=rpc.PutRequest(key=key, value=value))
-
-
-class _EtcdTx(BufferedTx):
-    def __init__(self, store: EtcdStore, head: Head) -> None:
-        super().__init__(
-            (head.seq, head.hash),
-            lambda subject: store._stream_revision(subject, head.revision),
-        )
-        self._store = store
-        self.head = head
-
-    def append(self, events: Sequence[NewEvent], expected: Mapping[str, int]) -> list[StoredEvent]:
-        # The commit compares every stream it moves with its base revision (and the head),
-        # so the caller's expected revision stands in for a read of the stream: one round
-        # trip fewer per subject, and a wrong one still fails, at the compare.
-        for subject, want in expected.items():
-            if subject not in self.base and subject not in self.revisions:
-                self.base[subject] = want
-        return super().append(events, expected)
-
-    def read_after(self, seq: int, repo: str) -> list[StoredEvent]:
-        if seq >= self.head.seq:  # nobody committed since the caller last looked: no RPC
-            return []
-        return self._store._range_events(
-            self._store._keys.repo_events(repo), since=seq, revision=self.head.revision
-        )
 
 
 class EtcdStore(EtcdSnapshots, PagedReads):
@@ -143,6 +116,9 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         self._tx_lock = threading.Lock()  # this process's writers never conflict with each other
         #: The head this store's last transaction left (a transaction's first guess).
         self.heads = HeadMemory()
+        #: ``claim -> (lease revision, mod_revision)`` of the lease keys this store's own
+        #: commits wrote since it last read the head (:mod:`detente.storage.etcd_leases`).
+        self._lease_keys: dict[str, tuple[int, int]] = {}
         self._listeners = Broadcaster()
         self._listen_lock = threading.Lock()
         self._watch_task: concurrent.futures.Future[None] | None = None
@@ -197,7 +173,9 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             return Head(0, GENESIS_HASH, 0, revision)
         body = json.loads(kvs[0].value)
         self._see(body.get("at"))
-        return Head(body["seq"], body["hash"], kvs[0].mod_revision, revision)
+        stamp = int(body.get("leaseStamp", 0))
+        mod = kvs[0].mod_revision
+        return Head(body["seq"], body["hash"], mod, revision, at=body.get("at"), lease_stamp=stamp)
 
     def _see(self, at: str | None) -> None:
         """Remember the newest commit time seen (the floor of :meth:`now`)."""
@@ -211,7 +189,7 @@ class EtcdStore(EtcdSnapshots, PagedReads):
     # ------------------------------------------------------------------ writes
 
     @contextmanager
-    def transaction(self, repo: str) -> Iterator[_EtcdTx]:
+    def transaction(self, repo: str) -> Iterator[EtcdTx]:
         """One optimistic unit of work, committed as a single etcd Txn on exit.
 
         It starts from the head this store's own last commit left when it has one (no
@@ -226,28 +204,51 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         """
         with self._tx_lock:
             head = self.heads.take() or self._read_head()
-            tx = _EtcdTx(self, head)
+            if not head.remembered or len(self._lease_keys) > _LEASE_MEMORY:
+                self._lease_keys.clear()
+            tx = EtcdTx(
+                head,
+                self._keys,
+                lambda subject: self._stream_revision(subject, head.revision),
+                lambda repo, seq: self._range_events(
+                    self._keys.repo_events(repo), since=seq, revision=head.revision
+                ),
+                lambda stamp, repo: self._leases_after(stamp, repo, revision=head.revision),
+                self._lease_keys,
+            )
             try:
                 yield tx
-                if tx.events or tx.rows:
+                if tx.events or tx.rows or tx.leases.rows:
                     revision = self._connection.run(self._commit(tx))
+                    stamp = tx.leases.stamp
+                    for row in tx.leases.rows.values():
+                        if revision:
+                            self._lease_keys[row.claim_id] = (row.revision, revision)
+                        else:  # an earlier copy applied: the revision is not known
+                            self._lease_keys.pop(row.claim_id, None)
                     if tx.events:
                         self._see(tx.events[-1].at)
                         last = tx.events[-1]
-                        head = Head(last.seq, last.hash, revision, revision)
+                        head = Head(last.seq, last.hash, revision, revision, at=last.at)
+                        head = replace(head, lease_stamp=stamp)
+                    elif tx.leases.rows:
+                        head = replace(head, mod_revision=revision, revision=revision)
+                        head = replace(head, lease_stamp=stamp, remembered=False)
                 elif head.remembered and self._read_head().mod_revision != head.mod_revision:
                     raise ConcurrencyError("another server appended first (the log head moved)")
             except ConcurrencyError as exc:
+                self._lease_keys.clear()
                 self.heads.lost()
                 exc.remembered = head.remembered
                 raise
             except BaseException:
+                self._lease_keys.clear()
                 self.heads.forget()
                 raise
-            if head.mod_revision or not tx.events:
+            if head.mod_revision or not (tx.events or tx.leases.rows):
                 self.heads.keep(head)
 
-    async def _commit(self, tx: _EtcdTx) -> int:
+    async def _commit(self, tx: EtcdTx) -> int:
         """Send ``tx`` as one Txn; returns the store revision it committed at (0: not
         known, an earlier copy of the request was found applied).
 
@@ -256,28 +257,9 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             StoreError: ``store_unavailable``, or the Txn needs more operations than the
                 cluster allows.
         """
-        head_key = self._keys.head
-        compare = [(aetcd.transactions.Mod(head_key) == tx.head.mod_revision).build_message()]
-        for subject, base in tx.base.items():
-            if subject in tx.revisions:
-                key = self._keys.stream(subject)
-                check = (
-                    aetcd.transactions.Version(key) == 0
-                    if base == 0
-                    else aetcd.transactions.Value(key) == str(base).encode()
-                )
-                compare.append(check.build_message())
-        ops = []
-        for e in tx.events:
-            raw = event_to_json(e)
-            ops.append(_put(self._keys.event(e.seq), raw))
-            ops.append(_put(self._keys.repo_event(e.repo, e.seq), raw))
-        for subject, rev in tx.revisions.items():
-            ops.append(_put(self._keys.stream(subject), str(rev).encode()))
-        for row in tx.rows.values():
-            ops.append(_put(self._keys.record(row.kind, row.id), record_to_json(row)))
-        if tx.events:
-            ops.append(_put(head_key, head_to_json(tx.events[-1])))
+        if tx.leases.rows:  # read the lease keys it moves: refusal, and their compares
+            await self._call(tx.leases.check)
+        compare, ops = txn_request(tx, self._keys)
         if max(len(ops), len(compare)) > self.max_txn_ops:
             raise StoreError(
                 f"{self._connection.name}: one command needs {max(len(ops), len(compare))} "
@@ -287,17 +269,20 @@ class EtcdStore(EtcdSnapshots, PagedReads):
         request = rpc.TxnRequest(compare=compare, success=ops, failure=[])
         sent = False
 
+        async def applied(client: aetcd.Client) -> bool:
+            if tx.events:
+                return await self._has_event(client, tx.events[0])
+            return bool(tx.leases.rows) and await tx.leases.applied(client)
+
         async def op(client: aetcd.Client) -> int | None:
             nonlocal sent
-            if sent and tx.events and await self._has_event(client, tx.events[0]):
+            if sent and await applied(client):
                 return 0  # an earlier copy of this request was applied
             sent = True
             reply = await client.kvstub.Txn(request, timeout=RPC_TIMEOUT, metadata=client.metadata)
             if reply.succeeded:
                 return int(reply.header.revision)
-            if tx.events and await self._has_event(client, tx.events[0]):
-                return 0
-            return None
+            return 0 if await applied(client) else None
 
         revision = await self._call(op)
         if revision is None:
@@ -333,6 +318,21 @@ class EtcdStore(EtcdSnapshots, PagedReads):
             if len(kvs) < _PAGE:
                 return sorted(rows, key=lambda r: r.id)
             start = kvs[-1].key + b"\0"
+
+    def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
+        """See :meth:`detente.storage.base.LeaseStore.leases_after` (a renewal moves a
+        lease key and appends no event: :mod:`detente.storage.etcd_leases`)."""
+        return self._leases_after(stamp, repo, revision=0)
+
+    def _leases_after(self, stamp: int, repo: str, *, revision: int) -> list[LeaseRow]:
+        prefix = self._keys.leases(repo)
+        start, end, kvs = prefix, prefix_end(prefix), []
+        while True:
+            page, _ = self._connection.run(self._range(start, end, limit=_PAGE, revision=revision))
+            kvs.extend(page)
+            if len(page) < _PAGE:
+                return read_leases(kvs, stamp)
+            start = page[-1].key + b"\0"
 
     def now(self) -> datetime:
         """The cluster's time: this machine's clock, never earlier than the last commit seen.
@@ -376,8 +376,12 @@ class EtcdStore(EtcdSnapshots, PagedReads):
                 watch = await client.watch(head_key)
                 self.watch_health.connected()
                 self._listeners.publish(0)
+                seen = -1
                 async for event in watch:
-                    self._listeners.publish(int(json.loads(event.kv.value)["seq"]))
+                    seq = int(json.loads(event.kv.value)["seq"])
+                    if seq != seen:  # a renewal moves the head's lease stamp, not its seq
+                        self._listeners.publish(seq)
+                    seen = seq
                 raise ConnectionError("the watch stream ended")
             except asyncio.CancelledError:
                 raise

@@ -46,10 +46,10 @@ class Head:
             latest, for a remembered head: a read that sees another server's writes
             belongs to a transaction whose compare fails anyway).
         remembered: True when taken from this store's own last commit, not read.
-        at: the last event's ``at`` (the floor of lease time), when the store keeps it
-            (PostgreSQL; etcd keeps its own floor).
-        lease_stamp: the highest lease-row stamp (PostgreSQL: a renewal moves a lease row
-            and no event, and the commit compares this too).
+        at: the last event's ``at`` (the floor of lease time; etcd keeps its own floor
+            too).
+        lease_stamp: the highest lease-row stamp (a renewal moves a lease row and no
+            event; PostgreSQL's commit compares this too, etcd keeps it in ``/P/head``).
     """
 
     seq: int

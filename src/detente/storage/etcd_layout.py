@@ -2,15 +2,18 @@
 
 Key layout (``P`` = the URL's prefix, default ``detente``; components URL-quoted)::
 
-    /P/head                          {"seq", "hash", "at"} of the last event
+    /P/head                          {"seq", "hash", "at"} of the last event, and
+                                     "leaseStamp": the highest lease-row stamp
     /P/events/<seq, 20 digits>       the stored event (JSON envelope)
     /P/repos/<repo>/events/<seq>     the same event again: per-repository reads in one range
     /P/streams/<subject>             the stream's revision ("7"): the CAS target
     /P/records/<kind>/<id>           the projection row (JSON)
+    /P/leases/<repo>/<claim>         the claim's lease row (JSON; moved by compare-and-swap)
 
 Events and their per-repository copies are written once and never overwritten; the
-head, the stream revisions and the projection rows are rewritten by every commit that
-moves them (see :mod:`detente.storage.etcd` for the transaction that writes them all).
+head, the stream revisions, the projection rows and the lease rows are rewritten by
+every commit that moves them (see :mod:`detente.storage.etcd` for the transaction that
+writes them all).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 from urllib.parse import quote, unquote
 
 from detente.eventlog.envelope import StoredEvent
+from detente.eventlog.records import LeaseRow
 from detente.storage import rowjson
 from detente.storage.base import RecordRow
 
@@ -71,6 +75,14 @@ class EtcdKeys:
         """``/P/records/<kind>/<id>``."""
         return self.key("records", kind, record_id)
 
+    def leases(self, repo: str) -> bytes:
+        """``/P/leases/<repo>/``: the prefix of one repository's lease rows."""
+        return self.key("leases", repo) + b"/"
+
+    def lease(self, repo: str, claim_id: str) -> bytes:
+        """``/P/leases/<repo>/<claim>``."""
+        return self.key("leases", repo, claim_id)
+
 
 def prefix_end(prefix: bytes) -> bytes:
     """The end of the key range of every key starting with ``prefix``."""
@@ -100,9 +112,42 @@ def event_from_json(raw: bytes) -> StoredEvent:
     )
 
 
-def head_to_json(event: StoredEvent) -> bytes:
-    """The head after ``event``: ``{"seq", "hash", "at"}``."""
-    return json.dumps({"seq": event.seq, "hash": event.hash, "at": event.at}).encode()
+def head_to_json(seq: int, hash_: str, at: str | None, lease_stamp: int) -> bytes:
+    """The head: ``{"seq", "hash", "at", "leaseStamp"}`` (the last event's sequence, hash
+    and time; the highest lease-row stamp, so a renewal moves the head too)."""
+    body = {"seq": seq, "hash": hash_, "at": at, "leaseStamp": lease_stamp}
+    return json.dumps(body).encode()
+
+
+def lease_to_json(row: LeaseRow) -> bytes:
+    """The stored form of a lease row (every field, keys sorted)."""
+    return rowjson.dumps_bytes(
+        {
+            "claimId": row.claim_id,
+            "repo": row.repo,
+            "leaseId": row.lease_id,
+            "revision": row.revision,
+            "ttlSeconds": row.ttl_seconds,
+            "expiresAt": row.expires_at,
+            "at": row.at,
+            "stamp": row.stamp,
+        }
+    )
+
+
+def lease_from_json(raw: bytes) -> LeaseRow:
+    """The lease row stored as ``raw`` (see :func:`lease_to_json`)."""
+    w = rowjson.loads(raw)
+    return LeaseRow(
+        claim_id=w["claimId"],
+        repo=w["repo"],
+        lease_id=w["leaseId"],
+        revision=int(w["revision"]),
+        ttl_seconds=int(w["ttlSeconds"]),
+        expires_at=w["expiresAt"],
+        at=w["at"],
+        stamp=int(w["stamp"]),
+    )
 
 
 def record_to_json(row: RecordRow) -> bytes:
