@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -27,7 +27,6 @@ from detente.storage.base import Store
 from detente.storage.etcd import parse_etcd_url
 from detente.storage.etcd_layout import EtcdKeys, lease_from_json, lease_to_json
 from detente.storage.factory import open_store
-from detente.storage.memory import MemoryStore
 from detente.storage.sqlite import SqliteStore
 from storage.servers import EtcdCluster
 
@@ -53,21 +52,6 @@ def _replay(store: Store) -> RepoState:
     return state
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres", "etcd"])
-def rows_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    store: Store
-    if request.param == "memory":
-        store = MemoryStore()
-    elif request.param == "sqlite":
-        store = SqliteStore(tmp_path / "d.db")
-    elif request.param == "postgres":
-        store = open_store(request.getfixturevalue("postgres_server").new_database())
-    else:
-        store = open_store(request.getfixturevalue("etcd_cluster").url())
-    yield store
-    store.close()
-
-
 @pytest.fixture(params=["sqlite", "postgres", "etcd"])
 def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Store]:
     """Opens another store on one shared place (a process, or a server, each)."""
@@ -80,10 +64,8 @@ def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Store
     return lambda: open_store(url)
 
 
-def test_a_renewal_moves_the_deadline_and_appends_no_event(
-    rows_store: Store, clock: FakeClock
-) -> None:
-    service = _service(rows_store, clock)
+def test_a_renewal_moves_the_deadline_and_appends_no_event(store: Store, clock: FakeClock) -> None:
+    service = _service(store, clock)
     claim = service.claims.open_claim(seed("src/**", ttl=60)).claim
     head = service.head()
     renewed = _renew(service, claim)
@@ -91,15 +73,15 @@ def test_a_renewal_moves_the_deadline_and_appends_no_event(
     assert renewed.lease.revision == claim.lease.revision + 1
     assert renewed.lease.expires_at == clock.now() + timedelta(seconds=300)
     assert renewed.revision == claim.revision  # a heartbeat is not a change of the claim
-    [row] = [r for r in rows_store.records("claim") if r.id == claim.id]
+    [row] = [r for r in store.records("claim") if r.id == claim.id]
     assert row.body["lease"]["revision"] == renewed.lease.revision  # the row is current
     assert service.audit().ok
 
 
 def test_renewed_leases_are_named_in_one_checkpoint_after_the_period(
-    rows_store: Store, clock: FakeClock
+    store: Store, clock: FakeClock
 ) -> None:
-    service = _service(rows_store, clock)
+    service = _service(store, clock)
     a = service.claims.open_claim(seed("a/**", ttl=600)).claim
     b = service.claims.open_claim(seed("b/**", ttl=600, agent="bob")).claim
     for _ in range(5):
@@ -123,7 +105,7 @@ def test_renewed_leases_are_named_in_one_checkpoint_after_the_period(
         }
         for c in (a, b)
     ]
-    replayed = _replay(rows_store)  # the log alone reaches the checkpointed deadlines
+    replayed = _replay(store)  # the log alone reaches the checkpointed deadlines
     assert replayed.claims[a.id].lease == a.lease
     clock.advance(CHECKPOINT)
     service.sweep()

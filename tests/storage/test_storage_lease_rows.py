@@ -3,33 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from detente.errors import ConcurrencyError
 from detente.storage.base import LeaseRow, LeaseStore, LeaseTx, Store
 from detente.storage.factory import open_store
-from detente.storage.memory import MemoryStore
-from detente.storage.sqlite import SqliteStore
 from storage.servers import EtcdCluster
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres", "etcd"])
-def leases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    store: Store
-    if request.param == "memory":
-        store = MemoryStore()
-    elif request.param == "sqlite":
-        store = SqliteStore(tmp_path / "d.db")
-    elif request.param == "postgres":
-        store = open_store(request.getfixturevalue("postgres_server").new_database())
-    else:
-        store = open_store(request.getfixturevalue("etcd_cluster").url())
+@pytest.fixture
+def leases(store: Store) -> Store:
+    """The shared ``store`` fixture (every kind), which keeps lease rows."""
     assert isinstance(store, LeaseStore)
-    yield store
-    store.close()
+    return store
 
 
 def _row(revision: int, claim: str = "clm_1", deadline: str = "2026-01-01T00:01:00Z") -> LeaseRow:
