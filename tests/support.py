@@ -6,6 +6,7 @@ import contextlib
 import itertools
 import logging
 import os
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -185,3 +186,19 @@ def minimal_instance(schema: dict[str, Any], components: dict[str, Any]) -> Any:
     if kind == "boolean":
         return False
     return {}
+
+
+def git_out(cwd: Path, *args: str) -> str:
+    """Run ``git args`` in ``cwd`` (an identity given, for commits); its stdout, stripped.
+
+    Raises:
+        subprocess.CalledProcessError: git failed.
+    """
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()

@@ -10,7 +10,6 @@ arbitrator.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +25,7 @@ from detente.security.authn import AuthGate
 from detente.security.oidc import OidcSettings, OidcVerifier
 from oidc_issuer import Issuer, running_issuer
 
-from support import isolate_environment
+from support import git_out, isolate_environment
 
 AUD = "detente-test"
 
@@ -49,23 +48,18 @@ ROLES = Table(
 BILLING = ["acme/billing"]
 
 
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     isolate_environment(tmp_path, monkeypatch)
     root = tmp_path / "shop"
     (root / "src" / "billing").mkdir(parents=True)
     (root / "lib").mkdir()
-    _git(root.parent, "init", "-q", "-b", "main", str(root))
+    git_out(root.parent, "init", "-q", "-b", "main", str(root))
     (root / "CODEOWNERS").write_text("/src/billing/ @acme/billing\n/docs/ @dora\n")
     (root / "src" / "billing" / "invoice.py").write_text("total = 0\n")
     (root / "lib" / "util.py").write_text("x = 1\n")
-    _git(root, "add", "-A")
-    _git(root, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "init")
+    git_out(root, "add", "-A")
+    git_out(root, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "init")
     return root
 
 
@@ -100,7 +94,7 @@ def _open(base: str, repo: Path, headers: dict[str, str], path: str, **extra: An
     body = {
         "repo": repo.name,
         "objective": f"edit {path}",
-        "baseCommit": _git(repo, "rev-parse", "HEAD"),
+        "baseCommit": git_out(repo, "rev-parse", "HEAD"),
         "paths": [path],
         "leaseTtlSeconds": 3600,
         "agent": {"id": headers["Authorization"][-12:], "name": "agent"},

@@ -4,7 +4,6 @@ nothing is recorded. A real server, a real git repository."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,18 +15,9 @@ from api.conftest import running
 from detente.clock import FakeClock
 from detente.runtime import build_service
 
+from support import git_out
+
 CALC = "def a():\n    return 1\ndef b():\n    return 2\n"
-
-
-def _git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
 
 
 @pytest.fixture
@@ -35,9 +25,9 @@ def repo(tmp_path: Path) -> Path:
     root = tmp_path / "shop"
     root.mkdir()
     (root / "calc.py").write_text(CALC)
-    _git(tmp_path, "init", "-q", "-b", "main", str(root))
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "initial")
+    git_out(tmp_path, "init", "-q", "-b", "main", str(root))
+    git_out(root, "add", "-A")
+    git_out(root, "commit", "-q", "-m", "initial")
     return root
 
 
@@ -57,7 +47,7 @@ def _open(http: httpx.Client, repo: Path, agent: str, symbol: str, **extra: Any)
     body = {
         "repo": "shop",
         "objective": f"{agent} edits {symbol}",
-        "baseCommit": _git(repo, "rev-parse", "HEAD"),
+        "baseCommit": git_out(repo, "rev-parse", "HEAD"),
         "symbols": [symbol],
         "agent": {"id": agent, "name": agent},
         **extra,
@@ -70,7 +60,7 @@ def _open(http: httpx.Client, repo: Path, agent: str, symbol: str, **extra: Any)
 def _commit(claim: dict[str, Any], old: str, new: str) -> None:
     tree = Path(claim["worktree"])
     (tree / "calc.py").write_text((tree / "calc.py").read_text().replace(old, new))
-    _git(tree, "commit", "-q", "-am", "edit")
+    git_out(tree, "commit", "-q", "-am", "edit")
 
 
 def test_a_predicted_conflict_opens_a_room_with_the_hunks(http: httpx.Client, repo: Path) -> None:

@@ -3,7 +3,6 @@ to its own checkout of the repository, inside the command that records the claim
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,10 +13,7 @@ from api.conftest import running
 from detente.clock import FakeClock
 from detente.runtime import build_service
 
-
-def _git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
+from support import git_out
 
 
 @pytest.fixture
@@ -25,9 +21,9 @@ def repo(tmp_path: Path) -> Path:
     root = tmp_path / "shop"
     (root / "src").mkdir(parents=True)
     (root / "src" / "pay.py").write_text("retries = 1\n")
-    _git(tmp_path, "init", "-q", "-b", "main", str(root))
-    _git(root, "add", "-A")
-    _git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "initial")
+    git_out(tmp_path, "init", "-q", "-b", "main", str(root))
+    git_out(root, "add", "-A")
+    git_out(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "initial")
     return root
 
 
@@ -47,7 +43,7 @@ def _seed(repo: Path, **extra: object) -> dict[str, object]:
     return {
         "repo": "shop",
         "objective": "Retry payments",
-        "baseCommit": _git(repo, "rev-parse", "HEAD"),
+        "baseCommit": git_out(repo, "rev-parse", "HEAD"),
         "paths": ["src/**"],
         "agent": {"id": "remote", "name": "remote"},
         **extra,
@@ -68,8 +64,8 @@ def test_a_claim_opened_over_http_asking_for_a_worktree_gets_one_next_to_the_ser
     worktree = Path(claim["worktree"])
     assert worktree == repo.parent / "shop.worktrees" / claim["branch"].removeprefix("claim/")
     assert claim["branch"] == f"claim/retry-payments-{claim['id'][-8:]}"
-    assert _git(worktree, "rev-parse", "HEAD") == claim["baseCommit"]
-    assert _git(worktree, "symbolic-ref", "--short", "HEAD") == claim["branch"]
+    assert git_out(worktree, "rev-parse", "HEAD") == claim["baseCommit"]
+    assert git_out(worktree, "symbolic-ref", "--short", "HEAD") == claim["branch"]
     assert (worktree / "src" / "pay.py").read_text() == "retries = 1\n"
 
 
@@ -84,7 +80,7 @@ def test_a_claim_asking_for_a_worktree_at_a_chosen_place_gets_it_there(
 
     assert r.status_code == 201, r.text
     assert r.json()["claim"]["worktree"] == str(place)
-    assert _git(place, "symbolic-ref", "--short", "HEAD") == "pay"
+    assert git_out(place, "symbolic-ref", "--short", "HEAD") == "pay"
 
 
 @pytest.mark.parametrize(
@@ -96,14 +92,14 @@ def test_git_refusing_the_worktree_records_nothing_and_leaves_no_branch(
     occupied = tmp_path / "occupied"
     occupied.mkdir()
     (occupied / "notes.txt").write_text("mine\n")
-    _git(repo, "worktree", "add", "-q", "-b", "busy", str(tmp_path / "busy"))
+    git_out(repo, "worktree", "add", "-q", "-b", "busy", str(tmp_path / "busy"))
     extra: dict[str, object] = {
         "branch-checked-out-elsewhere": {"branch": "busy"},
         "path-exists": {"worktree": str(occupied)},
         "protected-branch": {"branch": "main"},
     }[refusal]
     head = _head(http)
-    branches = _git(repo, "branch", "--list")
+    branches = git_out(repo, "branch", "--list")
 
     r = http.post("/v1/claims", json=_seed(repo, createWorktree=True, **extra))
 
@@ -113,8 +109,8 @@ def test_git_refusing_the_worktree_records_nothing_and_leaves_no_branch(
     assert (r.status_code, r.json()["code"]) == expected, r.text
     assert _head(http) == head
     assert http.get("/v1/claims").json()["claims"] == []
-    assert _git(repo, "branch", "--list") == branches
-    assert _git(repo, "worktree", "list", "--porcelain").count("worktree ") == 2
+    assert git_out(repo, "branch", "--list") == branches
+    assert git_out(repo, "worktree", "list", "--porcelain").count("worktree ") == 2
     assert (occupied / "notes.txt").read_text() == "mine\n"
     assert not (repo.parent / "shop.worktrees").exists()
 
@@ -126,7 +122,7 @@ def test_a_refused_claim_leaves_no_worktree_behind(http: httpx.Client, repo: Pat
 
     assert r.status_code == 422, r.text
     assert _head(http) == head
-    assert _git(repo, "branch", "--list", "claim/*") == ""
+    assert git_out(repo, "branch", "--list", "claim/*") == ""
     assert not (repo.parent / "shop.worktrees").exists()
 
 
@@ -134,4 +130,4 @@ def test_a_draft_asking_for_a_worktree_is_refused(http: httpx.Client, repo: Path
     r = http.post("/v1/claims", json=_seed(repo, createWorktree=True, draft=True))
 
     assert (r.status_code, r.json()["field"]) == (422, "createWorktree")
-    assert _git(repo, "branch", "--list", "claim/*") == ""
+    assert git_out(repo, "branch", "--list", "claim/*") == ""

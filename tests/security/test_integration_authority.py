@@ -5,7 +5,6 @@ else may, and no claim that is not ready."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +18,10 @@ from detente.operations.door import Operations
 from detente.runtime import build_service
 from detente.security.identity import Principal, acting_as
 
-from support import isolate_environment
+from support import git_out, isolate_environment
 
 BOB = Principal("oidc:bob", "oidc", roles=frozenset({"claim", "integrate", "read"}))
 CAROL = Principal("oidc:carol", "oidc", roles=frozenset({"claim", "read"}))
-
-
-def _git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
 
 
 @pytest.fixture
@@ -36,12 +30,12 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("DETENTE_LOCAL", "1")
     root = tmp_path / "repo"
     root.mkdir()
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "config", "user.name", "Test User")
-    _git(root, "config", "user.email", "test@example.com")
+    git_out(root, "init", "-q", "-b", "main")
+    git_out(root, "config", "user.name", "Test User")
+    git_out(root, "config", "user.email", "test@example.com")
     (root / "a.py").write_text("a = 1\n")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "initial")
+    git_out(root, "add", "-A")
+    git_out(root, "commit", "-q", "-m", "initial")
     return root
 
 
@@ -56,8 +50,8 @@ def _ready_claim(repo: Path, path: str) -> dict[str, Any]:
     claim = _cli(repo, "claim", "open", "-o", f"edit {path}", "-p", path, "--agent", "a")["claim"]
     worktree = Path(claim["worktree"])
     (worktree / path).write_text("changed\n")
-    _git(worktree, "add", "-A")
-    _git(worktree, "commit", "-q", "-m", f"edit {path}")
+    git_out(worktree, "add", "-A")
+    git_out(worktree, "commit", "-q", "-m", f"edit {path}")
     ready = _cli(repo, "claim", "complete", claim["id"], "--no-integrate")["claim"]
     assert ready["status"] == "ready_for_review"
     return dict(ready)
@@ -67,7 +61,7 @@ def _integrate(ops: Operations, who: Principal, claim_id: str) -> dict[str, Any]
     with acting_as(who):
         claim = ops.call(GET_CLAIM, path={"claim_id": claim_id})["claim"]
         evidence = dict(claim.get("evidence") or {})
-        head = _git(Path(claim["worktree"]), "rev-parse", "HEAD")
+        head = git_out(Path(claim["worktree"]), "rev-parse", "HEAD")
         base = dict(evidence.pop("expectedBaseRef", None) or {"ref": "refs/heads/main"})
         base.setdefault("oid", claim["baseCommit"])
         evidence.setdefault("headCommit", head)
@@ -101,7 +95,7 @@ def test_an_integrator_merges_another_principals_ready_claim_and_the_log_names_b
     integration = [e for e in mine if e.type in ("claim.integrated", "claim.completed")]
     assert integration and {e.data["actor"]["principal"] for e in integration} == {"oidc:bob"}
     assert mine[0].data["actor"]["principal"] == "local"  # the claim's own principal
-    assert _git(repo, "rev-parse", "refs/heads/main") == ready["evidence"]["headCommit"]
+    assert git_out(repo, "rev-parse", "refs/heads/main") == ready["evidence"]["headCommit"]
 
 
 def test_an_integrator_may_not_complete_another_principals_claim_that_is_not_ready(

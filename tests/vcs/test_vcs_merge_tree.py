@@ -4,7 +4,6 @@ Real git repositories."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,18 +11,9 @@ import pytest
 from detente.vcs.git import Git, GitError
 from detente.vcs.merge_tree import MAX_HUNK_LINES, branch_changes, predict_merge
 
+from support import git_out
+
 TEXT = "def a():\n    return 1\ndef b():\n    return 2\n"
-
-
-def _git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
 
 
 @pytest.fixture
@@ -32,23 +22,23 @@ def repo(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "calc.py").write_text(TEXT)
     (root / "my notes.txt").write_text("one\ntwo\n")
-    _git(tmp_path, "init", "-q", "-b", "main", str(root))
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "base")
+    git_out(tmp_path, "init", "-q", "-b", "main", str(root))
+    git_out(root, "add", "-A")
+    git_out(root, "commit", "-q", "-m", "base")
     return root
 
 
 def _branch(repo: Path, name: str, edits: dict[str, str | None]) -> str:
-    _git(repo, "checkout", "-q", "-b", name, "main")
+    git_out(repo, "checkout", "-q", "-b", name, "main")
     for rel, text in edits.items():
         if text is None:
             (repo / rel).unlink()
         else:
             (repo / rel).write_text(text)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", name)
-    _git(repo, "checkout", "-q", "main")
-    return _git(repo, "rev-parse", name)
+    git_out(repo, "add", "-A")
+    git_out(repo, "commit", "-q", "-m", name)
+    git_out(repo, "checkout", "-q", "main")
+    return git_out(repo, "rev-parse", name)
 
 
 def test_edits_of_separate_lines_merge_cleanly(repo: Path) -> None:
