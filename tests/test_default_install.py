@@ -39,6 +39,7 @@ EXTRA_ADAPTERS = {
     "detente.storage.etcd",
     "detente.storage.etcd_connection",
     "detente.storage.etcd_snapshots",
+    "detente.storage.etcd_tx",
     "detente.storage.ledger_etcd",
     "detente.storage.ledger_postgres",
     "detente.storage.postgres",
