@@ -37,6 +37,7 @@ EXTRAS = (
 EXTRA_ADAPTERS = {
     "detente.index.nearest_vectors",
     "detente.storage.etcd",
+    "detente.storage.etcd_leases",
     "detente.storage.etcd_connection",
     "detente.storage.etcd_snapshots",
     "detente.storage.etcd_tx",
