@@ -29,7 +29,9 @@ Checked after every command in the test suite, by the model-based race suite, an
     assigned to a claim that still holds it is granted to that claim, or pending while
     a claim ahead of it in line holds it off (a holder with authority, a waiter that
     asked first: :func:`detente.domain.meetings.split_grants.held_ahead`); a later
-    waiter never keeps it from its assignee;
+    waiter never keeps it from its assignee. Only the targets the split's room contested
+    count: a target the assignee kept that the room never contested may still wait on
+    another room (one escalated to a person, say);
 11. a shared resource with requests in line has no free slot (first come, first granted:
     a freed slot goes to the head of the line in the transaction that freed it), and no
     two of its live grants share a fencing token.
@@ -55,6 +57,7 @@ from detente.domain.meetings.split_grants import held_ahead
 from detente.domain.meetings.split_named import carved_for
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.carveouts import is_covered
+from detente.domain.overlap.globs import Undecided, intersect
 from detente.domain.overlap.model import Severity
 from detente.domain.state import RepoState
 from detente.errors import ValidationError
@@ -146,6 +149,14 @@ def _resources_served_in_order(state: RepoState) -> list[str]:
     return out
 
 
+def _meet(a: str, b: str) -> bool:
+    """Do path targets ``a`` and ``b`` cover a path in common (undecided counts as yes)?"""
+    try:
+        return intersect(a.partition("#")[0], b.partition("#")[0]) is not None
+    except Undecided:
+        return True
+
+
 def _assigned_but_unwritable(state: RepoState) -> list[str]:
     """Invariant 10, over the path targets of every applied split."""
     out: list[str] = []
@@ -158,6 +169,10 @@ def _assigned_but_unwritable(state: RepoState) -> list[str]:
             if claim is None or not claim.holding or claim.granted:
                 continue
             stranded = [t for t in a.targets if t in claim.paths and t not in claim.pending_paths]
+            # A split settles its own room's contest: a target the claim kept that the
+            # room never contested may still wait on another room (an escalation, say).
+            contested = [c.target for c in meeting.contested_targets]
+            stranded = [t for t in stranded if any(_meet(t, c) for c in contested)]
             if stranded:
                 ahead = held_ahead(state, claim)
                 stranded = [t for t in stranded if t not in ahead]
