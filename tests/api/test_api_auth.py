@@ -335,6 +335,7 @@ def _send_signed(
         patch_id="p",
         env="staging",
         name="build",
+        session_id="ses_none",
     )
     with httpx.Client(timeout=10) as http:
         request = http.build_request(method, url, json=body)
