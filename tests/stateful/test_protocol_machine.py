@@ -475,72 +475,47 @@ def test_a_split_that_names_a_target_its_room_never_contested_strands_nothing() 
     waiting for the person is not a target stranded by the split (invariant 10)."""
     state = ProtocolOnSqlite()
     try:
-        state.open_claim(agent=0, paths=["src/**"], ttl=30)
-        state.protocol_invariants_hold()
-        state.open_claim(agent=0, paths=["lib/x.py"], ttl=30)
-        state.protocol_invariants_hold()
-        state.open_claim(agent=0, paths=["src/**", "src/api/**"], ttl=30)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=25)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.take_over(agent=0, decision="continue", pick=49)
-        state.protocol_invariants_hold()
-        state.open_claim(agent=0, paths=["src/**", "src/api/**", "src/api/app.py"], ttl=30)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.abandon(pick=0)
-        state.protocol_invariants_hold()
-        state.open_claim(agent=0, paths=["src/**", "src/api/**"], ttl=30)
-        state.protocol_invariants_hold()
-        state.resolve(how=0, kind="split_ownership", pick=0)
-        state.protocol_invariants_hold()
-        state.scope_add(path="lib/x.py", pick=250)
-        state.protocol_invariants_hold()
-        state.resolve(how=0, kind="split_ownership", pick=185)
-        state.protocol_invariants_hold()
-        state.open_claim(agent=502, paths=["module:src.api"], ttl=30)
-        state.protocol_invariants_hold()
-        state.resolve(how=14, kind="human_arbitration", pick=181)
-        state.protocol_invariants_hold()
-        state.open_claim(agent=266, paths=["src/api/app.py"], ttl=30)
-        state.protocol_invariants_hold()
-        state.advance_clock(seconds=1)
-        state.protocol_invariants_hold()
-        state.resolve(how=158, kind="human_arbitration", pick=39)
-        state.protocol_invariants_hold()
-        state.abandon(pick=50)
-        state.protocol_invariants_hold()
+        steps: list[tuple[Any, dict[str, Any]]] = [
+            (state.open_claim, dict(agent=0, paths=["src/**"], ttl=30)),
+            (state.open_claim, dict(agent=0, paths=["lib/x.py"], ttl=30)),
+            (state.open_claim, dict(agent=0, paths=["src/**", "src/api/**"], ttl=30)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=25)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.take_over, dict(agent=0, decision="continue", pick=49)),
+            (
+                state.open_claim,
+                dict(agent=0, paths=["src/**", "src/api/**", "src/api/app.py"], ttl=30),
+            ),
+            (state.abandon, dict(pick=0)),
+            (state.abandon, dict(pick=0)),
+            (state.open_claim, dict(agent=0, paths=["src/**", "src/api/**"], ttl=30)),
+            (state.resolve, dict(how=0, kind="split_ownership", pick=0)),
+            (state.scope_add, dict(path="lib/x.py", pick=250)),
+            (state.resolve, dict(how=0, kind="split_ownership", pick=185)),
+            (state.open_claim, dict(agent=502, paths=["module:src.api"], ttl=30)),
+            (state.resolve, dict(how=14, kind="human_arbitration", pick=181)),
+            (state.open_claim, dict(agent=266, paths=["src/api/app.py"], ttl=30)),
+            (state.advance_clock, dict(seconds=1)),
+            (state.resolve, dict(how=158, kind="human_arbitration", pick=39)),
+            (state.abandon, dict(pick=50)),
+        ]
+        for step, arguments in steps:
+            step(**arguments)
+            state.protocol_invariants_hold()
     finally:
         state.teardown()
 
