@@ -8,6 +8,8 @@ client's port per request, so the connections the client opened can be counted.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -102,3 +104,36 @@ def test_a_post_on_a_connection_the_server_closed_is_not_sent_again(server: _Ser
             client.pre_commit("demo", None, ["src/a.py"])
 
     assert [method for method, _, _ in server.seen] == ["GET"]
+
+
+_PLAIN_THEN_FULL = """
+import sys
+from detente.client.stdlib_http import StdlibHttpClient
+
+with StdlibHttpClient(sys.argv[1]) as client:
+    client.health()
+    client.repos()
+print("ssl loaded:", "ssl" in sys.modules)
+print("http.client left loaded:", "http.client" in sys.modules)
+import http.client
+print("https available after:", hasattr(http.client, "HTTPSConnection"))
+"""
+
+
+def test_a_plain_http_server_is_reached_without_loading_ssl_and_later_imports_get_all_of_it(
+    server: _Server,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _PLAIN_THEN_FULL, _url(server)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+
+    assert done.stdout.splitlines() == [
+        "ssl loaded: False",
+        "http.client left loaded: False",
+        "https available after: True",
+    ]
+    assert len({port for _, _, port in server.seen}) == 1  # one kept-alive connection

@@ -13,12 +13,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
-from detente.client.sse import SseMessage
 from detente.errors import StoreError
 from detente.operations import system as routes
 from detente.operations.declaration import Operation
+
+if TYPE_CHECKING:
+    from detente.client.sse import SseMessage
 
 __all__ = ["Call", "ClientBase", "Follow", "Wire"]
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
 
@@ -25,11 +27,12 @@ from detente.client.base import Call, Follow, Wire
 from detente.client.credentials import KEY_ENV, KEY_ID_ENV, TOKEN_ENV
 from detente.client.problems import ServerUnavailable, error_from_problem
 from detente.client.protocol import Client
-from detente.client.sse import SseMessage
 from detente.errors import DetenteError, ValidationError
 
 if TYPE_CHECKING:
     from http.client import HTTPConnection
+
+    from detente.client.sse import SseMessage
 
 __all__ = ["REQUEST_TIMEOUT", "StdlibHttpClient", "light_client"]
 
@@ -43,6 +46,38 @@ REUSE_IDLE = 1.0
 #: (safe methods, RFC 9110 section 9.2.1: a request the server may have acted on is not
 #: repeated).
 _RESENT = ("GET", "HEAD")
+#: :mod:`http.client` as loaded for plain ``http://`` servers (see :func:`_http_client`).
+_PLAIN: ModuleType | None = None
+
+
+def _http_client(https: bool) -> ModuleType:
+    """:mod:`http.client`, loaded without :mod:`ssl` when only plain HTTP is needed.
+
+    ``http.client`` imports ``ssl`` at its top only to define ``HTTPSConnection``;
+    loading OpenSSL is about 4 ms of a harness hook call's 100 ms budget (#31) against a
+    server on ``http://127.0.0.1``. For a plain server, in a process that has not loaded
+    either module, a private copy is imported with ``ssl`` marked absent (a ``None`` entry
+    in :data:`sys.modules` makes its import raise ``ImportError``, which ``http.client``
+    expects), and both entries are removed again at once: every other import of
+    ``http.client`` in the process, this client's ``https://`` connections included, loads
+    the whole module as usual. Once made, the copy serves every plain connection, so a
+    connection and the exceptions caught around it always come from one module. (The
+    light client runs in hook processes, which import on one thread.)
+    """
+    global _PLAIN
+    if not https and _PLAIN is None and not {"http.client", "ssl"} & sys.modules.keys():
+        sys.modules["ssl"] = None  # type: ignore[assignment]
+        try:
+            import http.client as plain
+        finally:
+            del sys.modules["ssl"]
+            sys.modules.pop("http.client", None)
+        _PLAIN = plain
+    if not https and _PLAIN is not None:
+        return _PLAIN
+    import http.client
+
+    return http.client
 
 
 def light_client(url: str) -> Client:
@@ -151,8 +186,7 @@ class StdlibHttpClient(Client):
         idled longer than :data:`REUSE_IDLE`); a safe request that finds a reused
         connection closed is sent once more on a new one. :mod:`http.client`'s errors
         are raised as :class:`OSError`."""
-        import http.client
-
+        client = _http_client(self._parts.scheme == "https")
         conn = self._conn
         if conn is not None and time.monotonic() - self._idle_since > REUSE_IDLE:
             conn.close()
@@ -169,11 +203,11 @@ class StdlibHttpClient(Client):
                 conn.request(method, path, body=body, headers=headers)
                 response = conn.getresponse()
                 payload = response.read()
-            except (http.client.HTTPException, OSError) as exc:
+            except (client.HTTPException, OSError) as exc:
                 conn.close()
                 conn = None
                 stale = isinstance(
-                    exc, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+                    exc, (client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
                 )
                 if reused and stale and method in _RESENT:
                     reused = False
@@ -188,12 +222,14 @@ class StdlibHttpClient(Client):
             return response.status, payload
 
     def _connect(self, timeout: float) -> HTTPConnection:
-        import http.client
-
+        https = self._parts.scheme == "https"
+        client = _http_client(https)
         host, port = self._parts.hostname or "127.0.0.1", self._parts.port
-        if self._parts.scheme == "https":
-            return http.client.HTTPSConnection(host, port, timeout=timeout)
-        return http.client.HTTPConnection(host, port, timeout=timeout)
+        if https:
+            made: HTTPConnection = client.HTTPSConnection(host, port, timeout=timeout)
+        else:
+            made = client.HTTPConnection(host, port, timeout=timeout)
+        return made
 
     def _follow(self, position: int, repo: str | None, options: Follow) -> Iterator[SseMessage]:
         raise ValidationError(

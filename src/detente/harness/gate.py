@@ -13,12 +13,15 @@ allowed, and left to the git hooks.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from detente.harness.context import HookContext, session_key
 from detente.harness.judge import judge_paths, protected, relative_paths
 from detente.harness.payloads import HookEvent
-from detente.harness.shell_paths import ShellWrites, shell_writes
 from detente.harness.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from detente.harness.shell_paths import ShellWrites
 
 __all__ = ["gate", "own_files_refusal", "touched_files"]
 
@@ -28,6 +31,8 @@ def touched_files(event: HookEvent, top: Path) -> list[str]:
     if event.kind == "edit":
         return relative_paths(top, event.cwd, event.paths)
     if event.kind == "shell" and event.command:
+        from detente.harness.shell_paths import shell_writes  # only a shell command's
+
         writes = shell_writes(event.command)
         named = relative_paths(top, event.cwd, writes.paths)
         return [*named, ".git/config"] if writes.hooks_path else named
@@ -66,6 +71,8 @@ def gate(ctx: HookContext, event: HookEvent, files: list[str]) -> Verdict:
             for rel in relative_paths(ctx.top, event.cwd, [raw])
         }
         return judge_paths(ctx, key, files, changes=changes, intent=f"{event.tool} edit")
+    from detente.harness.shell_paths import shell_writes
+
     writes = shell_writes(event.command or "")
     if writes.empty:
         return Verdict("allow")

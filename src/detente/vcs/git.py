@@ -24,7 +24,6 @@ The environment git runs with:
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,6 +171,8 @@ class Git:
                 ``git`` executable is missing (``returncode`` 127), when ``cwd`` does not
                 exist, or on timeout.
         """
+        import subprocess  # here: a hook that reads git's files only never loads it
+
         argv = ["git", "-c", "core.quotepath=false", *args]
         try:
             proc = subprocess.run(

@@ -7,9 +7,11 @@ worktree, a linked worktree, or a subdirectory of either).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from detente.errors import NotFoundError, ValidationError
+from detente.vcs.discover import find_layout
 from detente.vcs.git import Git
 
 __all__ = [
@@ -35,19 +37,29 @@ class RepoInfo:
             worktree, or the bare repository).
         default_branch: branch checked out in the main worktree; ``"main"`` when the main
             worktree's HEAD is detached.
-        case_insensitive: value of ``core.ignorecase`` (False when unset).
-        head_oid: full OID of the opened worktree's HEAD commit; None on an unborn branch.
         main_worktree: top level of the main worktree (where the project's ``detente.toml``
             lives), the same from every linked worktree.
+        case_insensitive: value of ``core.ignorecase`` (False when unset); read on first
+            use (one git process), as ``head_oid`` is.
+        head_oid: full OID of the opened worktree's HEAD commit when it was first read;
+            None on an unborn branch.
     """
 
     name: str
     path: Path
     common_dir: Path
     default_branch: str
-    case_insensitive: bool
-    head_oid: str | None
     main_worktree: Path | None = None
+
+    @cached_property
+    def case_insensitive(self) -> bool:
+        """``core.ignorecase`` (False when unset)."""
+        return _config_bool(Git(self.path), "core.ignorecase")
+
+    @cached_property
+    def head_oid(self) -> str | None:
+        """The worktree's HEAD commit; None on an unborn branch."""
+        return _verify(Git(self.path), "HEAD^{commit}")
 
 
 def open_repo(path: Path, name: str | None = None) -> RepoInfo:
@@ -75,28 +87,12 @@ def open_repo(path: Path, name: str | None = None) -> RepoInfo:
     if not path.is_dir():
         raise ValidationError(f"repository path {path} is not a directory", field="path")
     git = Git(path)
-    # One git call answers four questions in the common case (exit 1: HEAD is unborn); any
-    # surprise takes the slow path, which tells the errors apart.
-    fast = git.run(
-        "rev-parse",
-        "--is-inside-work-tree",
-        "--show-toplevel",
-        "--git-common-dir",
-        "--verify",
-        "--quiet",
-        "--end-of-options",
-        "HEAD^{commit}",
-        check=False,
-    )
-    lines = fast.stdout.splitlines()
-    head_oid: str | None
-    if (fast.returncode, len(lines)) in ((0, 4), (1, 3)) and lines[0] == "true":
-        toplevel, common_dir = Path(lines[1]), _absolute(git, lines[2])
-        head_oid = lines[3] if fast.returncode == 0 else None
+    layout = find_layout(path)  # the plain layouts, read without a git process
+    if layout is not None:
+        toplevel, common_dir, main = layout
     else:
         toplevel, common_dir = _work_tree(git, path)
-        head_oid = _verify(git, "HEAD^{commit}")
-    main = _main_worktree_path(git, common_dir, toplevel)
+        main = _main_worktree_path(git, common_dir, toplevel)
     if name is None:
         name = main.name.removesuffix(".git") or toplevel.name
     return RepoInfo(
@@ -104,8 +100,6 @@ def open_repo(path: Path, name: str | None = None) -> RepoInfo:
         path=toplevel,
         common_dir=common_dir,
         default_branch=_main_worktree_branch(git, common_dir),
-        case_insensitive=_config_bool(git, "core.ignorecase"),
-        head_oid=head_oid,
         main_worktree=main,
     )
 
@@ -113,6 +107,14 @@ def open_repo(path: Path, name: str | None = None) -> RepoInfo:
 def _work_tree(git: Git, path: Path) -> tuple[Path, Path]:
     """``(top level, common dir)`` of the working tree at ``path``, or the error saying
     why it is not one."""
+    # One git call answers the common case; any surprise takes the slow path, which tells
+    # the errors apart.
+    fast = git.run(
+        "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--git-common-dir", check=False
+    )
+    lines = fast.stdout.splitlines()
+    if fast.returncode == 0 and len(lines) == 3 and lines[0] == "true":
+        return Path(lines[1]), _absolute(git, lines[2])
     inside = git.run("rev-parse", "--is-inside-work-tree", check=False)
     if inside.returncode != 0:
         if "not a git repository" in inside.stderr:
