@@ -181,6 +181,11 @@ def main() -> None:
         _print_root_help()
         return
     if args and args[0] == "hook-harness":  # an agent harness's hook: no parser, never help
+        import gc
+
+        # One short call per edit: no cyclic garbage collection (a few milliseconds of
+        # passes over the objects its imports create); what it allocates goes at exit.
+        gc.disable()
         from detente.harness.command import main as hook_main
 
         sys.exit(hook_main(args[1:]))
