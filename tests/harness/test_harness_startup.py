@@ -2,8 +2,9 @@
 neither the web stack nor pydantic, the command-line parser, nor the service's write
 gates (the budget, measured by ``bench/harness_hooks.py``: 100 ms in server mode, 200 ms
 in local mode). A server-mode call talks HTTP through the standard library's
-:mod:`http.client`, which brings :mod:`ssl` and the :mod:`email` parser with it; a local
-call loads no HTTP client at all. Each case runs the real hook process on a real repository and
+:mod:`http.client` (with the :mod:`email` parser it brings, but not :mod:`ssl` for a plain
+``http://`` server), starts no git process in a plain repository layout (so never loads
+:mod:`subprocess`); a local call loads no HTTP client at all. Each case runs the real hook process on a real repository and
 store and is refused, so the whole path was taken."""
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ NOT_AS_CLIENT = (
     "logging",
     "tree_sitter",
     "detente.index",
+    # a plain http:// server, an edit (not a shell command), a plain repository layout
+    "ssl",
+    "subprocess",
+    "detente.harness.shell_paths",
 )
 
 _PROBE = """
