@@ -4,8 +4,8 @@ gates (the budget, measured by ``bench/harness_hooks.py``: 100 ms in server mode
 in local mode). A server-mode call talks HTTP through the standard library's
 :mod:`http.client` (with the :mod:`email` parser it brings, but not :mod:`ssl` for a plain
 ``http://`` server), starts no git process in a plain repository layout (so never loads
-:mod:`subprocess`); a local call loads no HTTP client at all. Each case runs the real hook process on a real repository and
-store and is refused, so the whole path was taken."""
+:mod:`subprocess`); a local call loads no HTTP client at all. Each case runs the real hook
+process on a real repository and store and is refused, so the whole path was taken."""
 
 from __future__ import annotations
 
@@ -66,9 +66,12 @@ NOT_AS_CLIENT = (
 )
 
 _PROBE = """
-import json, sys
+import json, os, sys
 from detente.cli.main import main
 sys.argv = ["detente", *sys.argv[1:]]
+def _no_teardown_skip(code):  # the hook leaves with os._exit: let the probe report first
+    raise SystemExit(code)
+os._exit = _no_teardown_skip
 try:
     main()
 except SystemExit:
