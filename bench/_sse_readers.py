@@ -30,7 +30,9 @@ def main() -> None:
         int(sys.argv[4]),
         sys.argv[5],
     )
-    request = f"GET /v1/events/stream?since={since} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
+    # A loopback Host: the server refuses any other name (DNS rebinding).
+    host = f"127.0.0.1:{port}"
+    request = f"GET /v1/events/stream?since={since} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
     poll = select.epoll()
     socks: dict[int, socket.socket] = {}
     buffers: dict[int, bytes] = {}

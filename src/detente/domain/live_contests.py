@@ -62,11 +62,24 @@ class BlockerMemo:
     def __init__(self, state: RepoState) -> None:
         self._state = state
         self._known: dict[str, list[Overlap]] = {}
+        self._overlaps: dict[str, list[Overlap]] = {}
+
+    def overlaps(self, claim: Claim) -> list[Overlap]:
+        """Every overlap of ``claim`` with another holding claim (``find_overlaps``),
+        computed once: what :func:`live_blockers` filters."""
+        found = self._overlaps.get(claim.id)
+        if found is None:
+            found = self._overlaps[claim.id] = find_overlaps(
+                self._state, Targets.of(claim), exclude=claim.id
+            )
+        return found
 
     def __call__(self, claim: Claim, among: Collection[str] | None = None) -> list[Overlap]:
         known = self._known.get(claim.id)
         if known is None:
-            known = self._known[claim.id] = live_blockers(self._state, claim)
+            state = self._state
+            found = self.overlaps(claim) if claim.holding else []
+            known = self._known[claim.id] = [o for o in found if holds_off(state, claim, o)]
         return known if among is None else [o for o in known if o.claim_id in among]
 
 
@@ -99,7 +112,7 @@ def escalated(state: RepoState, claim_id: str) -> bool:
 def user_contest(meeting: Meeting, claim_id: str) -> bool:
     """A contested target naming only ``claim_id``: its edit met a user's edit (a deferred
     memory patch); only a resolution (or releasing the claim) ends that contest."""
-    return any(t.claim_ids == (claim_id,) for t in meeting.contested_targets)
+    return claim_id in meeting.solo_claims
 
 
 def meeting_is_live(

@@ -35,6 +35,7 @@ from datetime import datetime
 from typing import Any
 
 from detente.domain import events as ev
+from detente.domain.arrivals import Arrival, arrival, live_with, newly_stakeless
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.follow_up_rooms import follow_up, negotiating, restated, settle_pending
 from detente.domain.live_contests import (
@@ -48,17 +49,61 @@ from detente.domain.live_contests import (
     user_contest,
 )
 from detente.domain.meetings.claim_grants import grant_events
-from detente.domain.meetings.model import MeetingStatus
+from detente.domain.meetings.model import Meeting, MeetingStatus
 from detente.domain.policy import IdSource, Policy
 from detente.domain.state import RepoState
 from detente.domain.waiting_line import queued_behind
 
 __all__ = ["settle"]
 
+#: The statuses of a room whose parties a round looks at.
+_STAYING = (MeetingStatus.OPEN, MeetingStatus.ESCALATED)
+
 
 def _touched(
     state: RepoState, batch: Sequence[tuple[str, dict[str, Any]]]
 ) -> tuple[set[str], set[str]]:
+    """The claims and meetings a round looks at: those the batch names, the parties of
+    those meetings, the open (and escalated) rooms of all of these and their parties."""
+    claims, meetings = _named(state, batch)
+    for claim_id in list(claims):
+        meetings.update(m.id for m in open_rooms(state, claim_id))
+        meetings.update(  # a departed claim leaves escalated rooms too
+            m
+            for m in state.meetings.rooms_of_claim.get(claim_id, ())
+            if state.meetings[m].status is MeetingStatus.ESCALATED
+        )
+    for meeting_id in meetings:
+        meeting = state.meetings.get(meeting_id)
+        if meeting is not None:
+            claims.update(meeting.participants)
+    return claims, meetings
+
+
+def _touched_among(
+    state: RepoState, batch: Sequence[tuple[str, dict[str, Any]]], candidates: Iterable[str]
+) -> set[str]:
+    """The claims of ``candidates`` that :func:`_touched` finds, without walking every
+    room it would: a claim is touched when the batch names it or a meeting it names
+    lists it, or when it sits in an open (or escalated) room with such a claim."""
+    named, _ = _named(state, batch)
+    found: set[str] = set()
+    for claim_id in candidates:
+        if claim_id in named:
+            found.add(claim_id)
+            continue
+        for meeting_id in state.meetings.rooms_of_claim.get(claim_id, ()):
+            meeting = state.meetings[meeting_id]
+            if meeting.status in _STAYING and not named.isdisjoint(meeting.participants):
+                found.add(claim_id)
+                break
+    return found
+
+
+def _named(
+    state: RepoState, batch: Sequence[tuple[str, dict[str, Any]]]
+) -> tuple[set[str], set[str]]:
+    """The claims and meetings ``batch`` names, with the parties of those meetings."""
     claims: set[str] = set()
     meetings: set[str] = set()
     for event_type, data in batch:
@@ -74,17 +119,6 @@ def _touched(
         meeting = state.meetings.get(meeting_id)
         if meeting is not None:
             claims.update(meeting.participants)
-    for claim_id in list(claims):
-        meetings.update(m.id for m in open_rooms(state, claim_id))
-        meetings.update(  # a departed claim leaves escalated rooms too
-            m
-            for m in state.meetings.rooms_of_claim.get(claim_id, ())
-            if state.meetings[m].status is MeetingStatus.ESCALATED
-        )
-    for meeting_id in meetings:
-        meeting = state.meetings.get(meeting_id)
-        if meeting is not None:
-            claims.update(meeting.participants)
     return claims, meetings
 
 
@@ -96,6 +130,7 @@ def settle(
     policy: Policy,
     *,
     skip: Iterable[str] = (),
+    whole: bool = False,
 ) -> list[ev.Event]:
     """Events that settle the contests ``batch`` touched (see the module docstring).
 
@@ -106,12 +141,20 @@ def settle(
         now: the server's time (a follow-up room's deadline runs from it).
         policy: meeting deadline.
         skip: claims another reaction already moves in this round (decided next round).
+        whole: judge every claim and room the batch touched, even after one claim's
+            arrival (:mod:`detente.domain.arrivals` judges only what it may move, to the
+            same events): the reference the tests hold the shortcut to.
 
     Returns:
         The events; empty when every touched contest is settled or roomed.
     """
-    claims, meetings = _touched(state, batch)
     blockers = BlockerMemo(state)  # the state does not change within one round
+    came = None if whole else arrival(state, batch, skip, blockers)
+    if came is None:
+        claims, meetings = _touched(state, batch)
+    else:  # one claim opened: only what it may move is judged again
+        claims = came.to_judge(state, _touched_among(state, batch, came.related))
+        meetings = set(came.opened | came.joined)
     skipped = set(skip)
     out: list[ev.Event] = []
     moved: set[str] = set()
@@ -166,7 +209,7 @@ def settle(
         elif claim.status is ClaimStatus.NEGOTIATING:
             # Its reason still naming a holder that has left: say who holds it off now.
             out += restated(state, ids, claim, blocking, rooms)
-    out += _departures(state, meetings, ids, blockers)
+    out += _departures(state, meetings, ids, blockers, came)
     touched_now = {
         str(e.data["meetingId"])
         for e in out
@@ -180,7 +223,7 @@ def settle(
             continue
         if any(c in moved for c in meeting.participants):
             continue  # decided again next round, on the state these events make
-        if not meeting_is_live(state, meeting, blockers):
+        if not _live(state, meeting, blockers, came):
             out.append(
                 ev.meeting_event(
                     ids,
@@ -193,20 +236,34 @@ def settle(
     return out
 
 
+def _live(state: RepoState, meeting: Meeting, blockers: BlockerMemo, came: Arrival | None) -> bool:
+    if came is None:
+        return meeting_is_live(state, meeting, blockers)
+    return live_with(state, meeting, came, blockers)
+
+
 def _departures(
-    state: RepoState, meetings: Iterable[str], ids: IdSource, blockers: BlockerMemo
+    state: RepoState,
+    meetings: Iterable[str],
+    ids: IdSource,
+    blockers: BlockerMemo,
+    came: Arrival | None = None,
 ) -> list[ev.Event]:
     """``meeting.left`` for each participant of an open or escalated room that no longer
     holds (completed, integrated, abandoned, taken over), and, in a room still live, for
     each holding participant that contests nothing with the others any more (its only
     holder left, or it narrowed away every contested target): a room holds only live
-    parties, so its options and its "held by" never name a claim with no stake in it."""
+    parties, so its options and its "held by" never name a claim with no stake in it.
+    After an arrival (``came``) only the arriving claim can have lost its stake
+    (:mod:`detente.domain.arrivals`)."""
     out: list[ev.Event] = []
     for meeting_id in sorted(meetings):
         meeting = state.meetings.get(meeting_id)
         if meeting is None or meeting.status is MeetingStatus.RESOLVED:
             continue
-        gone = [c for c in meeting.participants if not _holds(state, c)]
+        # A room the arriving claim joined held only live parties before it came.
+        joined = came is not None and meeting_id in came.joined
+        gone = [] if joined else [c for c in meeting.participants if not _holds(state, c)]
         for claim_id in gone:
             status = state.claims[claim_id].status.value if claim_id in state.claims else "gone"
             out.append(
@@ -222,10 +279,14 @@ def _departures(
         if (
             meeting.requested_by is not None
             or meeting.merge_conflicts
-            or not meeting_is_live(state, meeting, blockers)
+            or not _live(state, meeting, blockers, came)
         ):
             continue  # a room asked for or predicted, or one about to dissolve, keeps its parties
-        for claim_id in stakeless(state, meeting, exclude=gone, blockers=blockers):
+        if came is None:
+            loose = stakeless(state, meeting, exclude=gone, blockers=blockers)
+        else:
+            loose = newly_stakeless(state, meeting, came, blockers)
+        for claim_id in loose:
             out.append(
                 ev.meeting_event(
                     ids,

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from detente.clock import Clock, format_time
 from detente.domain.events import Event
-from detente.domain.meetings.model import past_deadline
 from detente.domain.overlap.trees import Artifact, TreeSource
 from detente.domain.policy import DEFAULT_POLICY, Policy
 from detente.domain.state import RepoState
@@ -401,7 +400,7 @@ class ServiceCore:
         return (
             bool(state.claims.due_for_expiry(now))
             or _resources_due(state, now)
-            or past_deadline((state.meetings[m] for m in state.meetings.open_ids), now)
+            or _deadline_passed(state, now)
         )
 
     def execute(
@@ -585,3 +584,9 @@ class ServiceCore:
 
         found = anchor_findings(self)
         return dataclasses.replace(report, ok=report.ok and not found, anchor=found)
+
+
+def _deadline_passed(state: RepoState, now: datetime) -> bool:
+    """Is an open meeting past its deadline (the earliest one read, not every room)?"""
+    first = state.meetings.first_deadline()
+    return first is not None and first <= now

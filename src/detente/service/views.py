@@ -39,12 +39,18 @@ class ClaimView:
         claim's work was checked (:mod:`detente.domain.checks`)."""
         open_meetings = [m for m in self.meetings if m.status.value == "open"]
         checks = {} if self.checks is None else {"checks": checks_to_wire(self.checks)}
+        # Each room once (the newest open one is also in ``meetings``): a crowded room's
+        # record is long, and read-only once built.
+        wires = [meeting_to_wire(m) for m in self.meetings]
+        newest = open_meetings[-1] if open_meetings else None
         return {
             "receipts": self.receipts,
             "claim": claim_to_wire(self.claim),
             "overlaps": [overlap_to_wire(o) for o in self.overlaps],
-            "meeting": meeting_to_wire(open_meetings[-1]) if open_meetings else None,
-            "meetings": [meeting_to_wire(m) for m in self.meetings],
+            "meeting": next(
+                (w for m, w in zip(self.meetings, wires, strict=True) if m is newest), None
+            ),
+            "meetings": wires,
             "work": self.work,
             "semanticOverlaps": [overlap_to_wire(o) for o in self.semantic],
             **checks,

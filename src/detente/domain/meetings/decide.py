@@ -20,7 +20,7 @@ from detente.domain import events as ev
 from detente.domain.claims.guards import check_alive, get_claim
 from detente.domain.meetings.commands import Accept, AcceptHandoff, Propose, Resolve
 from detente.domain.meetings.guards import check_meeting_revision, get_meeting
-from detente.domain.meetings.model import Decided, Meeting, MeetingStatus, past_deadline
+from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
 from detente.domain.meetings.resolution_events import apply_events
 from detente.domain.meetings.resolution_types import HumanArbitration
 from detente.domain.meetings.resolutions import OwnersOf, validate
@@ -366,5 +366,7 @@ def decide_deadlines(
 
 
 def due_meetings(state: RepoState, now: datetime) -> bool:
-    """True when an open meeting is past its deadline (reads only the open meetings)."""
-    return past_deadline((state.meetings[m] for m in state.meetings.open_ids), now)
+    """True when an open meeting is past its deadline (reads the earliest deadline of
+    the open meetings)."""
+    first = state.meetings.first_deadline()
+    return first is not None and first <= now

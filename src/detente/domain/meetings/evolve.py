@@ -10,11 +10,14 @@ the derived indexes the domain consults:
   meeting resolution covers, so overlap reports and write checks honour the outcome;
 - ``room_of_target``: ``held target -> open meeting id``, so a newcomer finds the room
   negotiating its target without scanning every meeting;
-- ``rooms_of_claim``: ``claim id -> meeting ids it sits in``, in the order it joined.
+- ``rooms_of_claim``: ``claim id -> meeting ids it sits in``, in the order it joined;
+- the open meetings' deadlines in a heap (:meth:`MeetingBook.first_deadline`), so the
+  check for a room past its deadline before every command does not read every room.
 """
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import replace
 from datetime import datetime
 from itertools import combinations
@@ -85,6 +88,29 @@ class MeetingBook(dict[str, Meeting]):
         self.resolved_pairs: dict[frozenset[str], Settlement] = {}
         #: The ids of the meetings that are ``open`` (deadline checks read only these).
         self.open_ids: set[str] = set()
+        #: ``(deadline, meeting id)`` pushed for each open meeting's deadline as it
+        #: was set; an entry whose meeting closed or moved its deadline is stale and
+        #: dropped when it reaches the top (:meth:`first_deadline`).
+        self._deadlines: list[tuple[datetime, str]] = []
+        self._pushed: dict[str, datetime] = {}
+
+    def first_deadline(self) -> datetime | None:
+        """The earliest deadline of an open meeting (aware UTC), None when none is
+        open: amortised O(log n) per deadline set, not a read of every open room."""
+        heap = self._deadlines
+        while heap:
+            deadline, meeting_id = heap[0]
+            meeting = self.get(meeting_id)
+            if (
+                meeting is not None
+                and meeting.status is MeetingStatus.OPEN
+                and meeting.deadline == deadline
+            ):
+                return deadline
+            heapq.heappop(heap)
+            if self._pushed.get(meeting_id) == deadline:
+                del self._pushed[meeting_id]
+        return None
 
     def apply(self, event_type: str, data: dict[str, Any], at: datetime, event_id: str) -> None:
         """Fold one ``meeting.*`` event (see :mod:`detente.domain.events`)."""
@@ -114,15 +140,24 @@ class MeetingBook(dict[str, Meeting]):
         self[meeting_id] = replace(
             new, revision=old.revision + 1, updated_at=at, last_event_id=event_id
         )
-        _index_rooms(self, self[meeting_id])
+        _index_rooms(self, self[meeting_id], old)
 
 
-def _index_rooms(book: MeetingBook, meeting: Meeting) -> None:
+def _index_rooms(book: MeetingBook, meeting: Meeting, old: Meeting | None = None) -> None:
+    """Keep the indexes in step with ``meeting``; ``old``, its record before, when the
+    status stayed: only what changed is indexed (a party joining a crowded room)."""
     if meeting.status is MeetingStatus.OPEN:
         book.open_ids.add(meeting.id)
+        if book._pushed.get(meeting.id) != meeting.deadline:
+            book._pushed[meeting.id] = meeting.deadline
+            heapq.heappush(book._deadlines, (meeting.deadline, meeting.id))
     else:
         book.open_ids.discard(meeting.id)
+    same = old is not None and old.status is meeting.status
+    had = frozenset(old.participants) if same and old is not None else frozenset()
     for claim_id in meeting.participants:
+        if claim_id in had:  # indexed with the record before
+            continue
         rooms = book.rooms_of_claim.setdefault(claim_id, [])
         if meeting.id not in rooms:
             rooms.append(meeting.id)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Literal
 
 from detente.clock import format_time
@@ -188,6 +189,12 @@ class Meeting:
     #: ``{claimIds, against, files, symbols, hunks}`` (:mod:`detente.domain.checks.merge`);
     #: empty for a room opened by an overlap.
     merge_conflicts: tuple[dict[str, Any], ...] = ()
+
+    @cached_property
+    def solo_claims(self) -> frozenset[str]:
+        """The claims a contested target names alone (a user's edit met theirs: a
+        deferred memory patch), computed once per record."""
+        return frozenset(t.claim_ids[0] for t in self.contested_targets if len(t.claim_ids) == 1)
 
 
 def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
