@@ -47,12 +47,12 @@ from detente.service.lease_rows import fold_lease_rows, keeps_lease_rows, move_l
 from detente.service.repo_index import tree_source
 from detente.storage.base import (
     LeaseStore,
-    LeaseTx,
     NewEvent,
     SnapshotStore,
     Store,
     StoreTx,
     expiry_batch,
+    is_lease_tx,
 )
 
 if TYPE_CHECKING:
@@ -292,7 +292,7 @@ class ServiceCore:
         """Fold the log's events after ``state.last_seq`` (read in ``tx``)."""
         for event in tx.read_after(state.last_seq, state.repo):
             apply_stored(state, event)
-        if self.lease_rows and isinstance(tx, LeaseTx):
+        if self.lease_rows and is_lease_tx(tx):
             fold_lease_rows(state, tx.leases_after(state.claims.lease_stamp, state.repo))
 
     def _catch_up_read(self, state: RepoState) -> None:

@@ -27,7 +27,7 @@ from detente.domain.events import LEASE_RENEWED, Event
 from detente.domain.state import RepoState
 from detente.eventlog.lease_rows import fold_lease_rows
 from detente.eventlog.projections import rows_for
-from detente.storage.base import LeaseRow, LeaseStore, LeaseTx, Store, StoreTx
+from detente.storage.base import LeaseRow, LeaseStore, Store, StoreTx, is_lease_tx
 
 __all__ = ["fold_lease_rows", "keeps_lease_rows", "move_leases"]
 
@@ -47,7 +47,7 @@ def move_leases(
         ConcurrencyError: ``store_concurrency`` when a lease row moved meanwhile.
     """
     renewals = [e for e in events if e.type == LEASE_RENEWED]
-    if not renewals or not isinstance(tx, LeaseTx):
+    if not renewals or not is_lease_tx(tx):
         return list(events)
     when = format_time(at)
     written = tx.write_leases(

@@ -134,7 +134,7 @@ class ClaimBook(dict[str, Claim]):
         old = self.get(claim_id)
         moved = old is not None and old.lease.id == lease.id and lease.revision > old.lease.revision
         if old is not None and moved:
-            self.store(old, replace(old, lease=lease))
+            self.store(old, old.with_lease(lease))
         if checked:
             held = self.unchecked.get(claim_id)
             if held is not None and held.revision <= lease.revision:
