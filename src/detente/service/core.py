@@ -452,8 +452,10 @@ class ServiceCore:
         actor = current_principal().actor.to_wire()
 
         def stamped(state: RepoState) -> list[Event]:
+            # Built directly: dataclasses.replace walks the fields (a heartbeat pays it).
             return [
-                dataclasses.replace(e, data={**e.data, "actor": actor}) for e in decide_fn(state)
+                Event(e.id, e.type, e.subject, {**e.data, "actor": actor}, e.version)
+                for e in decide_fn(state)
             ]
 
         answer: T = self.group_commit.submit(repo, stamped, view)
