@@ -29,6 +29,7 @@ __all__ = [
     "BoundedStore",
     "LeaseRow",
     "LeaseStore",
+    "LeaseStoreTx",
     "LeaseTx",
     "NewEvent",
     "NotifyingStore",
@@ -175,7 +176,11 @@ class LeaseTx(Protocol):
 _LEASE_TX_TYPES: dict[type, bool] = {}
 
 
-def is_lease_tx(tx: object) -> TypeGuard[LeaseTx]:
+class LeaseStoreTx(StoreTx, LeaseTx, Protocol):
+    """A store transaction that also writes lease rows (what :func:`is_lease_tx` proves)."""
+
+
+def is_lease_tx(tx: StoreTx) -> TypeGuard[LeaseStoreTx]:
     """``isinstance(tx, LeaseTx)``, decided once per transaction class: a runtime
     protocol check inspects every member on each call (a thirtieth of a renewal's CPU,
     asked once per command). Transactions define their methods on the class."""
