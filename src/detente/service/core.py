@@ -43,7 +43,12 @@ from detente.service.batch_effects import BatchEffect
 from detente.service.checkpoints import Checkpoints
 from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.known_commits import KnownCommits
-from detente.service.lease_rows import fold_lease_rows, keeps_lease_rows, move_leases
+from detente.service.lease_rows import (
+    RenewedRows,
+    fold_lease_rows,
+    keeps_lease_rows,
+    move_leases,
+)
 from detente.service.repo_index import tree_source
 from detente.storage.base import (
     LeaseStore,
@@ -141,6 +146,8 @@ class ServiceCore:
         self.expiry_batch = expiry_batch(store)
         #: Renewals move lease rows instead of appending events (:mod:`.lease_rows`).
         self.lease_rows = keeps_lease_rows(store)
+        #: The record rows renewals last wrote (a renewal rewrites only their lease).
+        self.renewed_rows = RenewedRows()
         #: The projections' snapshots (start, retry copies, saves).
         self.checkpoints = Checkpoints(store, self._new_state)
         #: The command queues and batch runner.
@@ -321,7 +328,7 @@ class ServiceCore:
         out: list[StoredEvent] = []
         batch = list(events)
         if self.lease_rows:  # renewals move lease rows: no event (reactions never renew)
-            batch = move_leases(tx, state, batch, self.clock.now())
+            batch = move_leases(tx, state, batch, self.clock.now(), self.renewed_rows)
         actor = next((e.data["actor"] for e in batch if "actor" in e.data), SYSTEM.to_wire())
         for _ in range(_MAX_REACTION_ROUNDS):
             if not batch:
