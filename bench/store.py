@@ -12,7 +12,9 @@ the same run: raw etcd ``Txn`` puts with a ``mod_revision`` compare through the 
 client library (aetcd), one key per client, N concurrent tasks; ratios are against it.
 With PostgreSQL chosen, a second row shows its own floor on the same server: raw
 ``UPDATE ... WHERE rev = expected`` statements, one row and one connection per client
-thread (ratio also against raw etcd).
+thread (ratio also against raw etcd), and the detente PostgreSQL row gains a last
+column, its throughput against that floor (``ops/s vs raw PG``; target >= 0.5x at 16
+clients).
 
 Servers are throwaway (``tests/storage/servers.py``): PostgreSQL 15 with its durable
 defaults (fsync, synchronous commit) and a 3-member etcd cluster on 127.0.0.1, data in a
@@ -174,19 +176,24 @@ def _raw_postgres(url: str, clients: int, per_client: int) -> Result:
     return clients * per_client, wall, [x for per in latencies for x in per], 1.0, cpu
 
 
-def _row(name: str, clients: int, result: Result, base: Result | None) -> str:
+def _row(
+    name: str, clients: int, result: Result, base: Result | None, pg: Result | None = None
+) -> str:
+    """One table row; ``base``: the raw etcd reference (None: this is it); ``pg``: the raw
+    PostgreSQL row of the same size, for the PostgreSQL store's own ratio."""
     ops, wall, lat, per_txn, cpu = result
     lat_ms = sorted(x * 1000 for x in lat)
     p50 = statistics.median(lat_ms)
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
     rate = ops / wall
-    ratios = "  (reference)"
+    ratios = "  (reference) |"
     if base is not None:
         b_ms = statistics.median(x * 1000 for x in base[2])
-        ratios = f"{rate / (base[0] / base[1]):8.2f}x {p50 / b_ms:8.1f}x"
+        ratios = f"{rate / (base[0] / base[1]):8.2f}x | {p50 / b_ms:8.1f}x"
+    own = f"{rate / (pg[0] / pg[1]):8.2f}x" if pg is not None else ""
     return (
         f"| {name:<18} | {clients:>7} | {ops:>5} | {rate:>7.0f} | {p50:>7.2f} | {p99:>7.2f} "
-        f"| {per_txn:>8.1f} | {cpu / ops * 1e6:>7.0f} | {ratios} |"
+        f"| {per_txn:>8.1f} | {cpu / ops * 1e6:>7.0f} | {ratios} | {own:>8} |"
     )
 
 
@@ -227,9 +234,9 @@ def main() -> None:
         )
         print(
             "| backend            | clients |   ops |   ops/s |  p50 ms |  p99 ms | cmds/txn "
-            "| CPU us/op | ops/s vs raw | p50 vs raw |"
+            "| CPU us/op | ops/s vs raw | p50 vs raw | ops/s vs raw PG |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         port = cluster.members[0].client_port
         raw_pg = pg.new_database()
         runs_made = 0
@@ -246,10 +253,12 @@ def main() -> None:
                         result = _renewals(url(runs_made), n, per_client)
                         runs.setdefault(name, []).append(result)
             base = _median_run(runs.pop("raw"))
+            raw_pg_row = _median_run(runs["raw pg"]) if "raw pg" in runs else None
             print(_row("raw etcd Txn+CAS", n, base, None), flush=True)
             for name, results in runs.items():
                 label = "raw PG UPDATE+CAS" if name == "raw pg" else f"detente {name}"
-                print(_row(label, n, _median_run(results), base), flush=True)
+                own = raw_pg_row if name == "postgresql" else None
+                print(_row(label, n, _median_run(results), base, own), flush=True)
         print(f"\nload average after the run: {_load()}")
     finally:
         cluster.close()

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from detente.clock import FakeClock, format_time
-from detente.domain.claims.commands import RenewLease
+from detente.domain.claims.commands import ChangeObjective, RenewLease
 from detente.domain.claims.model import Claim
+from detente.domain.claims.record import claim_to_wire
 from detente.domain.policy import Policy
 from detente.domain.state import RepoState
 from detente.errors import LeaseExpired
@@ -75,6 +76,30 @@ def test_a_renewal_moves_the_deadline_and_appends_no_event(store: Store, clock: 
     assert renewed.revision == claim.revision  # a heartbeat is not a change of the claim
     [row] = [r for r in store.records("claim") if r.id == claim.id]
     assert row.body["lease"]["revision"] == renewed.lease.revision  # the row is current
+    assert service.audit().ok
+
+
+def test_the_record_row_a_renewal_writes_is_the_whole_current_record_even_after_other_changes(
+    store: Store, clock: FakeClock
+) -> None:
+    service = _service(store, clock)
+    claim = service.claims.open_claim(seed("src/**", ttl=60)).claim
+
+    def stored() -> dict[str, object]:
+        [row] = [r for r in store.records("claim") if r.id == claim.id]
+        current = service.claims.get_claim(claim.id).claim
+        assert (row.revision, row.status) == (current.revision, current.status.value)
+        return dict(row.body)
+
+    claim = _renew(service, claim)
+    claim = _renew(service, claim)  # only the lease member is rewritten: still the record
+    assert stored() == claim_to_wire(claim)
+    changed = ChangeObjective(claim.id, claim.revision, "alice now rewrites src/")
+    claim = service.claims.change_objective(changed).claim
+    clock.advance(5)
+    claim = _renew(service, claim)  # the remembered row is stale: built again
+    assert stored() == claim_to_wire(claim)
+    assert stored()["objective"] == "alice now rewrites src/"
     assert service.audit().ok
 
 

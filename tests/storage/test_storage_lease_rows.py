@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from detente.errors import ConcurrencyError
-from detente.storage.base import LeaseRow, LeaseStore, LeaseTx, Store
+from detente.storage.base import LeaseRow, LeaseStore, LeaseTx, Store, is_lease_tx
 from detente.storage.factory import open_store
 from storage.servers import EtcdCluster
 
@@ -40,6 +40,15 @@ def test_a_claim_keeps_one_lease_row_whose_stamp_rises_with_every_move(leases: S
     assert _after(leases, 0) == [second]  # one row per claim, the newest
     assert _after(leases, second.stamp) == []
     assert leases.head()[0] == 0  # no event was appended
+
+
+def test_every_store_transaction_is_known_as_a_lease_tx_and_a_bare_object_is_not(
+    leases: Store,
+) -> None:
+    for _ in range(2):  # the second answer comes from the per-class memory
+        with leases.transaction("demo") as tx:
+            assert is_lease_tx(tx) is isinstance(tx, LeaseTx) is True
+        assert is_lease_tx(object()) is False  # type: ignore[arg-type]
 
 
 def test_a_row_not_above_the_stored_revision_is_refused_and_nothing_is_written(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import psycopg
@@ -9,10 +10,12 @@ import pytest
 
 from detente.errors import StoreError
 from detente.service import RepoConfig, Service
-from detente.storage.base import NewEvent, RecordRow
+from detente.storage import rowjson
+from detente.storage.base import LeaseRow, NewEvent, RecordRow
 from detente.storage.clock import StoreClock
 from detente.storage.factory import display_url, open_store
 from detente.storage.postgres import APPEND_LOCK, PostgresStore
+from detente.storage.postgres_tx import write_params
 from storage.servers import PostgresServer, free_port
 
 from support import seed
@@ -100,6 +103,15 @@ def test_a_store_url_is_printed_without_its_password() -> None:
     assert display_url("postgresql://app@db/x") == "postgresql://app@db/x"
     assert display_url("etcd://a:1,b:2/team") == "etcd://a:1,b:2/team"
     assert display_url("sqlite:////srv/detente.db") == "sqlite:////srv/detente.db"
+
+
+def test_the_write_call_carries_every_field_of_a_lease_row_and_the_revision_it_extends() -> None:
+    row = LeaseRow(
+        "clm_1", "demo", "lse_1", 4, 60, "2026-01-01T00:01:00Z", "2026-01-01T00:00:00Z", 7
+    )
+    params = write_params(1, 0, {}, [], [], "ch", 6, [(row, 3)])
+    [sent] = rowjson.loads(params[-1])
+    assert sent == {**dataclasses.asdict(row), "base": 3}
 
 
 def test_payloads_with_quotes_backslashes_newlines_and_non_ascii_text_read_back_unchanged(

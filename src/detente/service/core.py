@@ -42,16 +42,21 @@ from detente.service.batch_effects import BatchEffect
 from detente.service.checkpoints import Checkpoints
 from detente.service.group_commit import BatchClock, GroupCommit
 from detente.service.known_commits import KnownCommits
-from detente.service.lease_rows import fold_lease_rows, keeps_lease_rows, move_leases
+from detente.service.lease_rows import (
+    RenewedRows,
+    fold_lease_rows,
+    keeps_lease_rows,
+    move_leases,
+)
 from detente.service.repo_index import tree_source
 from detente.storage.base import (
     LeaseStore,
-    LeaseTx,
     NewEvent,
     SnapshotStore,
     Store,
     StoreTx,
     expiry_batch,
+    is_lease_tx,
 )
 
 if TYPE_CHECKING:
@@ -140,6 +145,8 @@ class ServiceCore:
         self.expiry_batch = expiry_batch(store)
         #: Renewals move lease rows instead of appending events (:mod:`.lease_rows`).
         self.lease_rows = keeps_lease_rows(store)
+        #: The record rows renewals last wrote (a renewal rewrites only their lease).
+        self.renewed_rows = RenewedRows()
         #: The projections' snapshots (start, retry copies, saves).
         self.checkpoints = Checkpoints(store, self._new_state)
         #: The command queues and batch runner.
@@ -291,7 +298,7 @@ class ServiceCore:
         """Fold the log's events after ``state.last_seq`` (read in ``tx``)."""
         for event in tx.read_after(state.last_seq, state.repo):
             apply_stored(state, event)
-        if self.lease_rows and isinstance(tx, LeaseTx):
+        if self.lease_rows and is_lease_tx(tx):
             fold_lease_rows(state, tx.leases_after(state.claims.lease_stamp, state.repo))
 
     def _catch_up_read(self, state: RepoState) -> None:
@@ -320,7 +327,7 @@ class ServiceCore:
         out: list[StoredEvent] = []
         batch = list(events)
         if self.lease_rows:  # renewals move lease rows: no event (reactions never renew)
-            batch = move_leases(tx, state, batch, self.clock.now())
+            batch = move_leases(tx, state, batch, self.clock.now(), self.renewed_rows)
         actor = next((e.data["actor"] for e in batch if "actor" in e.data), SYSTEM.to_wire())
         for _ in range(_MAX_REACTION_ROUNDS):
             if not batch:
@@ -451,8 +458,10 @@ class ServiceCore:
         actor = current_principal().actor.to_wire()
 
         def stamped(state: RepoState) -> list[Event]:
+            # Built directly: dataclasses.replace walks the fields (a heartbeat pays it).
             return [
-                dataclasses.replace(e, data={**e.data, "actor": actor}) for e in decide_fn(state)
+                Event(e.id, e.type, e.subject, {**e.data, "actor": actor}, e.version)
+                for e in decide_fn(state)
             ]
 
         answer: T = self.group_commit.submit(repo, stamped, view)

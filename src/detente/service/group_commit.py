@@ -53,6 +53,7 @@ from detente.domain.state import RepoState
 from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import StoredEvent
 from detente.service.batch_effects import MAX_REDECIDE, BatchEffect, Redecide
+from detente.service.wake import Wake
 from detente.storage.base import BoundedStore, Store, StoreTx
 
 __all__ = ["MAX_BATCH", "BatchClock", "CommandPath", "GroupCommit", "Pending"]
@@ -165,7 +166,7 @@ class Pending:
     error: BaseException | None = None
     stored: list[StoredEvent] = field(default_factory=list)
     #: Set when answered, or when promoted to candidate for the lock.
-    wake: threading.Event = field(default_factory=threading.Event)
+    wake: Wake = field(default_factory=Wake)
     promoted: bool = False
 
     def finish(self, answer: Any, error: BaseException | None, stored: list[StoredEvent]) -> None:

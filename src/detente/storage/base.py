@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeGuard, runtime_checkable
 
 from detente.eventlog.envelope import NewEvent, StoredEvent
 from detente.eventlog.records import LeaseRow, RecordRow
@@ -29,6 +29,7 @@ __all__ = [
     "BoundedStore",
     "LeaseRow",
     "LeaseStore",
+    "LeaseStoreTx",
     "LeaseTx",
     "NewEvent",
     "NotifyingStore",
@@ -40,6 +41,7 @@ __all__ = [
     "StoreTx",
     "TimedStore",
     "expiry_batch",
+    "is_lease_tx",
 ]
 
 
@@ -168,6 +170,25 @@ class LeaseTx(Protocol):
                 the revision (another writer renewed first), at once or at commit.
         """
         ...
+
+
+#: ``type -> whether its instances are LeaseTx`` (:func:`is_lease_tx`).
+_LEASE_TX_TYPES: dict[type, bool] = {}
+
+
+class LeaseStoreTx(StoreTx, LeaseTx, Protocol):
+    """A store transaction that also writes lease rows (what :func:`is_lease_tx` proves)."""
+
+
+def is_lease_tx(tx: StoreTx) -> TypeGuard[LeaseStoreTx]:
+    """``isinstance(tx, LeaseTx)``, decided once per transaction class: a runtime
+    protocol check inspects every member on each call (a thirtieth of a renewal's CPU,
+    asked once per command). Transactions define their methods on the class."""
+    kind = type(tx)
+    known = _LEASE_TX_TYPES.get(kind)
+    if known is None:
+        known = _LEASE_TX_TYPES[kind] = isinstance(tx, LeaseTx)
+    return known
 
 
 @runtime_checkable

@@ -134,7 +134,7 @@ class ClaimBook(dict[str, Claim]):
         old = self.get(claim_id)
         moved = old is not None and old.lease.id == lease.id and lease.revision > old.lease.revision
         if old is not None and moved:
-            self.store(old, replace(old, lease=lease))
+            self._lease_moved(old.with_lease(lease))
         if checked:
             held = self.unchecked.get(claim_id)
             if held is not None and held.revision <= lease.revision:
@@ -175,6 +175,15 @@ class ClaimBook(dict[str, Claim]):
         new = _evolve_claim(old, event_type, data, at, self)
         new = replace(new, revision=old.revision + 1, updated_at=at, last_event_id=event_id)
         self.store(old, new)
+
+    def _lease_moved(self, new: Claim) -> None:
+        """:meth:`store` for a copy whose lease alone moved (a heartbeat, every few
+        seconds per claim): no index can change (workspace, holding, targets, objective
+        and memory impacts are the old record's, and the indexes hold ids), so only the
+        record and its new deadline are kept."""
+        self[new.id] = new
+        if new.leased:
+            heapq.heappush(self._deadlines, (new.lease.expires_at, new.id, new.lease.revision))
 
     def store(self, old: Claim | None, new: Claim) -> None:
         """Replace ``old`` (None: a new claim) by ``new`` and keep the indexes in step."""

@@ -7,9 +7,10 @@ integer seconds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from enum import StrEnum
+from operator import attrgetter
 from typing import Any
 
 from detente.domain.claims.declared import NO_FACTS, Declared
@@ -198,6 +199,16 @@ class Claim:
     #: The optional facts it declared when it opened (:mod:`.declared`).
     declared: Declared = NO_FACTS
 
+    def with_lease(self, lease: Lease) -> Claim:
+        """This claim holding ``lease``, every other field the same (a renewal's copy).
+
+        Built positionally from the fields read at once: ``dataclasses.replace`` walks
+        the field definitions and passes keywords, twice the cost, on every heartbeat.
+        """
+        values = list(_CLAIM_VALUES(self))
+        values[_LEASE_INDEX] = lease
+        return Claim(*values)
+
     def carved(self, pattern: str) -> tuple[str, ...]:
         """The carve-outs of one of this claim's patterns (empty: none)."""
         for held, cuts in self.carve_outs:
@@ -227,3 +238,10 @@ class Claim:
     def leased(self) -> bool:
         """True while the lease runs (the claim expires at ``lease.expires_at``)."""
         return self.status in LEASED_STATUSES
+
+
+#: Every field of a :class:`Claim`, in declaration order (what :meth:`Claim.with_lease`
+#: copies).
+_CLAIM_FIELDS = tuple(f.name for f in fields(Claim))
+_CLAIM_VALUES = attrgetter(*_CLAIM_FIELDS)
+_LEASE_INDEX = _CLAIM_FIELDS.index("lease")

@@ -47,6 +47,7 @@ __all__ = [
     "Time",
     "claim_from_announcement",
     "claim_to_wire",
+    "lease_to_wire",
 ]
 
 #: An RFC 3339 UTC time string, e.g. ``2026-11-30T14:05:00Z``.
@@ -160,6 +161,16 @@ _STATUS_NAMES: dict[str, StatusName] = {name: name for name in get_args(StatusNa
 assert set(_STATUS_NAMES) == {s.value for s in ClaimStatus}
 
 
+def lease_to_wire(lease: LeaseOf) -> Lease:
+    """A claim's lease as the record's ``lease`` member."""
+    return {
+        "id": lease.id,
+        "revision": lease.revision,
+        "ttlSeconds": lease.ttl_seconds,
+        "expiresAt": format_time(lease.expires_at),
+    }
+
+
 def claim_to_wire(claim: Claim) -> ClaimRecord:
     """A claim as the API.md record (:class:`~detente.domain.claims.record.ClaimRecord`):
     the one function that produces it, for the projections, a ``409``'s ``current``
@@ -184,12 +195,7 @@ def claim_to_wire(claim: Claim) -> ClaimRecord:
         "testResponsibility": tests_to_wire(claim),
         **declared_to_wire(claim.declared),
         "memoryImpacts": [memory_impact_to_wire(m) for m in claim.memory_impacts],
-        "lease": {
-            "id": claim.lease.id,
-            "revision": claim.lease.revision,
-            "ttlSeconds": claim.lease.ttl_seconds,
-            "expiresAt": format_time(claim.lease.expires_at),
-        },
+        "lease": lease_to_wire(claim.lease),
         "fencingToken": claim.fencing_token,
         "meetingIds": list(claim.meeting_ids),
         "statusReason": claim.status_reason,
