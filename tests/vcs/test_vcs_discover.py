@@ -107,4 +107,3 @@ def test_open_repo_starts_no_git_process_in_a_plain_layout(
     assert linked_info.head_oid == linked_head
     assert linked_info.head_oid == linked_head
     assert len(_git_processes(trace)) == 1
-
