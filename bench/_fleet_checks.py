@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -54,9 +54,11 @@ async def read_claims(client: httpx.AsyncClient, headers: dict[str, str]) -> dic
             return claims
 
 
-async def read_expiries(client: httpx.AsyncClient, headers: dict[str, str]) -> Counter[str]:
-    """How many ``claim.expired`` events the log holds per claim id."""
-    counts: Counter[str] = Counter()
+async def read_expiries(
+    client: httpx.AsyncClient, headers: dict[str, str]
+) -> dict[str, list[datetime]]:
+    """The times of the ``claim.expired`` events the log holds, per claim id."""
+    counts: dict[str, list[datetime]] = defaultdict(list)
     since = 0
     while True:
         r = await client.get("/v1/events", params={"since": since, "limit": 1000}, headers=headers)
@@ -64,9 +66,9 @@ async def read_expiries(client: httpx.AsyncClient, headers: dict[str, str]) -> C
         page = r.json()
         for event in page["events"]:
             if event["type"] == EXPIRED:
-                counts[_claim_of(event)] += 1
+                counts[_claim_of(event)].append(_when(event["at"]))
         if not page["events"]:
-            return counts
+            return dict(counts)
         since = page["nextSince"]
 
 
@@ -101,9 +103,17 @@ def _examples(items: Iterable[str]) -> str:
 
 
 def verdicts(
-    agents: list[Agent], opened: list[Opened], claims: dict[str, Any], expiries: Counter[str]
+    agents: list[Agent],
+    opened: list[Opened],
+    claims: dict[str, Any],
+    expiries: dict[str, list[datetime]],
+    ended: datetime,
 ) -> list[Verdict]:
-    """The checks of one run from what was acknowledged and what the store holds now."""
+    """The checks of one run from what was acknowledged and what the store holds now.
+
+    ``expiries``: the ``claim.expired`` times per claim id; ``ended``: when the timed
+    phase ended (UTC). A renewing agent's claim may expire after the run (its agent
+    stopped renewing), never before its acknowledged deadline, nor during the run."""
     missing = [o.claim_id for o in opened if o.claim_id not in claims]
     moved = [
         o.claim_id
@@ -127,9 +137,18 @@ def verdicts(
                 f"< acknowledged r{agent.lease_revision} {agent.expires_at}"
             )
     stale = [a.claim_id for a in agents if a.stale]
-    not_once = [f"{c} x{expiries[c]}" for c in stale if expiries[c] != 1]
-    renewed = [a.claim_id for a in agents if not a.stale and expiries[a.claim_id]]
-    twice = [f"{c} x{n}" for c, n in expiries.items() if n > 1]
+    times = defaultdict(list, expiries)
+    not_once = [f"{c} x{len(times[c])}" for c in stale if len(times[c]) != 1]
+    early = [
+        f"{a.claim_id} at {at:%H:%M:%S.%f} < {a.expires_at}"
+        for a in agents
+        for at in times[a.claim_id]
+        if at < _when(a.expires_at)
+    ]
+    renewed = [
+        a.claim_id for a in agents if not a.stale and any(at < ended for at in times[a.claim_id])
+    ]
+    twice = [f"{c} x{len(at)}" for c, at in expiries.items() if len(at) > 1]
     return [
         Verdict(
             "every acknowledged open is held, as its close left it",
@@ -151,6 +170,7 @@ def verdicts(
             not not_once,
             _examples(not_once),
         ),
-        Verdict("no renewed claim expired", not renewed, _examples(renewed)),
+        Verdict("no lease expired before its acknowledged deadline", not early, _examples(early)),
+        Verdict("no renewing agent's claim expired in the run", not renewed, _examples(renewed)),
         Verdict("no claim expired twice", not twice, _examples(twice)),
     ]

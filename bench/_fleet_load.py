@@ -5,9 +5,9 @@ generator stays cheap on a machine it shares with the servers it measures. Every
 carries its agent's own bearer token: agent ``i`` is the OIDC subject ``fleet-i``
 (principal ``oidc:fleet-i``) and talks to server ``i mod K``.
 
-- **Renewing agents** hold one claim each (lease ``3 x renew`` seconds) and renew it every
-  ``renew`` seconds; agent ``i`` starts at ``i / A`` of the interval (plus up to 1 % of
-  jitter), so renewals spread evenly over the interval.
+- **Renewing agents** hold one claim each (lease ``3 x renew`` seconds from their first
+  timed renewal on) and renew it every ``renew`` seconds; agent ``i`` starts at
+  ``i / A`` of the interval (plus up to 1 % of jitter), so renewals spread evenly.
 - **Stale agents** (``stale_share`` of the fleet) hold a claim with a short lease
   (``stale_ttl`` s), renew it every third of it, then stop at a random time in the first
   half of the run: their leases expire and the servers sweep them.
@@ -28,12 +28,17 @@ import subprocess
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 __all__ = ["Agent", "Fleet", "Opened", "Plan", "prepare_heads"]
+
+#: Lease seconds of a renewing agent's claim until its first timed renewal (opening and
+#: renewing thousands of claims before the timed phase may take longer than 3 x renew).
+SETUP_TTL = 3600
 
 
 def prepare_heads(repo: Path, base: str, opens: list[int]) -> dict[int, str]:
@@ -167,6 +172,8 @@ class Fleet:
         self.jitter = [rng.uniform(0, plan.renew / 100) for _ in self.agents]
         self.opened: list[Opened] = []
         self.tally = Tally()
+        #: when the last renewal of the timed phase was answered (the closes may follow)
+        self.renewals_ended = datetime.now(UTC)
 
     async def close(self) -> None:
         for client in self.clients:
@@ -174,13 +181,16 @@ class Fleet:
 
     # -- setup: every agent opens its claim (not timed) -------------------------------
 
-    async def open_agents(self, parallel: int = 8) -> None:
-        """Open every agent's claim, ``parallel`` at a time; any failure stops the run."""
+    async def open_agents(self, *, stale: bool, parallel: int = 8) -> int:
+        """Open the claims of the renewing agents (or of the stale ones: right before the
+        timed phase, their leases being short), ``parallel`` at a time; returns how many.
+        Any failure stops the run."""
         gate = asyncio.Semaphore(parallel)
 
         async def one(agent: Agent) -> None:
             async with gate:
-                body = self._claim_body(f"agents/{agent.index}/**", agent.ttl, "hold")
+                ttl = agent.ttl if agent.stale else SETUP_TTL
+                body = self._claim_body(f"agents/{agent.index}/**", ttl, "hold")
                 r = await self.clients[agent.server].post(
                     "/v1/claims", json=body, headers=agent.headers
                 )
@@ -188,7 +198,9 @@ class Fleet:
                     raise RuntimeError(f"agent {agent.index} could not open: {r.text}")
                 self._acknowledged(agent, r.json()["claim"])
 
-        await asyncio.gather(*(one(a) for a in self.agents))
+        chosen = [a for a in self.agents if a.stale == stale]
+        await asyncio.gather(*(one(a) for a in chosen))
+        return len(chosen)
 
     async def renew_all_once(self, parallel: int = 8) -> None:
         """Renew every renewing agent's claim once (the per-renewal CPU calibration)."""
@@ -196,7 +208,7 @@ class Fleet:
 
         async def one(agent: Agent) -> None:
             async with gate:
-                r = await self._renew(agent)
+                r = await self._renew(agent, SETUP_TTL)
                 if r.status_code != 200:
                     raise RuntimeError(f"agent {agent.index} could not renew: {r.text}")
 
@@ -216,6 +228,7 @@ class Fleet:
         tasks = [asyncio.create_task(self._agent(a, t0, end)) for a in self.agents]
         tasks.append(asyncio.create_task(self._opens(t0, end, closers)))
         await asyncio.gather(*tasks)
+        self.renewals_ended = datetime.now(UTC)
         await asyncio.gather(*closers)
         return time.perf_counter() - started
 
@@ -240,11 +253,11 @@ class Fleet:
                     self.tally.failed("renew", r)
             at += interval
 
-    async def _renew(self, agent: Agent) -> httpx.Response:
+    async def _renew(self, agent: Agent, ttl: int | None = None) -> httpx.Response:
         body = {
             "expectedLeaseRevision": agent.lease_revision,
             "expectedClaimRevision": agent.claim_revision,
-            "ttlSeconds": agent.ttl,
+            "ttlSeconds": ttl or agent.ttl,
         }
         r = await self.clients[agent.server].post(
             f"/v1/claims/{agent.claim_id}/renew", json=body, headers=agent.headers

@@ -176,12 +176,14 @@ async def one_run(
             for client, agent in zip(fleet.clients, fleet.agents, strict=False):
                 (await client.get("/v1/repos", headers=agent.headers)).raise_for_status()
             c0 = read_cpu(procs, pg)
-            await fleet.open_agents()
+            renewing = await fleet.open_agents(stale=False)
             c1 = read_cpu(procs, pg)
             await fleet.renew_all_once()
             c2 = read_cpu(procs, pg)
-            seconds = await fleet.run()
+            await fleet.open_agents(stale=True)
             c3 = read_cpu(procs, pg)
+            seconds = await fleet.run()
+            c4 = read_cpu(procs, pg)
             reader, headers = fleet.clients[-1], fleet.agents[0].headers
             stale = [a for a in fleet.agents if a.stale]
             await settle(reader, headers, stale, limit_s=args.stale_ttl + 60)
@@ -190,6 +192,7 @@ async def one_run(
                 fleet.opened,
                 await read_claims(reader, headers),
                 await read_expiries(reader, headers),
+                fleet.renewals_ended,
             )
         finally:
             await fleet.close()
@@ -197,15 +200,14 @@ async def one_run(
                 proc.terminate()
             for proc in procs:
                 proc.wait(timeout=30)
-        renewing = sum(not a.stale for a in fleet.agents)
         opened, renewed = c1 - c0, c2 - c1
         return Row(
             servers,
             agents,
             seconds,
             fleet,
-            c3 - c2,
-            (sum(opened.servers) * 1000 / agents, opened.postgres * 1000 / agents),
+            c4 - c3,
+            (sum(opened.servers) * 1000 / renewing, opened.postgres * 1000 / renewing),
             (sum(renewed.servers) * 1000 / renewing, renewed.postgres * 1000 / renewing),
             checks,
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,13 @@ def _held(status: str, lease: int = 3, at: str = "05:00:30") -> dict[str, Any]:
     return {"status": status, "lease": {"revision": lease, "expiresAt": f"2026-12-02T{at}Z"}}
 
 
+def _t(at: str) -> datetime:
+    return datetime.fromisoformat(f"2026-12-02T{at}+00:00")
+
+
+ENDED = _t("05:00:40")
+
+
 def _failed(checks: list[Any]) -> dict[str, str]:
     return {v.name: v.detail for v in checks if not v.ok}
 
@@ -47,25 +54,27 @@ def test_a_run_whose_store_holds_every_acknowledgement_passes_every_check() -> N
         "o1": _held("completed"),
         "o2": _held("active"),
     }
-    assert _failed(verdicts(agents, opened, claims, Counter({"c2": 1}))) == {}
+    expired = {"c2": [_t("05:00:31")], "c1": [_t("05:01:01")]}  # c1: after the run
+    assert _failed(verdicts(agents, opened, claims, expired, ENDED)) == {}
 
 
 def test_a_renewal_the_store_no_longer_holds_is_reported_as_lost() -> None:
-    checks = verdicts([_agent("c1", lease=5)], [], {"c1": _held("active", lease=4)}, Counter())
+    claims = {"c1": _held("active", lease=4)}
+    checks = verdicts([_agent("c1", lease=5)], [], claims, {}, ENDED)
     [(name, detail)] = _failed(checks).items()
     assert name.startswith("every agent's lease") and "r4" in detail and "r5" in detail
 
 
 def test_a_deadline_moved_back_is_reported_even_at_the_same_revision() -> None:
     claims = {"c1": _held("active", at="05:00:10")}
-    assert list(_failed(verdicts([_agent("c1")], [], claims, Counter()))) == [
+    assert list(_failed(verdicts([_agent("c1")], [], claims, {}, ENDED))) == [
         "every agent's lease >= its last acknowledged renewal"
     ]
 
 
 def test_a_missing_open_and_a_close_the_store_forgot_are_reported() -> None:
     opened = [Opened("gone", 0, "abandon"), Opened("o1", 0, "complete", "completed")]
-    failed = _failed(verdicts([], opened, {"o1": _held("active")}, Counter()))
+    failed = _failed(verdicts([], opened, {"o1": _held("active")}, {}, ENDED))
     detail = failed["every acknowledged open is held, as its close left it"]
     assert "missing 1: gone" in detail and "status moved 1: o1" in detail
 
@@ -73,11 +82,23 @@ def test_a_missing_open_and_a_close_the_store_forgot_are_reported() -> None:
 def test_an_expiry_twice_a_stale_claim_never_swept_and_a_renewed_claim_expired_fail() -> None:
     agents = [_agent("s1", stale=True), _agent("s2", stale=True), _agent("r1")]
     claims = {"s1": _held("expired"), "s2": _held("active"), "r1": _held("expired")}
-    failed = _failed(verdicts(agents, [], claims, Counter({"s1": 2, "r1": 1})))
+    expired = {"s1": [_t("05:00:31"), _t("05:00:32")], "r1": [_t("05:00:35")]}
+    failed = _failed(verdicts(agents, [], claims, expired, ENDED))
     assert failed == {
         "each of the 2 stale claims expired exactly once": "2: s1 x2, s2 x0",
-        "no renewed claim expired": "1: r1",
+        "no renewing agent's claim expired in the run": "1: r1",
         "no claim expired twice": "1: s1 x2",
+    }
+
+
+def test_a_lease_expired_before_the_deadline_its_renewal_was_given_is_reported() -> None:
+    agents = [_agent("s1", stale=True, at="05:00:30")]
+    failed = _failed(
+        verdicts(agents, [], {"s1": _held("expired")}, {"s1": [_t("05:00:29")]}, ENDED)
+    )
+    assert failed == {
+        "no lease expired before its acknowledged deadline": "1: s1 at 05:00:29.000000 < "
+        "2026-12-02T05:00:30Z"
     }
 
 
@@ -103,7 +124,8 @@ def test_a_three_second_fleet_on_two_servers_loses_nothing_and_expires_once() ->
         "every acknowledged open is held, as its close left it",
         "every agent's lease >= its last acknowledged renewal",
         "each of the 2 stale claims expired exactly once",
-        "no renewed claim expired",
+        "no lease expired before its acknowledged deadline",
+        "no renewing agent's claim expired in the run",
         "no claim expired twice",
     ):
         assert f"  ok  {check}" in lines, run.stdout
