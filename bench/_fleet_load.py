@@ -16,8 +16,10 @@ carries its agent's own bearer token: agent ``i`` is the OIDC subject ``fleet-i`
   completed (their branch ``fleet/<j>`` advanced by CAS from the base to a commit adding
   ``opens/<j>/done.txt``, prepared by :func:`prepare_heads`) and the odd ones abandoned.
 
-Latencies are from the request's send to its answer (milliseconds); ``lag`` is how late a
-request left against its schedule (the generator's own saturation).
+Latencies (milliseconds) run from the request's turn to its answer, a wait for one of the
+``IN_FLIGHT`` requests a server may have in flight included (a server that falls behind
+fills them); ``lag`` is how late a renewal's turn came against its schedule (the
+generator's own saturation).
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ __all__ = ["Agent", "Fleet", "Opened", "Plan", "prepare_heads"]
 #: Lease seconds of a renewing agent's claim until its first timed renewal (opening and
 #: renewing thousands of claims before the timed phase may take longer than 3 x renew).
 SETUP_TTL = 3600
+
+#: Requests in flight per server; the others wait on a semaphore, not in httpx's pool
+#: (whose queue is scanned whole on every release: thousands of waiting requests made
+#: the generator itself the bottleneck).
+IN_FLIGHT = 32
 
 
 def prepare_heads(repo: Path, base: str, opens: list[int]) -> dict[int, str]:
@@ -148,10 +155,11 @@ class Fleet:
             httpx.AsyncClient(
                 base_url=b,
                 timeout=60,
-                limits=httpx.Limits(max_connections=64, max_keepalive_connections=64),
+                limits=httpx.Limits(max_connections=IN_FLIGHT, max_keepalive_connections=IN_FLIGHT),
             )
             for b in bases
         ]
+        self.gates = [asyncio.Semaphore(IN_FLIGHT) for _ in bases]
         rng = random.Random(seed)
         stale_every = round(1 / plan.stale_share) if plan.stale_share > 0 else 0
         self.agents = [
@@ -191,9 +199,7 @@ class Fleet:
             async with gate:
                 ttl = agent.ttl if agent.stale else SETUP_TTL
                 body = self._claim_body(f"agents/{agent.index}/**", ttl, "hold")
-                r = await self.clients[agent.server].post(
-                    "/v1/claims", json=body, headers=agent.headers
-                )
+                r = await self._post(agent.server, "/v1/claims", body, agent.headers)
                 if r.status_code != 201:
                     raise RuntimeError(f"agent {agent.index} could not open: {r.text}")
                 self._acknowledged(agent, r.json()["claim"])
@@ -259,8 +265,8 @@ class Fleet:
             "expectedClaimRevision": agent.claim_revision,
             "ttlSeconds": ttl or agent.ttl,
         }
-        r = await self.clients[agent.server].post(
-            f"/v1/claims/{agent.claim_id}/renew", json=body, headers=agent.headers
+        r = await self._post(
+            agent.server, f"/v1/claims/{agent.claim_id}/renew", body, agent.headers
         )
         if r.status_code == 200:
             self._acknowledged(agent, r.json()["claim"])
@@ -279,11 +285,10 @@ class Fleet:
 
     async def _open_one(self, j: int) -> None:
         agent = self.agents[j % len(self.agents)]
-        client = self.clients[agent.server]
         body = self._claim_body(f"opens/{j}/**", 60, "short")
         sent = time.perf_counter()
         try:
-            r = await client.post("/v1/claims", json=body, headers=agent.headers)
+            r = await self._post(agent.server, "/v1/claims", body, agent.headers)
         except httpx.HTTPError as exc:
             self.tally.failed("open", exc)
             return
@@ -299,10 +304,11 @@ class Fleet:
         await asyncio.sleep(self.plan.hold)
         sent = time.perf_counter()
         try:
-            r = await client.post(
+            r = await self._post(
+                agent.server,
                 f"/v1/claims/{record.claim_id}/{record.close}",
-                json=self._close_body(j, record.close, claim),
-                headers=agent.headers,
+                self._close_body(j, record.close, claim),
+                agent.headers,
             )
         except httpx.HTTPError as exc:
             self.tally.failed(record.close, exc)
@@ -312,6 +318,12 @@ class Fleet:
             return
         self.tally.took(record.close, self.tally.close_ms, sent)
         record.closed_status = r.json()["claim"]["status"]
+
+    async def _post(
+        self, server: int, path: str, body: dict[str, Any], headers: dict[str, str]
+    ) -> httpx.Response:
+        async with self.gates[server]:
+            return await self.clients[server].post(path, json=body, headers=headers)
 
     # -- bodies -------------------------------------------------------------------------
 
