@@ -13,10 +13,10 @@ send to answer), 5xx and other failures, and CPU seconds over the timed phase: e
 server process (its children included), PostgreSQL (the postmaster and every backend, from
 ``/proc``) and the generator (this process). Server and database CPU per operation:
 
-- ``burst``: measured before the timed phase, with nothing else running: the agents'
+- ``burst``: measured before the timed phase, with nothing else running: the renewing agents'
   claims opened (8 at a time), then each renewed once (8 at a time): CPU / count;
 - ``steady``: the timed phase's server CPU less its opens and closes at the burst's
-  per-open cost, over its renewals (the figure the sizing in docs/architecture.md uses).
+  per-open cost, over its renewals (idle work included; docs/architecture.md sizes from both).
 
 After every run the checks of :mod:`_fleet_checks` are printed (no acknowledged write
 lost; expiries swept once), with the targets: renewals p99 <= 50 ms, opens p99 <= 100 ms,
