@@ -54,6 +54,7 @@ from detente.operations.declaration import Rule
 from detente.security.identity import LOCAL, Principal
 
 if TYPE_CHECKING:
+    from detente.domain.state import RepoState
     from detente.service import Service
 
 __all__ = [
@@ -80,13 +81,25 @@ __all__ = [
 
 
 def claim_principal(service: Service, claim_id: str) -> str:
-    """The principal that opened claim ``claim_id``. Raises ``not_found``."""
-    repo = service.repo_of_claim(claim_id)
-    with service.lock(repo):
-        claim = service.fresh(repo).claims.get(claim_id)
-    if claim is None:
+    """The principal that opened claim ``claim_id``. Raises ``not_found``.
+
+    A claim's principal is set when it opens and never changes, so a projection that
+    holds the claim answers as the log does: the cached one, without the repository's
+    lock, when it already holds it (a write to a claim does not wait for a running
+    batch, nor read the store, to learn who may make it); else the projection caught up
+    with the log (:meth:`~detente.service.core.ServiceCore.find_repo`).
+    """
+    found: list[str] = []
+
+    def holds(state: RepoState) -> bool:
+        claim = state.claims.get(claim_id)
+        if claim is not None:
+            found.append(claim.principal)
+        return claim is not None
+
+    if service.find_repo(holds) is None:
         raise NotFoundError(f"no claim {claim_id!r}", claimId=claim_id)
-    return claim.principal
+    return found[0]
 
 
 def role(name: str) -> Rule:
