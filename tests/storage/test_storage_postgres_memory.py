@@ -10,15 +10,17 @@ import psycopg
 import pytest
 
 from detente.clock import FakeClock
-from detente.domain.claims.commands import RenewLease
-from detente.errors import ConcurrencyError
+from detente.domain.claims.commands import RenewLease, SetStatus
+from detente.domain.claims.model import ClaimStatus
+from detente.errors import ConcurrencyError, DetenteError
 from detente.eventlog.envelope import GENESIS_HASH, verify_link
 from detente.service import RepoConfig, Service
-from detente.storage.base import NewEvent, RecordRow
+from detente.storage.base import LeaseRow, NewEvent, RecordRow
 from detente.storage.etcd_head import Head
 from detente.storage.factory import open_store
 from detente.storage.postgres import APPEND_LOCK, PostgresStore
 from detente.storage.postgres_memory import PgMemory
+from detente.storage.postgres_tx import PgTx
 from storage.servers import PostgresServer
 
 from support import seed
@@ -209,6 +211,173 @@ def test_a_renewal_sent_to_a_server_whose_remembered_head_is_stale_is_renewed_no
         assert renewed.lease.revision == claim.lease.revision + 1
         claim = renewed
     assert isinstance(one.store, PostgresStore) and one.store.memory.heads.misses >= 1
+    assert one.audit().ok
+    one.store.close()
+    two.store.close()
+
+
+def _lease(revision: int, claim: str = "c", deadline: str = "2026-01-01T00:01:00Z") -> LeaseRow:
+    return LeaseRow(claim, "demo", "lse_" + claim, revision, 60, deadline, "2026-01-01T00:00:00Z")
+
+
+def _renew(store: PostgresStore, *rows: LeaseRow) -> bool:
+    """Move lease rows in one transaction (a batch of renewals); True when it found other
+    writers' rows unseen."""
+    with store.transaction_for("demo", appends=False) as tx:
+        tx.write_leases(rows)
+    assert isinstance(tx, PgTx)
+    return tx.unseen_leases
+
+
+def test_a_renewal_from_memory_commits_after_another_server_moved_other_leases(
+    two_servers: tuple[PostgresStore, PostgresStore],
+) -> None:
+    """Heartbeats on two servers do not make each other lose their compare: only the log
+    head and the renewed claim's own lease revision are compared; the stamps stay in
+    commit order."""
+    a, b = two_servers
+    assert _renew(a, _lease(1)) is False  # a's first transaction: locked, reads both heads
+    assert _renew(b, _lease(1, claim="d")) is False
+    assert _renew(b, _lease(2, claim="d")) is False
+    assert _renew(a, _lease(2)) is True  # from memory; b's row lies below a's own
+    assert (a.memory.heads.hits, a.memory.heads.misses) == (1, 0)
+    rows = a.leases_after(0, "demo")
+    assert [(r.claim_id, r.revision) for r in rows] == [("d", 2), ("c", 2)]
+    assert rows[0].stamp < rows[1].stamp
+    assert _renew(a, _lease(3)) is False  # a remembers the head its write left
+    assert (a.memory.heads.hits, a.memory.heads.misses) == (2, 0)
+
+
+def test_lease_rows_read_in_a_transaction_from_memory_raise_the_head_its_commit_compares(
+    two_servers: tuple[PostgresStore, PostgresStore],
+) -> None:
+    """An append from memory after another server's heartbeats commits once the
+    transaction has read those rows (its decision saw them), and loses when it has not."""
+    a, b = two_servers
+    with a.transaction("demo") as tx:
+        tx.append([_event(0)], {"claim/c": 0})
+    _renew(b, _lease(1, claim="d"))
+    assert _renew(a, _lease(1)) is True  # b's row lies below a's, unseen by a's projection
+    seen = a.leases_after(0, "demo")
+    _renew(b, _lease(2, claim="d"))
+    assert a.memory.contended  # a batch that appends now starts locked, unless told not to
+    with a.transaction_for("demo", appends=False) as tx:
+        assert [r.claim_id for r in tx.leases_after(0, "demo")] == ["c", "d"]
+        tx.append([_event(1)], {"claim/c": 1})
+        tx.write_leases([_lease(2)])
+    rows = a.leases_after(0, "demo")
+    assert [(r.claim_id, r.revision) for r in rows] == [("d", 2), ("c", 2)]
+    assert rows[0].stamp > seen[-1].stamp and rows[1].stamp == rows[0].stamp + 1
+    assert a.memory.heads.misses == 0
+    with pytest.raises(ConcurrencyError, match="another server appended first"):
+        _renew(b, _lease(3, claim="d"))  # b remembers the head before a's append
+    _renew(b, _lease(3, claim="d"))
+    with pytest.raises(ConcurrencyError, match="another server moved a lease first"):
+        with a.transaction_for("demo", appends=False) as tx:
+            tx.append([_event(2)], {"claim/c": 2})  # decided without reading b's new row
+
+
+def test_once_another_writer_is_known_a_batch_that_appends_starts_under_the_lock(
+    two_servers: tuple[PostgresStore, PostgresStore],
+) -> None:
+    """Decided from memory, an append would nearly always lose to the other server's
+    heartbeats (and cost its projection); renewals still start from memory."""
+    a, b = two_servers
+    with a.transaction("demo") as tx:
+        tx.append([_event(0)], {"claim/c": 0})
+    with a.transaction("demo") as tx:
+        tx.append([_event(1)], {"claim/c": 1})
+    assert (a.memory.heads.hits, a.memory.contended) == (1, False)  # alone: from memory
+    _renew(b, _lease(1, claim="d"))
+    assert _renew(a, _lease(1)) is True
+    assert (a.memory.heads.hits, a.memory.contended) == (2, True)
+    _renew(b, _lease(2, claim="d"))
+    with a.transaction("demo") as tx:  # locked: it reads both heads, b's row is above a's
+        assert [r.revision for r in tx.leases_after(0, "demo") if r.claim_id == "d"] == [2]
+        tx.append([_event(2)], {"claim/c": 2})
+    assert (a.memory.heads.hits, a.memory.heads.misses) == (2, 0)
+    assert _renew(a, _lease(2)) is False  # and the renewal after it from memory again
+    assert a.memory.heads.hits == 3
+
+
+def test_a_start_from_memory_is_declined_once_a_later_commit_was_heard() -> None:
+    memory = PgMemory(_Monotonic())
+    memory.saw_clock(datetime(2026, 1, 1, tzinfo=UTC))
+    memory.keep(Head(5, "h5", 0, 0))
+    memory.heard(5)  # its own commit's notification
+    assert memory.take() is not None
+    memory.keep(Head(6, "h6", 0, 0))
+    memory.heard(7)  # another server appended event 7
+    assert memory.take() is None
+    assert memory.declined == 1
+
+
+def test_a_renewal_from_memory_still_loses_to_a_move_of_its_own_lease(
+    two_servers: tuple[PostgresStore, PostgresStore],
+) -> None:
+    a, b = two_servers
+    _renew(a, _lease(1))
+    _renew(b, _lease(2))  # b renewed c first
+    with pytest.raises(ConcurrencyError, match="lease of claim c is at revision 2, expected 1"):
+        _renew(a, _lease(2, deadline="2026-01-01T00:09:00Z"))
+    [row] = a.leases_after(0, "demo")
+    assert (row.revision, row.expires_at) == (2, "2026-01-01T00:01:00Z")
+
+
+def test_a_renewal_from_memory_still_loses_when_another_server_appended(
+    two_servers: tuple[PostgresStore, PostgresStore],
+) -> None:
+    a, b = two_servers
+    _renew(a, _lease(1))
+    with b.transaction("demo") as tx:  # say, b ended claim c
+        tx.append([_event(0)], {"claim/c": 0})
+    with pytest.raises(ConcurrencyError, match="another server appended first"):
+        _renew(a, _lease(2))
+    assert [r.revision for r in a.leases_after(0, "demo")] == [1]
+
+
+def test_an_append_from_memory_still_loses_when_another_server_moved_a_lease(
+    two_servers: tuple[PostgresStore, PostgresStore],
+) -> None:
+    """An expiry, a checkpoint or an overlap decision is never made on lease rows its
+    server has not seen."""
+    a, b = two_servers
+    with a.transaction("demo") as tx:
+        tx.append([_event(0)], {"claim/c": 0})
+    _renew(b, _lease(1, claim="d"))
+    with pytest.raises(ConcurrencyError, match="another server moved a lease first"):
+        with a.transaction("demo") as tx:
+            tx.append([_event(1)], {"claim/c": 1})
+    assert [e.subject_revision for e in a.read()] == [1]
+
+
+def test_renewals_on_two_servers_commit_from_memory_and_a_stale_server_refuses_an_ended_claim(
+    postgres_server: PostgresServer, clock: FakeClock
+) -> None:
+    """Each server renews its own agents' claims without losing to the other's; a
+    server that has not read the claim's end still refuses to renew it."""
+    url = postgres_server.new_database()
+    one = Service(open_store(url), clock, [RepoConfig("demo")])
+    two = Service(open_store(url), clock, [RepoConfig("demo")])
+    mine = one.claims.open_claim(seed("src/**")).claim
+    theirs = one.claims.open_claim(seed("docs/**")).claim
+    two.claims.get_claim(theirs.id)  # two has read both
+    for _ in range(3):
+        clock.advance(1)
+        for server, claim_id in ((one, mine.id), (two, theirs.id)):
+            held = server.claims.get_claim(claim_id).claim
+            renewed = server.claims.renew(
+                RenewLease(claim_id, held.lease.revision, held.revision, 60)
+            ).claim
+            assert renewed.lease.revision == held.lease.revision + 1
+    assert isinstance(two.store, PostgresStore)
+    assert two.store.memory.heads.misses == 0  # never lost to one's heartbeats
+    held = two.claims.get_claim(theirs.id).claim
+    one.claims.set_status(SetStatus(theirs.id, held.revision, ClaimStatus.ABANDONED))
+    with pytest.raises(DetenteError) as refused:
+        two.claims.renew(RenewLease(theirs.id, held.lease.revision, held.revision, 60))
+    assert refused.value.code in {"lease_expired", "revision_conflict"}
+    assert one.claims.get_claim(theirs.id).claim.status is ClaimStatus.ABANDONED
     assert one.audit().ok
     one.store.close()
     two.store.close()

@@ -31,7 +31,13 @@ from detente.eventlog.lease_rows import fold_lease_rows
 from detente.eventlog.projections import KINDS, rows_for
 from detente.storage.base import LeaseRow, LeaseStore, RecordRow, Store, StoreTx, is_lease_tx
 
-__all__ = ["RenewedRows", "fold_lease_rows", "keeps_lease_rows", "move_leases"]
+__all__ = [
+    "RenewedRows",
+    "fold_lease_rows",
+    "keep_unseen_leases",
+    "keeps_lease_rows",
+    "move_leases",
+]
 
 
 def keeps_lease_rows(store: Store) -> bool:
@@ -119,3 +125,13 @@ def move_leases(
         fold_lease_rows(state, written)
         tx.upsert_records([rows.row(before[i], state.claims[i]) for i in ids if i in state.claims])
     return [e for e in events if e.type != LEASE_RENEWED]
+
+
+def keep_unseen_leases(tx: StoreTx, state: RepoState, seen: int) -> None:
+    """After ``tx`` committed: when the store reports lease rows of other writers below
+    the ones it wrote (``tx.unseen_leases``: a renewal from memory on PostgreSQL,
+    :mod:`detente.storage.postgres_renew`), lower the projection's lease stamp back to
+    ``seen`` (what it had folded when the transaction began), so its next catch-up reads
+    those rows; its own rows are read again and change nothing."""
+    if getattr(tx, "unseen_leases", False) is True:
+        state.claims.lease_stamp = seen

@@ -52,6 +52,7 @@ from detente.errors import ConcurrencyError
 from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
 from detente.eventlog.records import LeaseRow, RecordRow
 from detente.storage import rowjson
+from detente.storage.postgres_renew import renew_params
 from detente.storage.sql import Dialect, SqlTx, event_params, record_params
 
 __all__ = [
@@ -258,18 +259,43 @@ class PgTx(SqlTx):
         self._query = fetch
         self._head = head
         self._lease_head = lease_head
+        #: Set when a lease-only write from memory found other servers' lease rows above
+        #: the remembered lease head (:mod:`detente.storage.postgres_renew`): rows the
+        #: projection has not folded lie below this transaction's own.
+        self.unseen_leases = False
+        self._shift = 0
 
     def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
         """See :meth:`detente.storage.base.LeaseTx.leases_after`: no query when ``stamp``
-        is already the lease head."""
+        is already the lease head.
+
+        Rows read above the lease head the transaction started from (other servers'
+        renewals, on a start from memory) raise it, while this transaction has written no
+        lease row: stamps are taken under the append lock in commit order, so every row
+        of ``repo`` stamped at or below the highest one read was committed before it and
+        is among the rows read. The commit then compares the raised head (a row of another
+        repository above it still fails the compare).
+        """
         if stamp >= self._lease_head:
             return []
-        return super().leases_after(stamp, repo)
+        rows = super().leases_after(stamp, repo)
+        if rows and rows[-1].stamp > self._lease_head and self._leases.raise_stamp(rows[-1].stamp):
+            self._lease_head = rows[-1].stamp
+        return rows
+
+    def saw_shift(self, shift: int) -> None:
+        """A lease-only write from memory committed with its stamps raised by ``shift``
+        (:func:`~detente.storage.postgres_renew.commit_renewal`): above zero, rows of
+        other servers lie below this transaction's own, unseen (:attr:`unseen_leases`)."""
+        self._shift = shift
+        self.unseen_leases = shift > 0
 
     @property
     def lease_head(self) -> int:
-        """The highest lease stamp after this transaction's writes."""
-        return self._leases.stamp or self._lease_head
+        """The highest lease stamp after this transaction's writes (the rows it wrote are
+        the newest: stamps are taken under the append lock)."""
+        written = self._leases.stamp
+        return self._lease_head if written is None else max(written + self._shift, self._lease_head)
 
     @staticmethod
     def _no_execute_many(sql: str, rows: list[tuple[Any, ...]]) -> None:
@@ -310,6 +336,17 @@ class PgTx(SqlTx):
         self._flushed = len(self.appended)
         self._rows.clear()
         return params
+
+    def renewal(self, lock: int) -> list[Any] | None:
+        """The parameters of :data:`~detente.storage.postgres_renew.RENEW` when this
+        transaction moves lease rows and appends no event (a batch of renewals), marking
+        them written; None otherwise (write it with :meth:`write`)."""
+        if self._trusted or self.appended[self._flushed :] or not self._leases.pending:
+            return None
+        leases = self._leases.take()
+        rows = list(self._rows.values())
+        self._rows.clear()
+        return renew_params(lock, self._head[0], rows, self._lease_head, leases)
 
     def flush(self) -> None:  # pragma: no cover - the store pipelines write() instead
         raise RuntimeError("PgTx is written by PostgresStore.transaction (write())")
