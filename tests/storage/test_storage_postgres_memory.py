@@ -11,7 +11,7 @@ import pytest
 
 from detente.clock import FakeClock
 from detente.domain.claims.commands import RenewLease, SetStatus
-from detente.domain.claims.model import ClaimStatus
+from detente.domain.claims.model import Claim, ClaimStatus
 from detente.errors import ConcurrencyError, DetenteError
 from detente.eventlog.envelope import GENESIS_HASH, verify_link
 from detente.service import RepoConfig, Service
@@ -248,35 +248,6 @@ def test_a_renewal_from_memory_commits_after_another_server_moved_other_leases(
     assert (a.memory.heads.hits, a.memory.heads.misses) == (2, 0)
 
 
-def test_lease_rows_read_in_a_transaction_from_memory_raise_the_head_its_commit_compares(
-    two_servers: tuple[PostgresStore, PostgresStore],
-) -> None:
-    """An append from memory after another server's heartbeats commits once the
-    transaction has read those rows (its decision saw them), and loses when it has not."""
-    a, b = two_servers
-    with a.transaction("demo") as tx:
-        tx.append([_event(0)], {"claim/c": 0})
-    _renew(b, _lease(1, claim="d"))
-    assert _renew(a, _lease(1)) is True  # b's row lies below a's, unseen by a's projection
-    seen = a.leases_after(0, "demo")
-    _renew(b, _lease(2, claim="d"))
-    assert a.memory.contended  # a batch that appends now starts locked, unless told not to
-    with a.transaction_for("demo", appends=False) as tx:
-        assert [r.claim_id for r in tx.leases_after(0, "demo")] == ["c", "d"]
-        tx.append([_event(1)], {"claim/c": 1})
-        tx.write_leases([_lease(2)])
-    rows = a.leases_after(0, "demo")
-    assert [(r.claim_id, r.revision) for r in rows] == [("d", 2), ("c", 2)]
-    assert rows[0].stamp > seen[-1].stamp and rows[1].stamp == rows[0].stamp + 1
-    assert a.memory.heads.misses == 0
-    with pytest.raises(ConcurrencyError, match="another server appended first"):
-        _renew(b, _lease(3, claim="d"))  # b remembers the head before a's append
-    _renew(b, _lease(3, claim="d"))
-    with pytest.raises(ConcurrencyError, match="another server moved a lease first"):
-        with a.transaction_for("demo", appends=False) as tx:
-            tx.append([_event(2)], {"claim/c": 2})  # decided without reading b's new row
-
-
 def test_once_another_writer_is_known_a_batch_that_appends_starts_under_the_lock(
     two_servers: tuple[PostgresStore, PostgresStore],
 ) -> None:
@@ -378,6 +349,46 @@ def test_renewals_on_two_servers_commit_from_memory_and_a_stale_server_refuses_a
         two.claims.renew(RenewLease(theirs.id, held.lease.revision, held.revision, 60))
     assert refused.value.code in {"lease_expired", "revision_conflict"}
     assert one.claims.get_claim(theirs.id).claim.status is ClaimStatus.ABANDONED
+    assert one.audit().ok
+    one.store.close()
+    two.store.close()
+
+
+def test_a_server_that_has_not_read_another_servers_heartbeats_never_expires_their_leases(
+    postgres_server: PostgresServer, clock: FakeClock
+) -> None:
+    """Renewal batches from memory do not read other servers' lease rows; an expiry one of
+    them decides on that stale view must not commit: it runs again on the locked path,
+    which reads the rows and finds the lease renewed."""
+    url = postgres_server.new_database()
+    one = Service(open_store(url), clock, [RepoConfig("demo")])
+    two = Service(open_store(url), clock, [RepoConfig("demo")])
+
+    held: dict[str, Claim] = {}
+
+    def renew(server: Service, claim_id: str) -> int:  # as an agent does: no read first
+        claim = held[claim_id]
+        cmd = RenewLease(claim_id, claim.lease.revision, claim.revision, claim.lease.ttl_seconds)
+        held[claim_id] = server.claims.renew(cmd).claim
+        return held[claim_id].lease.revision
+
+    theirs = one.claims.open_claim(seed("src/**", ttl=60)).claim  # deadline 60
+    mine = two.claims.open_claim(seed("docs/**", agent="bob", ttl=600)).claim
+    held.update({theirs.id: theirs, mine.id: mine})
+    for _ in range(2):
+        clock.advance(1)
+        renew(one, theirs.id)
+        renew(two, mine.id)
+    assert isinstance(two.store, PostgresStore) and two.store.memory.contended
+    clock.advance(48)
+    renewed = renew(one, theirs.id)  # at 50: deadline 110, a row two has not read
+    clock.advance(1)
+    renew(two, mine.id)  # two's memory now holds a lease head above one's row
+    clock.advance(19)  # 70: past the deadline two last read (62), before the real one
+    renew(two, mine.id)
+    assert [e.type for e in one.store.read() if e.type == "claim.expired"] == []
+    claim = one.claims.get_claim(theirs.id).claim
+    assert (claim.status, claim.lease.revision) == (ClaimStatus.ACTIVE, renewed)
     assert one.audit().ok
     one.store.close()
     two.store.close()

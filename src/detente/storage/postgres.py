@@ -296,7 +296,8 @@ class PostgresStore(SqlSnapshots, SqlReads):
                         head, now = (start.head.seq, start.head.hash), start.now
                         last, stamp = start.head.at, start.head.lease_stamp
                     self._local.reading = (now, last)
-                    tx = PgTx(POSTGRES, fetch, head, stamp)
+                    follow = start is None or appends or not self.memory.contended
+                    tx = PgTx(POSTGRES, fetch, head, stamp, follow_leases=follow)
                     try:
                         yield tx
                         renewal = None if start is None else tx.renewal(APPEND_LOCK)
@@ -310,7 +311,7 @@ class PostgresStore(SqlSnapshots, SqlReads):
                             elif start is None:
                                 clock = commit_locked(conn, params)
                             else:
-                                clock = commit_remembered(conn, params, head[0], stamp)
+                                clock = commit_remembered(conn, params, head[0], tx.compared)
                         except psycopg.Error as exc:
                             race = lost_race(exc)
                             if race is None:

@@ -250,15 +250,24 @@ class PgTx(SqlTx):
             from this store's own last commit (the write checks it either way).
         lease_head: the highest lease-row stamp, read or remembered with ``head`` (the
             write checks it too).
+        follow_leases: read other writers' lease rows when caught up (see
+            :meth:`leases_after`).
     """
 
     def __init__(
-        self, dialect: Dialect, fetch: Query, head: tuple[int, str], lease_head: int = 0
+        self,
+        dialect: Dialect,
+        fetch: Query,
+        head: tuple[int, str],
+        lease_head: int = 0,
+        *,
+        follow_leases: bool = True,
     ) -> None:
         super().__init__(dialect, fetch, self._no_execute_many, lease_stamp=lease_head)
         self._query = fetch
         self._head = head
         self._lease_head = lease_head
+        self._follow = follow_leases
         #: Set when a lease-only write from memory found other servers' lease rows above
         #: the remembered lease head (:mod:`detente.storage.postgres_renew`): rows the
         #: projection has not folded lie below this transaction's own.
@@ -267,21 +276,22 @@ class PgTx(SqlTx):
 
     def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
         """See :meth:`detente.storage.base.LeaseTx.leases_after`: no query when ``stamp``
-        is already the lease head.
-
-        Rows read above the lease head the transaction started from (other servers'
-        renewals, on a start from memory) raise it, while this transaction has written no
-        lease row: stamps are taken under the append lock in commit order, so every row
-        of ``repo`` stamped at or below the highest one read was committed before it and
-        is among the rows read. The commit then compares the raised head (a row of another
-        repository above it still fails the compare).
-        """
-        if stamp >= self._lease_head:
+        is already the lease head, nor without ``follow_leases`` (a batch of renewals
+        started from memory: its write compares no lease head,
+        :mod:`detente.storage.postgres_renew`; other servers' rows are folded by the next
+        batch that appends, which starts locked, or by the sweep)."""
+        if not self._follow or stamp >= self._lease_head:
             return []
-        rows = super().leases_after(stamp, repo)
-        if rows and rows[-1].stamp > self._lease_head and self._leases.raise_stamp(rows[-1].stamp):
-            self._lease_head = rows[-1].stamp
-        return rows
+        return super().leases_after(stamp, repo)
+
+    @property
+    def compared(self) -> int:
+        """The lease head a write that is not a lease-only one compares: the one this
+        transaction started from; -1 (no head: the compare fails, and the batch runs again
+        on the locked path) when it did not follow other servers' lease rows, since its
+        projection may lack rows below that head and a decision made on it (an expiry, a
+        refusal) must not commit."""
+        return self._lease_head if self._follow else -1
 
     def saw_shift(self, shift: int) -> None:
         """A lease-only write from memory committed with its stamps raised by ``shift``
@@ -331,7 +341,7 @@ class PgTx(SqlTx):
             return None
         rows = list(self._rows.values())
         head = self._head[0]
-        params = write_params(lock, head, trusted, events, rows, channel, self._lease_head, leases)
+        params = write_params(lock, head, trusted, events, rows, channel, self.compared, leases)
         self._trusted.clear()
         self._flushed = len(self.appended)
         self._rows.clear()

@@ -103,14 +103,6 @@ class SqlLeaseWrites:
         """True when rows wait to be written."""
         return bool(self._rows)
 
-    def raise_stamp(self, stamp: int) -> bool:
-        """Start this transaction's stamps above ``stamp`` (a lease head read since it
-        began); False, changing nothing, once it has written a row."""
-        if self._rows or self._base:
-            return False
-        self._stamp = max(self._stamp or 0, stamp)
-        return True
-
     def take(self) -> list[tuple[LeaseRow, int]]:
         """The rows not written yet, each with the revision its claim's stored row must
         not exceed; forgets them (the caller writes them: PostgreSQL's commit function)."""
