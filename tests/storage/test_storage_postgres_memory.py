@@ -392,3 +392,30 @@ def test_a_server_that_has_not_read_another_servers_heartbeats_never_expires_the
     assert one.audit().ok
     one.store.close()
     two.store.close()
+
+
+def test_a_server_folds_every_heartbeat_of_another_however_its_own_renewals_interleave(
+    postgres_server: PostgresServer, clock: FakeClock
+) -> None:
+    """Rows a renewal batch from memory did not read stay below what the projection
+    claims to have folded, so the next read finds them (a lost row would leave the
+    server's view of that lease behind for good)."""
+    url = postgres_server.new_database()
+    one = Service(open_store(url), clock, [RepoConfig("demo")])
+    two = Service(open_store(url), clock, [RepoConfig("demo")])
+    theirs = one.claims.open_claim(seed("src/**")).claim
+    mine = two.claims.open_claim(seed("docs/**", agent="bob")).claim
+    for _ in range(3):  # one heartbeat of one's between each two of two's
+        clock.advance(1)
+        theirs = one.claims.renew(
+            RenewLease(theirs.id, theirs.lease.revision, theirs.revision, 60)
+        ).claim
+        for _ in range(2):
+            mine = two.claims.renew(
+                RenewLease(mine.id, mine.lease.revision, mine.revision, 60)
+            ).claim
+    assert isinstance(two.store, PostgresStore) and two.store.memory.contended
+    seen = two.claims.get_claim(theirs.id).claim.lease
+    assert (seen.revision, seen.expires_at) == (theirs.lease.revision, theirs.lease.expires_at)
+    one.store.close()
+    two.store.close()

@@ -268,9 +268,8 @@ class PgTx(SqlTx):
         self._head = head
         self._lease_head = lease_head
         self._follow = follow_leases
-        #: Set when a lease-only write from memory found other servers' lease rows above
-        #: the remembered lease head (:mod:`detente.storage.postgres_renew`): rows the
-        #: projection has not folded lie below this transaction's own.
+        #: Set when a lease-only write from memory may have rows of other servers below
+        #: its own that the projection has not folded (:meth:`saw_shift`).
         self.unseen_leases = False
         self._shift = 0
 
@@ -296,9 +295,11 @@ class PgTx(SqlTx):
     def saw_shift(self, shift: int) -> None:
         """A lease-only write from memory committed with its stamps raised by ``shift``
         (:func:`~detente.storage.postgres_renew.commit_renewal`): above zero, rows of
-        other servers lie below this transaction's own, unseen (:attr:`unseen_leases`)."""
+        other servers lie below this transaction's own, unseen (:attr:`unseen_leases`);
+        so may they when the transaction did not follow them (rows below the lease head
+        it started from that an earlier transaction did not read either)."""
         self._shift = shift
-        self.unseen_leases = shift > 0
+        self.unseen_leases = shift > 0 or not self._follow
 
     @property
     def lease_head(self) -> int:
