@@ -244,8 +244,10 @@ def test_a_renewal_from_memory_commits_after_another_server_moved_other_leases(
     rows = a.leases_after(0, "demo")
     assert [(r.claim_id, r.revision) for r in rows] == [("d", 2), ("c", 2)]
     assert rows[0].stamp < rows[1].stamp
-    assert _renew(a, _lease(3)) is False  # a remembers the head its write left
+    # a remembers the head its write left, and still counts b's row as unseen
+    assert _renew(a, _lease(3)) is True
     assert (a.memory.heads.hits, a.memory.heads.misses) == (2, 0)
+    assert [r.stamp for r in a.leases_after(0, "demo")] == [rows[0].stamp, rows[1].stamp + 1]
 
 
 def test_once_another_writer_is_known_a_batch_that_appends_starts_under_the_lock(
