@@ -438,7 +438,9 @@ class GroupCommit:
                 p.finish(None, exc, [])
 
 
-def _transaction(store: Store, repo: str, batch: Sequence[Pending]) -> AbstractContextManager[StoreTx]:
+def _transaction(
+    store: Store, repo: str, batch: Sequence[Pending]
+) -> AbstractContextManager[StoreTx]:
     """The batch's store transaction, telling an optimistic store whether the batch holds
     a command other than a renewal (:class:`~detente.storage.base.OptimisticStore`)."""
     if isinstance(store, OptimisticStore):
