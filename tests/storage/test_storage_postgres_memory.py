@@ -3,8 +3,10 @@ left (one round trip), and a stale memory never costs correctness."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import psycopg
 import pytest
@@ -21,6 +23,7 @@ from detente.storage.factory import open_store
 from detente.storage.postgres import APPEND_LOCK, PostgresStore
 from detente.storage.postgres_memory import PgMemory
 from detente.storage.postgres_tx import PgTx
+from storage.live import wait_until
 from storage.servers import PostgresServer
 
 from support import seed
@@ -419,5 +422,53 @@ def test_a_server_folds_every_heartbeat_of_another_however_its_own_renewals_inte
     assert isinstance(two.store, PostgresStore) and two.store.memory.contended
     seen = two.claims.get_claim(theirs.id).claim.lease
     assert (seen.revision, seen.expires_at) == (theirs.lease.revision, theirs.lease.expires_at)
+    one.store.close()
+    two.store.close()
+
+
+def test_a_renewal_refused_on_a_view_without_another_servers_heartbeats_is_decided_again(
+    postgres_server: PostgresServer, clock: FakeClock
+) -> None:
+    """An agent renews through a server what it last renewed through another, in one
+    batch with that server's own agents' renewals: decided on a view that lacks the other
+    server's row it would be refused (a stale lease revision); the batch runs again on
+    the locked path, which reads the row, and both are renewed."""
+    url = postgres_server.new_database()
+    one = Service(open_store(url), clock, [RepoConfig("demo")])
+    two = Service(open_store(url), clock, [RepoConfig("demo")])
+
+    def cmd(claim: Claim) -> RenewLease:
+        return RenewLease(claim.id, claim.lease.revision, claim.revision, 60)
+
+    theirs = one.claims.open_claim(seed("src/**")).claim
+    mine = two.claims.open_claim(seed("docs/**", agent="bob")).claim
+    for _ in range(2):
+        clock.advance(1)
+        theirs = one.claims.renew(cmd(theirs)).claim
+        mine = two.claims.renew(cmd(mine)).claim
+    assert isinstance(two.store, PostgresStore) and two.store.memory.contended
+    clock.advance(1)
+    theirs = one.claims.renew(cmd(theirs)).claim  # a row two has not read
+    answers: list[Any] = [None, None]
+
+    def renew_on_two(i: int, claim: Claim) -> None:
+        try:
+            answers[i] = two.claims.renew(cmd(claim)).claim
+        except Exception as exc:
+            answers[i] = exc
+
+    threads = [
+        threading.Thread(target=renew_on_two, args=(i, c)) for i, c in enumerate((mine, theirs))
+    ]
+    with two.lock("demo"):  # both queue, then one batch takes them
+        for n, t in enumerate(threads, start=1):
+            t.start()
+            wait_until(lambda n=n: two.group_commit.queued("demo") == n, 10, f"call {n} queues")
+    for t in threads:
+        t.join(timeout=30)
+    assert [(a.id, a.lease.revision) for a in answers] == [
+        (mine.id, mine.lease.revision + 1),
+        (theirs.id, theirs.lease.revision + 1),
+    ]
     one.store.close()
     two.store.close()

@@ -53,7 +53,7 @@ from detente.domain.state import RepoState
 from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import StoredEvent
 from detente.service.batch_effects import MAX_REDECIDE, BatchEffect, Redecide
-from detente.service.lease_rows import keep_unseen_leases
+from detente.service.lease_rows import keep_unseen_leases, refuse_on_full_view
 from detente.service.wake import Wake
 from detente.storage.base import BoundedStore, OptimisticStore, Store, StoreTx
 
@@ -313,6 +313,7 @@ class GroupCommit:
                             try:
                                 events = p.decide(state)
                             except Exception as exc:  # refused (or a bug): this one alone
+                                refuse_on_full_view(tx, exc)
                                 answers.append((p, None, exc, common))
                                 continue
                             budget = self.event_budget

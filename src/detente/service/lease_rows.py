@@ -27,6 +27,7 @@ from detente.domain.claims.model import Claim
 from detente.domain.claims.record import lease_to_wire
 from detente.domain.events import LEASE_RENEWED, Event
 from detente.domain.state import RepoState
+from detente.errors import ConcurrencyError
 from detente.eventlog.lease_rows import fold_lease_rows
 from detente.eventlog.projections import KINDS, rows_for
 from detente.storage.base import LeaseRow, LeaseStore, RecordRow, Store, StoreTx, is_lease_tx
@@ -37,6 +38,7 @@ __all__ = [
     "keep_unseen_leases",
     "keeps_lease_rows",
     "move_leases",
+    "refuse_on_full_view",
 ]
 
 
@@ -135,3 +137,20 @@ def keep_unseen_leases(tx: StoreTx, state: RepoState, seen: int) -> None:
     those rows; its own rows are read again and change nothing."""
     if getattr(tx, "unseen_leases", False) is True:
         state.claims.lease_stamp = seen
+
+
+def refuse_on_full_view(tx: StoreTx, refusal: Exception) -> None:
+    """A command was refused in ``tx``: when the transaction did not read other writers'
+    lease rows (``tx.follows_leases`` False: a batch of renewals from memory on
+    PostgreSQL), the refusal may rest on a lease another server moved (a client renewing
+    through this server what it last renewed through another), so the batch runs again
+    on a view with every row: raise ``store_concurrency`` (a start from memory: the retry
+    reads the heads under the lock and does not count as a lost race).
+
+    Raises:
+        ConcurrencyError: as said; nothing else happens.
+    """
+    if getattr(tx, "follows_leases", True) is False:
+        race = ConcurrencyError("a refusal decided without other servers' lease rows")
+        race.remembered = True
+        raise race from refusal

@@ -284,6 +284,11 @@ class PgTx(SqlTx):
         return super().leases_after(stamp, repo)
 
     @property
+    def follows_leases(self) -> bool:
+        """Does this transaction read other writers' lease rows (see :meth:`leases_after`)?"""
+        return self._follow
+
+    @property
     def compared(self) -> int:
         """The lease head a write that is not a lease-only one compares: the one this
         transaction started from; -1 (no head: the compare fails, and the batch runs again
