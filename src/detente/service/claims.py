@@ -294,6 +294,7 @@ class ClaimsService:
             repo,
             lambda s: decide_renew(s, cmd, self.core.clock.now(), self.core.ids, self.core.policy),
             lambda state, _: ClaimView(claim=state.claims[cmd.claim_id], overlaps=[], meetings=[]),
+            renewal=True,
         )
 
     def change_scope(self, cmd: ChangeScope) -> ClaimView:

@@ -432,6 +432,8 @@ class ServiceCore:
         repo: str,
         decide_fn: Callable[[RepoState], list[Event]],
         view: Callable[[RepoState, list[StoredEvent]], T],
+        *,
+        renewal: bool = False,
     ) -> T:
         """Run one command, group-committed with the others waiting on ``repo``.
 
@@ -442,6 +444,8 @@ class ServiceCore:
                 answer``; runs inside the batch, so it sees this command's effect and no
                 later one's. Call without holding :meth:`lock` (holding it, the command
                 runs alone).
+            renewal: the command only moves a lease (a hint for the store: see
+                :class:`~detente.storage.base.OptimisticStore`).
 
         Returns:
             What ``view`` returned, once the batch committed.
@@ -464,7 +468,7 @@ class ServiceCore:
                 for e in decide_fn(state)
             ]
 
-        answer: T = self.group_commit.submit(repo, stamped, view)
+        answer: T = self.group_commit.submit(repo, stamped, view, renewal=renewal)
         return answer
 
     def save_snapshots(self, *, min_tail: int = 1) -> None:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -53,8 +53,9 @@ from detente.domain.state import RepoState
 from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import StoredEvent
 from detente.service.batch_effects import MAX_REDECIDE, BatchEffect, Redecide
+from detente.service.lease_rows import keep_unseen_leases, refuse_on_full_view
 from detente.service.wake import Wake
-from detente.storage.base import BoundedStore, Store, StoreTx
+from detente.storage.base import BoundedStore, OptimisticStore, Store, StoreTx
 
 __all__ = ["MAX_BATCH", "BatchClock", "CommandPath", "GroupCommit", "Pending"]
 
@@ -161,6 +162,8 @@ class Pending:
 
     decide: Decide
     view: View
+    #: The command is a lease renewal (it moves a lease row and appends no event).
+    renewal: bool = False
     done: bool = False
     answer: Any = None
     error: BaseException | None = None
@@ -196,8 +199,9 @@ class GroupCommit:
         self.batches = 0
         self.commands = 0
 
-    def submit(self, repo: str, decide: Decide, view: View) -> Any:
-        """Queue a command and return its answer once its batch committed.
+    def submit(self, repo: str, decide: Decide, view: View, *, renewal: bool = False) -> Any:
+        """Queue a command and return its answer once its batch committed (``renewal``:
+        it only moves a lease; see :class:`~detente.storage.base.OptimisticStore`).
 
         At most one waiting thread per repository blocks on the repository's lock (the
         *candidate*); the others sleep until their command is answered or they are
@@ -208,7 +212,7 @@ class GroupCommit:
         Raises:
             DetenteError: the command's refusal, or the store's error for its batch.
         """
-        mine = Pending(decide, view)
+        mine = Pending(decide, view, renewal)
         lock = self._core.lock(repo)
         with self._mutex:
             self._queues[repo].append(mine)
@@ -292,8 +296,9 @@ class GroupCommit:
             appended = 0
             more_due = False
             try:
-                with core.store.transaction(repo) as tx, core.clock.pinned():
+                with _transaction(core.store, repo, batch) as tx, core.clock.pinned():
                     core.catch_up_tx(tx, state)
+                    seen_stamp = state.claims.lease_stamp
                     timeouts, more_due = core.timeouts(state)
                     folded = bool(timeouts)
                     common = core.commit_events(tx, state, timeouts)
@@ -308,6 +313,7 @@ class GroupCommit:
                             try:
                                 events = p.decide(state)
                             except Exception as exc:  # refused (or a bug): this one alone
+                                refuse_on_full_view(tx, exc)
                                 answers.append((p, None, exc, common))
                                 continue
                             budget = self.event_budget
@@ -362,6 +368,7 @@ class GroupCommit:
                 core.discard(repo, folded=folded)
                 self._fail(batch, exc)
                 raise
+            keep_unseen_leases(tx, state, seen_stamp)
             core.committed(state, appended=appended > 0)
             if more_due:  # expire the next lot before the commands run
                 for effect in effects:
@@ -430,3 +437,13 @@ class GroupCommit:
         for p in batch:
             if not p.done:
                 p.finish(None, exc, [])
+
+
+def _transaction(
+    store: Store, repo: str, batch: Sequence[Pending]
+) -> AbstractContextManager[StoreTx]:
+    """The batch's store transaction, telling an optimistic store whether the batch holds
+    a command other than a renewal (:class:`~detente.storage.base.OptimisticStore`)."""
+    if isinstance(store, OptimisticStore):
+        return store.transaction_for(repo, appends=not all(p.renewal for p in batch))
+    return store.transaction(repo)

@@ -27,11 +27,19 @@ from detente.domain.claims.model import Claim
 from detente.domain.claims.record import lease_to_wire
 from detente.domain.events import LEASE_RENEWED, Event
 from detente.domain.state import RepoState
+from detente.errors import ConcurrencyError
 from detente.eventlog.lease_rows import fold_lease_rows
 from detente.eventlog.projections import KINDS, rows_for
 from detente.storage.base import LeaseRow, LeaseStore, RecordRow, Store, StoreTx, is_lease_tx
 
-__all__ = ["RenewedRows", "fold_lease_rows", "keeps_lease_rows", "move_leases"]
+__all__ = [
+    "RenewedRows",
+    "fold_lease_rows",
+    "keep_unseen_leases",
+    "keeps_lease_rows",
+    "move_leases",
+    "refuse_on_full_view",
+]
 
 
 def keeps_lease_rows(store: Store) -> bool:
@@ -119,3 +127,30 @@ def move_leases(
         fold_lease_rows(state, written)
         tx.upsert_records([rows.row(before[i], state.claims[i]) for i in ids if i in state.claims])
     return [e for e in events if e.type != LEASE_RENEWED]
+
+
+def keep_unseen_leases(tx: StoreTx, state: RepoState, seen: int) -> None:
+    """After ``tx`` committed: when the store reports lease rows of other writers below
+    the ones it wrote (``tx.unseen_leases``: a renewal from memory on PostgreSQL,
+    :mod:`detente.storage.postgres_renew`), lower the projection's lease stamp back to
+    ``seen`` (what it had folded when the transaction began), so its next catch-up reads
+    those rows; its own rows are read again and change nothing."""
+    if getattr(tx, "unseen_leases", False) is True:
+        state.claims.lease_stamp = seen
+
+
+def refuse_on_full_view(tx: StoreTx, refusal: Exception) -> None:
+    """A command was refused in ``tx``: when the transaction did not read other writers'
+    lease rows (``tx.follows_leases`` False: a batch of renewals from memory on
+    PostgreSQL), the refusal may rest on a lease another server moved (a client renewing
+    through this server what it last renewed through another), so the batch runs again
+    on a view with every row: raise ``store_concurrency`` (a start from memory: the retry
+    reads the heads under the lock and does not count as a lost race).
+
+    Raises:
+        ConcurrencyError: as said; nothing else happens.
+    """
+    if getattr(tx, "follows_leases", True) is False:
+        race = ConcurrencyError("a refusal decided without other servers' lease rows")
+        race.remembered = True
+        raise race from refusal

@@ -192,6 +192,20 @@ def is_lease_tx(tx: StoreTx) -> TypeGuard[LeaseStoreTx]:
 
 
 @runtime_checkable
+class OptimisticStore(Protocol):
+    """A store whose transactions may start from what its own last commit left, without
+    the write lock, and be refused at commit when another writer moved the log (PostgreSQL
+    from memory: :mod:`detente.storage.postgres_memory`)."""
+
+    def transaction_for(self, repo: str, *, appends: bool) -> AbstractContextManager[StoreTx]:
+        """:meth:`Store.transaction`, told whether its batch holds a command that appends
+        events (``appends``) rather than renewals alone: while other writers are active
+        such a transaction starts under the write lock, since deciding it from memory
+        would lose to their heartbeats and cost its projection."""
+        ...
+
+
+@runtime_checkable
 class NotifyingStore(Protocol):
     """A store that wakes watchers on every server when anyone commits."""
 

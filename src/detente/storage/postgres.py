@@ -41,7 +41,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,6 +56,7 @@ from detente.eventlog.subscription import Broadcaster
 from detente.storage.deadline import Watchdog
 from detente.storage.etcd_head import Head
 from detente.storage.postgres_memory import PgMemory
+from detente.storage.postgres_renew import RENEW_FUNCTION, commit_renewal
 from detente.storage.postgres_tx import (
     COMMIT_FUNCTION,
     PgTx,
@@ -144,6 +145,8 @@ class PostgresStore(SqlSnapshots, SqlReads):
         self.watch_health = WatchHealth("postgres listen")
         self._listener_thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
+        self._hearing: Callable[[], None] | None = None
+        self._hearing_lock = threading.Lock()
         self._stop = threading.Event()
         self._local = threading.local()
         #: The head this store's last commit left and the last clock reading.
@@ -155,6 +158,7 @@ class PostgresStore(SqlSnapshots, SqlReads):
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             conn.execute(POSTGRES.schema())
             conn.execute(COMMIT_FUNCTION)
+            conn.execute(RENEW_FUNCTION)
             conn.execute(SCHEMA_MARK)
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             url,
@@ -251,10 +255,19 @@ class PostgresStore(SqlSnapshots, SqlReads):
 
     # ------------------------------------------------------------------ writes
 
+    def transaction(self, repo: str) -> AbstractContextManager[SqlTx]:
+        """:meth:`transaction_for` a batch that may append events."""
+        return self.transaction_for(repo, appends=True)
+
     @contextmanager
-    def transaction(self, repo: str) -> Iterator[SqlTx]:
+    def transaction_for(self, repo: str, *, appends: bool) -> Iterator[SqlTx]:
         """A write transaction: from memory in one round trip, else under the global
-        append lock in two (see :mod:`detente.storage.postgres_tx`).
+        append lock in two (see :mod:`detente.storage.postgres_tx`). From memory, a
+        transaction that only moves lease rows (renewals) is written without comparing
+        the lease head (:mod:`detente.storage.postgres_renew`); when other servers' rows
+        lay below its own, ``tx.unseen_leases`` is set once it committed. A batch that
+        ``appends`` events starts locked once another writer is known
+        (:attr:`~detente.storage.postgres_memory.PgMemory.contended`).
 
         Raises:
             ConcurrencyError: ``store_concurrency`` when an expected revision lost a race
@@ -274,7 +287,7 @@ class PostgresStore(SqlSnapshots, SqlReads):
                     return cur.fetchall() if cur.description is not None else []
 
                 self._local.conn = conn
-                start = self.memory.take()
+                start = self.memory.take(appends=appends)
                 try:
                     if start is None:
                         head, now, last, stamp = begin(conn, APPEND_LOCK)
@@ -283,16 +296,22 @@ class PostgresStore(SqlSnapshots, SqlReads):
                         head, now = (start.head.seq, start.head.hash), start.now
                         last, stamp = start.head.at, start.head.lease_stamp
                     self._local.reading = (now, last)
-                    tx = PgTx(POSTGRES, fetch, head, stamp)
+                    follow = start is None or appends or not self.memory.contended
+                    tx = PgTx(POSTGRES, fetch, head, stamp, follow_leases=follow)
                     try:
                         yield tx
-                        params = tx.write(APPEND_LOCK, CHANNEL)
+                        renewal = None if start is None else tx.renewal(APPEND_LOCK)
+                        params = tx.write(APPEND_LOCK, CHANNEL) if renewal is None else None
                         appended = [e.id for e in tx.appended[:1]]
                         try:
-                            if start is None:
+                            if renewal is not None:
+                                clock, shift = commit_renewal(conn, renewal)
+                                tx.saw_shift(shift)
+                                self.memory.contended |= shift > 0
+                            elif start is None:
                                 clock = commit_locked(conn, params)
                             else:
-                                clock = commit_remembered(conn, params, head[0], stamp)
+                                clock = commit_remembered(conn, params, head[0], tx.compared)
                         except psycopg.Error as exc:
                             race = lost_race(exc)
                             if race is None:
@@ -307,7 +326,9 @@ class PostgresStore(SqlSnapshots, SqlReads):
                     self._local.reading = None
         except ConcurrencyError as exc:
             self.memory.heads.lost()
+            self.memory.contended = True
             exc.remembered = start is not None
+            self._hear_others()
             raise
         except StoreError as exc:
             self.memory.heads.forget()
@@ -326,6 +347,16 @@ class PostgresStore(SqlSnapshots, SqlReads):
             self.memory.keep(Head(tail.seq, tail.hash, 0, 0, at=tail.at, lease_stamp=stamp))
         else:
             self.memory.keep(Head(head[0], head[1], 0, 0, at=last, lease_stamp=stamp))
+
+    def _hear_others(self) -> None:
+        """Another server writes to this database: from now on hear its commits
+        (``LISTEN``), so a transaction does not start from a head known to be stale
+        (:meth:`~detente.storage.postgres_memory.PgMemory.heard`). Started on the first
+        lost race: a lone server keeps no listening connection for it."""
+        if self._hearing is None:
+            with self._hearing_lock:
+                if self._hearing is None:
+                    self._hearing = self.listen(self.memory.heard)
 
     def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
         """See :meth:`detente.storage.base.LeaseStore.leases_after` (a renewal moves a

@@ -66,6 +66,14 @@ class PgMemory:
         self._lock = threading.Lock()
         self._reading: tuple[float, datetime] | None = None
         self._highest = (0, 0)
+        #: The highest sequence another server's commit was announced with (``NOTIFY``).
+        self._heard = 0
+        #: Starts from memory declined because a newer commit was heard (for tests and
+        #: benchmarks).
+        self.declined = 0
+        #: Another writer shares the database (seen: a lost race, or its lease rows below
+        #: this store's own); from then on a batch that appends events starts locked.
+        self.contended = False
 
     def keep(self, head: Head) -> None:
         """Remember ``head`` as the one this store's last transaction left, unless a later
@@ -75,6 +83,12 @@ class PgMemory:
                 return
             self._highest = (head.seq, head.lease_stamp)
         self.heads.keep(head)
+
+    def heard(self, seq: int) -> None:
+        """A commit up to ``seq`` was announced (any server's, this one's too; 0, after a
+        reconnect, says nothing). Called on the store's listener thread."""
+        with self._lock:
+            self._heard = max(self._heard, seq)
 
     def saw_clock(self, now: datetime) -> None:
         """Keep ``now``, just read from the database, as the latest clock reading."""
@@ -93,13 +107,26 @@ class PgMemory:
             return None
         return reading[1] + timedelta(seconds=elapsed)
 
-    def take(self) -> Start | None:
+    def take(self, *, appends: bool = False) -> Start | None:
         """Where the next transaction starts from memory, or None: it reads under the lock
-        (no head remembered, cooling down after a lost race, or no fresh clock reading).
+        (no head remembered, cooling down after a lost race, no fresh clock reading, or a
+        commit after the remembered head was heard: :meth:`heard`), or when the batch
+        ``appends`` events while another writer is known (:attr:`contended`): decided from
+        memory, it would nearly always lose to the other writer's heartbeats.
         Takes the head either way (see :meth:`HeadMemory.take`)."""
         now = self.clock()
         if now is None:
             self.heads.forget()
             return None
+        if appends and self.contended:
+            self.heads.forget()
+            return None
         head = self.heads.take()
-        return Start(head, now) if head is not None else None
+        if head is None:
+            return None
+        with self._lock:
+            behind = self._heard > head.seq
+            self.declined += behind
+        # Another server appended since: a start from memory would decide on a stale log
+        # and lose its compare (the projection then restarts from its snapshot).
+        return None if behind else Start(head, now)

@@ -52,6 +52,7 @@ from detente.errors import ConcurrencyError
 from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
 from detente.eventlog.records import LeaseRow, RecordRow
 from detente.storage import rowjson
+from detente.storage.postgres_renew import renew_params
 from detente.storage.sql import Dialect, SqlTx, event_params, record_params
 
 __all__ = [
@@ -249,27 +250,68 @@ class PgTx(SqlTx):
             from this store's own last commit (the write checks it either way).
         lease_head: the highest lease-row stamp, read or remembered with ``head`` (the
             write checks it too).
+        follow_leases: read other writers' lease rows when caught up (see
+            :meth:`leases_after`).
     """
 
     def __init__(
-        self, dialect: Dialect, fetch: Query, head: tuple[int, str], lease_head: int = 0
+        self,
+        dialect: Dialect,
+        fetch: Query,
+        head: tuple[int, str],
+        lease_head: int = 0,
+        *,
+        follow_leases: bool = True,
     ) -> None:
         super().__init__(dialect, fetch, self._no_execute_many, lease_stamp=lease_head)
         self._query = fetch
         self._head = head
         self._lease_head = lease_head
+        self._follow = follow_leases
+        #: Set when a lease-only write from memory may have rows of other servers below
+        #: its own that the projection has not folded (:meth:`saw_shift`).
+        self.unseen_leases = False
+        self._shift = 0
 
     def leases_after(self, stamp: int, repo: str) -> list[LeaseRow]:
         """See :meth:`detente.storage.base.LeaseTx.leases_after`: no query when ``stamp``
-        is already the lease head."""
-        if stamp >= self._lease_head:
+        is already the lease head, nor without ``follow_leases`` (a batch of renewals
+        started from memory: its write compares no lease head,
+        :mod:`detente.storage.postgres_renew`; other servers' rows are folded by the next
+        batch that appends, which starts locked, or by the sweep)."""
+        if not self._follow or stamp >= self._lease_head:
             return []
         return super().leases_after(stamp, repo)
 
     @property
+    def follows_leases(self) -> bool:
+        """Does this transaction read other writers' lease rows (see :meth:`leases_after`)?"""
+        return self._follow
+
+    @property
+    def compared(self) -> int:
+        """The lease head a write that is not a lease-only one compares: the one this
+        transaction started from; -1 (no head: the compare fails, and the batch runs again
+        on the locked path) when it did not follow other servers' lease rows, since its
+        projection may lack rows below that head and a decision made on it (an expiry, a
+        refusal) must not commit."""
+        return self._lease_head if self._follow else -1
+
+    def saw_shift(self, shift: int) -> None:
+        """A lease-only write from memory committed with its stamps raised by ``shift``
+        (:func:`~detente.storage.postgres_renew.commit_renewal`): above zero, rows of
+        other servers lie below this transaction's own, unseen (:attr:`unseen_leases`);
+        so may they when the transaction did not follow them (rows below the lease head
+        it started from that an earlier transaction did not read either)."""
+        self._shift = shift
+        self.unseen_leases = shift > 0 or not self._follow
+
+    @property
     def lease_head(self) -> int:
-        """The highest lease stamp after this transaction's writes."""
-        return self._leases.stamp or self._lease_head
+        """The highest lease stamp after this transaction's writes (the rows it wrote are
+        the newest: stamps are taken under the append lock)."""
+        written = self._leases.stamp
+        return self._lease_head if written is None else max(written + self._shift, self._lease_head)
 
     @staticmethod
     def _no_execute_many(sql: str, rows: list[tuple[Any, ...]]) -> None:
@@ -305,11 +347,22 @@ class PgTx(SqlTx):
             return None
         rows = list(self._rows.values())
         head = self._head[0]
-        params = write_params(lock, head, trusted, events, rows, channel, self._lease_head, leases)
+        params = write_params(lock, head, trusted, events, rows, channel, self.compared, leases)
         self._trusted.clear()
         self._flushed = len(self.appended)
         self._rows.clear()
         return params
+
+    def renewal(self, lock: int) -> list[Any] | None:
+        """The parameters of :data:`~detente.storage.postgres_renew.RENEW` when this
+        transaction moves lease rows and appends no event (a batch of renewals), marking
+        them written; None otherwise (write it with :meth:`write`)."""
+        if self._trusted or self.appended[self._flushed :] or not self._leases.pending:
+            return None
+        leases = self._leases.take()
+        rows = list(self._rows.values())
+        self._rows.clear()
+        return renew_params(lock, self._head[0], rows, self._lease_head, leases)
 
     def flush(self) -> None:  # pragma: no cover - the store pipelines write() instead
         raise RuntimeError("PgTx is written by PostgresStore.transaction (write())")

@@ -98,6 +98,11 @@ class SqlLeaseWrites:
         """The highest stamp this transaction assigned or started from (None: unknown)."""
         return self._stamp
 
+    @property
+    def pending(self) -> bool:
+        """True when rows wait to be written."""
+        return bool(self._rows)
+
     def take(self) -> list[tuple[LeaseRow, int]]:
         """The rows not written yet, each with the revision its claim's stored row must
         not exceed; forgets them (the caller writes them: PostgreSQL's commit function)."""
