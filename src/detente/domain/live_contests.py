@@ -16,7 +16,7 @@ from detente.domain.checks.merge import conflict_stands
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
 from detente.domain.meetings.on_request import potential_between
-from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.analysis import Targets, claim_overlaps, find_overlaps
 from detente.domain.overlap.model import Overlap
 from detente.domain.state import RepoState
 from detente.domain.waiting_line import queued_behind
@@ -69,9 +69,7 @@ class BlockerMemo:
         computed once: what :func:`live_blockers` filters."""
         found = self._overlaps.get(claim.id)
         if found is None:
-            found = self._overlaps[claim.id] = find_overlaps(
-                self._state, Targets.of(claim), exclude=claim.id
-            )
+            found = self._overlaps[claim.id] = claim_overlaps(self._state, claim)
         return found
 
     def __call__(self, claim: Claim, among: Collection[str] | None = None) -> list[Overlap]:
