@@ -118,7 +118,7 @@ def meeting_is_live(
 ) -> bool:
     """Does a participant still wait on another participant, or on a user's edit (see the
     module docstring)? ``blockers`` reuses a settle round's answers."""
-    members = set(meeting.participants)
+    members = meeting.party_set
     if meeting.requested_by is not None and _potential_left(state, meeting):
         return True
     if meeting.merge_conflicts and _conflict_left(state, meeting):
