@@ -175,3 +175,29 @@ def test_a_record_pickles_without_its_derived_indexes() -> None:
     assert not {"wire", "party_set", "targets_wire", "solo_targets"} & set(copy.__dict__)
     assert "wire" not in pickle.loads(pickle.dumps(m.contested_targets[0])).__dict__
     _assert_derived_from_scratch(copy)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_join_unites_a_targets_claims_as_a_sorted_set_would(seed: int) -> None:
+    rng = random.Random(seed)
+    have = tuple(sorted(rng.sample(_CLAIMS, rng.randint(1, 8))))
+    if rng.random() < 0.3:  # a stored list in another order, or with a repeat
+        have = (*rng.sample(have, len(have)), have[0])
+    more = tuple(rng.sample(_CLAIMS, rng.randint(1, 4)))
+    book = MeetingBook("repo")
+    opened = {"target": "a.py", "claimIds": list(have), "reason": "r"}
+    book.apply(
+        ev.MEETING_OPENED,
+        {
+            "meetingId": "mtg_1",
+            "participants": list(dict.fromkeys(have)),
+            "contestedTargets": [opened],
+            "deadline": "2026-12-03T00:00:00Z",
+        },
+        _AT,
+        "evt_1",
+    )
+    joined = {"target": "a.py", "claimIds": list(more), "reason": "r"}
+    data = {"meetingId": "mtg_1", "claimId": more[0], "contestedTargets": [joined]}
+    book.apply(ev.MEETING_JOINED, data, _AT, "evt_2")
+    assert book["mtg_1"].contested_targets[0].claim_ids == tuple(sorted({*have, *more}))

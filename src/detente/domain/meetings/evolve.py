@@ -80,7 +80,7 @@ def _merge(old: Meeting, new: tuple[ContestedTarget, ...]) -> Meeting:
             wire.append(t.wire)
         else:
             have = merged[at]
-            t = merged[at] = replace(have, claim_ids=tuple(sorted({*have.claim_ids, *t.claim_ids})))
+            t = merged[at] = replace(have, claim_ids=_united(have.claim_ids, t.claim_ids))
             wire[at] = t.wire
         if len(t.claim_ids) == 1:
             solo[t.target] = t.claim_ids[0]
@@ -94,6 +94,15 @@ def _merge(old: Meeting, new: tuple[ContestedTarget, ...]) -> Meeting:
         solo,
     )
     return record
+
+
+def _united(have: tuple[str, ...], more: tuple[str, ...]) -> tuple[str, ...]:
+    """``tuple(sorted({*have, *more}))``, sorting ``have`` (already sorted when it came
+    from a merge) followed by the few ids ``more`` adds: a nearly sorted run that
+    ``sorted`` merges in about one pass, for a target hundreds of claims contest."""
+    known = set(have)
+    added = {c for c in more if c not in known}
+    return tuple(sorted((*(have if len(known) == len(have) else known), *added)))
 
 
 class MeetingBook(dict[str, Meeting]):
