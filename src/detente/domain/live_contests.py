@@ -16,8 +16,9 @@ from detente.domain.checks.merge import conflict_stands
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
 from detente.domain.meetings.on_request import potential_between
-from detente.domain.overlap.analysis import Targets, claim_overlaps, find_overlaps
+from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap
+from detente.domain.overlap.remembered import claim_overlaps
 from detente.domain.state import RepoState
 from detente.domain.waiting_line import queued_behind
 

@@ -79,7 +79,7 @@ class RepoState:
         self.folds = 0
         #: ``(folds, lease stamp, claim id -> (claim, its overlaps))``: the overlap
         #: analyses of the claims asked since the last fold
-        #: (:func:`detente.domain.overlap.analysis.claim_overlaps`); never pickled.
+        #: (:func:`detente.domain.overlap.remembered.claim_overlaps`); never pickled.
         self.overlap_memo: tuple[int, int, dict[str, tuple[Any, list[Any]]]] | None = None
 
     def __getstate__(self) -> dict[str, Any]:

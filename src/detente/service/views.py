@@ -11,8 +11,8 @@ from detente.domain.claims.model import Claim
 from detente.domain.claims.record import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.meetings.model import Meeting, meeting_to_wire
-from detente.domain.overlap.analysis import claim_overlaps
 from detente.domain.overlap.model import Overlap, overlap_to_wire
+from detente.domain.overlap.remembered import claim_overlaps
 from detente.domain.state import RepoState
 from detente.service.core import ServiceCore
 

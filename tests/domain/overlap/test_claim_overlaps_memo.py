@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pickle
 
-from detente.domain.overlap.analysis import Targets, claim_overlaps, find_overlaps
+from detente.domain.overlap.analysis import Targets, find_overlaps
+from detente.domain.overlap.remembered import claim_overlaps
 
 from decisions import given, open_claim
 
