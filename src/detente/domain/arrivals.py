@@ -137,7 +137,7 @@ def live_with(state: RepoState, meeting: Meeting, came: Arrival, blockers: Block
     if meeting.id in came.joined:
         return True
     claim = state.claims[came.claim_id]
-    members = set(meeting.participants)
+    members = meeting.party_set
     if claim.status in WAITING and claim.holding and blockers(claim, members):
         return True
     return meeting_is_live(state, meeting, blockers)
@@ -154,7 +154,7 @@ def newly_stakeless(
         return []
     if user_contest(meeting, came.claim_id) or awaiting_handoff(state, came.claim_id):
         return []
-    members = frozenset(meeting.participants)  # all hold (see the module docstring)
+    members = meeting.party_set  # all hold (see the module docstring)
     if meeting.id in came.opened:
         members = frozenset(c for c in members if c in state.claims and state.claims[c].holding)
     if claim.status in (*WAITING, ClaimStatus.SUSPENDED) and blockers(claim, members):

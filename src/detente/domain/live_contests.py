@@ -18,6 +18,7 @@ from detente.domain.meetings.model import Decided, Meeting, MeetingStatus
 from detente.domain.meetings.on_request import potential_between
 from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap
+from detente.domain.overlap.remembered import claim_overlaps
 from detente.domain.state import RepoState
 from detente.domain.waiting_line import queued_behind
 
@@ -69,9 +70,7 @@ class BlockerMemo:
         computed once: what :func:`live_blockers` filters."""
         found = self._overlaps.get(claim.id)
         if found is None:
-            found = self._overlaps[claim.id] = find_overlaps(
-                self._state, Targets.of(claim), exclude=claim.id
-            )
+            found = self._overlaps[claim.id] = claim_overlaps(self._state, claim)
         return found
 
     def __call__(self, claim: Claim, among: Collection[str] | None = None) -> list[Overlap]:
@@ -120,7 +119,7 @@ def meeting_is_live(
 ) -> bool:
     """Does a participant still wait on another participant, or on a user's edit (see the
     module docstring)? ``blockers`` reuses a settle round's answers."""
-    members = set(meeting.participants)
+    members = meeting.party_set
     if meeting.requested_by is not None and _potential_left(state, meeting):
         return True
     if meeting.merge_conflicts and _conflict_left(state, meeting):

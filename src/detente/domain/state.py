@@ -74,6 +74,16 @@ class RepoState:
         self.stream_revisions: dict[str, int] = {}
         # Base-commit trees for tree-aware severity; set by the service (None: unknown).
         self.trees: TreeSource | None = None
+        #: Events folded by this object (stored or not): a fold changes it, so a value
+        #: derived from the state and this number is current while they match.
+        self.folds = 0
+        #: ``(folds, lease stamp, claim id -> (claim, its overlaps))``: the overlap
+        #: analyses of the claims asked since the last fold
+        #: (:func:`detente.domain.overlap.remembered.claim_overlaps`); never pickled.
+        self.overlap_memo: tuple[int, int, dict[str, tuple[Any, list[Any]]]] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "overlap_memo": None}
 
     def revision_of(self, subject: str) -> int:
         """Events applied so far on ``subject`` (0 for a stream that does not exist yet)."""
@@ -100,6 +110,7 @@ class RepoState:
             seq: its global sequence number, if stored.
             subject: its stream; counted in :attr:`stream_revisions`.
         """
+        self.folds += 1
         if seq:
             self.last_seq = max(self.last_seq, seq)
         if subject is not None:

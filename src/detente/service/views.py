@@ -11,8 +11,8 @@ from detente.domain.claims.model import Claim
 from detente.domain.claims.record import claim_to_wire
 from detente.domain.events import Event
 from detente.domain.meetings.model import Meeting, meeting_to_wire
-from detente.domain.overlap.analysis import Targets, find_overlaps
 from detente.domain.overlap.model import Overlap, overlap_to_wire
+from detente.domain.overlap.remembered import claim_overlaps
 from detente.domain.state import RepoState
 from detente.service.core import ServiceCore
 
@@ -62,7 +62,7 @@ def claim_view(state: RepoState, claim: Claim) -> ClaimView:
 
     Call it holding the repository's lock (:meth:`ServiceCore.lock`).
     """
-    overlaps = find_overlaps(state, Targets.of(claim), exclude=claim.id) if claim.holding else []
+    overlaps = claim_overlaps(state, claim) if claim.holding else []
     # The holder a newcomer contests is a participant too, though its own record never
     # changed: show it every room it sits in.
     meetings = [state.meetings[m] for m in state.meetings.rooms_of_claim.get(claim.id, ())]

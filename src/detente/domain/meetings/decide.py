@@ -122,7 +122,7 @@ def _room_of_everyone(
         if (
             meeting is not None
             and meeting.status is MeetingStatus.OPEN
-            and blockers <= set(meeting.participants)
+            and blockers <= meeting.party_set
         ):
             return meeting_id
     return None

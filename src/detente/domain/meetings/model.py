@@ -39,6 +39,16 @@ class ContestedTarget:
     #: read from the reason it was recorded with ("<kind> overlap: ...").
     kind: str = "path"
 
+    @cached_property
+    def wire(self) -> dict[str, Any]:
+        """The API.md entry ``{target, claimIds[], reason}``, built once per target
+        record: a join that leaves a target as it was reuses it (read-only, shared by
+        the wire records of every meeting revision that holds this target)."""
+        return {"target": self.target, "claimIds": list(self.claim_ids), "reason": self.reason}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return _without_caches(self.__dict__)
+
     @property
     def movable(self) -> bool:
         """Can a handoff move this target (not a contract area, not a memory file
@@ -194,21 +204,58 @@ class Meeting:
     def solo_claims(self) -> frozenset[str]:
         """The claims a contested target names alone (a user's edit met theirs: a
         deferred memory patch), computed once per record."""
-        return frozenset(t.claim_ids[0] for t in self.contested_targets if len(t.claim_ids) == 1)
+        return frozenset(self.solo_targets.values())
+
+    @cached_property
+    def solo_targets(self) -> dict[str, str]:
+        """``target -> the one claim it names`` for each contested target naming one
+        claim (read-only; a join derives its record's from the one before)."""
+        return {t.target: t.claim_ids[0] for t in self.contested_targets if len(t.claim_ids) == 1}
+
+    @cached_property
+    def party_set(self) -> frozenset[str]:
+        """``participants`` as a set, computed once per record (a join derives its
+        record's from the one before: :mod:`detente.domain.meetings.evolve`)."""
+        return frozenset(self.participants)
+
+    @cached_property
+    def target_positions(self) -> dict[str, int]:
+        """``target -> its index in contested_targets`` (read-only; a join derives its
+        record's from the one before)."""
+        return {t.target: i for i, t in enumerate(self.contested_targets)}
+
+    @cached_property
+    def targets_wire(self) -> list[dict[str, Any]]:
+        """``contestedTargets`` as API.md entries, each target's built once
+        (:attr:`ContestedTarget.wire`); read-only."""
+        return [t.wire for t in self.contested_targets]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return _without_caches(self.__dict__)
+
+
+#: The per-record caches of :class:`Meeting` and :class:`ContestedTarget` (derived from
+#: their fields): never pickled into a snapshot, computed again when asked.
+_CACHES = frozenset(
+    {"wire", "solo_claims", "solo_targets", "party_set", "target_positions", "targets_wire"}
+)
+
+
+def _without_caches(state: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in state.items() if k not in _CACHES}
 
 
 def meeting_to_wire(meeting: Meeting) -> dict[str, Any]:
-    """A meeting as the API.md record."""
+    """A meeting as the API.md record: a new dict and lists, whose contested-target
+    entries are each target's own (:attr:`ContestedTarget.wire`, shared and read-only:
+    a caller changes a copy, as :func:`detente.client.inprocess.plain` makes)."""
     return {
         "id": meeting.id,
         "repo": meeting.repo,
         "status": meeting.status.value,
         "revision": meeting.revision,
         "participants": list(meeting.participants),
-        "contestedTargets": [
-            {"target": t.target, "claimIds": list(t.claim_ids), "reason": t.reason}
-            for t in meeting.contested_targets
-        ],
+        "contestedTargets": list(meeting.targets_wire),
         "proposals": [p.to_wire() for p in meeting.proposals],
         "deadline": format_time(meeting.deadline),
         "resolution": (
