@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -151,7 +150,7 @@ def test_a_server_that_accepts_but_never_answers_is_reported_as_busy_not_unreach
     silent.bind(("127.0.0.1", 0))
     silent.listen()  # the kernel accepts connections; nobody ever answers
     url = f"http://127.0.0.1:{silent.getsockname()[1]}"
-    route = replace(system.AUDIT_VERIFY, read_timeout=0.2)
+    route = system.AUDIT_VERIFY._replace(read_timeout=0.2)
     with (
         silent,
         HttpClient(httpx.Client(base_url=url), repo_name="demo") as client,

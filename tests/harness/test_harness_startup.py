@@ -5,7 +5,11 @@ in local mode). A server-mode call talks HTTP through the standard library's
 :mod:`http.client` (with the :mod:`email` parser it brings, but not :mod:`ssl` for a plain
 ``http://`` server), starts no git process in a plain repository layout (so never loads
 :mod:`subprocess`); a local call loads no HTTP client at all. Each case runs the real hook
-process on a real repository and store and is refused, so the whole path was taken."""
+process on a real repository and store and is refused, so the whole path was taken.
+
+Neither mode generates classes it can do without (``dataclasses`` compiles each
+generated method from source on every start): a server-mode call loads no
+:mod:`dataclasses` at all, a local one only the families its repository's log holds."""
 
 from __future__ import annotations
 
@@ -40,7 +44,9 @@ NEVER = (
     "detente.index.diff",
 )
 #: Not imported in local mode either: the write gates, the advisory overlap views, and
-#: no HTTP client (nor what :mod:`http.client` imports).
+#: no HTTP client (nor what :mod:`http.client` imports); in a repository whose log holds
+#: no meeting, memory document, patch, resource or check, none of those families, and
+#: neither the reactions nor the deciding modules when nothing is due.
 NOT_LOCALLY = (
     "detente.service.gates",
     "detente.domain.agents.advisory",
@@ -48,6 +54,14 @@ NOT_LOCALLY = (
     "http.client",
     "ssl",
     "email.parser",
+    "detente.domain.meetings.model",
+    "detente.domain.meetings.evolve",
+    "detente.domain.meetings.reactions",
+    "detente.domain.memory.model",
+    "detente.domain.gates.model",
+    "detente.domain.resources.model",
+    "detente.domain.checks.model",
+    "detente.domain.claims.decide",
 )
 #: A server-mode hook is a client: none of the service, the store, the claim model; nor
 #: the symbol parser (one request judges a file whole unless symbols matter).
@@ -63,6 +77,9 @@ NOT_AS_CLIENT = (
     "ssl",
     "subprocess",
     "detente.harness.shell_paths",
+    # no generated classes: the hook path's records are named tuples
+    "dataclasses",
+    "inspect",
 )
 
 _PROBE = """

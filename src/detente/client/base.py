@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Self, TypeVar, cast
 
 from detente.errors import StoreError
 from detente.operations import system as routes
@@ -145,8 +144,7 @@ class ClientBase(ABC):
         """The events after ``position`` (see :meth:`watch`), as this transport delivers them."""
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """One operation to carry.
 
     Attributes:
@@ -162,8 +160,7 @@ class Call:
     params: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Follow:
+class Follow(NamedTuple):
     """How :meth:`ClientBase.watch` follows the log (its arguments, see there)."""
 
     poll_interval: float

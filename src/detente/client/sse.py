@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["SseMessage"]
 
 
-@dataclass(frozen=True)
-class SseMessage:
+class SseMessage(NamedTuple):
     """One Server-Sent Events message (or one polled event shaped like it).
 
     Attributes:

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.generated_authority import artifact_at, artifact_writable
-from detente.domain.meetings.model import MeetingStatus
 from detente.domain.named_authority import Edit, named_owned, named_refusals
 from detente.domain.overlap.carveouts import carved_covers
 from detente.domain.overlap.model import Overlap, OverlapKind, Severity
@@ -46,8 +45,6 @@ from detente.domain.overlap.paths import escape
 from detente.domain.overlap.trees import Judge, Verdict
 from detente.domain.state import RepoState
 from detente.errors import InvalidTransition, OverlapBlocking
-
-_UNRESOLVED = (MeetingStatus.OPEN, MeetingStatus.ESCALATED)
 
 __all__ = [
     "blocks",
@@ -86,6 +83,8 @@ def may_share(state: RepoState, claim_id: str | None, other: Claim) -> bool:
         return True
     if claim_id is None:
         return False
+    if not state.has_meetings():  # no room ever settled anything
+        return False
     settled = state.meetings.resolved_pairs.get(frozenset({claim_id, other.id}))
     return settled is not None and settled.resolution.lets_write(claim_id)
 
@@ -119,6 +118,8 @@ def holds_off(state: RepoState, claim: Claim, overlap: Overlap) -> bool:
         return False
     other = state.claims.get(overlap.claim_id)
     if other is None or not carries_authority(other) or may_share(state, claim.id, other):
+        return False
+    if not state.has_meetings():
         return False
     settled = state.meetings.resolved_pairs.get(frozenset({claim.id, other.id}))
     return settled is not None and any(k is not OverlapKind.CONTRACT for k in overlap.kinds)
@@ -248,10 +249,13 @@ def check_writer_status(claim: Claim, state: RepoState | None = None) -> None:
     if writes_granted_scope(claim):
         return
     if claim.status in (ClaimStatus.NEGOTIATING, ClaimStatus.BLOCKED):
+        from detente.domain.meetings.model import MeetingStatus
+
+        unresolved = (MeetingStatus.OPEN, MeetingStatus.ESCALATED)
         waiting = [
             m
             for m in claim.meeting_ids
-            if state is None or (m in state.meetings and state.meetings[m].status in _UNRESOLVED)
+            if state is None or (m in state.meetings and state.meetings[m].status in unresolved)
         ]
         raise OverlapBlocking(
             f"claim {claim.id} is {claim.status.value}: its writes wait for the meeting's "

@@ -110,6 +110,8 @@ CLAIM_BLOCKED = "claim.blocked"
 CLAIM_TAKEN_OVER = "claim.taken_over"
 CLAIM_TAKEOVER_APPROVED = "claim.takeover_approved"
 CLAIM_WORKTREE_CLEANED = "claim.worktree_cleaned"
+#: The agent sessions' events (their records name no claim and no room).
+AGENT_PREFIX = "agent."
 AGENT_REGISTERED = "agent.registered"
 AGENT_NOTICES_RECEIVED = "agent.notices_received"
 
@@ -142,6 +144,29 @@ RESOURCE_NUMBER_ISSUED = "resource.number_issued"
 #: The key registry (``principals.json``) changed: ``{name, fingerprint, roles}``.
 PRINCIPAL_KEY_REGISTERED = "principal.key_registered"
 PRINCIPAL_KEY_REMOVED = "principal.key_removed"
+#: A claim's branch was merge-checked (``data``: see
+#: :func:`detente.domain.checks.model.merge_check_data`); on the ``checks/<id>`` stream.
+CLAIM_MERGE_CHECKED = "claim.merge_checked"
+#: A claim's work was compared with its granted scope (``drifted`` lists the paths outside).
+CLAIM_DRIFTED = "claim.drifted"
+
+#: The advisories of :mod:`detente.domain.checks` (their own streams, never a claim's).
+CHECK_EVENT_TYPES = frozenset({CLAIM_MERGE_CHECKED, CLAIM_DRIFTED})
+#: What the gates' fold (:mod:`detente.domain.gates.evolve`) applies: the claim events of
+#: evidence, integration and completion, and the patches' and deployments' own.
+GATE_EVENT_TYPES = frozenset(
+    {
+        CLAIM_READY_FOR_REVIEW,
+        CLAIM_INTEGRATED,
+        CLAIM_INTEGRATION_STALE,
+        CLAIM_COMPLETED,
+        PATCH_PUBLISHED,
+        PATCH_DISCARDED,
+        PATCH_INTEGRATED,
+        DEPLOYMENT_RECORDED,
+        DEPLOYMENT_POLICY_SET,
+    }
+)
 
 
 @dataclass(frozen=True)

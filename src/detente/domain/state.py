@@ -21,25 +21,30 @@ deployments)                   :meth:`ClaimBook.store`)
 
 The state is updated in place; callers that need to discard a tentative apply rebuild it
 from the log instead.
+
+The meeting, memory, gate and check families are loaded on first use: a process whose
+repository's log holds none of their records (a hook call before an edit, in local
+mode) never imports their modules (docs/performance.md, "Hook calls without generated
+classes").
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from detente.domain import events as ev
 from detente.domain.agents.evolve import apply_agent_event
-from detente.domain.agents.model import AgentSession
-from detente.domain.checks.model import CHECK_EVENT_TYPES, CheckBook
 from detente.domain.claims.evolve import ClaimBook
-from detente.domain.gates.evolve import GATE_EVENT_TYPES, apply_gate_event
-from detente.domain.gates.model import GateRegistry
-from detente.domain.meetings.evolve import MeetingBook
-from detente.domain.memory.evolve import apply_memory_event
-from detente.domain.memory.model import MemoryRegistry
-from detente.domain.overlap.trees import TreeSource
-from detente.domain.resources.evolve import apply_resource_event
-from detente.domain.resources.model import Resource
+
+if TYPE_CHECKING:
+    from detente.domain.agents.model import AgentSession
+    from detente.domain.checks.model import CheckBook
+    from detente.domain.gates.model import GateRegistry
+    from detente.domain.meetings.evolve import MeetingBook
+    from detente.domain.memory.model import MemoryRegistry
+    from detente.domain.overlap.trees import TreeSource
+    from detente.domain.resources.model import Resource
 
 
 class RepoState:
@@ -64,12 +69,12 @@ class RepoState:
         self.repo = repo
         self.case_insensitive = case_insensitive
         self.claims = ClaimBook(repo)
-        self.meetings = MeetingBook(repo)
         self.agents: dict[str, AgentSession] = {}
-        self.memory = MemoryRegistry()
-        self.gates = GateRegistry()
         self.resources: dict[str, Resource] = {}
-        self.checks = CheckBook()
+        self._meetings: MeetingBook | None = None
+        self._memory: MemoryRegistry | None = None
+        self._gates: GateRegistry | None = None
+        self._checks: CheckBook | None = None
         self.last_seq = 0
         self.stream_revisions: dict[str, int] = {}
         # Base-commit trees for tree-aware severity; set by the service (None: unknown).
@@ -84,6 +89,50 @@ class RepoState:
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "overlap_memo": None}
+
+    @property
+    def meetings(self) -> MeetingBook:
+        """Meeting records and their room indexes (loaded on first use)."""
+        if self._meetings is None:
+            from detente.domain.meetings.evolve import MeetingBook
+
+            self._meetings = MeetingBook(self.repo)
+        return self._meetings
+
+    @property
+    def memory(self) -> MemoryRegistry:
+        """Registered memory documents (loaded on first use)."""
+        if self._memory is None:
+            from detente.domain.memory.model import MemoryRegistry
+
+            self._memory = MemoryRegistry()
+        return self._memory
+
+    @property
+    def gates(self) -> GateRegistry:
+        """Patch artifacts and deployment environments (loaded on first use)."""
+        if self._gates is None:
+            from detente.domain.gates.model import GateRegistry
+
+            self._gates = GateRegistry()
+        return self._gates
+
+    @property
+    def checks(self) -> CheckBook:
+        """Each claim's newest merge check and drift (loaded on first use)."""
+        if self._checks is None:
+            from detente.domain.checks.model import CheckBook
+
+            self._checks = CheckBook()
+        return self._checks
+
+    def has_meetings(self) -> bool:
+        """Whether any meeting was recorded (False without loading the meeting family)."""
+        return bool(self._meetings)
+
+    def has_memory(self) -> bool:
+        """Whether any memory document was registered (False without loading the family)."""
+        return self._memory is not None and bool(self._memory.documents)
 
     def revision_of(self, subject: str) -> int:
         """Events applied so far on ``subject`` (0 for a stream that does not exist yet)."""
@@ -118,19 +167,25 @@ class RepoState:
         if event_type.startswith("meeting."):
             self.meetings.apply(event_type, data, at, event_id)
         elif event_type.startswith("memory."):
+            from detente.domain.memory.evolve import apply_memory_event
+
             apply_memory_event(self, event_type, data, at, event_id)
         elif event_type.startswith("agent."):
             apply_agent_event(self.agents, self.repo, event_type, data, at=at, event_id=event_id)
         elif event_type.startswith("resource."):
+            from detente.domain.resources.evolve import apply_resource_event
+
             token = apply_resource_event(
                 self.resources, self.repo, event_type, data, at=at, event_id=event_id
             )
             self.claims.last_fencing_token = max(self.claims.last_fencing_token, token)
         elif event_type.startswith("principal."):
             return  # the key registry's audit trail: no projected state
-        elif event_type in CHECK_EVENT_TYPES:
+        elif event_type in ev.CHECK_EVENT_TYPES:
             self.checks.apply(event_type, data, at)
-        elif event_type in GATE_EVENT_TYPES:
+        elif event_type in ev.GATE_EVENT_TYPES:
+            from detente.domain.gates.evolve import apply_gate_event
+
             for old_claim, new_claim in apply_gate_event(self, event_type, data, at, event_id):
                 self.claims.store(old_claim, new_claim)
         else:

@@ -11,18 +11,18 @@ from detente.clock import parse_time
 from detente.domain.agents.model import agent_to_wire
 from detente.domain.claims.model import Claim
 from detente.domain.claims.record import claim_to_wire
-from detente.domain.gates.model import environment_to_wire, patch_to_wire
-from detente.domain.meetings.model import Meeting, meeting_to_wire
-from detente.domain.memory.model import document_to_wire
 from detente.domain.overlap.trees import TreeSource
-from detente.domain.resources.model import resource_to_wire
 from detente.domain.state import RepoState
 from detente.eventlog.envelope import GENESIS_HASH, ChainBreak, StoredEvent, verify_link
 from detente.eventlog.records import LeaseRow, RecordRow
 from detente.eventlog.upcasting import UPCASTERS, Upcasters
 
 if TYPE_CHECKING:  # the audit's checks, imported by the audit only (a read never needs them)
+    from detente.domain.gates.model import Environment, Patch
     from detente.domain.invariants import Replay
+    from detente.domain.meetings.model import Meeting
+    from detente.domain.memory.model import MemoryDocument
+    from detente.domain.resources.model import Resource
     from detente.eventlog.audit_marks import AuditMark
 
 #: Called after an audit that found nothing: ``(verified head (seq, hash), repo -> (its
@@ -63,8 +63,40 @@ def _claim_row(c: Claim) -> RecordRow:
     return RecordRow("claim", c.id, c.repo, c.revision, c.status.value, claim_to_wire(c))
 
 
+# The families' encoders load with their first record (a state without meetings, memory
+# documents, patches, resources or deployments never imports their modules).
+
+
 def _meeting_row(m: Meeting) -> RecordRow:
+    from detente.domain.meetings.model import meeting_to_wire
+
     return RecordRow("meeting", m.id, m.repo, m.revision, m.status.value, meeting_to_wire(m))
+
+
+def _memory_row(d: MemoryDocument) -> RecordRow:
+    from detente.domain.memory.model import document_to_wire
+
+    return RecordRow("memory", d.id, d.repo, d.revision, d.doc_class.value, document_to_wire(d))
+
+
+def _patch_row(p: Patch) -> RecordRow:
+    from detente.domain.gates.model import patch_to_wire
+
+    return RecordRow("patch", p.id, p.repo, p.revision, p.status, patch_to_wire(p))
+
+
+def _resource_row(r: Resource) -> RecordRow:
+    from detente.domain.resources.model import resource_to_wire
+
+    status = "full" if not r.free else "open"
+    return RecordRow("resource", r.id, r.repo, r.revision, status, resource_to_wire(r))
+
+
+def _deployment_row(e: Environment) -> RecordRow:
+    from detente.domain.gates.model import environment_to_wire
+
+    status = "deployed" if e.current else "configured"
+    return RecordRow("deployment", e.id, e.repo, e.revision, status, environment_to_wire(e))
 
 
 #: Record kinds projected into rows: ``kind -> (records of a state, row of one record)``.
@@ -79,40 +111,12 @@ KINDS: dict[str, tuple[Callable[[RepoState], Mapping[str, Any]], Callable[[Any],
             "agent", a.session_id, a.repo, a.revision, "registered", agent_to_wire(a)
         ),
     ),
-    "memory": (
-        lambda s: s.memory.documents,
-        lambda d: RecordRow(
-            "memory", d.id, d.repo, d.revision, d.doc_class.value, document_to_wire(d)
-        ),
-    ),
+    "memory": (lambda s: s.memory.documents, _memory_row),
     # Patch artifacts: the row leaves the mbox out (it stays in the patch.published event).
-    "patch": (
-        lambda s: s.gates.patches,
-        lambda p: RecordRow("patch", p.id, p.repo, p.revision, p.status, patch_to_wire(p)),
-    ),
+    "patch": (lambda s: s.gates.patches, _patch_row),
     # Shared resources: ``full`` while no slot is free.
-    "resource": (
-        lambda s: s.resources,
-        lambda r: RecordRow(
-            "resource",
-            r.id,
-            r.repo,
-            r.revision,
-            "full" if not r.free else "open",
-            resource_to_wire(r),
-        ),
-    ),
-    "deployment": (
-        lambda s: s.gates.environments,
-        lambda e: RecordRow(
-            "deployment",
-            e.id,
-            e.repo,
-            e.revision,
-            "deployed" if e.current else "configured",
-            environment_to_wire(e),
-        ),
-    ),
+    "resource": (lambda s: s.resources, _resource_row),
+    "deployment": (lambda s: s.gates.environments, _deployment_row),
 }
 
 

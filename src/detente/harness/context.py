@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +43,6 @@ class NotCoordinated(Exception):
     """Detente does not coordinate this directory (no repository, no server, no store)."""
 
 
-@dataclass
 class HookContext:
     """What one hook call works with.
 
@@ -59,13 +57,24 @@ class HookContext:
             (:mod:`detente.harness.server_names`), not the server's answer of this one.
     """
 
-    client: Client
-    info: RepoInfo
-    repo: str
-    top: Path
-    unclaimed: str
-    mode: str
-    remembered: bool = False
+    def __init__(
+        self,
+        client: Client,
+        info: RepoInfo,
+        repo: str,
+        top: Path,
+        unclaimed: str,
+        mode: str,
+        *,
+        remembered: bool = False,
+    ) -> None:
+        self.client = client
+        self.info = info
+        self.repo = repo
+        self.top = top
+        self.unclaimed = unclaimed
+        self.mode = mode
+        self.remembered = remembered
 
     def close(self) -> None:
         self.client.close()

@@ -25,7 +25,6 @@ Detente's own files (the hook configurations ``detente init`` wrote, ``detente.t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -97,8 +96,8 @@ def judge_paths(
     if not woke:
         return verdict
     if verdict.denied:
-        return replace(verdict, reason=short(f"{woke}\n{verdict.reason}"))
-    return replace(verdict, context=short("\n".join(t for t in (woke, verdict.context) if t)))
+        return verdict._replace(reason=short(f"{woke}\n{verdict.reason}"))
+    return verdict._replace(context=short("\n".join(t for t in (woke, verdict.context) if t)))
 
 
 def _verdict(

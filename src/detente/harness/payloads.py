@@ -23,9 +23,9 @@ The shapes (the fixtures under ``tests/fixtures/harness/`` name each source):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
 
 from detente.harness.patch_paths import patch_changes, patch_paths
 
@@ -49,8 +49,7 @@ class PayloadError(ValueError):
     """The payload is not what the harness documents (allowed, and logged)."""
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One textual change to a file, when the payload says what it replaces.
 
     Attributes:
@@ -65,8 +64,7 @@ class Change:
     every: bool = False
 
 
-@dataclass(frozen=True)
-class HookEvent:
+class HookEvent(NamedTuple):
     """A harness event, harness-neutral.
 
     Attributes:
@@ -90,7 +88,7 @@ class HookEvent:
     cwd: Path
     paths: tuple[str, ...] = ()
     command: str | None = None
-    changes: Mapping[str, tuple[Change, ...]] = field(default_factory=dict)
+    changes: Mapping[str, tuple[Change, ...]] = MappingProxyType({})
     stop_active: bool = False
     tool: str | None = None
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 __all__ = ["MAX_REASON", "Verdict", "held_reason", "short"]
 
@@ -12,8 +11,7 @@ __all__ = ["MAX_REASON", "Verdict", "held_reason", "short"]
 MAX_REASON = 1200
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What the hook answers.
 
     Attributes:

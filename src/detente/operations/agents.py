@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from detente.operations import authorize as who
 from detente.operations.declaration import Operation
-from detente.security.identity import current_principal
 
 #: Reads need the ``read`` role (held by every principal holding a role, unless
 #: ``[roles] read`` lists its holders; see :mod:`detente.security.authn`).
@@ -59,6 +58,8 @@ def session_claims(service: Service, session_id: str, repo: str | None = None) -
     """``{claims[]}``: the session's claims that still hold their targets, oldest first;
     only the acting principal's (a session id is the client's choice: another principal
     naming it sees none of them, and no hook works under a claim that is not its own)."""
+    from detente.security.identity import current_principal  # the server's side only
+
     acting = current_principal().name
     found = service.agents.session_claims(session_id, repo=repo, principal=acting)
     return {"claims": _claims(found)}
@@ -70,6 +71,8 @@ def session_notices(
     """``{notices[], scannedUpTo, receipts}``: what woke the session (its claim's turn
     came, a room of its claims changed) since its notices were last delivered; only the
     acting principal's claims of it."""
+    from detente.security.identity import current_principal
+
     found = service.agents.notices(session_id, repo=repo, principal=current_principal().name)
     return cast("wire.SessionNotices", found.to_wire())
 

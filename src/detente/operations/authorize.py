@@ -51,10 +51,10 @@ from typing import TYPE_CHECKING, Any
 
 from detente.errors import ForbiddenError, NotFoundError
 from detente.operations.declaration import Rule
-from detente.security.identity import LOCAL, Principal
 
 if TYPE_CHECKING:
     from detente.domain.state import RepoState
+    from detente.security.identity import Principal
     from detente.service import Service
 
 __all__ = [
@@ -162,6 +162,8 @@ def open_claim(service: Service, who: Principal, *args: Any) -> None:
     without authentication) may name the directory of a worktree the server creates
     (``createWorktree`` with ``worktree``): a remote caller gets the server's default
     place, never a path of its choosing on the server's disk."""
+    from detente.security.identity import LOCAL  # a client declaring operations needs none
+
     role("claim")(service, who)
     body = args[-1] if args else None
     _session_owner(service, who, session_of(body))

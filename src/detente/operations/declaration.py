@@ -22,11 +22,8 @@ pydantic nor the records nor the service: a remote CLI reads paths from it.
 from __future__ import annotations
 
 import functools
-import importlib
-import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -53,8 +50,7 @@ BODY_MODULES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Operation(Generic[R]):
+class Operation(NamedTuple, Generic[R]):
     """One operation, typed by the record it answers (``Operation[wire.ClaimView]``...).
 
     Attributes:
@@ -82,9 +78,9 @@ class Operation(Generic[R]):
     name: str
     method: str
     path: str
-    handler: Callable[..., R] | None = field(default=None, repr=False, compare=False)
-    rule: Rule | None = field(default=None, repr=False, compare=False)
-    bind: Bind | None = field(default=None, repr=False, compare=False)
+    handler: Callable[..., R] | None = None
+    rule: Rule | None = None
+    bind: Bind | None = None
     limit: str | None = None
     conflicts: tuple[str, ...] = ()
     refuses: bool = False
@@ -108,6 +104,9 @@ class Operation(Generic[R]):
 def _body_model(handler: Callable[..., Any] | None) -> type[BaseModel] | None:
     if handler is None:
         return None
+    import importlib
+    import inspect
+
     parameter = inspect.signature(handler).parameters.get("body")
     if parameter is None:
         return None

@@ -11,7 +11,6 @@ credential, or with one whose scheme is not enabled, is refused with
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -167,4 +166,4 @@ class AuthGate:
             granted |= self.keys.extra_roles(principal)
         if granted and "read" not in granted and not _lists(self.roles, "read"):
             granted |= {"read"}  # without a [roles] read entry: whoever holds a role reads
-        return dataclasses.replace(principal, roles=granted)
+        return principal._replace(roles=granted)

@@ -18,8 +18,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 #: How a principal was proven: an OIDC token, a signed request, or the loopback default.
 Via = Literal["oidc", "key", "local"]
@@ -43,8 +42,7 @@ def namespaced(via: Via, subject: str) -> str:
     return subject if via == "local" else f"{via}:{subject}"
 
 
-@dataclass(frozen=True)
-class Actor:
+class Actor(NamedTuple):
     """The actor an event records.
 
     Attributes:
@@ -66,8 +64,7 @@ class Actor:
         return out
 
 
-@dataclass(frozen=True)
-class Principal:
+class Principal(NamedTuple):
     """An authenticated caller.
 
     Attributes:

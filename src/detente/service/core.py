@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from detente.clock import Clock, format_time
+from detente.domain import events as ev
 from detente.domain.events import Event
 from detente.domain.overlap.trees import Artifact, TreeSource
 from detente.domain.policy import DEFAULT_POLICY, Policy
@@ -320,7 +321,6 @@ class ServiceCore:
         a command's events carry their principal's (stamped by :meth:`run`), the
         reactions they trigger inherit it, and timeouts record ``system``.
         """
-        from detente.domain.meetings.reactions import react  # writes only: reads skip it
         from detente.security.identity import SYSTEM
 
         at = format_time(self.clock.now())
@@ -352,6 +352,10 @@ class ServiceCore:
                 apply_stored(state, stored_event)
             tx.upsert_records(rows_for(state, (e.subject for e in stored)))
             out += stored
+            if all(e.type.startswith(ev.AGENT_PREFIX) for e in stored):
+                return out  # a session's records name no claim and no room: nothing reacts
+            from detente.domain.meetings.reactions import react  # writes that may move claims
+
             batch = react(
                 state, [(e.type, e.data) for e in stored], self.ids, self.clock.now(), self.policy
             )
@@ -374,8 +378,10 @@ class ServiceCore:
         At most :attr:`expiry_batch` leases expire in one transaction (a store bounds the
         size of one: etcd's ``--max-txn-ops``); the flag says more are still due.
         """
-        # The deciding modules load when something is due (a read that finds nothing due,
-        # the common case of a CLI call, never imports them).
+        # The deciding modules load when something is due (a read, or a write that finds
+        # nothing due, the common case of a CLI or hook call, never imports them).
+        if not self._due(state):
+            return [], False
         from detente.domain.claims.decide import decide_expiry, decide_lease_checkpoint
         from detente.domain.meetings.decide import decide_deadlines, due_meetings
 
@@ -601,5 +607,7 @@ class ServiceCore:
 
 def _deadline_passed(state: RepoState, now: datetime) -> bool:
     """Is an open meeting past its deadline (the earliest one read, not every room)?"""
+    if not state.has_meetings():  # none recorded: the meeting family stays unloaded
+        return False
     first = state.meetings.first_deadline()
     return first is not None and first <= now

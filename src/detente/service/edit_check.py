@@ -21,7 +21,6 @@ from typing import Any
 
 from detente.domain.agents.session_claims import working_claim
 from detente.domain.claims.model import Claim
-from detente.domain.meetings.model import MeetingStatus
 from detente.domain.named_authority import Edit
 from detente.domain.overlap.paths import normalize_path
 from detente.errors import ValidationError
@@ -166,8 +165,10 @@ def check_edit(core: ServiceCore, query: EditQuery, principal: str | None) -> Ed
 
 def _shared_rooms(state: Any, mine: Claim | None, holders: Sequence[str]) -> list[str]:
     """The open meetings both ``mine`` and one of ``holders`` sit in, oldest first."""
-    if mine is None or not holders:
+    if mine is None or not holders or not state.has_meetings():
         return []
+    from detente.domain.meetings.model import MeetingStatus
+
     out = []
     for room in state.meetings.rooms_of_claim.get(mine.id, []):
         meeting = state.meetings.get(room)

@@ -58,6 +58,12 @@ WRITE_PATH: tuple[str, ...] = (
     "detente.domain.meetings.decide",
     "detente.domain.meetings.reactions",
     "detente.domain.memory.decide",
+    # the families a state loads with their first record (detente.domain.state)
+    "detente.domain.meetings.evolve",
+    "detente.domain.memory.evolve",
+    "detente.domain.gates.evolve",
+    "detente.domain.resources.evolve",
+    "detente.domain.checks.model",
     "detente.domain.memory.patching",
     "detente.domain.memory.writes",
     "detente.domain.settle",

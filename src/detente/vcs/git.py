@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from detente.errors import VcsError
 
@@ -75,8 +75,7 @@ class GitError(VcsError):
         self.git_args = args
 
 
-@dataclass(frozen=True)
-class GitResult:
+class GitResult(NamedTuple):
     """The outcome of one git invocation.
 
     Attributes:

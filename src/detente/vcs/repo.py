@@ -6,7 +6,6 @@ worktree, a linked worktree, or a subdirectory of either).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -26,7 +25,6 @@ __all__ = [
 _FALLBACK_DEFAULT_BRANCH = "main"
 
 
-@dataclass(frozen=True)
 class RepoInfo:
     """A git repository as detente sees it.
 
@@ -45,11 +43,51 @@ class RepoInfo:
             None on an unborn branch.
     """
 
+    # A plain immutable class rather than a frozen dataclass: a hook call that only asks
+    # a server loads no ``dataclasses`` (docs/performance.md, "Hook calls without
+    # generated classes").
+
     name: str
     path: Path
     common_dir: Path
     default_branch: str
-    main_worktree: Path | None = None
+    main_worktree: Path | None
+
+    def __init__(
+        self,
+        name: str,
+        path: Path,
+        common_dir: Path,
+        default_branch: str,
+        main_worktree: Path | None = None,
+    ) -> None:
+        set_field = object.__setattr__
+        set_field(self, "name", name)
+        set_field(self, "path", path)
+        set_field(self, "common_dir", common_dir)
+        set_field(self, "default_branch", default_branch)
+        set_field(self, "main_worktree", main_worktree)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.name, self.path, self.common_dir, self.default_branch, self.main_worktree)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"RepoInfo is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"RepoInfo is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RepoInfo) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"RepoInfo(name={self.name!r}, path={self.path!r}, common_dir={self.common_dir!r}, "
+            f"default_branch={self.default_branch!r}, main_worktree={self.main_worktree!r})"
+        )
 
     @cached_property
     def case_insensitive(self) -> bool:

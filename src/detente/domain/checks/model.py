@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from detente.clock import format_time
+from detente.domain.events import CHECK_EVENT_TYPES, CLAIM_DRIFTED, CLAIM_MERGE_CHECKED
 
 __all__ = [
     "CHECK_EVENT_TYPES",
@@ -25,12 +26,6 @@ __all__ = [
     "checks_subject",
     "checks_to_wire",
 ]
-
-#: A claim's branch was merge-checked (``data``: see :func:`merge_check_data`).
-CLAIM_MERGE_CHECKED = "claim.merge_checked"
-#: A claim's work was compared with its granted scope (``drifted`` lists the paths outside).
-CLAIM_DRIFTED = "claim.drifted"
-CHECK_EVENT_TYPES = frozenset({CLAIM_MERGE_CHECKED, CLAIM_DRIFTED})
 
 
 def checks_subject(claim_id: str) -> str:

@@ -35,19 +35,7 @@ __all__ = [
     "apply_gate_event",
 ]
 
-GATE_EVENT_TYPES = frozenset(
-    {
-        ev.CLAIM_READY_FOR_REVIEW,
-        ev.CLAIM_INTEGRATED,
-        ev.CLAIM_INTEGRATION_STALE,
-        ev.CLAIM_COMPLETED,
-        ev.PATCH_PUBLISHED,
-        ev.PATCH_DISCARDED,
-        ev.PATCH_INTEGRATED,
-        ev.DEPLOYMENT_RECORDED,
-        ev.DEPLOYMENT_POLICY_SET,
-    }
-)
+GATE_EVENT_TYPES = ev.GATE_EVENT_TYPES
 
 
 def apply_gate_event(

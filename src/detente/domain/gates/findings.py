@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from detente.domain.authority import (
     literal_pattern,
@@ -35,10 +35,12 @@ from detente.domain.authority import (
 )
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.generated_authority import artifact_at
-from detente.domain.memory.model import DocClass
 from detente.domain.named_authority import Edit
 from detente.domain.overlap.symbols import stray_edits
 from detente.domain.state import RepoState
+
+if TYPE_CHECKING:
+    from detente.domain.memory.model import MemoryDocument
 
 __all__ = [
     "INTEGRABLE",
@@ -166,9 +168,11 @@ def path_findings(
     """
     out: list[PathFinding] = []
     edits = edits or {}
+    # A repository without memory documents never loads their family.
+    memory = state.memory if claim is not None and state.has_memory() else None
     for path in dict.fromkeys(paths):
-        doc = state.memory.get(path) if claim is not None else None
-        if doc is not None and doc.doc_class is not DocClass.PRIVATE:
+        doc = memory.get(path) if memory is not None else None
+        if doc is not None and not _private(doc):
             out.append(PathFinding(path, "memory", doc_class=doc.doc_class.value))
             continue
         refusing, outside = writable(state, claim, path, edits.get(path))
@@ -263,3 +267,10 @@ def push_failures(
                         )
                 failures.append(f"commit {short}: {sentence}")
     return failures
+
+
+def _private(doc: MemoryDocument) -> bool:
+    """Whether a memory document is ``private`` (the family is loaded: it has documents)."""
+    from detente.domain.memory.model import DocClass
+
+    return doc.doc_class is DocClass.PRIVATE
