@@ -44,6 +44,7 @@ EXTRA_ADAPTERS = {
     "detente.storage.ledger_etcd",
     "detente.storage.ledger_postgres",
     "detente.storage.postgres",
+    "detente.storage.postgres_connection",
     "detente.storage.postgres_tx",
 }
 

@@ -258,7 +258,7 @@ class ServiceCore:
         states = list(self._states.values())
         return max([self.fencing_floor, *(s.claims.last_fencing_token for s in states)])
 
-    # The command path's steps (:class:`~detente.service.group_commit.CommandPath`), as the
+    # The command path's steps (:class:`~detente.service.command_path.CommandPath`), as the
     # batch runner uses them; call them holding the repository's lock.
 
     def current_state(self, repo: str) -> RepoState:

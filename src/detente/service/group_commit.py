@@ -35,24 +35,28 @@ the reactions and expiries the batch triggers); the others wait for the next bat
 The design follows the classic group commit of database logs (e.g. PostgreSQL's
 ``commit_delay``, MySQL's binary-log group commit), without a delay: a batch is whatever
 queued while the previous one held the lock.
+
+The runner calls the core's steps through :class:`~detente.service.command_path.CommandPath`
+and reads the time once per batch (:class:`~detente.service.batch_clock.BatchClock`); both
+names stay importable from here.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
-from detente.clock import Clock
 from detente.domain.events import Event
 from detente.domain.state import RepoState
 from detente.errors import ConcurrencyError, StoreError
 from detente.eventlog.envelope import StoredEvent
+from detente.service.batch_clock import BatchClock
 from detente.service.batch_effects import MAX_REDECIDE, BatchEffect, Redecide
+from detente.service.command_path import CommandPath
 from detente.service.lease_rows import keep_unseen_leases, refuse_on_full_view
 from detente.service.wake import Wake
 from detente.storage.base import BoundedStore, OptimisticStore, Store, StoreTx
@@ -66,85 +70,6 @@ MAX_BATCH = 128
 Decide = Callable[[RepoState], list[Event]]
 #: ``(state right after the command, the events stored for it) -> its answer``.
 View = Callable[[RepoState, list[StoredEvent]], Any]
-
-
-class BatchClock:
-    """The service's clock, read once per batch.
-
-    Inside a batch's transaction every command, every expiry and every event's ``at`` use
-    the time read when the transaction began (as SQL's ``now()`` is the transaction's
-    start): one reading per batch, not three per command, which on PostgreSQL and SQLite
-    is a query each (:mod:`detente.storage.clock`). Outside a batch it reads ``inner``.
-
-    Args:
-        inner: the time authority.
-    """
-
-    def __init__(self, inner: Clock) -> None:
-        self.inner = inner
-        self._local = threading.local()
-
-    def now(self) -> datetime:
-        """The batch's time on a thread running one, else ``inner.now()``."""
-        pinned: datetime | None = getattr(self._local, "at", None)
-        return pinned if pinned is not None else self.inner.now()
-
-    @contextmanager
-    def pinned(self) -> Iterator[datetime]:
-        """Read ``inner`` once and answer that on this thread until the block exits."""
-        before = getattr(self._local, "at", None)
-        self._local.at = at = self.inner.now()
-        try:
-            yield at
-        finally:
-            self._local.at = before
-
-
-class CommandPath(Protocol):
-    """The steps of the command path the batch runner composes (the service core's);
-    call each holding the repository's lock."""
-
-    @property
-    def store(self) -> Store: ...
-
-    @property
-    def clock(self) -> BatchClock: ...
-
-    def lock(self, repo: str) -> threading.RLock:
-        """The repository's command lock (re-entrant)."""
-        ...
-
-    def current_state(self, repo: str) -> RepoState:
-        """The cached projection of ``repo``."""
-        ...
-
-    def catch_up_tx(self, tx: StoreTx, state: RepoState) -> None:
-        """Fold the log's events after ``state.last_seq`` (read in ``tx``)."""
-        ...
-
-    def timeouts(self, state: RepoState) -> tuple[list[Event], bool]:
-        """Expiries and meeting escalations due now; the flag: more are due after these."""
-        ...
-
-    def commit_events(
-        self, tx: StoreTx, state: RepoState, events: Sequence[Event]
-    ) -> list[StoredEvent]:
-        """Append ``events`` and the reactions they trigger in ``tx``, folding them into
-        ``state``."""
-        ...
-
-    def discard(self, repo: str, *, folded: bool) -> None:
-        """A transaction rolled back: forget the projection when it folded anything."""
-        ...
-
-    def committed(self, state: RepoState, *, appended: bool) -> None:
-        """A transaction committed: wake watchers, snapshot when due."""
-        ...
-
-    @property
-    def effects(self) -> Sequence[BatchEffect]:
-        """What commits with every batch (see :class:`BatchEffect`)."""
-        ...
 
 
 class _Dropped(Exception):

@@ -26,7 +26,7 @@ which keeps every guarantee a renewal has and drops only the lease-head compare:
   its remembered lease head where they were, so its next catch-up reads them.
 
 Every transaction that appends events still compares both heads
-(:data:`~detente.storage.postgres_tx.COMMIT_FUNCTION`): an expiry, a takeover, a lease
+(:data:`~detente.storage.postgres_write.COMMIT_FUNCTION`): an expiry, a takeover, a lease
 checkpoint or an overlap decision is never made on lease rows the server has not seen,
 so a lease is still expired exactly once and never before its acknowledged deadline.
 """
@@ -110,7 +110,7 @@ def renew_params(
     sequence, the record rows, the remembered highest lease stamp (the rows' stamps follow
     it) and the lease rows, each with ``base``: the revision its claim's stored row must
     not exceed (one JSON document per table, as
-    :func:`~detente.storage.postgres_tx.write_params` sends them)."""
+    :func:`~detente.storage.postgres_write.write_params` sends them)."""
     rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
     leases_json = [
         {

@@ -25,12 +25,13 @@ machine costs far more than the work. Here a transaction is one of:
   2. :data:`WRITE` (the same function; the lock is already held) and ``COMMIT``,
      pipelined (psycopg's pipeline mode: sent together, answered together).
 
-Either way the function checks the base revisions the appends were trusted with, inserts
-every event and upserts every projection row (``json_to_recordset`` over one JSON
-document per table: one fixed call, prepared by psycopg after a few uses, whatever the
-number of rows). A moved head or a wrong base revision raises ``serialization_failure``
-and a duplicate ``(subject, subject_revision)`` or sequence fails the statement (a race);
-either way nothing is written (see :func:`lost_race`).
+Either way the function (:mod:`detente.storage.postgres_write`) checks the base
+revisions the appends were trusted with, inserts every event and upserts every projection
+row (``json_to_recordset`` over one JSON document per table: one fixed call, prepared by
+psycopg after a few uses, whatever the number of rows). A moved head or a wrong base
+revision raises ``serialization_failure`` and a duplicate ``(subject, subject_revision)``
+or sequence fails the statement (a race); either way nothing is written (see
+:func:`lost_race`).
 
 The approach is the usual one for batch inserts from a client (PostgreSQL documents
 ``json_to_recordset`` in its JSON-functions chapter, the snapshot each statement of a
@@ -41,7 +42,7 @@ VOLATILE function takes in "Function Volatility Categories", and pipelining in l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -50,10 +51,10 @@ from psycopg import errors as pg_errors
 
 from detente.errors import ConcurrencyError
 from detente.eventlog.envelope import GENESIS_HASH, StoredEvent
-from detente.eventlog.records import LeaseRow, RecordRow
-from detente.storage import rowjson
+from detente.eventlog.records import LeaseRow
 from detente.storage.postgres_renew import renew_params
-from detente.storage.sql import Dialect, SqlTx, event_params, record_params
+from detente.storage.postgres_write import COMMIT_FUNCTION, WRITE, write_params
+from detente.storage.sql import Dialect, SqlTx
 
 __all__ = [
     "BEGIN_LOCKED",
@@ -79,156 +80,12 @@ BEGIN_LOCKED = (
     "LEFT JOIN (SELECT seq, hash, at FROM events ORDER BY seq DESC LIMIT 1) AS h ON true"
 )
 
-#: The whole write of a transaction, as one function created at schema setup (plpgsql):
-#: take the append lock (a no-op when the transaction took it at ``BEGIN``), check that
-#: the log head is still ``p_head`` and that every trusted stream is at its expected
-#: revision (else raise ``serialization_failure`` naming what moved), insert the events,
-#: upsert the records, queue the ``pg_notify`` wake-up; answer ``clock_timestamp()``.
-#: Lease rows (a renewal that moves only a deadline appends no event) are part of the
-#: head: the highest lease stamp must still be ``p_lease_head`` (a server that has not
-#: seen another's renewal loses its compare, so it never expires a renewed lease), and
-#: no claim's stored lease row may be above the revision its new row extends.
-#: Each statement of a VOLATILE function takes a fresh snapshot under READ COMMITTED, so
-#: the head is read after the lock was granted, as :data:`BEGIN_LOCKED` reads it. A
-#: stream's revision is one backward step of the ``(subject, subject_revision)`` index
-#: per subject (``MAX`` in a ``LATERAL`` subquery), never a scan of the stream's events:
-#: with ``GROUP BY`` over every subject at once, a renewal read every earlier renewal of
-#: its claim, so a write cost grew with the claim's age.
-COMMIT_FUNCTION = """
-CREATE OR REPLACE FUNCTION detente_commit(
-    p_lock bigint, p_head bigint, p_trusted json, p_events json, p_rows json,
-    p_channel text, p_payload text, p_lease_head bigint, p_leases json
-) RETURNS timestamptz LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
-DECLARE
-    refusal record;
-BEGIN
-    PERFORM pg_advisory_xact_lock(p_lock);
-    FOR refusal IN
-        SELECT 0 AS rank, format('another server appended first (the log head is at %s, '
-            'expected %s)', h.have, p_head) AS message
-        FROM (SELECT COALESCE(MAX(seq), 0) AS have FROM events) AS h
-        WHERE h.have <> p_head
-        UNION ALL
-        SELECT 0, format('another server moved a lease first (lease stamp %s, expected %s)',
-            l.have, p_lease_head)
-        FROM (SELECT COALESCE(MAX(stamp), 0) AS have FROM leases) AS l
-        WHERE l.have <> p_lease_head
-        UNION ALL
-        SELECT 1, format('the lease of claim %s is at revision %s, expected %s',
-            s.claim_id, s.revision, w.base)
-        FROM json_to_recordset(p_leases) AS w(claim_id text, base int)
-        JOIN leases AS s ON s.claim_id = w.claim_id
-        WHERE s.revision > w.base
-        UNION ALL
-        SELECT 1, format('stream %s is at revision %s, expected %s',
-            w.subject, COALESCE(b.revision, 0), w.revision)
-        FROM (SELECT key AS subject, value::bigint AS revision
-              FROM json_each_text(p_trusted)) AS w
-        LEFT JOIN LATERAL (
-            SELECT MAX(e.subject_revision) AS revision FROM events AS e
-            WHERE e.subject = w.subject
-        ) AS b ON true
-        WHERE COALESCE(b.revision, 0) <> w.revision
-        ORDER BY rank LIMIT 1
-    LOOP
-        RAISE EXCEPTION USING MESSAGE = refusal.message, ERRCODE = 'serialization_failure';
-    END LOOP;
-    WITH appended AS (
-        INSERT INTO events
-            (seq, id, type, version, repo, subject, subject_revision, data, at, prev_hash, hash)
-        SELECT * FROM json_to_recordset(p_events) AS e(seq bigint, id text, type text,
-            version int, repo text, subject text, subject_revision int, data text, at text,
-            prev_hash text, hash text)
-    )
-    INSERT INTO records (kind, id, repo, revision, status, body)
-    SELECT * FROM json_to_recordset(p_rows) AS r(kind text, id text, repo text,
-        revision int, status text, body text)
-    ON CONFLICT (kind, id) DO UPDATE SET repo = excluded.repo,
-        revision = excluded.revision, status = excluded.status, body = excluded.body;
-    INSERT INTO leases (claim_id, repo, lease_id, revision, ttl_seconds, expires_at, at, stamp)
-    SELECT claim_id, repo, lease_id, revision, ttl_seconds, expires_at, at, stamp
-    FROM json_to_recordset(p_leases) AS l(claim_id text, repo text, lease_id text,
-        revision int, ttl_seconds int, expires_at text, at text, stamp bigint)
-    ON CONFLICT (claim_id) DO UPDATE SET repo = excluded.repo, lease_id = excluded.lease_id,
-        revision = excluded.revision, ttl_seconds = excluded.ttl_seconds,
-        expires_at = excluded.expires_at, at = excluded.at, stamp = excluded.stamp;
-    IF p_payload IS NOT NULL THEN
-        PERFORM pg_notify(p_channel, p_payload);
-    END IF;
-    RETURN clock_timestamp();
-END $$;
-"""
-
-#: The call of :data:`COMMIT_FUNCTION`; its parameters are :func:`write_params`. Answers
-#: one row: the database clock after the write.
-WRITE = "SELECT detente_commit(%s, %s, %s::json, %s::json, %s::json, %s, %s, %s, %s::json)"
-
 #: The log head's sequence (0: empty) and the highest lease stamp, to check a write-less
 #: transaction started from memory.
 HEAD_SEQ = (
     "SELECT (SELECT COALESCE(MAX(seq), 0) FROM events), "
     "(SELECT COALESCE(MAX(stamp), 0) FROM leases)"
 )
-
-_EVENT_KEYS = (
-    *("seq", "id", "type", "version", "repo", "subject", "subject_revision", "data"),
-    *("at", "prev_hash", "hash"),
-)
-_RECORD_KEYS = ("kind", "id", "repo", "revision", "status", "body")
-
-
-def write_params(
-    lock: int,
-    head: int,
-    trusted: Mapping[str, int],
-    events: Sequence[StoredEvent],
-    rows: Sequence[RecordRow],
-    channel: str,
-    lease_head: int = 0,
-    leases: Sequence[tuple[LeaseRow, int]] = (),
-) -> list[Any]:
-    """The parameters of :data:`WRITE`: the advisory lock key, the head sequence the
-    appends follow, the trusted subjects' expected revisions (a JSON object), the events,
-    the records, the ``pg_notify`` channel and payload (the last sequence; None: no event),
-    the highest lease stamp the transaction started from and the lease rows it writes
-    (each with ``base``: the revision its claim's stored row must not exceed).
-
-    The rows travel as one JSON document per table (encoded by orjson, unpacked by
-    PostgreSQL's ``json_to_recordset``) rather than one array per column: psycopg adapts
-    each array element in Python, which for a batch of N commands cost about 18 array
-    adaptations plus N escaped JSON strings per column, several times the rest of the
-    write (the expected revisions too: their two arrays cost more than the rest of the
-    call). The event payloads and record bodies stay JSON *text* inside the document.
-    A lease row's dict is spelled out (``dataclasses.asdict`` copied each value deeply:
-    a twentieth of a renewal's CPU).
-    """
-    events_json = [dict(zip(_EVENT_KEYS, event_params(e), strict=True)) for e in events]
-    rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
-    leases_json = [
-        {
-            "claim_id": row.claim_id,
-            "repo": row.repo,
-            "lease_id": row.lease_id,
-            "revision": row.revision,
-            "ttl_seconds": row.ttl_seconds,
-            "expires_at": row.expires_at,
-            "at": row.at,
-            "stamp": row.stamp,
-            "base": base,
-        }
-        for row, base in leases
-    ]
-    return [
-        lock,
-        head,
-        rowjson.dumps_text(trusted),
-        rowjson.dumps_text(events_json),
-        rowjson.dumps_text(rows_json),
-        channel,
-        str(events[-1].seq) if events else None,
-        lease_head,
-        rowjson.dumps_text(leases_json),
-    ]
 
 
 def begin_sql(lock: int) -> str:
