@@ -26,6 +26,9 @@ def _open_live(page: Page, server: Server, path: str = "/") -> list[str]:
     )
     page.goto(server.url + path)
     expect(page.locator("#live")).to_have_attribute("data-state", "live", timeout=10_000)
+    # Going live schedules a catch-up refresh that swaps the panels: a form touched while
+    # that swap lands would be touched in the replaced copy (a person is never that fast).
+    expect(page.locator("body")).to_have_attribute("data-refreshed", re.compile(r"^\d+$"))
     page.evaluate("window.__sameDocument = true")
     return external
 

@@ -131,6 +131,8 @@
       if (data.search !== null) { swap(search, data.search); search.hidden = false; }
       document.getElementById("seq").textContent = String(data.seq);
       body.dataset.seq = String(data.seq);
+      // How many refreshes have landed (a test waits for the catch-up after going live).
+      body.dataset.refreshed = String((Number(body.dataset.refreshed) || 0) + 1);
       tick();
     } catch (err) {
       setLive("error", "could not refresh: " + err.message);
