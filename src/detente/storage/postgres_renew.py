@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from detente.eventlog.records import LeaseRow, RecordRow
 from detente.storage import rowjson
+from detente.storage.postgres_write import lease_params
 from detente.storage.sql import record_params
 
 if TYPE_CHECKING:
@@ -112,20 +113,7 @@ def renew_params(
     not exceed (one JSON document per table, as
     :func:`~detente.storage.postgres_write.write_params` sends them)."""
     rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
-    leases_json = [
-        {
-            "claim_id": row.claim_id,
-            "repo": row.repo,
-            "lease_id": row.lease_id,
-            "revision": row.revision,
-            "ttl_seconds": row.ttl_seconds,
-            "expires_at": row.expires_at,
-            "at": row.at,
-            "stamp": row.stamp,
-            "base": base,
-        }
-        for row, base in leases
-    ]
+    leases_json = lease_params(leases)
     return [lock, head, rowjson.dumps_text(rows_json), lease_head, rowjson.dumps_text(leases_json)]
 
 

@@ -20,7 +20,7 @@ from detente.eventlog.records import LeaseRow, RecordRow
 from detente.storage import rowjson
 from detente.storage.sql import event_params, record_params
 
-__all__ = ["COMMIT_FUNCTION", "WRITE", "write_params"]
+__all__ = ["COMMIT_FUNCTION", "WRITE", "lease_params", "write_params"]
 
 #: The whole write of a transaction, as one function created at schema setup (plpgsql):
 #: take the append lock (a no-op when the transaction took it at ``BEGIN``), check that
@@ -136,12 +136,30 @@ def write_params(
     adaptations plus N escaped JSON strings per column, several times the rest of the
     write (the expected revisions too: their two arrays cost more than the rest of the
     call). The event payloads and record bodies stay JSON *text* inside the document.
-    A lease row's dict is spelled out (``dataclasses.asdict`` copied each value deeply:
-    a twentieth of a renewal's CPU).
+    A lease row's dict is spelled out (:func:`lease_params`).
     """
     events_json = [dict(zip(_EVENT_KEYS, event_params(e), strict=True)) for e in events]
     rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
-    leases_json = [
+    leases_json = lease_params(leases)
+    return [
+        lock,
+        head,
+        rowjson.dumps_text(trusted),
+        rowjson.dumps_text(events_json),
+        rowjson.dumps_text(rows_json),
+        channel,
+        str(events[-1].seq) if events else None,
+        lease_head,
+        rowjson.dumps_text(leases_json),
+    ]
+
+
+def lease_params(leases: Sequence[tuple[LeaseRow, int]]) -> list[dict[str, Any]]:
+    """The lease rows of a write as the JSON document's entries, each with ``base``: the
+    revision its claim's stored row must not exceed. Spelled out rather than
+    ``dataclasses.asdict``, which copied each value deeply (a twentieth of a renewal's
+    CPU)."""
+    return [
         {
             "claim_id": row.claim_id,
             "repo": row.repo,
@@ -154,15 +172,4 @@ def write_params(
             "base": base,
         }
         for row, base in leases
-    ]
-    return [
-        lock,
-        head,
-        rowjson.dumps_text(trusted),
-        rowjson.dumps_text(events_json),
-        rowjson.dumps_text(rows_json),
-        channel,
-        str(events[-1].seq) if events else None,
-        lease_head,
-        rowjson.dumps_text(leases_json),
     ]
