@@ -39,8 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from detente.eventlog.records import LeaseRow, RecordRow
 from detente.storage import rowjson
-from detente.storage.postgres_write import lease_params
-from detente.storage.sql import record_params
+from detente.storage.postgres_write import UPSERT_RECORDS, lease_params, record_entries
 
 if TYPE_CHECKING:
     import psycopg
@@ -53,7 +52,7 @@ __all__ = ["RENEW", "RENEW_FUNCTION", "commit_renewal", "renew_params"]
 #: rows and the lease rows (stamps raised by the shift), answer ``(clock_timestamp(),
 #: shift)``. Each statement of a VOLATILE function takes a fresh snapshot under READ
 #: COMMITTED, so everything is read after the lock was granted.
-RENEW_FUNCTION = """
+RENEW_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION detente_renew(
     p_lock bigint, p_head bigint, p_rows json, p_lease_head bigint, p_leases json
 ) RETURNS TABLE (o_at timestamptz, o_shift bigint) LANGUAGE plpgsql VOLATILE
@@ -77,11 +76,7 @@ BEGIN
         RAISE EXCEPTION USING MESSAGE = refusal, ERRCODE = 'serialization_failure';
     END IF;
     SELECT GREATEST(COALESCE(MAX(l.stamp), 0) - p_lease_head, 0) INTO v_shift FROM leases AS l;
-    INSERT INTO records (kind, id, repo, revision, status, body)
-    SELECT * FROM json_to_recordset(p_rows) AS r(kind text, id text, repo text,
-        revision int, status text, body text)
-    ON CONFLICT (kind, id) DO UPDATE SET repo = excluded.repo,
-        revision = excluded.revision, status = excluded.status, body = excluded.body;
+{UPSERT_RECORDS}
     INSERT INTO leases (claim_id, repo, lease_id, revision, ttl_seconds, expires_at, at, stamp)
     SELECT l.claim_id, l.repo, l.lease_id, l.revision, l.ttl_seconds, l.expires_at, l.at,
         l.stamp + v_shift
@@ -97,8 +92,6 @@ END $$;
 #: The call of :data:`RENEW_FUNCTION`; its parameters are :func:`renew_params`.
 RENEW = "SELECT o_at, o_shift FROM detente_renew(%s, %s, %s::json, %s, %s::json)"
 
-_RECORD_KEYS = ("kind", "id", "repo", "revision", "status", "body")
-
 
 def renew_params(
     lock: int,
@@ -112,7 +105,7 @@ def renew_params(
     it) and the lease rows, each with ``base``: the revision its claim's stored row must
     not exceed (one JSON document per table, as
     :func:`~detente.storage.postgres_write.write_params` sends them)."""
-    rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
+    rows_json = record_entries(rows)
     leases_json = lease_params(leases)
     return [lock, head, rowjson.dumps_text(rows_json), lease_head, rowjson.dumps_text(leases_json)]
 

@@ -20,7 +20,14 @@ from detente.eventlog.records import LeaseRow, RecordRow
 from detente.storage import rowjson
 from detente.storage.sql import event_params, record_params
 
-__all__ = ["COMMIT_FUNCTION", "WRITE", "lease_params", "write_params"]
+__all__ = [
+    "COMMIT_FUNCTION",
+    "UPSERT_RECORDS",
+    "WRITE",
+    "lease_params",
+    "record_entries",
+    "write_params",
+]
 
 #: The whole write of a transaction, as one function created at schema setup (plpgsql):
 #: take the append lock (a no-op when the transaction took it at ``BEGIN``), check that
@@ -38,7 +45,15 @@ __all__ = ["COMMIT_FUNCTION", "WRITE", "lease_params", "write_params"]
 #: ``LATERAL`` subquery), never a scan of the stream's events: with ``GROUP BY`` over
 #: every subject at once, a renewal read every earlier renewal of its claim, so a write
 #: cost grew with the claim's age.
-COMMIT_FUNCTION = """
+#: The record rows' upsert from the ``p_rows`` JSON document, shared by
+#: :data:`COMMIT_FUNCTION` and the renewal's function (:mod:`.postgres_renew`).
+UPSERT_RECORDS = """    INSERT INTO records (kind, id, repo, revision, status, body)
+    SELECT * FROM json_to_recordset(p_rows) AS r(kind text, id text, repo text,
+        revision int, status text, body text)
+    ON CONFLICT (kind, id) DO UPDATE SET repo = excluded.repo,
+        revision = excluded.revision, status = excluded.status, body = excluded.body;"""
+
+COMMIT_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION detente_commit(
     p_lock bigint, p_head bigint, p_trusted json, p_events json, p_rows json,
     p_channel text, p_payload text, p_lease_head bigint, p_leases json
@@ -84,11 +99,7 @@ BEGIN
             version int, repo text, subject text, subject_revision int, data text, at text,
             prev_hash text, hash text)
     )
-    INSERT INTO records (kind, id, repo, revision, status, body)
-    SELECT * FROM json_to_recordset(p_rows) AS r(kind text, id text, repo text,
-        revision int, status text, body text)
-    ON CONFLICT (kind, id) DO UPDATE SET repo = excluded.repo,
-        revision = excluded.revision, status = excluded.status, body = excluded.body;
+{UPSERT_RECORDS}
     INSERT INTO leases (claim_id, repo, lease_id, revision, ttl_seconds, expires_at, at, stamp)
     SELECT claim_id, repo, lease_id, revision, ttl_seconds, expires_at, at, stamp
     FROM json_to_recordset(p_leases) AS l(claim_id text, repo text, lease_id text,
@@ -139,7 +150,7 @@ def write_params(
     A lease row's dict is spelled out (:func:`lease_params`).
     """
     events_json = [dict(zip(_EVENT_KEYS, event_params(e), strict=True)) for e in events]
-    rows_json = [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
+    rows_json = record_entries(rows)
     leases_json = lease_params(leases)
     return [
         lock,
@@ -173,3 +184,8 @@ def lease_params(leases: Sequence[tuple[LeaseRow, int]]) -> list[dict[str, Any]]
         }
         for row, base in leases
     ]
+
+
+def record_entries(rows: Sequence[RecordRow]) -> list[dict[str, Any]]:
+    """The record rows of a write as the ``p_rows`` JSON document's entries."""
+    return [dict(zip(_RECORD_KEYS, record_params(r), strict=True)) for r in rows]
