@@ -168,3 +168,50 @@ def test_a_shell_command_too_long_to_read_is_allowed_and_logged(
     assert "permissionDecision" not in doc.get("hookSpecificOutput", {})
     assert "too long to read" in doc["systemMessage"] and "allowed" in doc["systemMessage"]
     assert any("too long to read" in r.getMessage() for r in caplog.records)
+
+
+_CLOSED = '[harness]\nfailure = "closed"\n'
+
+
+def _named(top: Path, name: str) -> str:
+    payload = json.loads(_edit(top))
+    payload["tool_input"]["file_path"] = name
+    return json.dumps(payload)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("src/a\0.py", id="nul"),
+        pytest.param("src/\ud800.py", id="lone-surrogate"),
+        pytest.param("src/" + "a/" * 5000 + "x.py", id="longer-than-path-max"),
+    ],
+)
+@pytest.mark.parametrize("harness", ["claude", "codex", "cursor", "gemini"])
+def test_a_file_name_no_edit_can_write_is_a_malformed_payload_even_where_it_fails_closed(
+    tmp_path: Path, name: str, harness: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    top = _repo(tmp_path, _CLOSED)
+    monkeypatch.setenv("DETENTE_URL", "http://127.0.0.1:9")  # unreachable: must not matter
+
+    code, out, err = run(harness, "pre-tool", _named(top, name), cwd=top)
+
+    assert code == 0
+    assert "deny" not in out
+    assert "malformed" in err and "unreachable" not in out + err
+
+
+def test_a_name_too_long_for_the_file_system_is_allowed_where_it_fails_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from detente.client.connect import open_local
+
+    top = _repo(tmp_path, _CLOSED)
+    with open_local(top):
+        pass  # the repository's store: detente is reachable
+    monkeypatch.setenv("DETENTE_LOCAL", "1")
+
+    code, out, _ = run("claude", "pre-tool", _named(top, "src/" + "n" * 1000 + ".py"), cwd=top)
+
+    assert code == 0
+    assert "deny" not in out and "unreachable" not in out

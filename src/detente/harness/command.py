@@ -95,17 +95,33 @@ def run(harness: str, event: str, text: str, *, cwd: Path) -> Answer:
 
         said = f"{exc.code}: {exc.detail}" if isinstance(exc, DetenteError) else repr(exc)
         _warn("detente hook-harness %s %s: %s", harness, event, said)
-        if hook.kind in ("edit", "shell") and _fails_closed(top):
+        # A name no file system takes (too long, say) is the payload's fault: allowed and
+        # logged like any malformed payload, never refused for want of detente.
+        if isinstance(exc, DetenteError):
+            refused_input = exc.code == "validation_error"
+        else:
+            refused_input = _bad_name(exc)
+        if hook.kind in ("edit", "shell") and not refused_input and _fails_closed(top):
             verdict = Verdict(
                 "deny",
                 f"detente cannot check this ({said}) and this repository fails closed "
                 '([harness] failure = "closed"): start the server or retry.',
             )
         else:
-            gone = not isinstance(exc, DetenteError) or exc.code.endswith("_unavailable")
+            gone = isinstance(exc, DetenteError) and exc.code.endswith("_unavailable")
             why = "detente unreachable" if gone else "detente could not check this"
             verdict = Verdict("allow", notice=f"{why} ({said}): allowed unchecked")
     return answer(harness, event, verdict)
+
+
+def _bad_name(exc: BaseException) -> bool:
+    """Whether ``exc`` says a name in the payload cannot name a file: too long for the
+    file system, or holding what no path may (a NUL: ``ValueError``)."""
+    import errno
+
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENAMETOOLONG
+    return isinstance(exc, ValueError)
 
 
 def _decide(hook: HookEvent, top: Path | None) -> Verdict:

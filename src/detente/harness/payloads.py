@@ -107,7 +107,8 @@ def read_event(harness: str, event: str, payload: Any, *, cwd: Path) -> HookEven
         cwd: the hook process's directory (used when the payload names none).
 
     Raises:
-        PayloadError: not a JSON object, or an edit naming no file.
+        PayloadError: not a JSON object, an edit naming no file, or a file name no edit
+            can write (see :func:`_check_name`).
     """
     if not isinstance(payload, dict):
         raise PayloadError("the payload is not a JSON object")
@@ -151,6 +152,7 @@ def read_event(harness: str, event: str, payload: Any, *, cwd: Path) -> HookEven
         )
         if not path:
             raise PayloadError(f"{tool}: tool_input names no file")
+        _check_name(path, tool)
         return HookEvent(
             kind="edit", paths=(path,), changes={path: _changes(tool_input)}, tool=tool, **common
         )
@@ -161,8 +163,29 @@ def _patch_event(patch: str, tool: str, common: dict[str, Any]) -> HookEvent:
     paths = patch_paths(patch)
     if not paths:
         raise PayloadError(f"{tool}: the patch names no file")
+    for path in paths:
+        _check_name(path, tool)
     changes = {p: tuple(Change(o, n) for o, n in c) for p, c in patch_changes(patch).items()}
     return HookEvent(kind="edit", paths=tuple(paths), changes=changes, tool=tool, **common)
+
+
+#: The longest file name a payload may give, in bytes (Linux's ``PATH_MAX``): no file
+#: system opens a longer one, so the edit cannot happen as named.
+MAX_PATH_BYTES = 4096
+
+
+def _check_name(path: str, tool: str) -> None:
+    """Refuse, as a malformed payload, a file name no edit can write: one holding a NUL,
+    one that is not valid Unicode (a lone surrogate), one longer than
+    :data:`MAX_PATH_BYTES`."""
+    if "\0" in path:
+        raise PayloadError(f"{tool}: the file name holds a NUL character")
+    try:
+        size = len(path.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise PayloadError(f"{tool}: the file name is not valid Unicode") from None
+    if size > MAX_PATH_BYTES:
+        raise PayloadError(f"{tool}: the file name is {size} bytes long (at most {MAX_PATH_BYTES})")
 
 
 def _changes(tool_input: Mapping[str, Any]) -> tuple[Change, ...]:
