@@ -92,6 +92,8 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Before the first request: its first command costs what every later one does.
         await asyncio.to_thread(warm, service)
+        # A crash between a ref's compare-and-swap and its events: the landing recorded.
+        await asyncio.to_thread(service.gates.recover_landings)
         # The log's anchor: fencing tokens above the newest checkpoint's, the head signed.
         await asyncio.to_thread(service.start_anchor)
         if auth is not None:

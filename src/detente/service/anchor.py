@@ -23,7 +23,10 @@ or before it). And for every served repository, each claim a commit on its defau
 branch names (``Detente-Claim:``) is known to the log and has its ``claim.integrated``
 event there (or was taken over, its work landed by its successor): a landing the log
 lost (an older store restored after an integration) is found although no checkpoint
-covered it.
+covered it. A server's start records the landings of claims still live
+(:meth:`~detente.service.gates.GatesService.recover_landings`, ``recovered: true``: a
+crash between the ref's compare-and-swap and its events), so what stays named here is a
+claim the log does not know or that is no longer live.
 
 Fencing tokens never repeat after a rollback: on start the server raises every
 repository's fencing counter to the newest checkpoint's token plus twice

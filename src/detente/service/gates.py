@@ -13,7 +13,10 @@
 
 A command retried after the ref moved but before its events were stored (a crash, a
 store failure, a lost append race) finds the ref already at its head commit and records
-the integration then (``recovered: true``), so the ref and the log converge.
+the integration then (``recovered: true``), so the ref and the log converge; so does a
+retry after a merge over memory commits (its merge, found on the ref by its
+``Detente-Claim`` trailer). With no retry, the server's next start records a landing
+whose commit names its claim (a merge's always does; :meth:`GatesService.recover_landings`).
 
 :class:`GatesService` answers the git hooks: the server-side ``pre-receive`` check of a
 push to a protected ref, and the local ``pre-commit`` guard.
@@ -21,18 +24,21 @@ push to a protected ref, and the local ``pre-commit`` guard.
 
 from __future__ import annotations
 
+import functools
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from detente.domain.claims.model import Claim, ClaimStatus
 from detente.domain.claims.record import claim_to_wire
-from detente.domain.events import Event
+from detente.domain.events import CLAIM_INTEGRATED, Event
 from detente.domain.gates.evidence import BaseRef, GitFacts
 from detente.domain.gates.findings import PushedCommit, push_failures
 from detente.domain.gates.integration import (
     CompleteClaim,
     check_completion,
     decide_finish,
+    decide_landed,
     decide_pushed,
     decide_ready,
     integrated_events,
@@ -41,7 +47,7 @@ from detente.domain.gates.integration import (
 from detente.domain.memory.model import DocClass
 from detente.domain.named_authority import Edit
 from detente.domain.state import RepoState
-from detente.errors import EvidenceRejected, StaleBase, ValidationError
+from detente.errors import DetenteError, EvidenceRejected, StaleBase, ValidationError
 from detente.service.commit_check import CommitCheck, check_commit
 from detente.service.core import ServiceCore
 from detente.service.memory_branch import MemoryBranch
@@ -51,6 +57,8 @@ from detente.vcs.refs import check_ref_name
 from detente.vcs.refstore import GitRefStore, RefStore
 
 __all__ = ["CommitCheck", "GatesService"]
+
+_log = logging.getLogger("detente.gates")
 
 
 def _facts(
@@ -94,6 +102,18 @@ def _maintained(state: RepoState) -> set[str]:
     """Files detente keeps modified in checkouts: registered memory documents (their own
     revision and hash checks guard them; a checkout holding them is still clean)."""
     return {doc.path for doc in state.memory.documents.values()}
+
+
+def _landed(refs: RefStore, base_ref: BaseRef, claim_id: str, tip: str | None) -> str | None:
+    """The commit on ``tip`` past ``base_ref.oid`` that names ``claim_id`` in its
+    ``Detente-Claim`` trailer (a merge over memory commits whose events were lost: the
+    retried command records it), or None."""
+    from detente.vcs.landed import landings_since
+
+    if not isinstance(refs, GitRefStore) or tip is None:
+        return None
+    found = landings_since(refs.path, tip, [base_ref.oid]).get(claim_id)
+    return found[0] if found is not None else None
 
 
 def _merge_over_memory(
@@ -212,7 +232,10 @@ class GatesService:
                 refs.update_checkouts(checkouts, base_ref.oid, head)
             except StaleBase as exc:
                 actual = exc.extra.get("actual")
-                if actual != head:
+                landed = _landed(refs, base_ref, claim.id, actual)
+                if landed is not None:  # merged over memory commits, then the events lost
+                    head, recovered = landed, True
+                elif actual != head:
                     merged = _merge_over_memory(refs, s, base_ref, claim.id, head, actual)
                     if merged is None:
                         stale.append(exc)
@@ -251,6 +274,56 @@ class GatesService:
             return decide_finish(claim, cmd, self.core.ids)
 
         return self.core.run(repo, decide, lambda s, _: claim_view(s, s.claims[cmd.claim_id]))
+
+    def recover_landings(self) -> int:
+        """Record the landings the log lost (:func:`~detente.domain.gates.integration.
+        decide_landed`): a server's start, after a crash between a ref's compare-and-swap
+        and the commit of its events, when no client retries the command.
+
+        Per served git repository with an ``active`` or ``ready_for_review`` claim, one
+        ``git log`` of its default branch back to those claims' base commits, for
+        ``Detente-Claim`` trailers. A claim whose lease expired meanwhile stays expired
+        (the audit names its landing). Git or store failures are logged, never raised.
+
+        Returns:
+            How many claims were recorded ``integrated``.
+        """
+        from detente.vcs.landed import landings_since
+
+        live = (ClaimStatus.ACTIVE, ClaimStatus.READY_FOR_REVIEW)
+        recovered = 0
+        for name in sorted(self.core.repos):
+            config = self.core.repos[name]
+            if config.path is None or config.refs is not None:
+                continue
+            state = self.core.fresh(name)
+            with self.core.lock(name):
+                bases = {c.base_commit for c in state.claims.values() if c.status in live}
+            if not bases:
+                continue
+            ref = f"refs/heads/{config.default_branch}"
+            try:
+                found = landings_since(config.path, ref, sorted(bases))
+                if not found:
+                    continue
+                decide = functools.partial(
+                    decide_landed, ref=ref, landings=found, ids=self.core.ids
+                )
+                _, stored = self.core.execute(name, decide)
+            except DetenteError as exc:
+                _log.warning("%s: cannot recover lost landings: %s", name, exc.detail)
+                continue
+            recovered += sum(1 for e in stored if e.type == CLAIM_INTEGRATED)
+            for event in stored:
+                if event.type == CLAIM_INTEGRATED:
+                    _log.warning(
+                        "%s: claim %s landed on %s as %s but the log had lost it: recorded now",
+                        name,
+                        event.subject.partition("/")[2],
+                        ref,
+                        event.data.get("newOid"),
+                    )
+        return recovered
 
     def check_commit(
         self,

@@ -23,6 +23,7 @@ or a deployment to its ``deploymentResponsibility`` environment
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -49,6 +50,7 @@ __all__ = [
     "check_completion",
     "completion_events",
     "decide_finish",
+    "decide_landed",
     "decide_pushed",
     "decide_ready",
     "integrated_events",
@@ -303,4 +305,47 @@ def decide_pushed(
         if claim is None or claim.status is not ClaimStatus.READY_FOR_REVIEW:
             continue
         out += integrated_events(state, claim, BaseRef(ref, old), new, ids)
+    return out
+
+
+def decide_landed(
+    state: RepoState, ref: str, landings: Mapping[str, tuple[str, str]], ids: IdSource
+) -> list[ev.Event]:
+    """Landings the log lost, found on ``ref``: the compare-and-swap moved the ref, then
+    the process died (or the store failed) before the command's events were stored.
+
+    Args:
+        state: the projection.
+        ref: the protected ref the commits are on.
+        landings: ``claim id -> (commit, its first parent)``: the commits on ``ref`` that
+            name the claim in a ``Detente-Claim`` trailer (the newest one per claim).
+        ids: event id source.
+
+    Returns:
+        For each named claim still ``active`` or ``ready_for_review``: ``integrated``
+        (``recovered: true``; ``completed`` too when nothing is pending), after a
+        ``ready_for_review`` whose evidence is the landed commit alone when the accepted
+        evidence was lost with the landing. Claims in any other status are left alone
+        (``audit verify`` still names them).
+    """
+    out: list[ev.Event] = []
+    for claim_id, (commit, parent) in sorted(landings.items()):
+        claim = state.claims.get(claim_id)
+        if claim is None or claim.status not in (ClaimStatus.ACTIVE, ClaimStatus.READY_FOR_REVIEW):
+            continue
+        if claim.status is ClaimStatus.ACTIVE:
+            out.append(
+                ev.claim_event(
+                    ids,
+                    claim.id,
+                    ev.CLAIM_READY_FOR_REVIEW,
+                    status=ClaimStatus.READY_FOR_REVIEW.value,
+                    evidence=evidence_to_wire(Evidence(head_commit=commit)),
+                    reason=(
+                        f"landed on {ref} as {commit[:12]}, which the log had lost: the "
+                        "evidence accepted then was not stored"
+                    ),
+                )
+            )
+        out += integrated_events(state, claim, BaseRef(ref, parent), commit, ids, recovered=True)
     return out
