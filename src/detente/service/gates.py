@@ -296,13 +296,13 @@ class GatesService:
             config = self.core.repos[name]
             if config.path is None or config.refs is not None:
                 continue
-            state = self.core.fresh(name)
-            with self.core.lock(name):
-                bases = {c.base_commit for c in state.claims.values() if c.status in live}
-            if not bases:
-                continue
             ref = f"refs/heads/{config.default_branch}"
             try:
+                state = self.core.fresh(name)
+                with self.core.lock(name):
+                    bases = {c.base_commit for c in state.claims.values() if c.status in live}
+                if not bases:
+                    continue
                 found = landings_since(config.path, ref, sorted(bases))
                 if not found:
                     continue
