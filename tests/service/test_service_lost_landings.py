@@ -11,7 +11,6 @@ Real git repositories, real SQLite.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -33,26 +32,18 @@ from detente.storage.sqlite import SqliteStore
 from detente.vcs.memory_merge import merge_over_memory
 from detente.vcs.repo import resolve_commit
 
-from support import seed
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout.strip()
+from support import git_out, seed
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
+    git_out(root, "init", "-q", "-b", "main")
     (root / "DECISIONS.md").write_text("# Decisions\n")
     (root / "app.py").write_text("print('v1')\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "init")
+    git_out(root, "add", "-A")
+    git_out(root, "commit", "-q", "-m", "init")
     return root
 
 
@@ -79,13 +70,13 @@ def open_in_worktree(svc: Service, repo: Path, path: str) -> tuple[Claim, str]:
     """A claim on ``path`` in its own worktree, with one commit there: (claim, head)."""
     impacts = (MemoryImpact("DECISIONS.md"),)
     cmd = seed(f"{path}", agent="a1", ttl=600, memory_impacts=impacts)
-    base = git(repo, "rev-parse", "HEAD")
+    base = git_out(repo, "rev-parse", "HEAD")
     claim = svc.claims.open_claim(replace(cmd, base_commit=base, create_worktree=True)).claim
     tree = Path(str(claim.worktree))
     (tree / path).write_text("work = 1\n")
-    git(tree, "add", "-A")
-    git(tree, "commit", "-q", "-m", "work")
-    return claim, git(tree, "rev-parse", "HEAD")
+    git_out(tree, "add", "-A")
+    git_out(tree, "commit", "-q", "-m", "work")
+    return claim, git_out(tree, "rev-parse", "HEAD")
 
 
 def crash_after_the_cas(svc: Service, repo: Path, claim: Claim, head: str) -> tuple[str, str]:
@@ -95,11 +86,11 @@ def crash_after_the_cas(svc: Service, repo: Path, claim: Claim, head: str) -> tu
     svc.memory.append_entry(
         mc.Append("demo", "DECISIONS.md", claim.id, claim.fencing_token, "- late")
     )
-    tip = git(repo, "rev-parse", "main")
+    tip = git_out(repo, "rev-parse", "main")
     message = f"detente: integrate {claim.id} over memory commits\n\nDetente-Claim: {claim.id}\n"
     merged = merge_over_memory(repo, tip, head, {"DECISIONS.md"}, message)
-    git(repo, "update-ref", "refs/heads/main", merged, tip)
-    git(repo, "read-tree", "-m", "-u", tip, merged)  # the checkout followed, as the CAS does
+    git_out(repo, "update-ref", "refs/heads/main", merged, tip)
+    git_out(repo, "read-tree", "-m", "-u", tip, merged)  # the checkout followed, as the CAS does
     return tip, merged
 
 
@@ -131,7 +122,7 @@ def test_a_retried_completion_finds_its_own_merge_instead_of_a_stale_base(
     svc: Service, repo: Path
 ) -> None:
     claim, head = open_in_worktree(svc, repo, "work.py")
-    read_tip = git(repo, "rev-parse", "main")
+    read_tip = git_out(repo, "rev-parse", "main")
     _, merged = crash_after_the_cas(svc, repo, claim, head)
 
     done = svc.gates.complete(
@@ -148,7 +139,7 @@ def test_a_retried_completion_finds_its_own_merge_instead_of_a_stale_base(
     ).claim
 
     assert done.status is ClaimStatus.COMPLETED
-    assert git(repo, "rev-parse", "main") == merged  # not merged a second time
+    assert git_out(repo, "rev-parse", "main") == merged  # not merged a second time
     [event] = integrated(svc)
     assert event.data["recovered"] is True and event.data["newOid"] == merged
     assert svc.audit().anchor == []
