@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from detente.clock import format_time, parse_time
+from detente.clock import format_time, parse_time, whole_seconds
 
 
 def _strftime(when: datetime) -> str:
@@ -50,3 +50,10 @@ def test_equal_instants_in_other_zones_share_one_spelling_and_never_another_inst
     assert format_time(NOW.astimezone(timezone(timedelta(hours=2)))) == format_time(NOW)
     assert format_time(later) != format_time(NOW)
     assert format_time(later).endswith(".000251Z")
+
+
+def test_a_time_for_people_is_cut_to_the_second_and_other_text_is_left_alone() -> None:
+    assert whole_seconds("2026-12-01T21:00:00.123456Z") == "2026-12-01T21:00:00Z"
+    assert whole_seconds(format_time(datetime(2026, 1, 1, tzinfo=UTC))) == "2026-01-01T00:00:00Z"
+    for other in ("2026-12-01T21:00:00Z", "?", "None", "2026-12-01T21:00:00.1+01:00"):
+        assert whole_seconds(other) == other

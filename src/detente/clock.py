@@ -133,6 +133,16 @@ def format_time(when: datetime) -> str:
     return text
 
 
+def whole_seconds(text: str) -> str:
+    """An RFC 3339 UTC time as :func:`format_time` writes it, to the second, for people
+    and agents to read (``2026-01-01T00:00:00.123456Z`` -> ``2026-01-01T00:00:00Z``);
+    any other text unchanged."""
+    head, dot, rest = text.partition(".")
+    if dot and rest.endswith("Z") and rest[:-1].isdigit():
+        return f"{head}Z"
+    return text
+
+
 def parse_time(text: str) -> datetime:
     """Inverse of :func:`format_time`; accepts any RFC 3339 offset."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)

@@ -13,12 +13,12 @@ HOLDER = {
     "id": "clm_B",
     "objective": "rework the settlement retries " * 20,
     "agent": {"name": "bob"},
-    "lease": {"expiresAt": "2026-12-01T21:00:00Z"},
+    "lease": {"expiresAt": "2026-12-01T21:00:00.123456Z"},
 }
 MINE = {"id": "clm_A"}
 
 
-def test_a_refusal_names_the_holder_its_lease_and_the_commands_of_the_shared_room() -> None:
+def test_a_refusal_names_the_holder_its_lease_to_the_second_and_the_commands_of_the_room() -> None:
     reason = held_reason(["src/a.py"], [HOLDER], MINE, [], room="mtg_1")
 
     assert "clm_B (bob)" in reason and "lease until 2026-12-01T21:00:00Z" in reason

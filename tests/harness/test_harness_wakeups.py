@@ -6,6 +6,7 @@ mode, on a real repository and store, with the commands ``detente init`` wrote).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -149,4 +150,5 @@ def test_a_session_waiting_in_line_for_a_shared_resource_is_told_at_stop_when_it
     assert waiting.get("decision") != "block"  # in line: nothing to go on with yet
     assert woken["decision"] == "block"
     assert "your turn came for resource build" in woken["reason"]
+    assert re.search(r"lease until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)", woken["reason"])
     assert again.get("decision") != "block"  # delivered once

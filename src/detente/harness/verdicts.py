@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
+from detente.clock import whole_seconds
+
 __all__ = ["MAX_REASON", "Verdict", "held_reason", "short"]
 
 #: Longest reason or context, in characters (about 300 tokens).
@@ -68,7 +70,7 @@ def held_reason(
     lines = [f"detente: {', '.join(paths[:4])}{more} is not yours to edit now."]
     for holder in holders[:2]:
         agent = (holder.get("agent") or {}).get("name", "?")
-        expires = (holder.get("lease") or {}).get("expiresAt", "?")
+        expires = whole_seconds(str((holder.get("lease") or {}).get("expiresAt", "?")))
         lines.append(
             f"Held by claim {holder['id']} ({agent}): "
             f'"{short(str(holder.get("objective", "")), 120)}", lease until {expires}.'

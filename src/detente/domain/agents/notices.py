@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from detente.clock import whole_seconds
 from detente.domain import events as ev
 
 if TYPE_CHECKING:
@@ -145,6 +146,7 @@ def _notice(
 ) -> Notice:
     if kind == ev.RESOURCE_GRANTED:
         name = str(data.get("resource"))
+        until = whole_seconds(str(data.get("expiresAt")))
         return Notice(
             seq,
             kind,
@@ -152,7 +154,7 @@ def _notice(
             None,
             True,
             f"detente: your turn came for resource {name}: a slot is yours (fencing token "
-            f"{data.get('fencingToken')}, lease until {data.get('expiresAt')}); proceed, and "
+            f"{data.get('fencingToken')}, lease until {until}); proceed, and "
             f"release it when done (detente resource release {name}).",
         )
     assert claim_id is not None  # only a resource slot wakes a session without a claim
