@@ -36,7 +36,7 @@ from detente.domain.state import RepoState
 from detente.errors import NotFoundError, StoreError, ValidationError
 from detente.eventlog.audit_marks import load_mark, save_mark
 from detente.eventlog.envelope import StoredEvent
-from detente.eventlog.projections import AuditReport, apply_stored, rows_for, verify
+from detente.eventlog.projections import AuditReport, apply_all, apply_stored, rows_for, verify
 from detente.eventlog.subscription import Broadcaster
 from detente.ids import new_id
 from detente.service.batch_effects import BatchEffect
@@ -297,8 +297,7 @@ class ServiceCore:
 
     def catch_up_tx(self, tx: StoreTx, state: RepoState) -> None:
         """Fold the log's events after ``state.last_seq`` (read in ``tx``)."""
-        for event in tx.read_after(state.last_seq, state.repo):
-            apply_stored(state, event)
+        apply_all(state, tx.read_after(state.last_seq, state.repo))
         if self.lease_rows and is_lease_tx(tx):
             fold_lease_rows(state, tx.leases_after(state.claims.lease_stamp, state.repo))
 
@@ -307,8 +306,7 @@ class ServiceCore:
             batch = self.store.read(since=state.last_seq, limit=5000, repo=state.repo)
             if not batch:
                 break
-            for event in batch:
-                apply_stored(state, event)
+            apply_all(state, batch)
         if self.lease_rows and isinstance(self.store, LeaseStore):
             fold_lease_rows(state, self.store.leases_after(state.claims.lease_stamp, state.repo))
 
