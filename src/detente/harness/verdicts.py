@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
-from detente.clock import whole_seconds
-
 __all__ = ["MAX_REASON", "Verdict", "held_reason", "short"]
 
 #: Longest reason or context, in characters (about 300 tokens).
@@ -66,6 +64,8 @@ def held_reason(
             "detente meeting list), then retry."
         )
         return short("\n".join(lines))
+    from detente.clock import whole_seconds  # a refusal's only (an allowed edit never)
+
     more = " ..." if len(paths) > 4 else ""
     lines = [f"detente: {', '.join(paths[:4])}{more} is not yours to edit now."]
     for holder in holders[:2]:
