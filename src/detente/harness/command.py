@@ -116,12 +116,13 @@ def run(harness: str, event: str, text: str, *, cwd: Path) -> Answer:
 
 def _bad_name(exc: BaseException) -> bool:
     """Whether ``exc`` says a name in the payload cannot name a file: too long for the
-    file system, or holding what no path may (a NUL: ``ValueError``)."""
+    file system, or holding a NUL (``ValueError: embedded null byte``). Any other error
+    is detente's, and a repository that fails closed refuses on it."""
     import errno
 
     if isinstance(exc, OSError):
         return exc.errno == errno.ENAMETOOLONG
-    return isinstance(exc, ValueError)
+    return isinstance(exc, ValueError) and "null" in str(exc)
 
 
 def _decide(hook: HookEvent, top: Path | None) -> Verdict:

@@ -313,16 +313,15 @@ class GatesService:
             except DetenteError as exc:
                 _log.warning("%s: cannot recover lost landings: %s", name, exc.detail)
                 continue
-            recovered += sum(1 for e in stored if e.type == CLAIM_INTEGRATED)
-            for event in stored:
-                if event.type == CLAIM_INTEGRATED:
-                    _log.warning(
-                        "%s: claim %s landed on %s as %s but the log had lost it: recorded now",
-                        name,
-                        event.subject.partition("/")[2],
-                        ref,
-                        event.data.get("newOid"),
-                    )
+            for event in (e for e in stored if e.type == CLAIM_INTEGRATED):
+                recovered += 1
+                _log.warning(
+                    "%s: claim %s landed on %s as %s but the log had lost it: recorded now",
+                    name,
+                    event.subject.partition("/")[2],
+                    ref,
+                    event.data.get("newOid"),
+                )
         return recovered
 
     def check_commit(
